@@ -1,0 +1,112 @@
+"""Command-line interface: ``kvlib simulate`` (and further subcommands as they land)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .checker import check_schedule
+from .model import InstanceError
+from .policies import POLICIES, make_policy
+from .simulate import PolicyError, SimulationStalled, simulate
+from .traces import read_request_table
+
+
+def _policy_list() -> str:
+    width = max(len(k) for k in POLICIES)
+    return "\n".join(f"  {k:<{width}}  {desc}" for k, (_, desc) in POLICIES.items())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kvlib",
+        description="Scheduling LLM inference under a KV-cache memory limit M (kvbook companion library).",
+        epilog="policies:\n" + _policy_list(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sim = sub.add_parser(
+        "simulate",
+        help="run an online policy on a CSV of requests (columns arrival,prompt,output)",
+        description="Run a policy on FILE.csv (header arrival,prompt,output; one integer request per line) "
+        "and print TEL, average latency, makespan and peak memory. The schedule is validated by the "
+        "independent checker before anything is printed.",
+        epilog="policies:\n" + _policy_list(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sim.add_argument("file", metavar="FILE.csv")
+    sim.add_argument("--policy", required=True, choices=sorted(POLICIES), metavar="NAME",
+                     help="one of: " + ", ".join(POLICIES))
+    sim.add_argument("--memory", "-M", required=True, type=int, help="KV-cache limit M in tokens")
+    sim.add_argument("--seed", type=int, default=0, help="seed for random tie-breaking / clearing (default 0)")
+    sim.add_argument("--tie-break", choices=("index", "random"), default="index",
+                     help="break ties by request order (default) or at random from --seed")
+    sim.add_argument("--alpha", type=float, default=None, help="protection level for alpha-* policies")
+    sim.add_argument("--beta", type=float, default=None, help="clearing probability for alpha-beta-clearing")
+    sim.add_argument("--json", action="store_true", help="print a JSON object (tel, avg_latency, makespan, peak_memory, starts)")
+    return parser
+
+
+def _fail(msg: str) -> int:
+    print(f"kvlib: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    if args.memory is not None and args.memory <= 0:
+        return _fail(f"--memory must be positive, got {args.memory}")
+    try:
+        table = read_request_table(args.file)
+        inst = table.instance(args.memory)
+        policy = make_policy(args.policy, tie_break=args.tie_break, alpha=args.alpha, beta=args.beta)
+    except (InstanceError, ValueError) as e:
+        return _fail(str(e))
+    try:
+        res = simulate(inst, policy, seed=args.seed)
+    except (PolicyError, SimulationStalled) as e:
+        return _fail(str(e))
+    report = check_schedule(inst, res.schedule, allow_cancellation=policy.preemptive)
+    if not report.valid or report.tel != res.tel:
+        return _fail("internal error: the checker rejected the policy's schedule: " + "; ".join(report.violations[:3]))
+    out = {
+        "policy": res.policy,
+        "n": inst.n,
+        "memory": inst.memory,
+        "tel": res.tel,
+        "avg_latency": res.avg_latency,
+        "makespan": res.makespan,
+        "peak_memory": res.peak_memory,
+        "evictions": res.evictions,
+        "starts": list(res.schedule.starts),
+    }
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"policy        {res.policy}")
+        print(f"requests      {inst.n}")
+        print(f"memory M      {inst.memory}")
+        print(f"TEL           {res.tel}")
+        print(f"avg latency   {res.avg_latency:.4f}")
+        print(f"makespan      {res.makespan}")
+        print(f"peak memory   {res.peak_memory}")
+        if res.evictions:
+            print(f"evictions     {res.evictions}")
+        print("checker       schedule valid")
+    return 0
+
+
+COMMANDS = {"simulate": cmd_simulate}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    return COMMANDS[args.command](args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

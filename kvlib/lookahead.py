@@ -1,0 +1,154 @@
+"""The look-ahead memory test of MC-SF (001 eq. (5)) and its fast evaluation.
+
+At decision time ``t`` a set of runs ``(s_i, p_i, e_i = p_i + o_i)`` holds
+``sum_i (s_i + t' - p_i) 1{p_i < t' <= e_i}`` tokens at a future time ``t'``.
+Between consecutive completion times the set of live runs is fixed and the
+usage grows by one token per live run per round, so its maximum over
+``t' > t`` is attained at a completion time.  001 eq. (5) therefore checks the
+inequality only at the completion times ``t' = e_i`` ("check-points").
+
+:class:`FutureMemory` keeps, for the sorted distinct check-points ``c``, the
+usage ``U(c)`` and the number of live runs ``K(c)``.  Adding a candidate
+``(s, o)`` started at ``t`` costs ``O(C)`` for ``C`` check-points (at most the
+number of running requests, and at most ``max o``), which is the
+implementation behind Proposition 4.2's polynomial per-round bound: with
+``C <= M`` check-points and at most ``M`` admissions per round it is ``O(M^2)``.
+
+:func:`naive_fits` is the deliberately naive version (full profile over every
+future time for every tested prefix); it exists for the benchmark and as a
+second, independent implementation for tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class FutureMemory:
+    """Future memory usage of the running set at its completion times.
+
+    Parameters
+    ----------
+    t : decision time; runs with ``e_i <= t`` are ignored (already complete).
+    memory : the limit ``M``.
+    prompt, start, end : arrays over the running requests (``end = start + o``,
+        with ``o`` the output length the policy believes).
+    """
+
+    __slots__ = ("t", "M", "cps", "U", "K")
+
+    def __init__(self, t: int, memory: int, prompt: np.ndarray, start: np.ndarray, end: np.ndarray) -> None:
+        self.t = int(t)
+        self.M = int(memory)
+        live = end > t
+        e = np.asarray(end[live], dtype=np.int64)
+        w = np.asarray(prompt[live], dtype=np.int64) - np.asarray(start[live], dtype=np.int64)
+        if len(e) == 0:
+            self.cps = np.zeros(0, dtype=np.int64)
+            self.U = np.zeros(0, dtype=np.int64)
+            self.K = np.zeros(0, dtype=np.int64)
+            return
+        order = np.argsort(e, kind="stable")
+        e = e[order]
+        w = w[order]
+        cps, first = np.unique(e, return_index=True)
+        suffix_w = np.cumsum(w[::-1])[::-1]
+        count = len(e) - first
+        self.cps = cps
+        self.K = count.astype(np.int64)
+        self.U = suffix_w[first] + cps * self.K
+
+    def peak(self) -> int:
+        """Largest future usage of the current set (0 if empty)."""
+        return int(self.U.max()) if len(self.U) else 0
+
+    def usage_at(self, time: int) -> int:
+        """Usage at a future time ``time > t``."""
+        idx = int(np.searchsorted(self.cps, time, side="left"))
+        if idx >= len(self.cps):
+            return 0
+        return int(self.U[idx] - self.K[idx] * (self.cps[idx] - time))
+
+    def fits(self, s: int, o: int) -> bool:
+        """Would starting a request ``(s, o)`` at ``t`` keep eq. (5) at every check-point?"""
+        c = self.t + o
+        cps = self.cps
+        idx = int(np.searchsorted(cps, c, side="right"))
+        if idx > 0:
+            head = self.U[:idx] + cps[:idx]
+            if int(head.max()) + s - self.t > self.M:
+                return False
+            if cps[idx - 1] == c:
+                return True
+        if idx < len(cps):
+            u_c = int(self.U[idx] - self.K[idx] * (cps[idx] - c))
+        else:
+            u_c = 0
+        return u_c + s + o <= self.M
+
+    def add(self, s: int, o: int) -> None:
+        """Commit a request ``(s, o)`` started at ``t`` (no feasibility test)."""
+        c = self.t + o
+        cps = self.cps
+        idx = int(np.searchsorted(cps, c, side="right"))
+        if idx == 0 or cps[idx - 1] != c:
+            if idx < len(cps):
+                u_c = self.U[idx] - self.K[idx] * (cps[idx] - c)
+                k_c = self.K[idx]
+            else:
+                u_c, k_c = 0, 0
+            self.cps = cps = np.insert(cps, idx, c)
+            self.U = np.insert(self.U, idx, u_c)
+            self.K = np.insert(self.K, idx, k_c)
+            idx += 1
+        self.U[:idx] += s + cps[:idx] - self.t
+        self.K[:idx] += 1
+
+    def try_add(self, s: int, o: int) -> bool:
+        """``fits`` then ``add``; returns whether the request was added."""
+        if self.fits(s, o):
+            self.add(s, o)
+            return True
+        return False
+
+    def fits_mask(self, s: np.ndarray, o: np.ndarray) -> np.ndarray:
+        """Vectorised :meth:`fits` for many candidates, each tested alone."""
+        s = np.asarray(s, dtype=np.int64)
+        o = np.asarray(o, dtype=np.int64)
+        c = self.t + o
+        C = len(self.cps)
+        if C == 0:
+            return s + o <= self.M
+        idx = np.searchsorted(self.cps, c, side="right")
+        prefmax = np.maximum.accumulate(self.U + self.cps)
+        before = np.where(idx > 0, prefmax[np.maximum(idx - 1, 0)] + s - self.t, -1)
+        ok = before <= self.M
+        exact = (idx > 0) & (self.cps[np.maximum(idx - 1, 0)] == c)
+        j = np.minimum(idx, C - 1)
+        u_c = np.where(idx < C, self.U[j] - self.K[j] * (self.cps[j] - c), 0)
+        return ok & (exact | (u_c + s + o <= self.M))
+
+
+def naive_fits(
+    t: int,
+    memory: int,
+    prompt: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    new_prompt: np.ndarray,
+    new_output: np.ndarray,
+) -> bool:
+    """Naive eq. (5): build the whole future profile of running + new requests.
+
+    ``O((k + m) * H)`` for ``k`` running, ``m`` new requests and horizon ``H``.
+    """
+    horizon = int(max(end.max(initial=t), t + (new_output.max() if len(new_output) else 0)))
+    times = np.arange(t + 1, horizon + 1)
+    usage = np.zeros(len(times), dtype=np.int64)
+    for s_i, p_i, e_i in zip(prompt, start, end):
+        live = (times > p_i) & (times <= e_i)
+        usage += np.where(live, s_i + times - p_i, 0)
+    for s_i, o_i in zip(new_prompt, new_output):
+        live = times <= t + o_i
+        usage += np.where(live, s_i + times - t, 0)
+    return bool(usage.max(initial=0) <= memory)
