@@ -257,6 +257,17 @@ class AlphaProtection(_QueuePolicy):
     def key(self, i: int) -> tuple:
         return (int(self.ctx.arrival[i]),)
 
+    def reset(self, ctx: PolicyContext) -> None:
+        super().reset(ctx)
+        cap = (1.0 - self.alpha) * ctx.memory
+        too_big = np.flatnonzero(ctx.prompt + 1 > cap)
+        if len(too_big):
+            i = int(too_big[0])
+            raise ValueError(
+                f"alpha = {self.alpha}: request {i} needs s + 1 = {int(ctx.prompt[i]) + 1} tokens to start but "
+                f"(1 - alpha) M = {cap:g}; it could never be admitted"
+            )
+
     def decide(self, t: int, running: Running) -> Decision:
         ctx = self.ctx
         ids = running.ids
