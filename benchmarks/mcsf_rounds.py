@@ -20,7 +20,7 @@ import numpy as np
 
 from kvlib import Instance, check_schedule, make_policy, simulate
 from kvlib.lookahead import naive_fits
-from kvlib.policies import Decision, LookaheadPrefix, Running
+from kvlib.policies import Decision, LookaheadPrefix, Running, by_output
 
 M = 16_492
 
@@ -37,7 +37,7 @@ class NaiveMCSF(LookaheadPrefix):
     """Same rule as MC-SF; eq. (5) evaluated naively over every future time."""
 
     def __init__(self) -> None:
-        super().__init__(lambda c, i: (int(c.output[i]), int(c.arrival[i])), "mc-sf-naive")
+        super().__init__(by_output, "mc-sf-naive")
 
     def decide(self, t: int, running: Running) -> Decision:
         c = self.ctx

@@ -171,6 +171,43 @@ class LookaheadPrefix(_QueuePolicy):
         return Decision(start=started)
 
 
+class TracedLookaheadPrefix(LookaheadPrefix):
+    """:class:`LookaheadPrefix` that records every eq. (5) test it makes (for teaching).
+
+    ``steps`` gets one dict per tested candidate: decision time ``t``, request
+    ``i``, its ``s`` and ``o``, the check-points ``c`` (future completion times)
+    with the usage ``U(c)`` they would have if the candidate were added, and
+    whether it was admitted.
+    """
+
+    def reset(self, ctx: PolicyContext) -> None:
+        super().reset(ctx)
+        self.steps: list[dict] = []
+
+    def decide(self, t: int, running: Running) -> Decision:
+        fm = self._future(t, running)
+        s, o = self.ctx.prompt, self.ctx.output
+        started: list[int] = []
+        heap = self._heap
+        while heap:
+            i = heap[0][-1]
+            si, oi = int(s[i]), int(o[i])
+            trial = FutureMemory.__new__(FutureMemory)
+            trial.t, trial.M, trial.cps, trial.U, trial.K = fm.t, fm.M, fm.cps.copy(), fm.U.copy(), fm.K.copy()
+            trial.add(si, oi)
+            ok = fm.try_add(si, oi)
+            self.steps.append({
+                "t": t, "request": i, "s": si, "o": oi,
+                "checkpoints": trial.cps.tolist(), "usage": trial.U.tolist(),
+                "max usage": int(trial.U.max()), "admitted": ok,
+            })
+            if not ok:
+                break
+            heapq.heappop(heap)
+            started.append(i)
+        return Decision(start=started)
+
+
 class LookaheadScan(_QueuePolicy):
     """Scan the whole ordered queue, starting every request that still fits eq. (5) (001 Algorithm 2).
 
@@ -299,8 +336,9 @@ class AlphaProtection(_QueuePolicy):
         return Decision(start=started, evict=evict)
 
 
-def _by_output(ctx: PolicyContext, i: int) -> tuple:
-    return (int(ctx.output[i]),)
+def by_output(ctx: PolicyContext, i: int) -> tuple:
+    """MC-SF's order (001 Algorithm 1): output length, then arrival."""
+    return (int(ctx.output[i]), int(ctx.arrival[i]))
 
 
 def _by_arrival(ctx: PolicyContext, i: int) -> tuple:
@@ -313,7 +351,7 @@ def _by_total(ctx: PolicyContext, i: int) -> tuple:
 
 def mc_sf(tie_break: str = "index") -> Policy:
     """MC-SF, 001 Algorithm 1 (ties: arrival then id, or random with ``tie_break='random'``)."""
-    return LookaheadPrefix(lambda c, i: (int(c.output[i]), int(c.arrival[i])), "mc-sf", tie_break)
+    return LookaheadPrefix(by_output, "mc-sf", tie_break)
 
 
 def mc_benchmark(tie_break: str = "index") -> Policy:

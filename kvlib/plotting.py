@@ -1,0 +1,49 @@
+"""Matplotlib pictures of schedules: a Gantt chart and the memory profile.
+
+Plain functions that draw on a given ``Axes`` (no global state, no style changes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .model import Instance, Schedule, memory_profile
+
+
+def gantt(instance: Instance, schedule: Schedule, ax, *, label_requests: bool = True, cmap: str = "tab20"):
+    """Draw each run as a bar over the rounds it occupies (``p+1 .. p+o``, i.e. ``(p, p+o]``).
+
+    Cancelled runs (003 model) are drawn hatched.  Arrival times are marked with a tick.
+    """
+    import matplotlib.pyplot as plt
+
+    colours = plt.get_cmap(cmap)
+    n = instance.n
+    for i in range(n):
+        c = colours(i % colours.N)
+        p = schedule.starts[i]
+        ax.broken_barh([(p, int(instance.output[i]))], (i - 0.4, 0.8), facecolors=c, edgecolor="black", linewidth=0.5)
+        ax.plot([instance.arrival[i]] * 2, [i - 0.45, i + 0.45], color="black", linewidth=1.5)
+        if label_requests and n <= 30:
+            ax.text(p + instance.output[i] / 2, i, f"s={instance.prompt[i]}, o={instance.output[i]}",
+                    ha="center", va="center", fontsize=7)
+    for i, p, r in schedule.cancelled:
+        ax.broken_barh([(p, r)], (i - 0.4, 0.8), facecolors="white", edgecolor="grey", hatch="//", linewidth=0.5)
+    ax.set_xlabel("time (rounds)")
+    ax.set_ylabel("request")
+    ax.set_yticks(range(n) if n <= 30 else [])
+    ax.invert_yaxis()
+    return ax
+
+
+def memory_plot(instance: Instance, schedule: Schedule, ax, *, label: str | None = None, show_limit: bool = True):
+    """Step plot of the tokens held at each integer time, with the limit ``M``."""
+    prof = memory_profile(instance, schedule)
+    t = np.arange(len(prof))
+    ax.step(t, prof, where="mid", label=label)
+    if show_limit:
+        ax.axhline(instance.memory, color="red", linestyle="--", linewidth=1, label=f"M = {instance.memory}")
+    ax.set_xlabel("time t")
+    ax.set_ylabel("tokens held")
+    ax.set_ylim(0, instance.memory * 1.08)
+    return ax
