@@ -1,0 +1,447 @@
+#!/usr/bin/env python
+"""Execute the chapters of kvbook with papermill.
+
+For every chapter NAME listed in ``book/chapters.yml`` this script
+
+1. converts ``notebooks/NAME.py`` (jupytext percent format) to a notebook in a
+   temporary directory,
+2. executes it with papermill (kernel ``python3``, working directory = the
+   repository root) with the chapter's parameters for the chosen mode, and
+3. writes the executed notebook to ``book/_executed/NAME.ipynb``.
+
+Chapters run in parallel (``--jobs``); the chapter ``status`` runs last, after
+all others have finished, and reads ``book/_executed/run_manifest.json``, which
+records per chapter: parameters, mode, wall time, start/end timestamps and the
+git commit (and whether the working tree was dirty).
+
+If any chapter fails, the script names the chapter and the failing cell's error,
+does not run ``status``, removes the stale ``book/_executed/NAME.ipynb`` (the
+failed notebook is kept as ``book/_executed/NAME.failed.ipynb``) and exits with
+status 1.
+
+Examples::
+
+    python book/run_chapters.py                      # all chapters, quick mode
+    python book/run_chapters.py --mode full --jobs 4
+    python book/run_chapters.py --only model --mode full
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import datetime as _dt
+import json
+import multiprocessing
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+BOOK_DIR = Path(__file__).resolve().parent
+REPO_ROOT = BOOK_DIR.parent
+NOTEBOOK_DIR = REPO_ROOT / "notebooks"
+EXECUTED_DIR = BOOK_DIR / "_executed"
+CHAPTERS_FILE = BOOK_DIR / "chapters.yml"
+MANIFEST = EXECUTED_DIR / "run_manifest.json"
+KERNEL_NAME = "python3"
+STATUS_CHAPTER = "status"
+REQUIRED_PARAMETERS = ("mode", "seed")
+MODES = ("quick", "full")
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+class ChapterConfigError(RuntimeError):
+    """chapters.yml or a notebook's parameters cell is inconsistent."""
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def git_info(root: Path = REPO_ROOT) -> dict[str, Any]:
+    """The commit checked out in ``root`` and whether the tree differs from it."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    try:
+        sha = git("rev-parse", "HEAD")
+        porcelain = git("status", "--porcelain")
+    except (OSError, subprocess.CalledProcessError):
+        return {"sha": "unknown", "dirty": None, "changed_paths": None}
+    changed = [line for line in porcelain.splitlines() if line.strip()]
+    return {"sha": sha, "dirty": bool(changed), "changed_paths": len(changed)}
+
+
+def load_chapters(path: Path = CHAPTERS_FILE) -> dict[str, dict[str, dict[str, Any]]]:
+    import yaml
+
+    data = yaml.safe_load(path.read_text(encoding="utf8")) or {}
+    if not isinstance(data, dict):
+        raise ChapterConfigError(f"{path}: expected a mapping NAME -> {{quick: ..., full: ...}}")
+    for name, modes in data.items():
+        if not isinstance(modes, dict):
+            raise ChapterConfigError(f"{path}: chapter {name!r}: expected a mapping of modes")
+        for mode in MODES:
+            params = modes.get(mode)
+            if not isinstance(params, dict):
+                raise ChapterConfigError(
+                    f"{path}: chapter {name!r} has no parameters for mode {mode!r}"
+                )
+            missing = [p for p in REQUIRED_PARAMETERS if p not in params]
+            if missing:
+                raise ChapterConfigError(
+                    f"{path}: chapter {name!r}, mode {mode!r}: missing parameter(s) {missing}"
+                )
+            if params["mode"] != mode:
+                raise ChapterConfigError(
+                    f"{path}: chapter {name!r}: the {mode!r} entry sets mode={params['mode']!r}"
+                )
+    return data
+
+
+def ensure_kernel(name: str = KERNEL_NAME) -> None:
+    """Make sure a Jupyter kernel called ``name`` exists (install ipykernel's if not)."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    specs = KernelSpecManager().find_kernel_specs()
+    if name not in specs:
+        print(f"[run_chapters] kernel {name!r} not found; installing it for {sys.executable}")
+        subprocess.run(
+            [sys.executable, "-m", "ipykernel", "install", "--user", "--name", name],
+            check=True,
+        )
+        return
+    spec = KernelSpecManager().get_kernel_spec(name)
+    exe = spec.argv[0] if spec.argv else ""
+    # jupyter_client replaces a bare "python"/"python3" by sys.executable.
+    if os.path.isabs(exe) and Path(exe).resolve() != Path(sys.executable).resolve():
+        print(
+            f"[run_chapters] warning: kernel {name!r} runs {exe}, not {sys.executable}; "
+            "chapters will use that interpreter's packages",
+            file=sys.stderr,
+        )
+
+
+def convert(name: str, workdir: Path) -> Path:
+    """jupytext notebooks/NAME.py -> workdir/NAME.ipynb (kernelspec python3)."""
+    import jupytext
+    import nbformat
+
+    src = NOTEBOOK_DIR / f"{name}.py"
+    if not src.exists():
+        raise ChapterConfigError(f"chapter {name!r}: {src.relative_to(REPO_ROOT)} does not exist")
+    nb = jupytext.read(src)
+    nb.metadata["kernelspec"] = {
+        "name": KERNEL_NAME,
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+    }
+    nb.metadata.setdefault("language_info", {"name": "python"})
+    out = workdir / f"{name}.ipynb"
+    nbformat.write(nb, out)
+    return out
+
+
+def chapter_parameters(
+    name: str, nb_path: Path, params: dict[str, Any], shared_dir: Path
+) -> dict[str, Any]:
+    """Check params against the notebook's parameters cell; add shared_dir if declared."""
+    import papermill
+
+    declared = papermill.inspect_notebook(str(nb_path))
+    if not declared:
+        raise ChapterConfigError(
+            f"chapter {name!r}: notebooks/{name}.py has no cell tagged 'parameters'"
+        )
+    for p in REQUIRED_PARAMETERS:
+        if p not in declared:
+            raise ChapterConfigError(
+                f"chapter {name!r}: the parameters cell of notebooks/{name}.py does not declare {p!r}"
+            )
+    unknown = [p for p in params if p not in declared]
+    if unknown:
+        raise ChapterConfigError(
+            f"chapter {name!r}: book/chapters.yml passes {unknown}, which the parameters cell "
+            f"of notebooks/{name}.py does not declare (declared: {sorted(declared)})"
+        )
+    params = dict(params)
+    if "shared_dir" in declared and "shared_dir" not in params:
+        params["shared_dir"] = str(shared_dir)
+    return params
+
+
+# --------------------------------------------------------------------------- worker
+
+
+def run_one(
+    name: str,
+    params: dict[str, Any],
+    mode: str,
+    shared_dir: str,
+    cell_timeout: float | None,
+) -> dict[str, Any]:
+    """Convert and execute one chapter; never raises, returns a manifest record."""
+    import nbformat
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    os.environ["KVBOOK_SHARED_DIR"] = shared_dir
+    os.environ["KVBOOK_MODE"] = mode
+    os.environ["KVBOOK_EXECUTED_DIR"] = str(EXECUTED_DIR)
+    os.environ["KVBOOK_MANIFEST"] = str(MANIFEST)
+
+    git = git_info()
+    record: dict[str, Any] = {
+        "chapter": name,
+        "source": f"notebooks/{name}.py",
+        "output": f"book/_executed/{name}.ipynb",
+        "mode": mode,
+        "parameters": params,
+        "kernel": KERNEL_NAME,
+        "git_sha": git["sha"],
+        "git_dirty": git["dirty"],
+        "started": now_iso(),
+    }
+    final = EXECUTED_DIR / f"{name}.ipynb"
+    running = EXECUTED_DIR / f"{name}.running.ipynb"
+    failed = EXECUTED_DIR / f"{name}.failed.ipynb"
+    t0 = time.perf_counter()
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"kvbook-{name}-") as tmp:
+            src_nb = convert(name, Path(tmp))
+            record["parameters"] = params = chapter_parameters(
+                name, src_nb, params, Path(shared_dir)
+            )
+            papermill.execute_notebook(
+                str(src_nb),
+                str(running),
+                parameters=params,
+                kernel_name=KERNEL_NAME,
+                cwd=str(REPO_ROOT),
+                progress_bar=False,
+                log_output=False,
+                execution_timeout=cell_timeout,
+            )
+        nb = nbformat.read(running, as_version=4)
+        nb.metadata["kvbook"] = {
+            "chapter": name,
+            "mode": mode,
+            "parameters": params,
+            "git_sha": git["sha"],
+            "git_dirty": git["dirty"],
+        }
+        nbformat.write(nb, running)
+        os.replace(running, final)
+        failed.unlink(missing_ok=True)
+        record["status"] = "ok"
+    except PapermillExecutionError as exc:
+        source = (exc.source or "").strip().splitlines()
+        record["status"] = "failed"
+        record["error"] = {
+            "type": "cell",
+            "cell_index": exc.cell_index,
+            "execution_count": exc.exec_count,
+            "ename": exc.ename,
+            "evalue": exc.evalue,
+            "cell_source_head": "\n".join(source[:8]),
+            "traceback": _ANSI.sub("", "\n".join(exc.traceback or [])),
+        }
+    except Exception as exc:  # conversion, kernel start-up, timeout, dead kernel, ...
+        record["status"] = "failed"
+        record["error"] = {
+            "type": type(exc).__name__,
+            "ename": type(exc).__name__,
+            "evalue": _ANSI.sub("", str(exc)),
+            "traceback": _ANSI.sub("", traceback.format_exc()),
+        }
+    if record["status"] != "ok":
+        if running.exists():
+            os.replace(running, failed)
+            record["failed_notebook"] = f"book/_executed/{failed.name}"
+        final.unlink(missing_ok=True)  # never leave a stale chapter behind
+    record["finished"] = now_iso()
+    record["wall_time_s"] = round(time.perf_counter() - t0, 3)
+    return record
+
+
+# --------------------------------------------------------------------------- manifest
+
+
+def read_manifest() -> dict[str, Any]:
+    if MANIFEST.exists():
+        try:
+            data = json.loads(MANIFEST.read_text(encoding="utf8"))
+            if isinstance(data, dict) and isinstance(data.get("chapters"), dict):
+                return data
+        except json.JSONDecodeError:
+            pass
+    return {"chapters": {}}
+
+
+def write_manifest(manifest: dict[str, Any], order: list[str] | None = None) -> None:
+    manifest["updated"] = now_iso()
+    recs = manifest.pop("chapters", {})
+    if order is not None:  # book order first, then chapters no longer in chapters.yml
+        recs = {
+            **{n: recs[n] for n in order if n in recs},
+            **{n: r for n, r in recs.items() if n not in order},
+        }
+    manifest["chapters"] = recs  # after the run-level fields
+    tmp = MANIFEST.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=False, default=str) + "\n", "utf8")
+    os.replace(tmp, MANIFEST)
+
+
+def describe_failure(rec: dict[str, Any]) -> str:
+    err = rec.get("error", {})
+    lines = [f"chapter {rec['chapter']!r} (notebooks/{rec['chapter']}.py, mode {rec['mode']}) FAILED"]
+    if err.get("type") == "cell":
+        lines.append(
+            f"  failing cell: In [{err.get('execution_count')}] (cell {err.get('cell_index')} "
+            f"of the executed notebook), starting with:"
+        )
+        lines.append(textwrap.indent(err.get("cell_source_head", ""), "      | "))
+    lines.append(f"  error: {err.get('ename')}: {err.get('evalue')}")
+    tb = err.get("traceback", "").strip().splitlines()
+    if tb:
+        lines.append("  traceback (last lines):")
+        lines.append(textwrap.indent("\n".join(tb[-15:]), "      "))
+    if rec.get("failed_notebook"):
+        lines.append(f"  executed notebook with the error: {rec['failed_notebook']}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- main
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        description="Execute kvbook's chapters (notebooks/*.py) with papermill into book/_executed/."
+    )
+    ap.add_argument("--mode", choices=MODES, default="quick",
+                    help="quick = CI scale, full = paper scale (default: quick)")
+    ap.add_argument("--only", nargs="+", metavar="NAME",
+                    help="run only these chapters (the status chapter is re-run too, "
+                         "unless --no-status)")
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="number of chapters executed in parallel (default: 2)")
+    ap.add_argument("--shared-dir", default=str(REPO_ROOT.parent / "shared"),
+                    help="shared data directory (default: ../shared relative to the repository)")
+    ap.add_argument("--cell-timeout", type=float, default=None,
+                    help="per-cell timeout in seconds (default: none)")
+    ap.add_argument("--no-status", action="store_true",
+                    help="do not (re-)run the status chapter")
+    ap.add_argument("--list", action="store_true", help="list the chapters and exit")
+    args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error("--jobs must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    chapters = load_chapters()
+    if args.list:
+        for name, modes in chapters.items():
+            print(f"{name}: quick={modes['quick']} full={modes['full']}")
+        return 0
+
+    if args.only:
+        unknown = [n for n in args.only if n not in chapters]
+        if unknown:
+            print(f"[run_chapters] unknown chapter(s) {unknown}; known: {list(chapters)}",
+                  file=sys.stderr)
+            return 2
+        selected = [n for n in chapters if n in args.only]
+    else:
+        selected = list(chapters)
+    # The status chapter summarises all others, so it is re-run whenever anything ran.
+    run_status = STATUS_CHAPTER in chapters and not args.no_status
+    if args.no_status and STATUS_CHAPTER in selected:
+        selected.remove(STATUS_CHAPTER)
+    body = [n for n in selected if n != STATUS_CHAPTER]
+
+    shared_dir = str(Path(args.shared_dir).expanduser().resolve())
+    EXECUTED_DIR.mkdir(parents=True, exist_ok=True)
+    ensure_kernel()
+
+    git = git_info()
+    manifest = read_manifest()
+    manifest.update(
+        {
+            "mode": args.mode,
+            "git_sha": git["sha"],
+            "git_dirty": git["dirty"],
+            "python": sys.version.split()[0],
+            "shared_dir": shared_dir,
+            "shared_dir_exists": Path(shared_dir).is_dir(),
+        }
+    )
+    print(f"[run_chapters] mode={args.mode} jobs={args.jobs} chapters={body}"
+          f"{' + status' if run_status else ''} git={git['sha'][:12]}"
+          f"{' (dirty)' if git['dirty'] else ''}")
+
+    failures: list[dict[str, Any]] = []
+    t0 = time.perf_counter()
+    ctx = multiprocessing.get_context("spawn")
+    with cf.ProcessPoolExecutor(max_workers=args.jobs, mp_context=ctx) as pool:
+        futures = {
+            pool.submit(run_one, name, chapters[name][args.mode], args.mode, shared_dir,
+                        args.cell_timeout): name
+            for name in body
+        }
+        for fut in cf.as_completed(futures):
+            name = futures[fut]
+            try:
+                rec = fut.result()
+            except Exception as exc:  # the worker process itself died
+                rec = {"chapter": name, "mode": args.mode, "status": "failed",
+                       "parameters": chapters[name][args.mode],
+                       "error": {"ename": type(exc).__name__, "evalue": str(exc)}}
+            manifest["chapters"][name] = rec
+            write_manifest(manifest, list(chapters))
+            if rec["status"] == "ok":
+                print(f"[run_chapters] {name}: ok in {rec['wall_time_s']:.1f} s")
+            else:
+                failures.append(rec)
+                print(f"[run_chapters] {name}: FAILED", file=sys.stderr)
+
+    if failures:
+        print("\n[run_chapters] " + "\n\n".join(describe_failure(r) for r in failures),
+              file=sys.stderr)
+        print(f"\n[run_chapters] {len(failures)} chapter(s) failed: "
+              f"{[r['chapter'] for r in failures]}; status chapter not run.", file=sys.stderr)
+        return 1
+
+    if run_status:
+        # Runs alone, after all other chapters, so that it sees their results.
+        rec = run_one(STATUS_CHAPTER, chapters[STATUS_CHAPTER][args.mode], args.mode,
+                      shared_dir, args.cell_timeout)
+        manifest["chapters"][STATUS_CHAPTER] = rec
+        write_manifest(manifest, list(chapters))
+        if rec["status"] != "ok":
+            print("\n[run_chapters] " + describe_failure(rec), file=sys.stderr)
+            return 1
+        print(f"[run_chapters] {STATUS_CHAPTER}: ok in {rec['wall_time_s']:.1f} s")
+
+    print(f"[run_chapters] all chapters ok ({time.perf_counter() - t0:.1f} s); "
+          f"manifest: {MANIFEST.relative_to(REPO_ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
