@@ -1,0 +1,192 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.16.0
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (status)=
+# # Build status
+#
+# This page records what produced this copy of the book: the git commit, the
+# date, the Python and library versions, and for every chapter the papermill
+# parameters, the mode and the wall time of its execution. It is executed by
+# `book/run_chapters.py` after all other chapters, from their executed notebooks
+# in `book/_executed/` and the runner's manifest `book/_executed/run_manifest.json`.
+
+# %% tags=["parameters"]
+mode = "quick"
+seed = 0
+
+# %%
+print(f"This page was produced in {mode!r} mode with seed {seed}.")
+
+# %%
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import yaml
+from IPython.display import Markdown, display
+
+
+def find_root(start: Path) -> Path:
+    for p in (start, *start.parents):
+        if (p / "book" / "chapters.yml").exists():
+            return p
+    raise FileNotFoundError("cannot find book/chapters.yml above " + str(start))
+
+
+root = find_root(Path.cwd())
+executed = Path(os.environ.get("KVBOOK_EXECUTED_DIR", root / "book" / "_executed"))
+manifest_path = Path(os.environ.get("KVBOOK_MANIFEST", executed / "run_manifest.json"))
+manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {"chapters": {}}
+chapters = yaml.safe_load((root / "book" / "chapters.yml").read_text())
+
+
+def git(*args):
+    try:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+head = git("rev-parse", "HEAD") or "unknown"
+porcelain = git("status", "--porcelain")
+dirty_now = None if porcelain is None else bool(porcelain.strip())
+
+
+def show(df):
+    display(df.style.hide(axis="index"))
+
+
+# %% [markdown]
+# ## Build
+
+# %%
+def yes_no(x):
+    return {True: "yes", False: "no"}.get(x, "unknown")
+
+
+build = pd.DataFrame(
+    [
+        ("git commit (runner)", manifest.get("git_sha", "unknown")),
+        ("working tree dirty (runner)", yes_no(manifest.get("git_dirty"))),
+        ("git commit (this page)", head),
+        ("working tree dirty (this page)", yes_no(dirty_now)),
+        ("build date (UTC)", dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")),
+        ("book mode", manifest.get("mode", mode)),
+        ("Python", sys.version.split()[0]),
+        ("platform", platform.platform()),
+        ("shared data directory",
+         f"{manifest.get('shared_dir', 'unknown')} "
+         f"({'present' if manifest.get('shared_dir_exists') else 'absent'})"),
+    ],
+    columns=["item", "value"],
+)
+show(build)
+
+# %% [markdown]
+# ## Library versions
+#
+# Versions of the distributions installed in the environment that executed the
+# chapters (from `importlib.metadata`).
+
+# %%
+DISTRIBUTIONS = [
+    "kvlib", "numpy", "scipy", "sympy", "pandas", "matplotlib", "cvxpy", "highspy",
+    "jupyter-book", "sphinx", "myst-nb", "papermill",
+]
+
+
+def version(dist):
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+versions = pd.DataFrame([(d, version(d)) for d in DISTRIBUTIONS], columns=["package", "version"])
+show(versions)
+
+# %% [markdown]
+# ## Chapters
+#
+# For each chapter: the parameters papermill injected (from the executed
+# notebook's `metadata.papermill.parameters`), its mode, the wall time and
+# timestamps recorded by the runner, and the commit it was executed at.
+
+# %%
+def fmt_params(params):
+    return ", ".join(f"{k}={v!r}" for k, v in params.items()) if params else ""
+
+
+rows = []
+for name in chapters:
+    if name == "status":
+        continue
+    nb_path = executed / f"{name}.ipynb"
+    rec = manifest.get("chapters", {}).get(name, {})
+    if nb_path.exists():
+        pm = nbformat.read(nb_path, as_version=4).metadata.get("papermill", {})
+        params = dict(pm.get("parameters", {}))
+        duration = pm.get("duration")
+    else:
+        params, duration = {}, None
+    sha = rec.get("git_sha") or "unknown"
+    rows.append(
+        {
+            "chapter": name,
+            "executed": "yes" if nb_path.exists() else "NO",
+            "mode": params.get("mode", "unknown"),
+            "parameters": fmt_params(params),
+            "wall time (s)": rec.get("wall_time_s"),
+            "papermill duration (s)": None if duration is None else round(duration, 2),
+            "started (UTC)": rec.get("started", ""),
+            "finished (UTC)": rec.get("finished", ""),
+            "commit": sha[:12] + (" (dirty)" if rec.get("git_dirty") else ""),
+        }
+    )
+table = pd.DataFrame(rows)
+display(
+    table.style.hide(axis="index").format(
+        {"wall time (s)": "{:.1f}", "papermill duration (s)": "{:.1f}"}, na_rep="-"
+    )
+)
+
+# %% [markdown]
+# A chapter whose commit differs from the runner's commit above was executed in
+# an earlier run (e.g. `python book/run_chapters.py --only NAME`); a mode other
+# than the book mode means the book mixes quick and full chapters. Both are
+# listed below when they occur.
+
+# %%
+notes = []
+for r in rows:
+    if r["executed"] != "yes":
+        notes.append(f"- chapter `{r['chapter']}` has not been executed")
+    if r["mode"] != manifest.get("mode", mode):
+        notes.append(f"- chapter `{r['chapter']}` ran in mode {r['mode']!r}, "
+                     f"the book in {manifest.get('mode', mode)!r}")
+    if not r["commit"].startswith(str(manifest.get("git_sha", ""))[:12]):
+        notes.append(f"- chapter `{r['chapter']}` ran at commit {r['commit']}, "
+                     f"the runner at {str(manifest.get('git_sha'))[:12]}")
+display(Markdown("\n".join(notes) if notes else
+                 "All chapters were executed in this run, in the same mode, at the same commit."))
