@@ -1,0 +1,86 @@
+"""Benchmark of the hindsight-optimal IP (kvlib.exact) on a fixed, seeded suite.
+
+Instances: Arrival Model 1 of 001 Section 5.1 (all at t = 0; M ~ U[30, 50],
+s ~ U[1, 5], o ~ U[1, M - s]) with n fixed to 10, 15, 20, 30, 40, 60, plus two
+Arrival Model 2 instances (Poisson arrivals).  Instance k is drawn from
+numpy.random.default_rng([SEED, k]), so the suite never changes.
+
+For each configuration and instance it prints n, M, the time to certify
+optimality or, at the time limit, the final interval and gap.
+
+    python benchmarks/exact_suite.py --time-limit 60 --config all
+    python benchmarks/exact_suite.py --config windows+warm+sym --only 0,1,2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+
+from kvlib.exact import heuristic_incumbent, solve
+from kvlib.instances import section51
+
+SEED = 20250
+SIZES = (10, 15, 20, 30, 40, 60)
+
+#: name -> keyword arguments of kvlib.exact.solve
+CONFIGS = {
+    "plain": dict(formulation="plain", windows=False, warm_start=False, symmetry=False),
+    "windows": dict(formulation="plain", windows=True, warm_start=False, symmetry=False),
+    "windows+warm": dict(formulation="plain", windows=True, warm_start=True, symmetry=False),
+    "windows+warm+sym": dict(formulation="plain", windows=True, warm_start=True, symmetry=True),
+    "aggregated+windows+warm+sym": dict(formulation="aggregated", windows=True, warm_start=True, symmetry=True),
+}
+
+
+def suite():
+    """The fixed list of (label, instance)."""
+    out = []
+    for k, n in enumerate(SIZES):
+        rng = np.random.default_rng([SEED, k])
+        out.append((f"AM1 n={n}", section51(rng, 1, n_range=(n, n))))
+    for k in (100, 101):
+        rng = np.random.default_rng([SEED, k])
+        inst = section51(rng, 2)
+        out.append((f"AM2 #{k - 99} n={inst.n}", inst))
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--config", default="windows+warm+sym", help="a name from CONFIGS or 'all'")
+    ap.add_argument("--only", default=None, help="comma-separated instance indices")
+    ap.add_argument("--json", default=None, help="append one JSON line per run to this file")
+    args = ap.parse_args(argv)
+    configs = list(CONFIGS) if args.config == "all" else args.config.split(",")
+    items = suite()
+    idx = range(len(items)) if args.only is None else [int(x) for x in args.only.split(",")]
+    print(f"{'config':<28} {'instance':<16} {'n':>3} {'M':>3} {'incumb.':>7} {'lower':>7} {'upper':>7} "
+          f"{'gap':>7} {'seconds':>8}  status")
+    sys.stdout.flush()
+    for cfg in configs:
+        for k in idx:
+            label, inst = items[k]
+            inc = heuristic_incumbent(inst)
+            res = solve(inst, time_limit=args.time_limit, threads=args.threads, incumbent=inc, **CONFIGS[cfg])
+            verdict = f"certified in {res.seconds:.1f}s" if res.optimal else f"gap {100 * res.gap:.2f}% at limit"
+            print(f"{cfg:<28} {label:<16} {inst.n:>3} {inst.memory:>3} {res.incumbent:>7} {res.lower:>7} "
+                  f"{res.upper:>7} {100 * res.gap:>6.2f}% {res.seconds:>8.1f}  {verdict}")
+            sys.stdout.flush()
+            if args.json:
+                with open(args.json, "a") as fh:
+                    row = dict(config=cfg, instance=label, n=inst.n, M=inst.memory, time_limit=args.time_limit,
+                               **res.as_dict())
+                    row.pop("starts")
+                    fh.write(json.dumps(row) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
