@@ -1,0 +1,98 @@
+"""Interval-prediction policies of 003 (kvlib.intervals) and the Rayleigh-quotient matrices (kvlib.rayleigh)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kvlib.checker import check_schedule
+from kvlib.cli import main
+from kvlib.intervals import INTERVAL_POLICIES, check_intervals, interval_instance, run_interval
+from kvlib.model import InstanceError
+from kvlib.policies import POLICIES
+
+
+@st.composite
+def interval_instances(draw):
+    n = draw(st.integers(1, 14))
+    s = draw(st.integers(0, 3))
+    lo = draw(st.lists(st.integers(1, 6), min_size=n, max_size=n))
+    width = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n))
+    up = [a + w for a, w in zip(lo, width)]
+    o = [draw(st.integers(a, b)) for a, b in zip(lo, up)]
+    M = draw(st.integers(max(s + b for b in up), max(s + b for b in up) + 25))
+    inst = interval_instance(o, M, s, allow_zero_prompt=True)
+    return inst, np.array(lo), np.array(up)
+
+
+@settings(max_examples=60, deadline=None)
+@given(interval_instances(), st.integers(0, 3))
+def test_every_interval_policy_is_valid(data, seed):
+    inst, lo, up = data
+    for name in INTERVAL_POLICIES:
+        res = run_interval(inst, name, lo, up, seed=seed)
+        rep = check_schedule(inst, res.schedule, allow_cancellation=True)
+        assert rep.valid, (name, rep.violations)
+        assert rep.tel == res.tel
+        assert rep.peak_memory <= inst.memory
+        if name in ("h-sf", "a-max"):
+            assert res.evictions == 0
+
+
+def test_amin_memory_never_above_M_on_large_instance():
+    rng = np.random.default_rng(3)
+    o = rng.integers(1, 30, size=400)
+    inst = interval_instance(o, 150, 2)
+    res = run_interval(inst, "a-min", 1, 30, seed=1)
+    rep = check_schedule(inst, res.schedule, allow_cancellation=True)
+    assert rep.valid and rep.peak_memory <= 150
+    assert res.evictions > 0  # the cancellation path is exercised
+
+
+def test_example1_tels():
+    # 003 Section 3.2, Example 1: n = 5, s = 1, o = 1, interval [1, 4], M = 10
+    inst = interval_instance([1] * 5, 10, 1)
+    assert run_interval(inst, "h-sf", 1, 4).tel == 5
+    assert run_interval(inst, "a-max", 1, 4).tel == 9
+    assert run_interval(inst, "a-min", 1, 4).tel == 5
+
+
+def test_zero_prompt_needs_explicit_option():
+    with pytest.raises(InstanceError):
+        interval_instance([1, 2], 10, 0)
+    inst = interval_instance([1, 2], 10, 0, allow_zero_prompt=True)
+    assert inst.prompt.tolist() == [0, 0]
+    with pytest.raises(InstanceError):
+        interval_instance([11], 10, 0, allow_zero_prompt=True)
+
+
+def test_check_intervals_names_the_line():
+    with pytest.raises(InstanceError, match="line 7"):
+        check_intervals([3, 9], [1, 1], [4, 4], lines=np.array([2, 7]), source="f.csv")
+
+
+def test_registry():
+    for name in INTERVAL_POLICIES:
+        assert name in POLICIES
+        assert POLICIES[name][0]().name == name
+
+
+def test_cli_with_interval_columns(tmp_path, capsys):
+    f = tmp_path / "ex1.csv"
+    f.write_text("arrival,prompt,output,lower,upper\n" + "0,1,1,1,4\n" * 5)
+    for name, tel in (("h-sf", 5), ("a-max", 9), ("a-min", 5)):
+        assert main(["simulate", "--policy", name, "--memory", "10", "--seed", "2", str(f), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["tel"] == tel
+    bad = tmp_path / "bad.csv"
+    bad.write_text("arrival,prompt,output,lower,upper\n0,1,1,1,4\n0,1,5,1,4\n")
+    assert main(["simulate", "--policy", "a-min", "--memory", "10", str(bad)]) == 2
+    assert "line 3" in capsys.readouterr().err
+    nol = tmp_path / "nol.csv"
+    nol.write_text("arrival,prompt,output\n0,1,1\n")
+    assert main(["simulate", "--policy", "a-max", "--memory", "10", str(nol)]) == 2
+    assert "lower" in capsys.readouterr().err
