@@ -44,6 +44,18 @@ def build_parser() -> argparse.ArgumentParser:
                      help="break ties by request order (default) or at random from --seed")
     sim.add_argument("--alpha", type=float, default=None, help="protection level for alpha-* policies")
     sim.add_argument("--beta", type=float, default=None, help="clearing probability for alpha-beta-clearing")
+    sf = sim.add_argument_group("Sorted-F family (sorted-f, sorted-lp, lp-swap; 002 Algorithms 1-7)")
+    sf.add_argument("--selector", choices=("dp", "scaled-dp", "swap", "quantile"), default=None,
+                    help="Phase-1 selector of sorted-f: exact DP (Alg. 2, default), scaled DP (Alg. 3), "
+                    "local swap search (Alg. 4), quantile greedy (Alg. 5)")
+    sf.add_argument("--phase1-constraint", choices=("peak", "lookahead"), default=None,
+                    help="Phase-1 memory constraint: sum(s+o) <= M (peak, default) or the batch's look-ahead usage")
+    sf.add_argument("--phase2", choices=("prefix", "scan"), default=None,
+                    help="Phase 2: longest fitting prefix of the list (default) or scan the whole list")
+    sf.add_argument("--epsilon", type=float, default=None, help="scaled-dp: memory unit = floor(epsilon*M) (default 0.05)")
+    sf.add_argument("--B", "--batch-cap", dest="B", type=int, default=None, help="scaled-dp: largest batch size")
+    sf.add_argument("--samples", type=int, default=None, help="quantile: random orders per quantile (default 4; seeded by --seed)")
+    sf.add_argument("--time-step", type=int, default=None, help="sorted-lp/lp-swap: LP start-time grid step (default: automatic)")
     sim.add_argument("--json", action="store_true", help="print a JSON object (tel, avg_latency, makespan, peak_memory, starts)")
     return parser
 
@@ -53,36 +65,20 @@ def _fail(msg: str) -> int:
     return 2
 
 
-def _interval_options(name: str, table) -> dict:
-    """003 interval policies: pass the ``lower,upper`` columns (checked: lower <= output <= upper)."""
-    from .intervals import INTERVAL_POLICIES, check_intervals
-
-    if name not in INTERVAL_POLICIES:
-        return {}
-    missing = [c for c in ("lower", "upper") if c not in table.extra]
-    if missing:
-        raise InstanceError(
-            f"{table.source}: policy {name} needs interval predictions, but column(s) {', '.join(missing)} "
-            "are missing (header must contain arrival,prompt,output,lower,upper)"
-        )
-    lower, upper = table.extra["lower"], table.extra["upper"]
-    check_intervals(table.output, lower, upper, lines=table.lines, source=table.source)
-    hindsight = bool(getattr(INTERVAL_POLICIES[name], "hindsight", False))
-    return {"lower": lower, "upper": upper, "reveal_output": hindsight}
-
-
 def cmd_simulate(args: argparse.Namespace) -> int:
     if args.memory is not None and args.memory <= 0:
         return _fail(f"--memory must be positive, got {args.memory}")
     try:
         table = read_request_table(args.file)
         inst = table.instance(args.memory)
-        interval_kw = _interval_options(args.policy, table)
-        policy = make_policy(args.policy, tie_break=args.tie_break, alpha=args.alpha, beta=args.beta)
+        policy = make_policy(args.policy, tie_break=args.tie_break, alpha=args.alpha, beta=args.beta,
+                             selector=args.selector, phase1_constraint=args.phase1_constraint,
+                             phase2=args.phase2, epsilon=args.epsilon, B=args.B, samples=args.samples,
+                             time_step=args.time_step, seed=args.seed)
     except (InstanceError, ValueError) as e:
         return _fail(str(e))
     try:
-        res = simulate(inst, policy, seed=args.seed, **interval_kw)
+        res = simulate(inst, policy, seed=args.seed)
     except (PolicyError, SimulationStalled) as e:
         return _fail(str(e))
     report = check_schedule(inst, res.schedule, allow_cancellation=policy.preemptive)
