@@ -65,12 +65,31 @@ def _fail(msg: str) -> int:
     return 2
 
 
+def _interval_options(name: str, table) -> dict:
+    """003 interval policies: pass the ``lower,upper`` columns (checked: lower <= output <= upper)."""
+    from .intervals import INTERVAL_POLICIES, check_intervals
+
+    if name not in INTERVAL_POLICIES:
+        return {}
+    missing = [c for c in ("lower", "upper") if c not in table.extra]
+    if missing:
+        raise InstanceError(
+            f"{table.source}: policy {name} needs interval predictions, but column(s) {', '.join(missing)} "
+            "are missing (header must contain arrival,prompt,output,lower,upper)"
+        )
+    lower, upper = table.extra["lower"], table.extra["upper"]
+    check_intervals(table.output, lower, upper, lines=table.lines, source=table.source)
+    hindsight = bool(getattr(INTERVAL_POLICIES[name], "hindsight", False))
+    return {"lower": lower, "upper": upper, "reveal_output": hindsight}
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     if args.memory is not None and args.memory <= 0:
         return _fail(f"--memory must be positive, got {args.memory}")
     try:
         table = read_request_table(args.file)
         inst = table.instance(args.memory)
+        interval_kw = _interval_options(args.policy, table)
         policy = make_policy(args.policy, tie_break=args.tie_break, alpha=args.alpha, beta=args.beta,
                              selector=args.selector, phase1_constraint=args.phase1_constraint,
                              phase2=args.phase2, epsilon=args.epsilon, B=args.B, samples=args.samples,
@@ -78,7 +97,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     except (InstanceError, ValueError) as e:
         return _fail(str(e))
     try:
-        res = simulate(inst, policy, seed=args.seed)
+        res = simulate(inst, policy, seed=args.seed, **interval_kw)
     except (PolicyError, SimulationStalled) as e:
         return _fail(str(e))
     report = check_schedule(inst, res.schedule, allow_cancellation=policy.preemptive)

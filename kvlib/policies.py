@@ -390,6 +390,19 @@ POLICIES: dict[str, tuple[Callable[..., Policy], str]] = {
         alpha_beta_clearing,
         "001 Sec. 5.2: admit below (1-alpha)M, clear each w.p. beta on overflow (--alpha, --beta)",
     ),
+    # 003 interval policies (kvlib.intervals; need lower,upper columns; imported lazily)
+    "h-sf": (lambda: __import__("kvlib.intervals", fromlist=["_"]).HindsightSF(),
+             "003 Alg. 3, H-SF: hindsight shortest-first (knows the true o)"),
+    "a-max": (lambda: __import__("kvlib.intervals", fromlist=["_"]).AMax(),
+              "003 Alg. 1, A_max: every o treated as its upper bound (needs lower,upper)"),
+    "a-min": (lambda: __import__("kvlib.intervals", fromlist=["_"]).AMin(),
+              "003 Alg. 2, A_min: adaptive lower bounds, ordered eviction (needs lower,upper)"),
+    "a-min-multi": (lambda: __import__("kvlib.intervals", fromlist=["_"]).AMinMulti(),
+                    "003 Alg. 5, multi-interval A_min (our reading; needs lower,upper)"),
+    "a-l": (lambda: __import__("kvlib.intervals", fromlist=["_"]).ALower(),
+            "003 Alg. 6, A_l: fixed lower bounds, random eviction (our reading; needs lower,upper)"),
+    "a-random": (lambda: __import__("kvlib.intervals", fromlist=["_"]).ARandom(),
+                 "003 Alg. 4, A_random: A_min with random eviction (our reading; needs lower,upper)"),
 }
 
 # 002 Sorted-F family (kvlib.sortedf, kvlib.lp), imported after POLICIES exists (those modules import this one).
@@ -402,7 +415,6 @@ POLICIES.update({
     "sorted-lp": (_sorted_lp, "Sorted-LP, 002 Alg. 6: order by LP-relaxation completion time, then eq. (5) prefix (--time-step)"),
     "lp-swap": (_lp_swap, "LP-Swap, 002 Alg. 7: swap-search Phase 1 seeded by the LP order (--time-step, --phase1-constraint)"),
 })
-
 
 
 def make_policy(name: str, **options) -> Policy:
