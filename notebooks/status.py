@@ -27,10 +27,10 @@
 mode = "quick"
 seed = 0
 
-# %%
+# %% tags=["hide-input"]
 print(f"This page was produced in {mode!r} mode with seed {seed}.")
 
-# %%
+# %% tags=["hide-input"]
 import datetime as dt
 import json
 import os
@@ -80,7 +80,7 @@ def show(df):
 # %% [markdown]
 # ## Build
 
-# %%
+# %% tags=["hide-input"]
 def yes_no(x):
     return {True: "yes", False: "no"}.get(x, "unknown")
 
@@ -109,7 +109,7 @@ show(build)
 # Versions of the distributions installed in the environment that executed the
 # chapters (from `importlib.metadata`).
 
-# %%
+# %% tags=["hide-input"]
 DISTRIBUTIONS = [
     "kvlib", "numpy", "scipy", "sympy", "pandas", "matplotlib", "cvxpy", "highspy",
     "jupyter-book", "sphinx", "myst-nb", "papermill",
@@ -133,7 +133,7 @@ show(versions)
 # notebook's `metadata.papermill.parameters`), its mode, the wall time and
 # timestamps recorded by the runner, and the commit it was executed at.
 
-# %%
+# %% tags=["hide-input"]
 def fmt_params(params):
     return ", ".join(f"{k}={v!r}" for k, v in params.items()) if params else ""
 
@@ -177,7 +177,7 @@ display(
 # than the book mode means the book mixes quick and full chapters. Both are
 # listed below when they occur.
 
-# %%
+# %% tags=["hide-input"]
 notes = []
 for r in rows:
     if r["executed"] != "yes":
