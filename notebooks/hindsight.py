@@ -1,0 +1,424 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.16.0
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (chapter-hindsight)=
+# # The hindsight optimum
+#
+# This chapter follows 001 {cite}`jaillet2025online`, Section 3 (the integer program that defines the
+# hindsight-optimal schedule) and Section 5.1 (the comparison of MC-SF with that optimum). It
+# establishes:
+#
+# 1. the time-indexed integer program of 001 eq. (1)-(4) in the conventions of {ref}`chapter-model`,
+#    built with cvxpy and solved with HiGHS (`kvlib.exact`), with a horizon that is *proved* large
+#    enough ({prf:ref}`thm-horizon`);
+# 2. on a tiny instance, the optimum and its schedule; on small instances, the gap of the LP relaxation;
+# 3. a reproduction of 001 Section 5.1 that reports a *certified interval* for the ratio
+#    MC-SF / OPT whenever the solver does not prove optimality.
+#
+# Parameters (papermill, `book/chapters.yml`): `mode` (`"quick"`: a few small trials for CI;
+# `"full"`: the paper's 200 trials per arrival model at $n \in [40, 60]$), `seed`, `trials`,
+# `n_min`, `n_max` (Arrival Model 1), `horizon_min`, `horizon_max` (Arrival Model 2),
+# `time_limit` (seconds per IP solve), `threads`, and `results_csv` (optional file that receives one
+# line per trial as soon as it is done, so that a long full-mode run can be inspected while it runs).
+
+# %% tags=["parameters"]
+mode = "quick"
+seed = 0
+trials = None
+n_min = None
+n_max = None
+horizon_min = None
+horizon_max = None
+time_limit = None
+threads = 2
+results_csv = ""
+
+# %%
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from myst_nb import glue
+
+from kvlib.bounds import latest_starts, left_shift_horizon, volume_lower_bound
+from kvlib.checker import check_schedule
+from kvlib.exact import heuristic_incumbent, lp_relaxation, solve
+from kvlib.instances import section51
+from kvlib.model import Instance, Schedule, memory_profile
+from kvlib.policies import make_policy
+from kvlib.simulate import simulate
+
+if mode not in ("quick", "full"):
+    raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
+DEFAULTS = {
+    # quick: CI scale (clearly smaller than the paper's instances)
+    "quick": dict(trials=4, n_min=6, n_max=8, horizon_min=5, horizon_max=7, time_limit=5.0),
+    # full: 001 Section 5.1
+    "full": dict(trials=200, n_min=40, n_max=60, horizon_min=40, horizon_max=60, time_limit=60.0),
+}[mode]
+trials = int(trials if trials is not None else DEFAULTS["trials"])
+n_min = int(n_min if n_min is not None else DEFAULTS["n_min"])
+n_max = int(n_max if n_max is not None else DEFAULTS["n_max"])
+horizon_min = int(horizon_min if horizon_min is not None else DEFAULTS["horizon_min"])
+horizon_max = int(horizon_max if horizon_max is not None else DEFAULTS["horizon_max"])
+time_limit = float(time_limit if time_limit is not None else DEFAULTS["time_limit"])
+CHAPTER_START = time.perf_counter()
+print(f"This chapter was produced in {mode!r} mode with seed {seed}: {trials} trials per arrival model, "
+      f"AM1 n in [{n_min}, {n_max}], AM2 horizon in [{horizon_min}, {horizon_max}], "
+      f"time limit {time_limit:g} s per solve, {threads} solver threads.")
+glue("hs-mode", mode, display=False)
+glue("hs-seed", seed, display=False)
+glue("hs-trials", trials, display=False)
+glue("hs-nmin", n_min, display=False)
+glue("hs-nmax", n_max, display=False)
+glue("hs-hmin", horizon_min, display=False)
+glue("hs-hmax", horizon_max, display=False)
+glue("hs-timelimit", f"{time_limit:g}", display=False)
+
+# %% [markdown]
+# ## The integer program (001 Section 3)
+#
+# Take an instance $(a_i, s_i, o_i)_{i=1}^n$ with memory limit $M$ and a horizon $\bar T$. The
+# variable $x_{i,p} \in \{0, 1\}$ is $1$ when request $i$ starts at time $p$, for
+# $a_i \le p \le L_i$ (latest starts $L_i$ below; $\bar T = \max_i (L_i + o_i)$):
+#
+# $$
+# \begin{aligned}
+# \text{(1)}\quad & \min \; \sum_{i} \sum_{p = a_i}^{L_i} (p + o_i - a_i)\, x_{i,p} \\
+# \text{(2)}\quad & \sum_{p = a_i}^{L_i} x_{i,p} = 1 && i = 1..n \\
+# \text{(3)}\quad & \sum_{i} \sum_{p = t - o_i}^{t - 1} (s_i + t - p)\, x_{i,p} \le M && t = 1..\bar T \\
+# \text{(4)}\quad & x_{i,p} \in \{0, 1\}.
+# \end{aligned}
+# $$
+#
+# * (1) is the total end-to-end latency: a request started at $p$ completes at $p + o_i$.
+# * (2) every request runs exactly once, without interruption (the model is non-preemptive).
+# * (3) is the memory limit at every integer time: a run started at $p$ occupies the times
+#   $p+1, \dots, p+o_i$ and holds $s_i + t - p$ tokens at time $t$ (the prompt plus the tokens produced
+#   so far), so the inner sum runs over the starts $p \in [t - o_i, t - 1]$.
+# * (4) integrality.
+#
+# `kvlib.exact.build_model` writes exactly this with cvxpy; `kvlib.exact.solve` hands cvxpy's problem
+# data to HiGHS, injects the best heuristic schedule as a warm start, stops at a time limit and
+# returns a `SolveResult`: a lower bound (HiGHS's dual bound rounded up, since TEL is an integer, and
+# never below the solver-free bound of `kvlib.bounds`), the best schedule found (validated by the
+# independent checker) and its TEL, the solver status and wall time; `optimal` is true only when the
+# two bounds meet. Two sound reductions are on by default: among *identical* requests (same $a, s, o$)
+# start times are required to be non-decreasing in the index (any schedule can be relabelled so), and the
+# latest starts $L_i$ of {prf:ref}`thm-horizon`.
+#
+# ### A horizon that provably suffices
+#
+# 001 suggests "for instance $\bar T = \sum_i (a_i + o_i)$" without an argument. We use the following.
+#
+# :::{prf:theorem} Latest starts
+# :label: thm-horizon
+#
+# Let $A = \max_i a_i$, let $U$ be the TEL of any feasible schedule, and let $\mathrm{LB}(I \setminus i)$
+# be any lower bound on the optimal TEL of the instance without request $i$. Every optimal schedule
+# satisfies, for every $i$,
+#
+# $$
+# c_i = p_i + o_i \;\le\; \min\Big(A + \sum_j o_j,\;\; a_i + U - \mathrm{LB}(I \setminus i)\Big).
+# $$
+#
+# Hence the IP with $L_i = \min(A + \sum_j o_j,\, a_i + U - \mathrm{LB}(I\setminus i)) - o_i$ has the same
+# optimal value as the IP on an unbounded horizon.
+# :::
+#
+# :::{prf:proof}
+# *First bound (left shift).* Let $S$ be optimal with makespan $C > A + \sum_j o_j$. The times
+# $A+1, \dots, C$ are more than $\sum_j o_j$ in number and a run of request $j$ occupies $o_j$ of them, so
+# some $\tau \in (A, C]$ is occupied by no run. Time $C$ is occupied (by the last run to complete), so
+# some run starts at $p \ge \tau$. Move every run with $p \ge \tau$ one step earlier. This respects
+# arrivals ($p - 1 \ge \tau - 1 \ge A \ge a_j$). Runs with $p < \tau$ do not occupy $\tau$, hence ended
+# before $\tau$, so at every $t \ge \tau$ the new memory is the old memory at $t + 1$ (only moved runs
+# contribute) and at $t < \tau$ nothing changed: the new schedule is feasible and its TEL is smaller,
+# contradicting optimality.
+#
+# *Second bound (incumbent).* If $S$ is optimal, $\mathrm{TEL}(S) \le U$. Removing request $i$ from $S$
+# leaves a feasible schedule of $I \setminus i$ (memory only decreases), whose TEL is at least
+# $\mathrm{LB}(I\setminus i)$. So $c_i - a_i = \mathrm{TEL}(S) - \mathrm{TEL}(S \setminus i)
+# \le U - \mathrm{LB}(I \setminus i)$.
+# :::
+#
+# For $\mathrm{LB}$ we use the solver-free *memory-volume bound* of `kvlib.bounds` (the argument behind
+# 001 Lemma 4.7): the $k$-th completion satisfies $c_{(k)} \ge (a+o)_{(k)}$ and
+# $c_{(k)} \ge \min_i a_i + \lceil W_k / M \rceil$, with $W_k$ the sum of the $k$ smallest volumes
+# $w_i = s_i o_i + o_i(o_i+1)/2$. These volume inequalities are sums of rows (3), so the LP relaxation
+# already implies them: they shrink the model, they do not tighten its relaxation.
+
+# %% [markdown]
+# ## A tiny instance, solved
+#
+# Six requests, all arriving at $t = 0$, with $M = 12$:
+
+# %%
+tiny = Instance.at_zero([2, 1, 3, 1, 2, 1], [4, 6, 2, 3, 5, 2], 12)
+tiny_res = solve(tiny, time_limit=30, threads=threads)
+tiny_rep = check_schedule(tiny, Schedule(tiny_res.starts))
+assert tiny_res.optimal and tiny_rep.valid and tiny_rep.tel == tiny_res.upper
+tiny_mcsf = simulate(tiny, make_policy("mc-sf"), seed=0)
+assert check_schedule(tiny, tiny_mcsf.schedule).valid
+tiny_lp = lp_relaxation(tiny)
+print(pd.DataFrame({"a": tiny.arrival, "s": tiny.prompt, "o": tiny.output,
+                    "optimal start": tiny_res.starts, "MC-SF start": tiny_mcsf.schedule.starts}))
+print(f"OPT = {tiny_res.upper} (proved: {tiny_res.optimal}), MC-SF = {tiny_mcsf.tel}, LP = {tiny_lp:.3f}")
+glue("hs-tiny-opt", tiny_res.upper, display=False)
+glue("hs-tiny-mcsf", tiny_mcsf.tel, display=False)
+glue("hs-tiny-lp", f"{tiny_lp:.2f}", display=False)
+glue("hs-tiny-seconds", f"{tiny_res.seconds:.2f}", display=False)
+
+
+# %%
+def draw(inst, starts, ax_gantt, ax_mem, title):
+    sch = Schedule(tuple(int(p) for p in starts))
+    prof = memory_profile(inst, sch)
+    for i, p in enumerate(starts):
+        ax_gantt.barh(i, inst.output[i], left=p, color=f"C{i % 10}", edgecolor="k")
+        ax_gantt.text(p + inst.output[i] / 2, i, f"s={inst.prompt[i]}", ha="center", va="center", fontsize=8)
+    ax_gantt.set_yticks(range(inst.n))
+    ax_gantt.set_ylabel("request")
+    ax_gantt.set_title(title)
+    ax_mem.step(np.arange(len(prof)), prof, where="mid")
+    ax_mem.axhline(inst.memory, color="r", ls="--", label="M")
+    ax_mem.set_xlabel("time t")
+    ax_mem.set_ylabel("tokens held")
+    ax_mem.legend()
+
+
+fig, axes = plt.subplots(2, 2, figsize=(10, 5), sharex=True)
+draw(tiny, tiny_res.starts, axes[0, 0], axes[1, 0], f"hindsight optimum, TEL {tiny_res.upper}")
+draw(tiny, tiny_mcsf.schedule.starts, axes[0, 1], axes[1, 1], f"MC-SF, TEL {tiny_mcsf.tel}")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# The optimum has TEL {glue:text}`hs-tiny-opt` (proved in {glue:text}`hs-tiny-seconds` s), MC-SF
+# reaches {glue:text}`hs-tiny-mcsf`, and the LP relaxation gives {glue:text}`hs-tiny-lp`. Each bar is a
+# run from $p_i$ to $p_i + o_i$; the lower panels show the memory held at every integer time, which
+# the checker verifies to stay at or below $M$.
+#
+# ## The LP relaxation and why the IP is hard
+#
+# Relaxing (4) to $0 \le x_{i,p} \le 1$ gives the LP relaxation (the Relax-LP of 002 Section 6 as the
+# issue describes it; we did not check 002's text). On small Section 5.1 instances (Arrival Model 1,
+# fixed $n$) we compare the LP value, the certified IP interval and MC-SF:
+
+# %%
+lp_rows = []
+lp_sizes = [6, 8, 10] if mode == "quick" else [6, 8, 10, 12]
+for k, n in enumerate(lp_sizes):
+    inst = section51(np.random.default_rng([seed, 7, k]), 1, n_range=(n, n))
+    r = solve(inst, time_limit=time_limit, threads=threads)
+    lp = lp_relaxation(inst, upper=r.upper)
+    mc = simulate(inst, make_policy("mc-sf"), seed=0).tel
+    lp_rows.append(dict(n=n, M=inst.memory, volume_LB=volume_lower_bound(inst), LP=round(lp, 2), IP_lower=r.lower,
+                        IP_upper=r.upper, proved=r.optimal, seconds=round(r.seconds, 1), MC_SF=mc,
+                        LP_over_IPupper=round(lp / r.upper, 3)))
+lp_table = pd.DataFrame(lp_rows)
+print(lp_table.to_string(index=False))
+glue("hs-lp-ratio-min", f"{lp_table.LP_over_IPupper.min():.3f}", display=False)
+glue("hs-lp-ratio-max", f"{lp_table.LP_over_IPupper.max():.3f}", display=False)
+
+# %% [markdown]
+# The LP value is between {glue:text}`hs-lp-ratio-min` and {glue:text}`hs-lp-ratio-max` of the best
+# schedule's TEL on these instances. The relaxation is weak because a fractional solution can start
+# a small fraction of every request early: the memory rows (3) only limit the *sum* of fractional
+# profiles, and each request's profile grows linearly, so spreading a request over many start times
+# costs little memory at any one time.
+#
+# The model is also large. Its size follows from {prf:ref}`thm-horizon` without building it: the
+# number of columns is $\sum_i (L_i - a_i + 1)$, and row (3) has $\sum_i o_i (L_i - a_i + 1)$
+# non-zeros. For the paper's scale:
+
+# %%
+size_rows = []
+for k, n in enumerate([10, 20, 40, 60]):
+    inst = section51(np.random.default_rng([seed, 8, k]), 1, n_range=(n, n))
+    start_inc, U, src = heuristic_incumbent(inst)
+    L = latest_starts(inst, U)
+    width = L - inst.arrival + 1
+    size_rows.append(dict(n=n, M=inst.memory, horizon=int((L + inst.output).max()),
+                          left_shift_horizon=left_shift_horizon(inst), incumbent_makespan=int((start_inc + inst.output).max()),
+                          columns=int(width.sum()), nonzeros_row3=int((width * inst.output).sum())))
+size_table = pd.DataFrame(size_rows)
+print(size_table.to_string(index=False))
+last = size_table.iloc[-1]
+glue("hs-size-cols60", f"{int(last['columns']):,}", display=False)
+glue("hs-size-nnz60", f"{size_table.nonzeros_row3.iloc[-1]:,}", display=False)
+glue("hs-size-h60", int(size_table.horizon.iloc[-1]), display=False)
+glue("hs-size-mk60", int(size_table.incumbent_makespan.iloc[-1]), display=False)
+
+# %% [markdown]
+# At $n = 60$ the model has {glue:text}`hs-size-cols60` binary columns and {glue:text}`hs-size-nnz60`
+# non-zeros in rows (3), over a proved horizon of {glue:text}`hs-size-h60` although the heuristic
+# schedule ends at {glue:text}`hs-size-mk60`: on these instances the incumbent bound of
+# {prf:ref}`thm-horizon` is not the binding one, because the volume bound $\mathrm{LB}$ is far from
+# the optimum, and the left-shift horizon $A + \sum o_j$ decides. The benchmark
+# `benchmarks/exact_suite.py` measures time to certify (or the final gap) on a fixed suite;
+# its figures, before and after each idea, are in the project's closing note for issue #3.
+#
+# ## Section 5.1 reproduction
+#
+# 001 Section 5.1: $M \sim U[30, 50]$, $s_i \sim U[1, 5]$, $o_i \sim U[1, M - s_i]$; Arrival Model 1
+# (AM1) puts $n \sim U[40, 60]$ requests at $t = 0$; Arrival Model 2 (AM2) draws a rate
+# $\lambda \sim U[0.5, 1.5]$ and a horizon $T \sim U[40, 60]$ with Poisson($\lambda$) arrivals at each
+# integer $t < T$ (`kvlib.instances.section51`). This run: {glue:text}`hs-trials` trials per model,
+# AM1 $n \in$ [{glue:text}`hs-nmin`, {glue:text}`hs-nmax`], AM2 $T \in$ [{glue:text}`hs-hmin`,
+# {glue:text}`hs-hmax`], {glue:text}`hs-timelimit` s per solve ({glue:text}`hs-mode` mode).
+#
+# For each trial we simulate MC-SF, solve the IP and record the certified interval
+# $\mathrm{lower} \le \mathrm{OPT} \le \mathrm{upper}$. The ratio $r = \text{MC-SF}/\mathrm{OPT}$ then
+# lies in $[\text{MC-SF}/\mathrm{upper},\ \text{MC-SF}/\mathrm{lower}]$; it is *exact* only when the
+# solver proved optimality. A trial counts as an exact match when $\text{MC-SF} = \mathrm{OPT}$ is
+# proved, i.e. MC-SF equals the certified lower bound.
+
+# %%
+def run_trial(model: int, k: int) -> dict:
+    rng = np.random.default_rng([seed, model, k])
+    inst = section51(rng, model, n_range=(n_min, n_max), horizon_range=(horizon_min, horizon_max))
+    mc = simulate(inst, make_policy("mc-sf"), seed=0)
+    assert check_schedule(inst, mc.schedule).valid
+    r = solve(inst, time_limit=time_limit, threads=threads)
+    return dict(model=f"AM{model}", trial=k, n=inst.n, M=inst.memory, mcsf=mc.tel, lower=r.lower, upper=r.upper,
+                optimal=r.optimal, seconds=r.seconds, ratio_lo=mc.tel / r.upper, ratio_hi=mc.tel / r.lower,
+                match=bool(mc.tel == r.lower))
+
+
+rows = []
+repro_start = time.perf_counter()
+for model in (1, 2):
+    for k in range(trials):
+        row = run_trial(model, k)
+        rows.append(row)
+        if results_csv:
+            pd.DataFrame([row]).to_csv(results_csv, mode="a", header=(len(rows) == 1), index=False)
+repro_seconds = time.perf_counter() - repro_start
+res = pd.DataFrame(rows)
+print(f"reproduction: {len(res)} solves in {repro_seconds:.1f} s")
+
+# %%
+PAPER = {"AM1": dict(best=1.000, worst=1.074, average=1.005, matches="114 of 200"),
+         "AM2": dict(best=1.000, worst=1.227, average=1.047, matches="not reported")}
+
+
+def summarise(df: pd.DataFrame) -> dict:
+    cert = df[df.optimal]
+    return {
+        "trials": len(df),
+        "proved optimal": int(df.optimal.sum()),
+        "not proved": int((~df.optimal).sum()),
+        "best (interval)": f"[{df.ratio_lo.min():.3f}, {df.ratio_hi.min():.3f}]",
+        "worst (interval)": f"[{df.ratio_lo.max():.3f}, {df.ratio_hi.max():.3f}]",
+        "average (interval)": f"[{df.ratio_lo.mean():.3f}, {df.ratio_hi.mean():.3f}]",
+        "exact matches (proved)": int(df.match.sum()),
+        "average over proved only": f"{cert.ratio_lo.mean():.3f}" if len(cert) else "none proved",
+        "solver seconds (mean / max)": f"{df.seconds.mean():.1f} / {df.seconds.max():.1f}",
+    }
+
+
+summary = pd.DataFrame({m: summarise(res[res.model == m]) for m in ("AM1", "AM2")})
+paper = pd.DataFrame({m: {"best": f"{p['best']:.3f}", "worst": f"{p['worst']:.3f}", "average": f"{p['average']:.3f}",
+                          "exact matches": p["matches"]} for m, p in PAPER.items()})
+print("Ours (every ratio as a certified interval MC-SF/upper .. MC-SF/lower):")
+print(summary.to_string())
+print("\nThe paper's (001 Section 5.1, Gurobi, n in [40, 60]):")
+print(paper.to_string())
+for m in ("AM1", "AM2"):
+    d = res[res.model == m]
+    key = m.lower()
+    glue(f"hs-{key}-proved", int(d.optimal.sum()), display=False)
+    glue(f"hs-{key}-unproved", int((~d.optimal).sum()), display=False)
+    glue(f"hs-{key}-matches", int(d.match.sum()), display=False)
+    glue(f"hs-{key}-avg-lo", f"{d.ratio_lo.mean():.3f}", display=False)
+    glue(f"hs-{key}-avg-hi", f"{d.ratio_hi.mean():.3f}", display=False)
+    glue(f"hs-{key}-worst-lo", f"{d.ratio_lo.max():.3f}", display=False)
+    glue(f"hs-{key}-worst-hi", f"{d.ratio_hi.max():.3f}", display=False)
+    glue(f"hs-{key}-best-lo", f"{d.ratio_lo.min():.3f}", display=False)
+    glue(f"hs-{key}-best-hi", f"{d.ratio_hi.min():.3f}", display=False)
+    glue(f"hs-paper-{key}-best", f"{PAPER[m]['best']:.3f}", display=False)
+    glue(f"hs-paper-{key}-worst", f"{PAPER[m]['worst']:.3f}", display=False)
+    glue(f"hs-paper-{key}-avg", f"{PAPER[m]['average']:.3f}", display=False)
+glue("hs-paper-am1-matches", "114 of 200", display=False)
+glue("hs-repro-seconds", f"{repro_seconds:.0f}", display=False)
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+for ax, m in zip(axes, ("AM1", "AM2")):
+    d = res[res.model == m]
+    bins = np.linspace(1.0, max(1.3, float(d.ratio_hi.max()) + 0.01), 30)
+    ax.hist(d.ratio_lo, bins=bins, alpha=0.6, label="MC-SF / upper (lower end)")
+    ax.hist(d.ratio_hi, bins=bins, alpha=0.6, label="MC-SF / lower (upper end)")
+    if d.optimal.any():
+        ax.hist(d[d.optimal].ratio_lo, bins=bins, histtype="step", color="k", lw=2, label="proved exact")
+    ax.set_title(f"{m}: ratio MC-SF / OPT")
+    ax.set_xlabel("ratio")
+    ax.set_ylabel("trials")
+    ax.legend(fontsize=7)
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# The histograms are drawn as in 001 Figure 2, but each trial contributes both ends of its certified
+# interval; only the black outline (trials proved optimal) is a histogram of exact ratios.
+#
+# **Side by side.** AM1: the average ratio lies in [{glue:text}`hs-am1-avg-lo`,
+# {glue:text}`hs-am1-avg-hi`] (the paper's: {glue:text}`hs-paper-am1-avg`), the worst in
+# [{glue:text}`hs-am1-worst-lo`, {glue:text}`hs-am1-worst-hi`] (the paper's:
+# {glue:text}`hs-paper-am1-worst`), the best in [{glue:text}`hs-am1-best-lo`,
+# {glue:text}`hs-am1-best-hi`] (the paper's: {glue:text}`hs-paper-am1-best`); proved exact matches:
+# {glue:text}`hs-am1-matches` (the paper's: {glue:text}`hs-paper-am1-matches`); trials proved optimal
+# {glue:text}`hs-am1-proved`, not proved {glue:text}`hs-am1-unproved`. AM2: average in
+# [{glue:text}`hs-am2-avg-lo`, {glue:text}`hs-am2-avg-hi`] (the paper's: {glue:text}`hs-paper-am2-avg`),
+# worst in [{glue:text}`hs-am2-worst-lo`, {glue:text}`hs-am2-worst-hi`] (the paper's:
+# {glue:text}`hs-paper-am2-worst`), best in [{glue:text}`hs-am2-best-lo`, {glue:text}`hs-am2-best-hi`]
+# (the paper's: {glue:text}`hs-paper-am2-best`); proved optimal {glue:text}`hs-am2-proved`, not proved
+# {glue:text}`hs-am2-unproved`, proved exact matches {glue:text}`hs-am2-matches`. The reproduction took
+# {glue:text}`hs-repro-seconds` s of wall time.
+#
+# **What the numbers say about the paper's claim.** 001 reports that MC-SF is within a few percent of
+# the hindsight optimum on average (the paper's averages above). A lower end of an interval is a
+# certified statement: MC-SF is *at least* that far from the optimum. An upper end is also certified:
+# MC-SF is *at most* that far. Where the solver proves optimality the two coincide. At the paper's
+# scale our open-source solve does not close the gap within the time limit (see the counts of trials
+# not proved), so our full-mode run can confirm only the interval it prints: the paper's averages are
+# consistent with our intervals when they fall inside them, and are not independently confirmed
+# otherwise. In quick mode the instances are much smaller than the paper's and the comparison is a
+# smoke test of the pipeline, not a reproduction.
+
+# %%
+chapter_seconds = time.perf_counter() - CHAPTER_START
+print(f"chapter run time: {chapter_seconds:.1f} s ({mode} mode)")
+glue("hs-chapter-seconds", f"{chapter_seconds:.0f}", display=False)
+
+# %% [markdown]
+# The whole chapter ran in {glue:text}`hs-chapter-seconds` s in {glue:text}`hs-mode` mode
+# (seed {glue:text}`hs-seed`).
+#
+# ## What was verified / what was not
+#
+# *Verified.* The IP's optimum equals a brute-force enumeration of start times on tiny instances
+# (`tests/test_exact.py`), is at most every policy's TEL, and the LP relaxation is at most the IP;
+# every schedule reported here passed the independent checker; the horizon is proved
+# ({prf:ref}`thm-horizon`); no ratio is reported as exact unless HiGHS closed the gap.
+#
+# *Not verified.* We do not have Gurobi and did not reproduce the paper's solver runs; at $n \in [40, 60]$
+# our certified intervals are wide, so the paper's 1.005 / 1.047 averages and its count of exact
+# matches are neither confirmed nor refuted by this chapter. The LP "Relax-LP" of 002 Section 6 is
+# taken to be the LP relaxation of (1)-(4) as the issue states; we did not compare with 002's text.
+# The issue's goal (certified optima at $n = 40$-$60$ within 60 s on 2 cores) is not reached.
