@@ -49,7 +49,12 @@ echo "==> [3/3] jupyter-book build (warnings are errors)"
 rm -rf book/_build
 # Jupyter Book only exits non-zero on warnings when -W is given; --keep-going
 # reports all of them before failing.  Sphinx's exit status is passed through.
-jupyter-book build . --path-output book --builder html -W -n --keep-going
+if command -v jupyter-book >/dev/null 2>&1; then
+  JB=(jupyter-book)
+else  # e.g. a --user install whose scripts directory is not on PATH
+  JB=("$PYTHON" -c 'from jupyter_book.cli.main import main; main()')
+fi
+"${JB[@]}" build . --path-output book --builder html -W -n --keep-going
 
 test -f book/_build/html/index.html
 # MathJax must be served locally (sphinx-mathjax-offline), never from a CDN.
