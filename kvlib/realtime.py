@@ -77,6 +77,7 @@ class RealtimeResult:
     evictions: int = 0
     clearings: int = 0
     decision_seconds: float = 0.0
+    reset_seconds: float = 0.0  # policy.reset (offline planning of Sorted-F / Sorted-LP / LP-Swap)
     wall_seconds: float = 0.0
     stall_reason: str | None = None
 
@@ -93,7 +94,7 @@ class RealtimeResult:
             "policy": self.policy, "label": self.label, "n": self.n, "completed": self.completed,
             "avg_latency_s": self.avg_latency, "makespan_s": self.makespan_s,
             "peak_memory": int(self.memory_after.max()) if len(self.memory_after) else 0,
-            "rounds": self.rounds, "evictions": self.evictions, "decision_s": self.decision_seconds,
+            "rounds": self.rounds, "evictions": self.evictions, "decision_s": self.decision_seconds, "reset_s": self.reset_seconds,
             "wall_s": self.wall_seconds, "stall_reason": self.stall_reason,
         }
 
@@ -154,7 +155,9 @@ def simulate_realtime(
     vis_round[arr_s <= arr_s[0]] = 0
     ctx = PolicyContext(memory=M, arrival=vis_round, prompt=s, output=told, rng=np.random.default_rng(seed),
                         lower=reorder(lower), upper=reorder(upper))
+    tic = _time.perf_counter()
     policy.reset(ctx)
+    reset_seconds = _time.perf_counter() - tic
     if stall_window is None:
         stall_window = 4 * int(o.max()) + 100
     if max_rounds is None:
@@ -307,6 +310,7 @@ def simulate_realtime(
         evictions=len(cancelled),
         clearings=clearings,
         decision_seconds=decision_seconds,
+        reset_seconds=reset_seconds,
         wall_seconds=_time.perf_counter() - tic_all,
         stall_reason=stall_reason,
     )
