@@ -156,6 +156,10 @@ glue("hs-timelimit", f"{time_limit:g}", display=False)
 # \le U - \mathrm{LB}(I \setminus i)$.
 # :::
 #
+# In particular the paper's suggestion $\bar T = \sum_i (a_i + o_i)$ is large enough: with
+# $a_i \ge 0$ it is at least $A + \sum_i o_i$, the first bound. The theorem supplies the argument the
+# paper leaves out.
+#
 # For $\mathrm{LB}$ we use the solver-free *memory-volume bound* of `kvlib.bounds` (the argument behind
 # 001 Lemma 4.7): the $k$-th completion satisfies $c_{(k)} \ge (a+o)_{(k)}$ and
 # $c_{(k)} \ge \min_i a_i + \lceil W_k / M \rceil$, with $W_k$ the sum of the $k$ smallest volumes
