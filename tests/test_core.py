@@ -154,13 +154,14 @@ def random_instance(draw, max_n=14, max_arrival=12):
     return Instance(tuple(reqs), M)
 
 
-NON_PREEMPTIVE = [name for name in POLICIES if not make_policy(name).preemptive]
+# the foundation's online policies (001 / 002 Theorem EC.1); they accept any instance
+FOUNDATION = ["mc-sf", "mc-benchmark", "fcfs", "mc-sf2"]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(inst=random_instance(), seed=st.integers(0, 10), tie=st.sampled_from(["index", "random"]))
 def test_every_policy_produces_valid_schedules(inst, seed, tie):
-    for name in NON_PREEMPTIVE:
+    for name in FOUNDATION:
         res = simulate(inst, make_policy(name, tie_break=tie), seed=seed)
         rep = check_schedule(inst, res.schedule)
         assert rep.valid, (name, rep.violations)
@@ -186,6 +187,33 @@ def test_clearing_baselines_semantics(inst, seed, alpha, beta):
     assert rep.valid, rep.violations  # nothing exceeds M, cancelled runs well formed
     assert all(p >= a for p, a in zip(res.schedule.starts, inst.arrival))  # every request completes
     assert res.evictions == len(res.schedule.cancelled)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_registered_policy_passes_the_checker(data):
+    """Every policy in the registry, in the setting all of them accept (003 Section 2: all requests at
+    t = 0, equal prompt size, interval predictions containing the true output)."""
+    M = data.draw(st.integers(8, 40))
+    s = data.draw(st.integers(1, 3))
+    n = data.draw(st.integers(1, 10))
+    o = [data.draw(st.integers(1, M - s)) for _ in range(n)]
+    lo = [data.draw(st.integers(1, x)) for x in o]
+    hi = [data.draw(st.integers(x, M - s)) for x in o]
+    inst = Instance.at_zero([s] * n, o, M)
+    for name in POLICIES:
+        pol = make_policy(name, alpha=0.5, beta=0.5)
+        try:
+            res = simulate(inst, pol, seed=1, lower=np.array(lo), upper=np.array(hi), max_rounds=20_000)
+        except SimulationStalled:
+            assert name == "alpha-greedy", name
+            continue
+        except ValueError as e:
+            assert "could never be admitted" in str(e), (name, e)
+            continue
+        rep = check_schedule(inst, res.schedule, allow_cancellation=pol.preemptive)
+        assert rep.valid, (name, rep.violations)
+        assert rep.tel == res.tel, name
 
 
 def test_alpha_greedy_endless_loop_is_reported():
