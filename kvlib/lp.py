@@ -71,10 +71,10 @@ def _model(arrival, prompt, output, memory: int, horizon: int, time_step: int = 
 
 
 def lp_relaxation(instance_or_ctx, horizon: int | None = None, time_step: int | None = None,
-                  max_vars: int = 20000):
+                  max_vars: int = 8000):
     """Solve the LP relaxation; returns ``(value, x, var_request, var_start, horizon, time_step)``.
 
-    ``horizon`` defaults to ``1.5 *`` the makespan of a Sorted-F schedule plus
+    ``horizon`` defaults to ``1.2 *`` the makespan of a Sorted-F schedule plus
     ``max o`` (doubled until feasible); ``time_step`` defaults to the smallest step
     keeping about ``max_vars`` variables.
     """
@@ -109,7 +109,7 @@ def _default_horizon(a, s, o, M) -> int:
 
     inst = Instance.from_arrays(a, s, o, M)
     mk = simulate(inst, sorted_f("swap")).makespan
-    return int(1.5 * mk) + int(np.max(o))
+    return int(1.2 * mk) + int(np.max(o))
 
 
 def lp_order(instance_or_ctx, **kw) -> np.ndarray:
