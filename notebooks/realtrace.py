@@ -1,0 +1,548 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.16.0
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (chapter-realtrace)=
+# # Real-trace experiments in continuous time
+#
+# This chapter re-runs the real-data experiments of the papers -- Jaillet et al.
+# {cite}`jaillet2025onlinev1` (001 Section 5.2), Wang-Ye-Zhou (002 Section 7) and
+# Chen-Ye-Zhou (003 Section 6) -- in a **continuous-time** simulator: each
+# scheduling round is one batch of Llama-2-70B on two A100 GPUs, and the batch
+# lasts as long as a batch-time model fitted to Vidur's profiling data says.
+# It establishes (i) a documented batch-time model, (ii) an LMSYS-like length
+# generator matched to the papers' published statistics, (iii) side-by-side
+# comparisons with the papers' numbers, and (iv) the same policies on a
+# production trace with real arrival times.
+#
+# **Labels.** The LMSYS-Chat-1M lengths the papers used are not available here;
+# every result computed from our generator is marked **synthetic (LMSYS-like)**.
+# Results on the arXiv and Splitwise files name the file and its SHA-256. Without
+# `../shared/data` the chapter runs on an embedded synthetic stand-in and says so.
+#
+# Parameters (set by papermill, see `book/chapters.yml`): `mode` (`"quick"` is a
+# reduced scale for CI, clearly smaller than the papers'; `"full"` is the
+# papers' scale), `seed`, `shared_dir`, `user_csv` (a CSV with columns
+# `prompt,output`, e.g. the real LMSYS lengths, replacing the generator), the
+# parallel backend and the sizes below (`None` = the mode's default).
+
+# %% tags=["parameters"]
+mode = "quick"
+seed = 0
+shared_dir = "../shared/data"
+user_csv = None
+n_jobs = 2
+backend = "loky"
+memory = 16492
+rates = None  # Poisson rates (per second) of 001 Sec. 5.2: [high, low]
+fig3_sizes = None
+fig3_runs = None
+table1_n = None
+table1_runs = None
+alpha_grid = None
+alpha_grid_n = None
+sizes_002 = None
+lp_sizes_002 = None
+sizes_003 = None
+splitwise_rates = None
+splitwise_n = None
+
+# %%
+import time as _time
+
+_T0 = _time.perf_counter()
+import hashlib
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from myst_nb import glue
+
+from kvlib.batchtime import EMBEDDED, default_model, fit_from_csv, profile_points
+from kvlib.policies import POLICIES
+from kvlib.realexp import build_workload, run_spec
+from kvlib.sweeps import parallel_map
+from kvlib.workloads import (ARXIV_CSV, SPLITWISE_CSV, SYNTHETIC_LABEL, lmsys_fit_table, load_arxiv,
+                             load_splitwise, resolve_shared_dir)
+
+if mode not in ("quick", "full"):
+    raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
+Q = mode == "quick"
+DEFAULTS = {
+    "rates": [50.0, 10.0],
+    "fig3_sizes": [250, 500, 1000] if Q else list(range(1000, 10001, 1000)),
+    "fig3_runs": 1 if Q else 3,
+    "table1_n": 500 if Q else 1000,
+    "table1_runs": 4 if Q else 50,
+    "alpha_grid": [0.1, 0.2, 0.3, 0.4] if Q else [round(a, 2) for a in np.arange(0.0, 0.401, 0.01)],
+    "alpha_grid_n": 500 if Q else 1000,
+    "sizes_002": [200, 400] if Q else list(range(200, 2001, 200)),
+    "lp_sizes_002": [200] if Q else [200, 400, 600],
+    "sizes_003": [400, 800] if Q else list(range(200, 2001, 200)),
+    "splitwise_rates": [0.5, 1.0, 2.0],
+    "splitwise_n": 200 if Q else 2000,
+}
+P = {k: (globals()[k] if globals()[k] is not None else v) for k, v in DEFAULTS.items()}
+RATE_HI, RATE_LO = P["rates"]
+SHARED = resolve_shared_dir(shared_dir)
+print(f"This chapter was produced in {mode!r} mode with seed {seed}"
+      + (" (QUICK: reduced sizes and run counts, not the papers' scale)." if Q else " (the papers' scale)."))
+print(f"shared data directory: {SHARED if SHARED else 'NOT FOUND -> embedded coefficients and synthetic stand-ins'}")
+print(f"user CSV: {user_csv or 'none (LMSYS-like generator)'}; parallel backend {backend!r}, n_jobs = {n_jobs}")
+LM_LABEL = f"user CSV {Path(user_csv).name}" if user_csv else SYNTHETIC_LABEL
+glue("rt_mode", mode, display=False)
+glue("rt_lmlabel", LM_LABEL, display=False)
+
+
+def run_all(specs, desc):
+    base = {"shared_dir": str(SHARED) if SHARED else None, "user_csv": user_csv, "memory": memory}
+    return pd.DataFrame(parallel_map(run_spec, [dict(base, **s) for s in specs], n_jobs=n_jobs,
+                                     backend=backend, desc=desc))
+
+
+def sha(p):
+    return hashlib.sha256(Path(p).read_bytes()).hexdigest()
+
+
+files = []
+for name in (ARXIV_CSV, SPLITWISE_CSV, "a100_llama2_70b_mlp.csv", "a100_pairwise_nvlink_all_reduce.csv"):
+    p = SHARED / name if SHARED else None
+    files.append({"file": name, "present": bool(p and p.exists()), "sha256": sha(p) if p and p.exists() else "-"})
+if user_csv:
+    files.append({"file": str(user_csv), "present": Path(user_csv).exists(), "sha256": sha(user_csv)})
+pd.DataFrame(files)
+
+# %% [markdown]
+# ## The batch-time model
+#
+# ```{prf:definition} Batch time
+# :label: rt-batchtime
+# A batch of round $t$ prefills the prompts of the requests started at $t$
+# ($P$ tokens, squared sizes summing to $Q$) and decodes one token for each of the
+# $D$ requests started earlier, which attend to $K$ cached tokens in total. Its time is
+# $$
+# \tau(P, D, K) = L\,\big[f(P+D) + 2\,g\big(2h(P+D)\big) + a_{\mathrm{dec}} K + a_{\mathrm{pre}} Q\big] + e(P+D)
+# \quad\text{ms},
+# $$
+# with $L = 80$ layers and $h = 8192$: $f$ is the per-layer time of the non-attention
+# operators (piecewise linear with one knee, fitted to Vidur's profile at tensor
+# parallelism 2), $g$ the NVLink all-reduce time of a message of $2h(P+D)$ bytes
+# (linear fit), $e$ the embedding, and the attention terms are **derived, not
+# measured** (Vidur's attention profile is not available): decode attention reads
+# 4,096 bytes of K and V per cached token per layer (8 KV heads x 128 x 2 x fp16),
+# half on each GPU, at an assumed 2.0 TB/s HBM bandwidth per A100
+# ($a_{\mathrm{dec}} = 2048/(2\cdot 10^{12})$ s per token); prefill attention costs
+# $2 s^2 \cdot 4096$ FLOPs per layer per GPU at an assumed 156 TFLOP/s (half the
+# A100's fp16 peak).
+# ```
+#
+# The coefficients are embedded in `kvlib.batchtime.EMBEDDED` with their provenance;
+# when the CSVs are present the chapter refits them and checks they agree.
+
+# %%
+model = default_model()
+prov = EMBEDDED["provenance"]
+coef = pd.DataFrame([{k: v for k, v in EMBEDDED.items() if k != "provenance"}]).T.rename(columns={0: "value"})
+if SHARED and (SHARED / "a100_llama2_70b_mlp.csv").exists():
+    refit = fit_from_csv(SHARED)
+    coef["refit from CSV"] = [getattr(refit, k) for k in coef.index]
+    agree = all(np.isclose(coef["value"].astype(float), coef["refit from CSV"].astype(float), rtol=1e-6))
+    print("refit from the CSVs agrees with the embedded coefficients:", agree)
+else:
+    print("CSV profiles absent: using the EMBEDDED coefficients (fitted from the files named below)")
+print({k: prov[k] for k in ("mlp_csv", "mlp_sha256", "allreduce_csv", "allreduce_sha256", "fit_date",
+                            "layer_r2", "layer_median_rel_err", "layer_max_rel_err", "allreduce_r2")})
+glue("rt_r2", prov["layer_r2"], display=False)
+glue("rt_relerr", 100 * prov["layer_median_rel_err"], display=False)
+glue("rt_ms1", model.batch_ms(0, 1, 100), display=False)
+glue("rt_ms200", model.batch_ms(0, 200, 16000), display=False)
+glue("rt_ms_pre", model.batch_ms(2000, 0, 0, 2000**2), display=False)
+coef
+
+# %%
+fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
+T = np.arange(1, 4097)
+if SHARED and (SHARED / "a100_llama2_70b_mlp.csv").exists():
+    Tm, ym = profile_points(SHARED)
+    ax[0].plot(Tm, ym, ".", ms=3, label="Vidur profile (median, TP=2)")
+ax[0].plot(T, model.layer_linear_ms(T), "-", label="fit f(T)")
+ax[0].set(xscale="log", yscale="log", xlabel="tokens in batch T", ylabel="ms per layer", title="non-attention operators")
+ax[0].legend(fontsize=8)
+D = np.arange(1, 401)
+for kv_per in (100, 500, 2000):
+    ax[1].plot(D, model.batch_ms(0, D, D * kv_per), label=f"{kv_per} cached tokens / request")
+ax[1].set(xlabel="decode requests D", ylabel="ms per batch", title="decode-only batches")
+ax[1].legend(fontsize=8)
+Pp = np.arange(0, 4001, 50)
+for d in (0, 50, 150):
+    ax[2].plot(Pp, model.batch_ms(Pp, d, d * 200, Pp**2), label=f"one prompt of P tokens + {d} decodes")
+ax[2].set(xlabel="prefill tokens P", ylabel="ms per batch", title="batches with a prefill")
+ax[2].legend(fontsize=8)
+fig.tight_layout()
+
+# %% [markdown]
+# The fit of the per-layer operators has $R^2 =$ {glue:text}`rt_r2:.4f` and a median
+# relative error of {glue:text}`rt_relerr:.1f` %. A single decode token takes
+# {glue:text}`rt_ms1:.1f` ms (weight-bound), 200 decoding requests holding 16,000
+# tokens {glue:text}`rt_ms200:.1f` ms, and a batch with one 2,000-token prompt
+# {glue:text}`rt_ms_pre:.0f` ms.
+#
+# ## Workloads
+#
+# The LMSYS-like generator is a two-component mixture of discretised log-normals per
+# length, fitted to the published statistics of the 2,000 LMSYS conversations of 003
+# (a single log-normal cannot match mean, median and variance on the published range;
+# see `kvlib.workloads`). Prompt and output lengths are drawn independently.
+
+# %%
+fit = lmsys_fit_table(refit=not Q)
+fit.round(3)
+
+# %%
+wl = []
+for w in (build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_csv": user_csv}),
+          load_arxiv(SHARED, fallback=True, seed=seed), load_splitwise(SHARED, fallback=True, seed=seed)):
+    d = w.summary()
+    d["label"] = w.label if w.label != SYNTHETIC_LABEL else LM_LABEL
+    wl.append(d)
+WL = pd.DataFrame(wl)
+glue("rt_sw_label", WL.loc[2, "label"], display=False)
+glue("rt_ax_label", WL.loc[1, "label"], display=False)
+WL
+
+# %% [markdown]
+# ## 001 Section 5.2: MC-SF against the benchmarks ({glue:text}`rt_lmlabel`)
+#
+# Requests arrive by a Poisson process ($\lambda = 50$ per second, "high demand", and
+# $\lambda = 10$, "low demand"), $M = 16{,}492$ tokens. MC-SF and MC-Benchmark use the
+# look-ahead test; the $\alpha$-protection baselines admit up to $(1-\alpha)M$ and clear
+# on overflow (all running requests, or each with probability $\beta$).
+#
+# ### Smallest $\alpha$ without endless clearing
+#
+# A run is declared an endless clearing loop when it does not finish within ten times
+# the number of rounds FCFS needs on the same workload (plus 1,000), or when no request
+# completes for $4\max o + 100$ consecutive rounds. For each rate we report the smallest
+# $\alpha$ of the grid at and above which every run of alpha-protection greedy finished
+# ("<= a" when even the smallest grid value never looped).
+
+# %%
+grid = P["alpha_grid"]
+nG = P["alpha_grid_n"]
+grid_seeds = [seed] if Q else [seed, seed + 1, seed + 2]
+ref = run_all([{"workload": "lmsys", "n": nG, "rate": r, "seed": s, "policy": "fcfs"} for r in P["rates"] for s in grid_seeds],
+              "fcfs reference")
+cap = {(r["rate"], r["seed"]): 10 * r["rounds"] + 1000 for _, r in ref.iterrows()}
+G = run_all([{"workload": "lmsys", "n": nG, "rate": r, "seed": s, "policy": "alpha-greedy", "opts": {"alpha": a},
+              "max_rounds": cap[(r, s)], "check": False} for r in P["rates"] for s in grid_seeds for a in grid],
+            "alpha grid")
+G["alpha"] = G["opts"].map(lambda o: o["alpha"])
+ok = G.groupby(["rate", "alpha"])["completed"].all().unstack(0)
+
+
+def smallest_alpha(col):
+    good = [a for a in ok.index if ok.loc[ok.index >= a, col].all()]
+    return min(good) if good else float("nan")
+
+
+A_HI, A_LO = smallest_alpha(RATE_HI), smallest_alpha(RATE_LO)
+
+
+def fmt_alpha(a):
+    return f"<= {a}" if a == min(grid) else str(a)
+
+
+glue("rt_alpha_hi", fmt_alpha(A_HI), display=False)
+glue("rt_alpha_lo", fmt_alpha(A_LO), display=False)
+pd.DataFrame({"rate": [RATE_HI, RATE_LO], "smallest alpha (ours)": [fmt_alpha(A_HI), fmt_alpha(A_LO)],
+              "paper (001)": [0.21, 0.24], "grid": [f"{grid[0]}..{grid[-1]}"] * 2, "n": [nG] * 2,
+              "workload": [LM_LABEL] * 2})
+
+# %% [markdown]
+# Ours: {glue:text}`rt_alpha_hi` at high demand, {glue:text}`rt_alpha_lo` at low demand
+# (the paper's: 0.21 and 0.24), on {glue:text}`rt_lmlabel` data.
+#
+# ### Figure 3: average latency against the number of requests
+
+# %%
+A_USE = max(0.3, float(np.nan_to_num(max(A_HI, A_LO), nan=0.3)))
+BENCH = [("mc-sf", {}), ("mc-benchmark", {}), ("alpha-greedy", {"alpha": A_USE}),
+         ("alpha-beta-clearing", {"alpha": A_USE, "beta": 0.5})]
+
+
+def pname(p, o):
+    return p + ("" if not o else "(" + ", ".join(f"{k}={v}" for k, v in o.items()) + ")")
+
+
+F3 = run_all([{"workload": "lmsys", "n": n, "rate": r, "seed": seed + k, "policy": p, "opts": o}
+              for r in P["rates"] for n in P["fig3_sizes"] for k in range(P["fig3_runs"]) for p, o in BENCH], "figure 3")
+F3["name"] = [pname(p, o) for p, o in zip(F3["policy"], F3["opts"])]
+assert F3["valid"].dropna().all()
+fig, ax = plt.subplots(1, 2, figsize=(12, 3.8))
+slopes = []
+for j, r in enumerate(P["rates"]):
+    sub = F3[F3.rate == r].groupby(["name", "n"])["avg_latency"].mean().unstack(0)
+    for c in sub.columns:
+        y = sub[c].dropna()
+        ax[j].plot(y.index, y.values, "o-", label=c)
+        if len(y) >= 2:
+            slopes.append({"rate": r, "policy": c, "slope (s per request)": np.polyfit(y.index, y.values, 1)[0]})
+    ax[j].set(title=f"lambda = {r}/s ({LM_LABEL})", xlabel="number of requests", ylabel="average latency (s)")
+    ax[j].legend(fontsize=7)
+fig.tight_layout()
+S = pd.DataFrame(slopes)
+S["1/slope"] = 1 / S["slope (s per request)"]
+paper_slope = {(RATE_HI, "mc-sf"): "1/6", (RATE_LO, "mc-sf"): "1/800"}
+S["paper (001)"] = [paper_slope.get((r, p), "best benchmark ~1/2" if r == RATE_HI else "best benchmark ~1/100")
+                    for r, p in zip(S.rate, S.policy)]
+
+
+def slope(r, p):
+    v = S[(S.rate == r) & (S.policy == p)]["slope (s per request)"]
+    return float(v.iloc[0]) if len(v) else float("nan")
+
+
+bench_hi = min(slope(RATE_HI, pname(p, o)) for p, o in BENCH[1:])
+bench_lo = min(slope(RATE_LO, pname(p, o)) for p, o in BENCH[1:])
+glue("rt_s_sf_hi", 1 / slope(RATE_HI, "mc-sf"), display=False)
+glue("rt_s_b_hi", 1 / bench_hi, display=False)
+glue("rt_s_sf_lo", 1 / slope(RATE_LO, "mc-sf"), display=False)
+glue("rt_s_b_lo", 1 / bench_lo, display=False)
+S.round(5)
+
+# %% [markdown]
+# Fitted slopes (seconds of average latency per additional request; we print
+# 1/slope): at high demand MC-SF 1/{glue:text}`rt_s_sf_hi:.1f` against the best
+# benchmark's 1/{glue:text}`rt_s_b_hi:.1f` (paper: about 1/6 against 1/2); at low demand
+# 1/{glue:text}`rt_s_sf_lo:.0f` against 1/{glue:text}`rt_s_b_lo:.0f` (paper: 1/800 against
+# 1/100). A negative or huge 1/slope means the latency does not grow measurably with
+# the number of requests at that load. All {glue:text}`rt_lmlabel`.
+#
+# ### Table 1: 1,000 requests at $\lambda = 50$, repeated runs
+
+# %%
+T1_POL = [("mc-sf", {}), ("mc-benchmark", {})] + [("alpha-greedy", {"alpha": a}) for a in (0.25, 0.3)] + [
+    ("alpha-beta-clearing", {"alpha": 0.3, "beta": b}) for b in (0.2, 0.5)]
+T1 = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": RATE_HI, "seed": seed + 1000 + k, "policy": p,
+               "opts": o} for k in range(P["table1_runs"]) for p, o in T1_POL], "table 1")
+T1["name"] = [pname(p, o) for p, o in zip(T1["policy"], T1["opts"])]
+tab1 = T1.groupby("name", sort=False)["avg_latency"].agg(["mean", "std", "max", "min"])
+tab1["unfinished runs"] = T1.groupby("name", sort=False)["completed"].apply(lambda c: int((~c).sum()))
+tab1["paper average (001 Table 1)"] = [{"mc-sf": 32.112, "mc-benchmark": 46.472, "alpha-greedy(alpha=0.3)": 51.933}.get(i, "-")
+                                       for i in tab1.index]
+glue("rt_t1_sf", tab1.loc["mc-sf", "mean"], display=False)
+glue("rt_t1_mb", tab1.loc["mc-benchmark", "mean"], display=False)
+glue("rt_t1_a3", tab1.loc["alpha-greedy(alpha=0.3)", "mean"], display=False)
+glue("rt_t1_n", P["table1_n"], display=False)
+_ours = [tab1.loc[k, "mean"] for k in ("mc-sf", "mc-benchmark", "alpha-greedy(alpha=0.3)")]
+_order_ok = bool(_ours[0] < _ours[1] < _ours[2])
+glue("rt_t1_order", "agrees with the paper's (MC-SF < MC-Benchmark < alpha = 0.3)" if _order_ok
+     else "differs from the paper's (MC-SF < MC-Benchmark < alpha = 0.3)", display=False)
+glue("rt_t1_ratio", float(np.mean(np.array(_ours) / np.array([32.112, 46.472, 51.933]))), display=False)
+glue("rt_t1_runs", P["table1_runs"], display=False)
+print(f"{P['table1_runs']} runs of {P['table1_n']} requests, lambda = {RATE_HI}/s, {LM_LABEL}; latency in seconds")
+tab1.round(3)
+
+# %% [markdown]
+# Over {glue:text}`rt_t1_runs` runs of {glue:text}`rt_t1_n` requests
+# ({glue:text}`rt_lmlabel`): MC-SF {glue:text}`rt_t1_sf:.3f` s, MC-Benchmark
+# {glue:text}`rt_t1_mb:.3f` s, alpha-protection greedy with $\alpha = 0.3$
+# {glue:text}`rt_t1_a3:.3f` s; the paper's: 32.112, 46.472 and 51.933. Our ordering
+# {glue:text}`rt_t1_order`; our averages are on average {glue:text}`rt_t1_ratio:.2f`
+# times the paper's (see "Disagreements" below).
+#
+# ### Memory over time and the $\alpha$ and $\beta$ sweeps (001 Figures 6-11)
+
+# %%
+MEM = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": RATE_HI, "seed": seed, "policy": p, "opts": o,
+                "keep_trace": True} for p, o in T1_POL[:3] + T1_POL[-1:]], "memory traces")
+fig, ax = plt.subplots(1, len(MEM), figsize=(14, 3.2), sharey=True)
+for a_, (_, r) in zip(ax, MEM.iterrows()):
+    ts, mem = r["trace"]
+    a_.plot(ts, mem, lw=0.6)
+    a_.axhline(memory, color="k", ls=":", lw=0.8)
+    a_.set(title=pname(r["policy"], r["opts"]), xlabel="time (s)")
+ax[0].set_ylabel("KV tokens held")
+fig.suptitle(f"memory over time, lambda = {RATE_HI}/s ({LM_LABEL})", y=1.02)
+fig.tight_layout()
+
+# %%
+alphas = [0.2, 0.25, 0.3, 0.35, 0.4] if Q else [round(a, 2) for a in np.arange(0.15, 0.501, 0.05)]
+betas = [0.1, 0.3, 0.5, 0.7, 1.0] if Q else [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0]
+SW = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": r, "seed": seed, "policy": p, "opts": {"alpha": a, "beta": 0.5},
+               "check": False} for r in P["rates"] for a in alphas for p in ("alpha-greedy", "alpha-beta-clearing")]
+             + [{"workload": "lmsys", "n": P["table1_n"], "rate": r, "seed": seed, "policy": "alpha-beta-clearing",
+                 "opts": {"alpha": 0.3, "beta": b}, "check": False} for r in P["rates"] for b in betas], "alpha/beta sweeps")
+SW["alpha"] = SW.opts.map(lambda o: o["alpha"])
+SW["beta"] = SW.opts.map(lambda o: o["beta"])
+fig, ax = plt.subplots(1, 2, figsize=(12, 3.6))
+for r in P["rates"]:
+    for p in ("alpha-greedy", "alpha-beta-clearing"):
+        d = SW[(SW.rate == r) & (SW.policy == p) & (SW.alpha.isin(alphas)) & ((SW.beta == 0.5) | (p == "alpha-greedy"))]
+        d = d.drop_duplicates("alpha").sort_values("alpha")
+        ax[0].plot(d.alpha, d.avg_latency, "o-", label=f"{p}, lambda={r}")
+    d = SW[(SW.rate == r) & (SW.policy == "alpha-beta-clearing") & (SW.alpha == 0.3)].drop_duplicates("beta").sort_values("beta")
+    ax[1].plot(d.beta, d.avg_latency, "o-", label=f"alpha = 0.3, lambda={r}")
+ax[0].set(xlabel="alpha", ylabel="average latency (s)", title="alpha sweep (beta = 0.5 for beta-clearing)")
+ax[1].set(xlabel="beta", ylabel="average latency (s)", title="beta sweep")
+for a_ in ax:
+    a_.legend(fontsize=7)
+fig.tight_layout()
+print("missing points = runs that did not finish (endless clearing)")
+
+# %% [markdown]
+# ## 002 Section 7: mixed LMSYS-like and arXiv requests at $t = 0$
+#
+# 80 % {glue:text}`rt_lmlabel` and 20 % arXiv ({glue:text}`rt_ax_label`) requests,
+# mixed at random, all present at $t = 0$. Latency is in seconds; "scheduler time"
+# is the policy's own computation (planning at reset plus all decisions).
+
+# %%
+have = set(POLICIES)
+P002 = [("fcfs", {}), ("mc-sf", {})]
+P002 += [(p, o) for p, o in [("sorted-f", {"selector": "swap"}), ("sorted-f", {"selector": "quantile"})] if p in have]
+LP002 = [(p, {}) for p in ("sorted-lp", "lp-swap") if p in have]
+pending = [p for p in ("sorted-f", "sorted-lp", "lp-swap", "a-max", "a-min", "h-sf") if p not in have]
+print("policies pending (not in kvlib.policies.POLICIES yet):", pending or "none")
+specs = [{"workload": "mixed002", "n": n, "seed": seed, "policy": p, "opts": o} for n in P["sizes_002"] for p, o in P002]
+specs += [{"workload": "mixed002", "n": n, "seed": seed, "policy": p, "opts": o} for n in P["lp_sizes_002"] for p, o in LP002]
+M2 = run_all(specs, "002 mixed")
+M2["name"] = [pname(p, o) for p, o in zip(M2["policy"], M2["opts"])]
+M2["scheduler_s"] = M2["reset_s"] + M2["decision_s"]
+assert M2["valid"].all()
+fig, ax = plt.subplots(1, 2, figsize=(12, 3.6))
+for nm, d in M2.groupby("name", sort=False):
+    ax[0].plot(d.n, d.avg_latency, "o-", label=nm)
+    ax[1].plot(d.n, d.scheduler_s, "o-", label=nm)
+ax[0].set(xlabel="number of requests", ylabel="average latency (s)", title="002 Fig. 8 / EC.2 setting")
+ax[1].set(xlabel="number of requests", ylabel="scheduler time (s)", yscale="log", title="scheduler computation time")
+ax[0].legend(fontsize=7)
+fig.tight_layout()
+T2 = M2.pivot_table(index="n", columns="name", values="avg_latency")
+nmax2 = max(P["sizes_002"])
+glue("rt_002_n", nmax2, display=False)
+glue("rt_002_sf", T2.loc[nmax2, "mc-sf"], display=False)
+glue("rt_002_fcfs", T2.loc[nmax2, "fcfs"], display=False)
+glue("rt_002_sorted", T2.loc[nmax2, "sorted-f(selector=swap)"] if "sorted-f(selector=swap)" in T2 else float("nan"), display=False)
+T2.round(2)
+
+# %% [markdown]
+# At {glue:text}`rt_002_n` requests: FCFS {glue:text}`rt_002_fcfs:.1f` s, MC-SF
+# {glue:text}`rt_002_sf:.1f` s, Sorted-F (swap) {glue:text}`rt_002_sorted:.1f` s. Sorted-LP
+# and LP-Swap solve an LP relaxation and are run on the smaller sizes only.
+#
+# ## 003 Section 6: interval predictions
+
+# %%
+P003 = [p for p in ("a-max", "a-min", "h-sf") if p in have]
+PREDS = ["wide", "buckets", 0.1, 0.95, 0.99]
+M3 = run_all([{"workload": "lmsys", "n": n, "rate": None, "seed": seed, "policy": p, "pred": pr}
+              for pr in PREDS for n in P["sizes_003"] for p in P003], "003 intervals")
+assert M3["valid"].all()
+M3["pred"] = M3["pred"].map(lambda x: {"wide": "[1,1000]", "buckets": "10 buckets"}.get(x, f"x={x}"))
+fig, ax = plt.subplots(1, len(PREDS), figsize=(15, 3.2), sharey=False)
+for a_, (pr, d) in zip(ax, M3.groupby("pred", sort=False)):
+    for p, e in d.groupby("policy"):
+        a_.plot(e.n, e.avg_latency, "o-", label=p)
+    a_.set(title=pr, xlabel="requests")
+ax[0].set_ylabel("average latency (s)")
+ax[0].legend(fontsize=7)
+fig.suptitle(f"003 Figures 5-7 setting ({LM_LABEL}, all at t = 0)", y=1.03)
+fig.tight_layout()
+T3 = M3.pivot_table(index=["pred", "n"], columns="policy", values="avg_latency")
+T3.round(2)
+
+# %% [markdown]
+# ## Beyond the papers: the Splitwise production trace with real arrival times
+#
+# The first requests of {glue:text}`rt_sw_label` keep their real arrival pattern,
+# rescaled to several mean rates. With prompts of about 1,150 tokens, far fewer
+# requests fit in $M$ than with LMSYS-like lengths, so the sustainable rate is around
+# one request per second.
+
+# %%
+SWP = [("fcfs", {}), ("mc-sf", {}), ("mc-benchmark", {}), ("alpha-greedy", {"alpha": A_USE})]
+SP = run_all([{"workload": "splitwise", "n": P["splitwise_n"], "rate": r, "seed": seed, "policy": p, "opts": o}
+              for r in P["splitwise_rates"] for p, o in SWP], "splitwise")
+SP["name"] = [pname(p, o) for p, o in zip(SP["policy"], SP["opts"])]
+assert SP["valid"].dropna().all()
+SP.pivot_table(index="rate", columns="name", values="avg_latency").round(2)
+
+# %% [markdown]
+# ## Every policy on one workload
+#
+# One table: all policies of the four papers available in `kvlib` on the same instance,
+# the mixed workload of 002 (80 % {glue:text}`rt_lmlabel`, 20 % arXiv), all requests
+# at $t = 0$ (the only setting in which the offline 002 planners apply; with
+# LMSYS-like lengths alone a few hundred requests fit in $M$ at once and every policy
+# coincides); the 003 policies receive intervals $[(1-x)o, (1+x)o]$ with $x = 0.5$
+# (H-SF knows $o$).
+
+# %%
+nC = 200 if Q else 600
+ALL = [("mc-sf", {}, None), ("mc-benchmark", {}, None), ("fcfs", {}, None), ("mc-sf2", {}, None),
+       ("alpha-greedy", {"alpha": A_USE}, None), ("alpha-beta-clearing", {"alpha": A_USE, "beta": 0.5}, None)]
+ALL += [(p, o, None) for p, o in P002[2:] + LP002]
+ALL += [(p, {}, 0.5) for p in P003]
+C = run_all([{"workload": "mixed002", "n": nC, "rate": None, "seed": seed, "policy": p, "opts": o, "pred": pr}
+             for p, o, pr in ALL], "all policies")
+C["name"] = [pname(p, o) for p, o in zip(C["policy"], C["opts"])]
+C["scheduler_s"] = C["reset_s"] + C["decision_s"]
+print(f"{nC} requests, mixed 002 workload ({LM_LABEL} + arXiv), all at t = 0, M = {memory}")
+C[["name", "pred", "completed", "valid", "avg_latency", "makespan", "evictions", "scheduler_s"]].sort_values("avg_latency").round(3)
+
+# %% [markdown]
+# ## Disagreements with the papers
+#
+# * **Absolute latencies.** Our Table 1 latencies are {glue:text}`rt_t1_ratio:.2f` times
+#   the paper's on average (in quick mode also with half the requests). The inputs differ in two
+#   ways we cannot remove: the LMSYS lengths are synthetic (matched only in range,
+#   mean, median and variance), and our batch-time model is a stand-in for Vidur's
+#   predictor (fitted to the same operator profiles but with a derived attention term
+#   and no CPU/scheduling overheads).
+# * **The alpha threshold** depends on the same two inputs and on our definition of an
+#   endless clearing loop (a round budget), so it is compared with the paper's only as
+#   an order of magnitude.
+# * **Figure 3 slopes** at low demand: when the system keeps up with the arrivals the
+#   average latency barely grows with the number of requests, and the fitted slope is
+#   dominated by noise (the paper's 1/800 and 1/100 are small slopes too).
+#
+# ## Timings
+
+# %%
+ELAPSED = _time.perf_counter() - _T0
+glue("rt_elapsed", ELAPSED, display=False)
+print(f"mode {mode!r}: the whole chapter took {ELAPSED:.1f} s of wall time with n_jobs = {n_jobs} ({backend}).")
+
+# %% [markdown]
+# This run ({glue:text}`rt_mode` mode) took {glue:text}`rt_elapsed:.0f` s. Throughput of
+# the simulator alone: `python benchmarks/realtime_throughput.py` (MC-SF, 10,000
+# requests, $M = 16{,}492$).
+#
+# ## What was verified / what was not
+#
+# *Verified:* every schedule behind every number above (except runs declared endless
+# and the sweeps marked unchecked for speed) passed the independent checker at round
+# level (memory $\le M$ at every round, non-preemption or valid cancellations);
+# the batch-time model's refit from the CSVs equals the embedded coefficients; the
+# LMSYS-like mixture reproduces the published mean, median and variance; the traces'
+# SHA-256 are printed above.
+#
+# *Not verified:* that our batch-time model matches Vidur's predictor (Vidur's
+# attention profile and its regression are not available); that the synthetic
+# LMSYS-like lengths behave like the real ones beyond the four published statistics
+# (a reader with the data can pass `user_csv`); quick mode runs far fewer and smaller
+# instances than the papers.
