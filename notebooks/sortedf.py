@@ -400,8 +400,8 @@ glue("th4_small_ratio", f"{(small['Sorted-F'] / small['Sorted-F_separate']).max(
 #
 # The two-type instances of 002 Theorem 1 (shortest output first) and Theorem EC.1 (shortest $s + o$
 # first) make the ratio of shortest-first grow with $M$. Their generators live in `kvlib.adversary`
-# (`wyz_thm1_instance`, `wyz_ec1_instance`) and the growth study, with optima, belongs to the
-# lower-bound chapter; here we only run MC-SF, MC-SF2 (shortest $s + o$ first) and Sorted-F on them.
+# (`wyz_thm1_instance`, `wyz_ec1_instance`) and the growth study, with optima, is in
+# {ref}`chapter-lowerbounds`; here we only run MC-SF, MC-SF2 (shortest $s + o$ first) and Sorted-F on them.
 
 # %%
 from kvlib.adversary import wyz_ec1_instance, wyz_thm1_instance
@@ -577,7 +577,7 @@ glue("ec1_mcsf_ratio", f"{(means['MC-SF'] / means['Sorted-F (Swap)']).mean():.3f
 # reader holding the paper. In quick mode the instances are smaller than the paper's $n = 100$ and the
 # intervals wide; full mode runs $n = 100$ (Mixed 200) with 30 trials.
 #
-# The mixed real-data experiment of 002 Section 7 belongs to the real-trace chapter.
+# The mixed real-data experiment of 002 Section 7 is in {ref}`chapter-realtrace`.
 #
 # ## Lemma 1 on every batch of this chapter
 
@@ -605,4 +605,4 @@ glue("elapsed", f"{time.perf_counter() - T0:.0f}", display=False)
 # Not verified: Theorems 5-7 (the group and aligned schedules are not constructed); the scaled DP,
 # quantile greedy and LP-Swap follow our reading of Algorithms 3, 5 and 7, whose exact parameters are
 # not reproduced here; the paper's Table 3 and Table EC.1 numbers are not reproduced here, so no
-# discrepancy with them is claimed; the Theorem 1 / EC.1 growth study is in the lower-bound chapter.
+# discrepancy with them is claimed; the Theorem 1 / EC.1 growth study is in {ref}`chapter-lowerbounds`.
