@@ -340,9 +340,6 @@ def _highs_from_cvxpy(model: TimeIndexedModel):
     return h, nx
 
 
-_LAST_THREADS: int | None = None
-
-
 def solve(
     instance: Instance,
     *,
@@ -387,12 +384,10 @@ def solve(
             sol.col_value = vec.tolist()
             sol.value_valid = True
             h.setSolution(sol)
-    # HiGHS keeps one global thread pool per process; a different thread count
-    # than the previous solve makes run() fail unless the pool is reset.
-    global _LAST_THREADS
-    if _LAST_THREADS is not None and _LAST_THREADS != int(threads):
-        hp.Highs.resetGlobalScheduler(True)
-    _LAST_THREADS = int(threads)
+    # HiGHS keeps one global thread pool per process; a solve with a different
+    # thread count than the pool's (including solves made through cvxpy, e.g.
+    # kvlib.lp, which we cannot see) makes run() fail unless the pool is reset.
+    hp.Highs.resetGlobalScheduler(True)
     run_status = h.run()
     status = h.getModelStatus()
     info = h.getInfo()
