@@ -113,6 +113,46 @@ def load_chapters(path: Path = CHAPTERS_FILE) -> dict[str, dict[str, dict[str, A
     return data
 
 
+def toc_chapters(toc: Path = REPO_ROOT / "_toc.yml") -> list[str]:
+    """Names NAME of the ``book/_executed/NAME`` entries of _toc.yml, in order."""
+    import yaml
+
+    names: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            f = node.get("file")
+            if isinstance(f, str) and f.startswith("book/_executed/"):
+                names.append(Path(f).with_suffix("").name if f.endswith(".ipynb") else Path(f).name)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    if toc.exists():
+        data = yaml.safe_load(toc.read_text(encoding="utf8")) or {}
+        root = data.get("root")
+        if isinstance(root, str):
+            walk({"file": root})
+        walk(data)
+    return names
+
+
+def check_toc(chapters: dict[str, Any]) -> list[str]:
+    """Mismatches between _toc.yml and chapters.yml (each would break or hide a page)."""
+    in_toc = toc_chapters()
+    problems = [
+        f"_toc.yml lists book/_executed/{n}, but book/chapters.yml has no chapter {n!r}"
+        for n in in_toc if n not in chapters
+    ]
+    problems += [
+        f"book/chapters.yml has chapter {n!r}, but _toc.yml has no 'file: book/_executed/{n}'"
+        for n in chapters if n not in in_toc
+    ]
+    return problems
+
+
 def ensure_kernel(name: str = KERNEL_NAME) -> None:
     """Make sure a Jupyter kernel called ``name`` exists (install ipykernel's if not)."""
     from jupyter_client.kernelspec import KernelSpecManager
@@ -359,6 +399,17 @@ def main(argv: list[str] | None = None) -> int:
         for name, modes in chapters.items():
             print(f"{name}: quick={modes['quick']} full={modes['full']}")
         return 0
+
+    problems = check_toc(chapters)
+    if problems:
+        msg = "\n".join(f"  - {p}" for p in problems)
+        if args.only:
+            print(f"[run_chapters] warning: _toc.yml and book/chapters.yml disagree:\n{msg}",
+                  file=sys.stderr)
+        else:
+            print(f"[run_chapters] _toc.yml and book/chapters.yml disagree (the book build "
+                  f"would fail or silently drop a chapter):\n{msg}", file=sys.stderr)
+            return 2
 
     if args.only:
         unknown = [n for n in args.only if n not in chapters]
