@@ -90,7 +90,7 @@ DEFAULTS = {
     "alpha_grid": [0.1, 0.2, 0.3, 0.4] if Q else [round(a, 2) for a in np.arange(0.0, 0.401, 0.01)],
     "alpha_grid_n": 500 if Q else 1000,
     "sizes_002": [200, 400] if Q else list(range(200, 2001, 200)),
-    "lp_sizes_002": [200] if Q else [200, 400, 600],
+    "lp_sizes_002": [200] if Q else [200, 400],
     "sizes_003": [400, 800] if Q else list(range(200, 2001, 200)),
     "splitwise_rates": [0.5, 1.0, 2.0],
     "splitwise_n": 200 if Q else 2000,
@@ -102,9 +102,16 @@ print(f"This chapter was produced in {mode!r} mode with seed {seed}"
       + (" (QUICK: reduced sizes and run counts, not the papers' scale)." if Q else " (the papers' scale)."))
 print(f"shared data directory: {SHARED if SHARED else 'NOT FOUND -> embedded coefficients and synthetic stand-ins'}")
 print(f"user CSV: {user_csv or 'none (LMSYS-like generator)'}; parallel backend {backend!r}, n_jobs = {n_jobs}")
+def g(name, value):
+    """glue a plain Python value (numpy scalars are converted, so the book can format them)."""
+    if isinstance(value, (np.floating, np.integer)):
+        value = value.item()
+    glue(name, value, display=False)
+
+
 LM_LABEL = f"user CSV {Path(user_csv).name}" if user_csv else SYNTHETIC_LABEL
-glue("rt_mode", mode, display=False)
-glue("rt_lmlabel", LM_LABEL, display=False)
+g("rt_mode", mode)
+g("rt_lmlabel", LM_LABEL)
 
 
 def run_all(specs, desc):
@@ -165,11 +172,11 @@ else:
     print("CSV profiles absent: using the EMBEDDED coefficients (fitted from the files named below)")
 print({k: prov[k] for k in ("mlp_csv", "mlp_sha256", "allreduce_csv", "allreduce_sha256", "fit_date",
                             "layer_r2", "layer_median_rel_err", "layer_max_rel_err", "allreduce_r2")})
-glue("rt_r2", prov["layer_r2"], display=False)
-glue("rt_relerr", 100 * prov["layer_median_rel_err"], display=False)
-glue("rt_ms1", model.batch_ms(0, 1, 100), display=False)
-glue("rt_ms200", model.batch_ms(0, 200, 16000), display=False)
-glue("rt_ms_pre", model.batch_ms(2000, 0, 0, 2000**2), display=False)
+g("rt_r2", prov["layer_r2"])
+g("rt_relerr", 100 * prov["layer_median_rel_err"])
+g("rt_ms1", model.batch_ms(0, 1, 100))
+g("rt_ms200", model.batch_ms(0, 200, 16000))
+g("rt_ms_pre", model.batch_ms(2000, 0, 0, 2000**2))
 coef
 
 # %%
@@ -219,8 +226,8 @@ for w in (build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_cs
     d["label"] = w.label if w.label != SYNTHETIC_LABEL else LM_LABEL
     wl.append(d)
 WL = pd.DataFrame(wl)
-glue("rt_sw_label", WL.loc[2, "label"], display=False)
-glue("rt_ax_label", WL.loc[1, "label"], display=False)
+g("rt_sw_label", WL.loc[2, "label"])
+g("rt_ax_label", WL.loc[1, "label"])
 WL
 
 # %% [markdown]
@@ -265,8 +272,8 @@ def fmt_alpha(a):
     return f"<= {a}" if a == min(grid) else str(a)
 
 
-glue("rt_alpha_hi", fmt_alpha(A_HI), display=False)
-glue("rt_alpha_lo", fmt_alpha(A_LO), display=False)
+g("rt_alpha_hi", fmt_alpha(A_HI))
+g("rt_alpha_lo", fmt_alpha(A_LO))
 pd.DataFrame({"rate": [RATE_HI, RATE_LO], "smallest alpha (ours)": [fmt_alpha(A_HI), fmt_alpha(A_LO)],
               "paper (001)": [0.21, 0.24], "grid": [f"{grid[0]}..{grid[-1]}"] * 2, "n": [nG] * 2,
               "workload": [LM_LABEL] * 2})
@@ -317,10 +324,10 @@ def slope(r, p):
 
 bench_hi = min(slope(RATE_HI, pname(p, o)) for p, o in BENCH[1:])
 bench_lo = min(slope(RATE_LO, pname(p, o)) for p, o in BENCH[1:])
-glue("rt_s_sf_hi", 1 / slope(RATE_HI, "mc-sf"), display=False)
-glue("rt_s_b_hi", 1 / bench_hi, display=False)
-glue("rt_s_sf_lo", 1 / slope(RATE_LO, "mc-sf"), display=False)
-glue("rt_s_b_lo", 1 / bench_lo, display=False)
+g("rt_s_sf_hi", 1 / slope(RATE_HI, "mc-sf"))
+g("rt_s_b_hi", 1 / bench_hi)
+g("rt_s_sf_lo", 1 / slope(RATE_LO, "mc-sf"))
+g("rt_s_b_lo", 1 / bench_lo)
 S.round(5)
 
 # %% [markdown]
@@ -343,16 +350,16 @@ tab1 = T1.groupby("name", sort=False)["avg_latency"].agg(["mean", "std", "max", 
 tab1["unfinished runs"] = T1.groupby("name", sort=False)["completed"].apply(lambda c: int((~c).sum()))
 tab1["paper average (001 Table 1)"] = [{"mc-sf": 32.112, "mc-benchmark": 46.472, "alpha-greedy(alpha=0.3)": 51.933}.get(i, "-")
                                        for i in tab1.index]
-glue("rt_t1_sf", tab1.loc["mc-sf", "mean"], display=False)
-glue("rt_t1_mb", tab1.loc["mc-benchmark", "mean"], display=False)
-glue("rt_t1_a3", tab1.loc["alpha-greedy(alpha=0.3)", "mean"], display=False)
-glue("rt_t1_n", P["table1_n"], display=False)
+g("rt_t1_sf", tab1.loc["mc-sf", "mean"])
+g("rt_t1_mb", tab1.loc["mc-benchmark", "mean"])
+g("rt_t1_a3", tab1.loc["alpha-greedy(alpha=0.3)", "mean"])
+g("rt_t1_n", P["table1_n"])
 _ours = [tab1.loc[k, "mean"] for k in ("mc-sf", "mc-benchmark", "alpha-greedy(alpha=0.3)")]
 _order_ok = bool(_ours[0] < _ours[1] < _ours[2])
-glue("rt_t1_order", "agrees with the paper's (MC-SF < MC-Benchmark < alpha = 0.3)" if _order_ok
-     else "differs from the paper's (MC-SF < MC-Benchmark < alpha = 0.3)", display=False)
-glue("rt_t1_ratio", float(np.mean(np.array(_ours) / np.array([32.112, 46.472, 51.933]))), display=False)
-glue("rt_t1_runs", P["table1_runs"], display=False)
+g("rt_t1_order", "agrees with the paper's (MC-SF < MC-Benchmark < alpha = 0.3)" if _order_ok
+     else "differs from the paper's (MC-SF < MC-Benchmark < alpha = 0.3)")
+g("rt_t1_ratio", float(np.mean(np.array(_ours) / np.array([32.112, 46.472, 51.933]))))
+g("rt_t1_runs", P["table1_runs"])
 print(f"{P['table1_runs']} runs of {P['table1_n']} requests, lambda = {RATE_HI}/s, {LM_LABEL}; latency in seconds")
 tab1.round(3)
 
@@ -433,10 +440,10 @@ ax[0].legend(fontsize=7)
 fig.tight_layout()
 T2 = M2.pivot_table(index="n", columns="name", values="avg_latency")
 nmax2 = max(P["sizes_002"])
-glue("rt_002_n", nmax2, display=False)
-glue("rt_002_sf", T2.loc[nmax2, "mc-sf"], display=False)
-glue("rt_002_fcfs", T2.loc[nmax2, "fcfs"], display=False)
-glue("rt_002_sorted", T2.loc[nmax2, "sorted-f(selector=swap)"] if "sorted-f(selector=swap)" in T2 else float("nan"), display=False)
+g("rt_002_n", nmax2)
+g("rt_002_sf", T2.loc[nmax2, "mc-sf"])
+g("rt_002_fcfs", T2.loc[nmax2, "fcfs"])
+g("rt_002_sorted", T2.loc[nmax2, "sorted-f(selector=swap)"] if "sorted-f(selector=swap)" in T2 else float("nan"))
 T2.round(2)
 
 # %% [markdown]
@@ -492,7 +499,7 @@ SP.pivot_table(index="rate", columns="name", values="avg_latency").round(2)
 # (H-SF knows $o$).
 
 # %%
-nC = 200 if Q else 600
+nC = 200 if Q else 400
 ALL = [("mc-sf", {}, None), ("mc-benchmark", {}, None), ("fcfs", {}, None), ("mc-sf2", {}, None),
        ("alpha-greedy", {"alpha": A_USE}, None), ("alpha-beta-clearing", {"alpha": A_USE, "beta": 0.5}, None)]
 ALL += [(p, o, None) for p, o in P002[2:] + LP002]
@@ -524,7 +531,7 @@ C[["name", "pred", "completed", "valid", "avg_latency", "makespan", "evictions",
 
 # %%
 ELAPSED = _time.perf_counter() - _T0
-glue("rt_elapsed", ELAPSED, display=False)
+g("rt_elapsed", ELAPSED)
 print(f"mode {mode!r}: the whole chapter took {ELAPSED:.1f} s of wall time with n_jobs = {n_jobs} ({backend}).")
 
 # %% [markdown]
