@@ -108,7 +108,7 @@ def test_parallel_map_order_and_backends():
         parallel_map(_run, range(2), backend="nope", progress=False)
 
 
-OFFLINE = [("sorted-f", {"selector": "swap"}), ("sorted-f", {"selector": "quantile"}), ("sorted-lp", {}), ("lp-swap", {})]
+OFFLINE = [("sorted-f", {"selector": "swap"}), ("sorted-f", {"selector": "quantile"}), ("sorted-lp", {})]
 INTERVAL = ["a-max", "a-min", "h-sf"]
 
 
@@ -129,3 +129,17 @@ def test_interval_policies(name):
     r = simulate_realtime(w, pol, memory=1500, lower=lo, upper=hi, reveal_output=hind)
     rep = check_schedule(r.instance, r.schedule, allow_cancellation=pol.preemptive)
     assert rep.valid, rep.violations[:3]
+
+
+def test_realexp_intervals_contain_truth_and_run_spec():
+    from kvlib.realexp import intervals, run_spec
+
+    o = np.array([1, 5, 100, 101, 883])
+    for pred in ("wide", "buckets", 0.1, 0.95, 0.99):
+        lo, hi = intervals(o, pred)
+        assert np.all((lo >= 1) & (lo <= o) & (o <= hi)), pred
+    assert intervals(o, "buckets")[0].tolist() == [1, 1, 1, 101, 801]
+    r = run_spec({"workload": "lmsys", "n": 60, "rate": 20.0, "seed": 0, "policy": "mc-sf", "memory": M})
+    assert r["completed"] and r["valid"] and r["label"] == "synthetic (LMSYS-like)"
+    r = run_spec({"workload": "lmsys", "n": 60, "rate": None, "seed": 0, "policy": "a-min", "pred": 0.5, "memory": 1500})
+    assert r["completed"] and r["valid"]
