@@ -45,6 +45,7 @@ horizon_max = None
 time_limit = None
 threads = 2
 results_csv = ""
+scan_trials = 200  # solver-free certified lower end, at the paper's scale
 
 # %%
 import time
@@ -52,6 +53,7 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from IPython.display import display
 from myst_nb import glue
 
 from kvlib.bounds import latest_starts, left_shift_horizon, volume_lower_bound
@@ -404,6 +406,68 @@ plt.show()
 # consistent with our intervals when they fall inside them, and are not independently confirmed
 # otherwise. In quick mode the instances are much smaller than the paper's and the comparison is a
 # smoke test of the pipeline, not a reproduction.
+
+# %% [markdown]
+# (hindsight-scan)=
+# ### A certified lower end at the paper's scale, without a solver
+#
+# A lower end of the ratio needs no solver at all: any feasible schedule's TEL is an upper bound on
+# OPT, so $\text{MC-SF}/\text{best found}$ is a certified lower bound on $\text{MC-SF}/\mathrm{OPT}$.
+# Here "best found" is the smallest TEL among the four look-ahead policies (MC-SF, MC-SF2,
+# MC-Benchmark, FCFS), each schedule accepted by the checker. This is cheap, so it runs at the paper's
+# full scale ($n \in [40, 60]$, {glue:text}`scan-trials` trials per arrival model, the same seeds as the
+# full-mode reproduction) in both modes.
+
+# %%
+scan_rows = []
+scan_start = time.perf_counter()
+for model in (1, 2):
+    for k in range(scan_trials):
+        inst = section51(np.random.default_rng([seed, model, k]), model)
+        tels = {}
+        for name in ("mc-sf", "mc-sf2", "mc-benchmark", "fcfs"):
+            r = simulate(inst, make_policy(name), seed=0)
+            assert check_schedule(inst, r.schedule).valid, name
+            tels[name] = r.tel
+        best_name = min(tels, key=lambda k_: (tels[k_], k_ != "mc-sf"))
+        scan_rows.append({"model": f"AM{model}", "trial": k, "n": inst.n, "M": inst.memory,
+                          "mc-sf": tels["mc-sf"], "best": tels[best_name], "best policy": best_name,
+                          "ratio lower end": tels["mc-sf"] / tels[best_name]})
+scan = pd.DataFrame(scan_rows)
+scan_seconds = time.perf_counter() - scan_start
+scan_summary = scan.groupby("model").agg(
+    trials=("trial", "size"),
+    average_lower_end=("ratio lower end", "mean"),
+    worst_lower_end=("ratio lower end", "max"),
+    mcsf_certified_not_optimal=("ratio lower end", lambda r: int((r > 1).sum())),
+)
+display(scan_summary)
+display(scan[scan.model == "AM1"]["best policy"].value_counts().rename("best policy, AM1").to_frame())
+# The prose below says our AM1 numbers contradict the paper's (86 of 200 = 43% not optimal, average
+# 1.005); fail loudly if a parameter change makes that false.
+am1 = scan_summary.loc["AM1"]
+assert am1.mcsf_certified_not_optimal / am1.trials > 0.43 and am1.average_lower_end > 1.005, am1
+glue("scan-trials", scan_trials, display=False)
+glue("scan-seconds", f"{scan_seconds:.0f}", display=False)
+for m in ("AM1", "AM2"):
+    row = scan_summary.loc[m]
+    glue(f"scan-{m}-avg", f"{row.average_lower_end:.4f}", display=False)
+    glue(f"scan-{m}-worst", f"{row.worst_lower_end:.4f}", display=False)
+    glue(f"scan-{m}-notopt", int(row.mcsf_certified_not_optimal), display=False)
+    glue(f"scan-{m}-notopt-pct", f"{100 * row.mcsf_certified_not_optimal / row.trials:.0f}", display=False)
+
+# %% [markdown]
+# On Arrival Model 1, MC-SF is certified **not** optimal in {glue:text}`scan-AM1-notopt` of
+# {glue:text}`scan-trials` trials ({glue:text}`scan-AM1-notopt-pct`%), and MC-SF / OPT averages at
+# least {glue:text}`scan-AM1-avg` (worst trial at least {glue:text}`scan-AM1-worst`). The paper reports
+# an average of 1.005 and exact matches in 114 of 200 trials, i.e. MC-SF not optimal in 43% (the
+# paper's numbers). Our MC-SF is not optimal in clearly more trials than the paper's allows, and our
+# certified average lower end exceeds the paper's average; this is an {ref}`erratum <errata-001>`.
+# These are our random draws of the paper's distribution, not the paper's instances, and a difference
+# in MC-SF's details (tie-breaking; the memory convention of eq. (5)) could explain part of it; we
+# did not run the paper's code. On Arrival Model 2 the certified lower end averages
+# {glue:text}`scan-AM2-avg` (worst {glue:text}`scan-AM2-worst`; the paper's average is 1.047), which is
+# consistent with the paper. The scan took {glue:text}`scan-seconds` s.
 
 # %%
 chapter_seconds = time.perf_counter() - CHAPTER_START
