@@ -18,10 +18,13 @@
 # # Real-trace experiments in continuous time
 #
 # This chapter re-runs the real-data experiments of the papers -- Jaillet et al.
-# {cite}`jaillet2025onlinev1` (001 Section 5.2), Wang-Ye-Zhou (002 Section 7) and
-# Chen-Ye-Zhou (003 Section 6) -- in a **continuous-time** simulator: each
-# scheduling round is one batch of Llama-2-70B on two A100 GPUs, and the batch
-# lasts as long as a batch-time model fitted to Vidur's profiling data says.
+# {cite}`jaillet2025online` (001 Section 5.2), Wang-Ye-Zhou {cite}`wang2025serving`
+# (002 Section 7) and Chen-Ye-Zhou {cite}`chen2025adaptively` (003 Section 6) -- in a
+# **continuous-time** simulator: each scheduling round is one batch of Llama-2-70B on
+# two A100 GPUs, and the batch lasts as long as a batch-time model fitted to the
+# profiling data of Vidur {cite}`agrawal2024vidur` says. The workloads are LMSYS-like
+# {cite}`zheng2024lmsys`, arXiv summarization {cite}`cohan2018discourse` and the
+# Splitwise conversation trace {cite}`patel2024splitwise`.
 # It establishes (i) a documented batch-time model, (ii) an LMSYS-like length
 # generator matched to the papers' published statistics, (iii) side-by-side
 # comparisons with the papers' numbers, and (iv) the same policies on a
@@ -381,7 +384,8 @@ for a_, (_, r) in zip(ax, MEM.iterrows()):
     ts, mem = r["trace"]
     a_.plot(ts, mem, lw=0.6)
     a_.axhline(memory, color="k", ls=":", lw=0.8)
-    a_.set(title=pname(r["policy"], r["opts"]), xlabel="time (s)")
+    a_.set(title=pname(r["policy"], r["opts"]) + ("" if r["completed"] else "\nendless clearing: stopped"),
+           xlabel="time (s)")
 ax[0].set_ylabel("KV tokens held")
 fig.suptitle(f"memory over time, lambda = {RATE_HI}/s ({LM_LABEL})", y=1.02)
 fig.tight_layout()

@@ -143,3 +143,12 @@ def test_realexp_intervals_contain_truth_and_run_spec():
     assert r["completed"] and r["valid"] and r["label"] == "synthetic (LMSYS-like)"
     r = run_spec({"workload": "lmsys", "n": 60, "rate": None, "seed": 0, "policy": "a-min", "pred": 0.5, "memory": 1500})
     assert r["completed"] and r["valid"]
+
+
+def test_user_csv_replaces_the_generator(tmp_path):
+    from kvlib.realexp import build_workload
+
+    p = tmp_path / "lmsys.csv"
+    p.write_text("prompt,output\n" + "".join(f"{3 + i % 7},{5 + i % 11}\n" for i in range(50)))
+    w = build_workload({"workload": "lmsys", "n": 30, "rate": 5.0, "seed": 1, "user_csv": str(p)})
+    assert w.label == "user CSV: lmsys.csv" and w.n == 30 and np.all(w.prompt <= 9)
