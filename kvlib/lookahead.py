@@ -58,6 +58,13 @@ class FutureMemory:
         self.K = count.astype(np.int64)
         self.U = suffix_w[first] + cps * self.K
 
+    def copy(self) -> "FutureMemory":
+        """An independent copy (for trying a request without committing it)."""
+        other = FutureMemory.__new__(FutureMemory)
+        other.t, other.M = self.t, self.M
+        other.cps, other.U, other.K = self.cps.copy(), self.U.copy(), self.K.copy()
+        return other
+
     def peak(self) -> int:
         """Largest future usage of the current set (0 if empty)."""
         return int(self.U.max()) if len(self.U) else 0

@@ -146,8 +146,8 @@ class _QueuePolicy(Policy):
         return FutureMemory(t, ctx.memory, ctx.prompt[ids], running.starts, running.starts + ctx.output[ids])
 
 
-class LookaheadPrefix(_QueuePolicy):
-    """Start the longest prefix of the ordered queue that keeps eq. (5) (001 Algorithm 1)."""
+class _OrderedPolicy(_QueuePolicy):
+    """A queue ordered by a key function ``order(ctx, i)`` (then the tie-break, then the id)."""
 
     def __init__(self, order: Callable[[PolicyContext, int], tuple], name: str, tie_break: str = "index") -> None:
         super().__init__(tie_break)
@@ -157,6 +157,14 @@ class LookaheadPrefix(_QueuePolicy):
     def key(self, i: int) -> tuple:
         return self._order(self.ctx, i)
 
+
+class LookaheadPrefix(_OrderedPolicy):
+    """Start the longest prefix of the ordered queue that keeps eq. (5) (001 Algorithm 1)."""
+
+    def _admit(self, fm: FutureMemory, t: int, i: int, s: int, o: int) -> bool:
+        """One eq. (5) test; adds the request to ``fm`` if it passes."""
+        return fm.try_add(s, o)
+
     def decide(self, t: int, running: Running) -> Decision:
         fm = self._future(t, running)
         s, o = self.ctx.prompt, self.ctx.output
@@ -164,7 +172,7 @@ class LookaheadPrefix(_QueuePolicy):
         heap = self._heap
         while heap:
             i = heap[0][-1]
-            if not fm.try_add(int(s[i]), int(o[i])):
+            if not self._admit(fm, t, i, int(s[i]), int(o[i])):
                 break
             heapq.heappop(heap)
             started.append(i)
@@ -184,44 +192,24 @@ class TracedLookaheadPrefix(LookaheadPrefix):
         super().reset(ctx)
         self.steps: list[dict] = []
 
-    def decide(self, t: int, running: Running) -> Decision:
-        fm = self._future(t, running)
-        s, o = self.ctx.prompt, self.ctx.output
-        started: list[int] = []
-        heap = self._heap
-        while heap:
-            i = heap[0][-1]
-            si, oi = int(s[i]), int(o[i])
-            trial = FutureMemory.__new__(FutureMemory)
-            trial.t, trial.M, trial.cps, trial.U, trial.K = fm.t, fm.M, fm.cps.copy(), fm.U.copy(), fm.K.copy()
-            trial.add(si, oi)
-            ok = fm.try_add(si, oi)
-            self.steps.append({
-                "t": t, "request": i, "s": si, "o": oi,
-                "checkpoints": trial.cps.tolist(), "usage": trial.U.tolist(),
-                "max usage": int(trial.U.max()), "admitted": ok,
-            })
-            if not ok:
-                break
-            heapq.heappop(heap)
-            started.append(i)
-        return Decision(start=started)
+    def _admit(self, fm: FutureMemory, t: int, i: int, s: int, o: int) -> bool:
+        trial = fm.copy()
+        trial.add(s, o)
+        ok = fm.try_add(s, o)
+        self.steps.append({
+            "t": t, "request": i, "s": s, "o": o,
+            "checkpoints": trial.cps.tolist(), "usage": trial.U.tolist(),
+            "max usage": int(trial.U.max()), "admitted": ok,
+        })
+        return ok
 
 
-class LookaheadScan(_QueuePolicy):
+class LookaheadScan(_OrderedPolicy):
     """Scan the whole ordered queue, starting every request that still fits eq. (5) (001 Algorithm 2).
 
     The queue is kept as a sorted id array so that each round is one vectorised
     pass per admitted request (:meth:`FutureMemory.fits_mask`).
     """
-
-    def __init__(self, order: Callable[[PolicyContext, int], tuple], name: str, tie_break: str = "index") -> None:
-        super().__init__(tie_break)
-        self._order = order
-        self.name = name
-
-    def key(self, i: int) -> tuple:
-        return self._order(self.ctx, i)
 
     def reset(self, ctx: PolicyContext) -> None:
         super().reset(ctx)
