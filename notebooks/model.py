@@ -238,8 +238,10 @@ glue("rand_mcsf_best", int((wide.min(axis=1) == wide["mc-sf"]).sum()), display=F
 # On the {glue:text}`rand_count` instances drawn here ({glue:text}`rand_valid` schedules, all accepted
 # by the checker), FCFS's TEL averages {glue:text}`rand_fcfs_ratio` times MC-SF's and MC-Benchmark's
 # {glue:text}`rand_bench_ratio` times; MC-SF has the smallest TEL of the four policies on
-# {glue:text}`rand_mcsf_best` of them. How far MC-SF is from the hindsight optimum is the subject of
-# the hindsight-optimum chapter.
+# {glue:text}`rand_mcsf_best` of them. Shortest-$(s+o)$-first (MC-SF2) often does better than MC-SF on
+# this distribution, where prompt sizes vary; at the paper's scale this makes MC-SF certifiably
+# non-optimal far more often than 001 reports ({ref}`hindsight-scan`, {ref}`errata-001`). How far MC-SF
+# is from the hindsight optimum is the subject of {ref}`chapter-hindsight`.
 
 # %% [markdown]
 # (model-kv-sizing)=
