@@ -363,7 +363,8 @@ g("rt_t1_order", "agrees with the paper's (MC-SF < MC-Benchmark < alpha = 0.3)" 
      else "differs from the paper's (MC-SF < MC-Benchmark < alpha = 0.3)")
 g("rt_t1_ratio", float(np.mean(np.array(_ours) / np.array([32.112, 46.472, 51.933]))))
 g("rt_t1_runs", P["table1_runs"])
-print(f"{P['table1_runs']} runs of {P['table1_n']} requests, lambda = {RATE_HI}/s, {LM_LABEL}; latency in seconds")
+print(f"{P['table1_runs']} runs of {P['table1_n']} requests, lambda = {RATE_HI}/s, {LM_LABEL}; latency in seconds;\n"
+      "statistics over the runs that finished (a run stopped as an endless clearing loop counts in 'unfinished runs')")
 tab1.round(3)
 
 # %% [markdown]
@@ -474,9 +475,25 @@ ax[0].legend(fontsize=7)
 fig.suptitle(f"003 Figures 5-7 setting ({LM_LABEL}, all at t = 0)", y=1.03)
 fig.tight_layout()
 T3 = M3.pivot_table(index=["pred", "n"], columns="policy", values="avg_latency")
+n3 = max(P["sizes_003"])
+if {"a-max", "a-min", "h-sf"} <= set(P003):
+    g("rt_003_n", n3)
+    for pr_key, pr_name in (("wide", "[1,1000]"), ("x01", "x=0.1"), ("x099", "x=0.99")):
+        for pol in ("a-max", "a-min", "h-sf"):
+            g(f"rt_003_{pr_key}_{pol.replace('-', '')}", T3.loc[(pr_name, n3), pol])
+    _better = [pr for pr in T3.index.get_level_values(0).unique() if T3.loc[(pr, n3), "a-min"] < T3.loc[(pr, n3), "a-max"]]
+    g("rt_003_amin_better", ", ".join(_better) if _better else "none")
 T3.round(2)
 
 # %% [markdown]
+# At {glue:text}`rt_003_n` requests ({glue:text}`rt_lmlabel`): with the uninformative
+# prediction $[1, 1000]$, A_max {glue:text}`rt_003_wide_amax:.1f` s, A_min
+# {glue:text}`rt_003_wide_amin:.1f` s, H-SF {glue:text}`rt_003_wide_hsf:.1f` s; with
+# $x = 0.1$: {glue:text}`rt_003_x01_amax:.1f`, {glue:text}`rt_003_x01_amin:.1f`,
+# {glue:text}`rt_003_x01_hsf:.1f` s; with $x = 0.99$: {glue:text}`rt_003_x099_amax:.1f`,
+# {glue:text}`rt_003_x099_amin:.1f`, {glue:text}`rt_003_x099_hsf:.1f` s. A_min beats
+# A_max at this size for the predictions: {glue:text}`rt_003_amin_better`.
+#
 # ## Beyond the papers: the Splitwise production trace with real arrival times
 #
 # The first requests of {glue:text}`rt_sw_label` keep their real arrival pattern,
