@@ -152,3 +152,13 @@ def test_user_csv_replaces_the_generator(tmp_path):
     p.write_text("prompt,output\n" + "".join(f"{3 + i % 7},{5 + i % 11}\n" for i in range(50)))
     w = build_workload({"workload": "lmsys", "n": 30, "rate": 5.0, "seed": 1, "user_csv": str(p)})
     assert w.label == "user CSV: lmsys.csv" and w.n == 30 and np.all(w.prompt <= 9)
+
+
+def test_dask_backend_missing_is_a_clear_error():
+    try:
+        import dask.distributed  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="dask"):
+            parallel_map(_run, range(2), backend="dask", progress=False)
+    else:  # pragma: no cover - only where dask is installed
+        pytest.skip("dask is installed")
