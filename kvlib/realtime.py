@@ -48,7 +48,7 @@ import numpy as np
 from .batchtime import BatchTimeModel, default_model
 from .model import Instance, Schedule
 from .policies import Decision, Policy, PolicyContext, Running
-from .simulate import PolicyError, SimulationStalled
+from .simulate import PolicyError, SimulationStalled, check_decision
 from .workloads import Workload
 
 PAPER_MEMORY = 16492
@@ -237,20 +237,14 @@ def simulate_realtime(
             decisions += 1
             if dec.evict:
                 clearings += 1
+            check_decision(policy, dec, f"round {t}", running, state)
             for i in dec.evict:
-                if not policy.preemptive:
-                    raise PolicyError(f"{policy.name}: evicted request {i} at round {t} but the policy is non-preemptive")
-                if i not in running:
-                    raise PolicyError(f"{policy.name}: evicted request {i} at round {t}, which is not running")
                 p = running.pop(i)
                 S -= int(s[i])
                 P -= p
                 cancelled.append((int(i), p, t - p))
                 state[i] = 1
             for i in dec.start:
-                if state[i] != 1:
-                    what = {0: "has not arrived", 2: "is already running", 3: "is already done"}[int(state[i])]
-                    raise PolicyError(f"{policy.name}: started request {i} at round {t}, which {what}")
                 state[i] = 2
                 running[i] = t
                 start[i] = t

@@ -163,18 +163,12 @@ def simulate(
         decision_seconds += dt
         if record_decision_times:
             times.append(dt)
+        check_decision(policy, dec, f"t={t}", running, state)
         for i in dec.evict:
-            if not policy.preemptive:
-                raise PolicyError(f"{policy.name}: evicted request {i} at t={t} but the policy is non-preemptive")
-            if i not in running:
-                raise PolicyError(f"{policy.name}: evicted request {i} at t={t}, which is not running")
             p = running.pop(i)
             cancelled.append((i, p, t - p))
             state[i] = 1
         for i in dec.start:
-            if state[i] != 1:
-                what = {0: "has not arrived", 2: "is already running", 3: "is already done"}[int(state[i])]
-                raise PolicyError(f"{policy.name}: started request {i} at t={t}, which {what}")
             state[i] = 2
             running[i] = t
             start[i] = t
@@ -202,6 +196,25 @@ def simulate(
         decision_seconds=decision_seconds,
         decision_times=times,
     )
+
+
+def check_decision(policy: Policy, dec: Decision, when: str, running: dict[int, int], state: np.ndarray) -> None:
+    """Raise :class:`PolicyError` if ``dec`` evicts a request that is not running (or the policy is
+    non-preemptive) or starts one that is not waiting.  ``state``: 0 future, 1 waiting, 2 running,
+    3 done (evicted requests count as waiting again).  Shared by both simulators."""
+    for i in dec.evict:
+        if not policy.preemptive:
+            raise PolicyError(f"{policy.name}: evicted request {i} at {when} but the policy is non-preemptive")
+        if i not in running:
+            raise PolicyError(f"{policy.name}: evicted request {i} at {when}, which is not running")
+    evicted = set(dec.evict)
+    started: set[int] = set()
+    for i in dec.start:
+        st = 2 if i in started else 1 if i in evicted else int(state[i])
+        started.add(i)
+        if st != 1:
+            what = {0: "has not arrived", 2: "is already running", 3: "is already done"}[st]
+            raise PolicyError(f"{policy.name}: started request {i} at {when}, which {what}")
 
 
 def _peak_memory(instance: Instance, schedule: Schedule) -> int:
