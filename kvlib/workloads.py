@@ -339,14 +339,22 @@ def _fallback(kind: str, rng: np.random.Generator, n: int) -> Workload:
                     f"synthetic stand-in from the summary statistics of {kind} (../shared/data/README.md)")
 
 
+def _shared_file(shared_dir, name: str, fallback: bool) -> Path | None:
+    """``shared_dir/name`` if it exists; ``None`` when it does not and ``fallback`` is allowed."""
+    d = resolve_shared_dir(shared_dir) if shared_dir is not None else None
+    path = None if d is None else d / name
+    if path is not None and path.exists():
+        return path
+    if fallback:
+        return None
+    raise InstanceError(f"{shared_dir}/{name}: no such file (pass fallback=True for the embedded stand-in)")
+
+
 def load_arxiv(shared_dir, *, fallback: bool = False, fallback_n: int = 2000, seed: int = 0) -> Workload:
     """The arXiv summarization token counts (all at ``t = 0``), with SHA-256."""
-    d = resolve_shared_dir(shared_dir) if shared_dir is not None else None
-    path = None if d is None else d / ARXIV_CSV
-    if path is None or not path.exists():
-        if fallback:
-            return _fallback("arxiv", np.random.default_rng(seed), fallback_n)
-        raise InstanceError(f"{shared_dir}/{ARXIV_CSV}: no such file (pass fallback=True for the embedded stand-in)")
+    path = _shared_file(shared_dir, ARXIV_CSV, fallback)
+    if path is None:
+        return _fallback("arxiv", np.random.default_rng(seed), fallback_n)
     c = _read_columns(path, {"num_prefill_tokens": "int", "num_decode_tokens": "int"})
     s, o = c["num_prefill_tokens"], c["num_decode_tokens"]
     return Workload(np.zeros(len(s)), s, o, "arxiv", f"real trace: {ARXIV_CSV}", _sha256(path), str(path))
@@ -354,12 +362,9 @@ def load_arxiv(shared_dir, *, fallback: bool = False, fallback_n: int = 2000, se
 
 def load_splitwise(shared_dir, *, fallback: bool = False, fallback_n: int = 19366, seed: int = 0) -> Workload:
     """The Splitwise conversation trace with its arrival times (seconds), with SHA-256."""
-    d = resolve_shared_dir(shared_dir) if shared_dir is not None else None
-    path = None if d is None else d / SPLITWISE_CSV
-    if path is None or not path.exists():
-        if fallback:
-            return _fallback("splitwise", np.random.default_rng(seed), fallback_n)
-        raise InstanceError(f"{shared_dir}/{SPLITWISE_CSV}: no such file (pass fallback=True for the embedded stand-in)")
+    path = _shared_file(shared_dir, SPLITWISE_CSV, fallback)
+    if path is None:
+        return _fallback("splitwise", np.random.default_rng(seed), fallback_n)
     c = _read_columns(path, {"arrived_at": "float", "num_prefill_tokens": "int", "num_decode_tokens": "int"})
     a = c["arrived_at"]
     if np.any(np.diff(a) < 0):

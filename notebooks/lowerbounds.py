@@ -345,12 +345,17 @@ ax.set_title("002 Theorem 1")
 plt.show()
 
 glue("wyz1_formula_ok", "yes" if wyz1_formula_ok else "no", display=False)
-glue("wyz1_first_fail", first_fail1 if first_fail1 is not None else "none", display=False)
-if first_fail1 is not None:
-    glue("wyz1_fail_tel", int(wyz1.loc[first_fail1, "TEL(MC-SF)"]), display=False)
-    glue("wyz1_fail_lb", int(wyz1.loc[first_fail1, "OPT lower"]), display=False)
-    glue("wyz1_fail_ratio", f"{wyz1.loc[first_fail1, 'ratio <=']:.3f}", display=False)
-    glue("wyz1_fail_claim", f"{wyz1.loc[first_fail1, '(2/13) sqrt(M) (paper' + chr(39) + 's)']:.3f}", display=False)
+def glue_first_failure(prefix, table, first, tel_col, claim_col):
+    """Glue the first M at which the certified ratio bound falls below the paper's claim."""
+    glue(f"{prefix}_first_fail", first if first is not None else "none", display=False)
+    if first is not None:
+        glue(f"{prefix}_fail_tel", int(table.loc[first, tel_col]), display=False)
+        glue(f"{prefix}_fail_lb", int(table.loc[first, "OPT lower"]), display=False)
+        glue(f"{prefix}_fail_ratio", f"{table.loc[first, 'ratio <=']:.3f}", display=False)
+        glue(f"{prefix}_fail_claim", f"{table.loc[first, claim_col]:.3f}", display=False)
+
+
+glue_first_failure("wyz1", wyz1, first_fail1, "TEL(MC-SF)", "(2/13) sqrt(M) (paper's)")
 glue("wyz1_exp", f"{exp1:.2f}", display=False)
 glue("wyz1_last_bracket", f"[{wyz1['ratio >='].iloc[-1]:.2f}, {wyz1['ratio <='].iloc[-1]:.2f}]", display=False)
 glue("wyz1_Mmax", int(wyz1.index[-1]), display=False)
@@ -417,12 +422,7 @@ display(ec1.round(3))
 fails_ec1 = ec1[ec1["ratio <="] < ec1["(2/3) sqrt(M) (paper's)"]]
 first_fail_ec1 = int(fails_ec1.index[0]) if len(fails_ec1) else None
 exp_ec1 = fit_exponent(ec1.index, ec1["ratio >="])
-glue("ec1_first_fail", first_fail_ec1 if first_fail_ec1 is not None else "none", display=False)
-if first_fail_ec1 is not None:
-    glue("ec1_fail_tel", int(ec1.loc[first_fail_ec1, "TEL(MC-SF2)"]), display=False)
-    glue("ec1_fail_lb", int(ec1.loc[first_fail_ec1, "OPT lower"]), display=False)
-    glue("ec1_fail_ratio", f"{ec1.loc[first_fail_ec1, 'ratio <=']:.3f}", display=False)
-    glue("ec1_fail_claim", f"{ec1.loc[first_fail_ec1, '(2/3) sqrt(M) (paper' + chr(39) + 's)']:.3f}", display=False)
+glue_first_failure("ec1", ec1, first_fail_ec1, "TEL(MC-SF2)", "(2/3) sqrt(M) (paper's)")
 glue("ec1_exp", f"{exp_ec1:.2f}", display=False)
 glue("ec1_last_bracket", f"[{ec1['ratio >='].iloc[-1]:.2f}, {ec1['ratio <='].iloc[-1]:.2f}]", display=False)
 summary_rows.append({
