@@ -154,11 +154,20 @@ def test_user_csv_replaces_the_generator(tmp_path):
     assert w.label == "user CSV: lmsys.csv" and w.n == 30 and np.all(w.prompt <= 9)
 
 
-def test_dask_backend_missing_is_a_clear_error():
-    try:
-        import dask.distributed  # noqa: F401
-    except ImportError:
-        with pytest.raises(ImportError, match="dask"):
-            parallel_map(_run, range(2), backend="dask", progress=False)
-    else:  # pragma: no cover - only where dask is installed
-        pytest.skip("dask is installed")
+def test_dask_backend_missing_is_a_clear_error(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # makes `import dask.distributed` fail
+    with pytest.raises(ImportError, match="dask"):
+        parallel_map(_run, range(2), backend="dask", progress=False)
+
+
+def test_dask_backend_runs_on_a_local_cluster():
+    distributed = pytest.importorskip("dask.distributed")
+    seq = parallel_map(_run, range(3), backend="sequential", progress=False)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cl, \
+            distributed.Client(cl) as client:
+        with distributed.get_task_stream(client) as stream:
+            out = parallel_map(_run, range(3), backend="dask", n_jobs=2, progress=False)
+        assert out == seq
+        assert len(stream.data) >= 1  # the tasks went through this client's scheduler
