@@ -43,6 +43,7 @@ Identical requests (001 Theorem 4.3 second part, Appendix B.3):
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from dataclasses import dataclass
 
 import numpy as np
@@ -263,3 +264,150 @@ def identical_lp_value(n: int, s: int, o: int, M: int) -> float:
             return total
         total += n - N
         t += 1
+
+
+# ---- identical requests: our reconstruction of Appendix B.3 (dual (25)-(27), Lemmas B.1, B.2) ----
+#
+# Everything below is OUR RECONSTRUCTION: 001's Appendix B.3 was not available to us. The numbering
+# (25)-(27), B.1, B.2 is the paper's; the content is ours, built so that the proof has the shape the
+# issue quotes (a dual solution built round by round, an induction step that reduces to ``t + 1``, a
+# two-case ratio lemma).
+#
+# LP (V) -- LP (9) restricted to one type, i.e. the volume relaxation for ``n`` identical requests::
+#
+#     min  sum_{t >= o} t x_t   s.t.  sum_t x_t = n,   v sum_{o <= t <= tau} x_t <= M tau  (tau >= o),  x >= 0
+#
+# (``x_t`` = number of requests completing at ``t``; ``v = vol(s, o)``). Its dual::
+#
+#     max  n lam - M sum_tau tau mu_tau   s.t.  lam - v sum_{tau >= t} mu_tau <= t  (t >= o),  mu >= 0.
+
+
+def identical_k(s: int, o: int, M: int) -> int:
+    """``k = floor(M / (s + o))``: identical requests that fit side by side; error if ``s + o > M``."""
+    for name, x in (("s", s), ("o", o), ("M", M)):
+        if int(x) != x or x < 1:
+            raise ValueError(f"{name} must be a positive integer, got {x!r}")
+    if s + o > M:
+        raise ValueError(f"s + o = {s + o} exceeds the memory M = {M}: no request fits")
+    return M // (s + o)
+
+
+def identical_completion_bound(n: int, s: int, o: int, M: int) -> np.ndarray:
+    """Our lemma: MC-SF's ``i``-th completion (sorted) is at most ``o ceil(i / k)``, ``i = 1..n``.
+
+    Proof (chapter): at every ``t = b o`` the requests MC-SF has started by then number at least
+    ``min(n, (b + 1) k)``; they complete by ``(b + 1) o``.  The sum of this array is
+    :func:`identical_batch_tel`.
+    """
+    k = identical_k(s, o, M)
+    i = np.arange(1, n + 1, dtype=np.int64)
+    return o * (-(-i // k))
+
+
+def identical_rho(s: int, o: int, M: int) -> Fraction:
+    """``rho = o M / (k vol)``: ratio of the volume throughput ``M / vol`` to the batch throughput ``k / o``.
+
+    ``rho < 2 (M / (k (s + o)))`` and ``rho < 3`` when ``M >= 2 (s + o)`` (our Lemma B.2).
+    """
+    k = identical_k(s, o, M)
+    return Fraction(o * M, k * vol(s, o))
+
+
+def identical_dual_T(n: int, s: int, o: int, M: int) -> int:
+    """``T* = max(o, ceil(n vol / M))``: the round of the last (fractional) completion in LP (V)."""
+    identical_k(s, o, M)
+    return max(o, -(-n * vol(s, o) // M))
+
+
+@dataclass(frozen=True)
+class IdenticalDual:
+    """Our reconstruction of the dual solution (25)-(27): ``lam = T``, ``mu_tau = 1/vol`` for ``o <= tau < T``."""
+
+    n: int
+    s: int
+    o: int
+    M: int
+    T: int
+
+    @property
+    def v(self) -> int:
+        return vol(self.s, self.o)
+
+    @property
+    def lam(self) -> Fraction:
+        """(25): ``lam = T``."""
+        return Fraction(self.T)
+
+    def mu(self, tau: int) -> Fraction:
+        """(26)-(27): ``mu_tau = 1 / vol`` for ``o <= tau <= T - 1``, else 0."""
+        return Fraction(1, self.v) if self.o <= tau < self.T else Fraction(0)
+
+    @property
+    def value(self) -> Fraction:
+        """``D(T) = n T - M (T (T - 1) - o (o - 1)) / (2 vol)``, a lower bound on OPT (weak duality)."""
+        T, o = self.T, self.o
+        return self.n * T - Fraction(self.M * (T * (T - 1) - o * (o - 1)), 2 * self.v)
+
+
+def identical_dual(n: int, s: int, o: int, M: int, T: int | None = None) -> IdenticalDual:
+    """The dual solution (25)-(27) (our reconstruction) for ``T`` (default ``T*``, where it is optimal)."""
+    Ts = identical_dual_T(n, s, o, M)
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    T = Ts if T is None else int(T)
+    if T < o:
+        raise ValueError(f"the dual needs T >= o = {o}, got T = {T}")
+    return IdenticalDual(int(n), int(s), int(o), int(M), T)
+
+
+def identical_dual_violation(dual: IdenticalDual, horizon: int | None = None) -> Fraction:
+    """Largest violation (0 if feasible) of the dual constraints ``lam - vol sum_{tau >= t} mu_tau <= t``.
+
+    Checked independently of the closed form, constraint by constraint, for ``t = o .. horizon``
+    (default ``T + o + 5``; beyond ``T`` every ``mu`` is 0 and the left side stays ``lam``), and
+    ``mu >= 0``.
+    """
+    H = dual.T + dual.o + 5 if horizon is None else int(horizon)
+    worst = Fraction(0)
+    tail = Fraction(0)  # sum_{tau >= t} mu_tau, built from the top
+    for t in range(H, dual.o - 1, -1):
+        m = dual.mu(t)
+        if m < 0:
+            worst = max(worst, -m)
+        tail += m
+        worst = max(worst, dual.lam - dual.v * tail - t)
+    return worst
+
+
+def identical_lp_primal(n: int, s: int, o: int, M: int) -> dict[int, Fraction]:
+    """Optimal solution of LP (V): ``x_o = min(n, M o / vol)``, then ``M / vol`` per round until ``n`` is reached."""
+    v = vol(s, o)
+    identical_k(s, o, M)
+    x: dict[int, Fraction] = {}
+    done = Fraction(0)
+    t = o
+    while done < n:
+        cap = Fraction(M * t, v)
+        x[t] = min(Fraction(n), cap) - done
+        done += x[t]
+        t += 1
+    return x
+
+
+def identical_ratio_table(s, o, M, n):
+    """Vectorised ``(batch TEL, D(T*), rho)`` for arrays of identical-request parameters (float64).
+
+    ``batch`` is :func:`identical_batch_tel` (the MC-SF upper bound), ``D`` the dual value of
+    :class:`IdenticalDual` at ``T*``.
+    """
+    s, o, M, n = (np.asarray(x, dtype=np.int64) for x in np.broadcast_arrays(s, o, M, n))
+    if np.any(s + o > M) or np.any(np.minimum.reduce([s, o, n]) < 1):
+        raise ValueError("need s, o, n >= 1 and s + o <= M for every entry")
+    k = M // (s + o)
+    q, r = np.divmod(n, k)
+    batch = o * (k * q * (q + 1) // 2 + r * (q + 1))
+    v = s * o + o * (o + 1) // 2
+    T = np.maximum(o, -(-n * v // M))
+    D = n * T - M * (T * (T - 1) - o * (o - 1)) / (2.0 * v)
+    rho = o * M / (k * v)
+    return batch.astype(float), D, rho

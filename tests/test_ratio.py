@@ -99,3 +99,77 @@ def test_identical_closed_form_symbolic_and_simulation():
 
 def test_vol():
     assert vol(2, 3) == 2 * 3 + 6
+
+
+# ---- our reconstruction of Appendix B.3 (dual (25)-(27), Lemmas B.1, B.2) ----
+
+from fractions import Fraction
+
+from kvlib.ratio import (identical_completion_bound, identical_dual, identical_dual_T, identical_dual_violation,
+                         identical_lp_primal, identical_ratio_table, identical_rho)
+
+
+def test_identical_dual_feasible_and_strongly_dual():
+    rng = np.random.default_rng(21)
+    for _ in range(60):
+        s, o = int(rng.integers(1, 6)), int(rng.integers(1, 12))
+        M = int(rng.integers(s + o, 6 * (s + o) + 1))
+        n = int(rng.integers(1, 40))
+        d = identical_dual(n, s, o, M)
+        assert identical_dual_violation(d) == 0
+        x = identical_lp_primal(n, s, o, M)
+        assert sum(x.values()) == n and all(v >= 0 for v in x.values())
+        v = vol(s, o)
+        for tau in range(o, max(x) + 1):  # primal feasibility, exactly
+            assert v * sum(val for t, val in x.items() if t <= tau) <= M * tau
+        assert sum(t * val for t, val in x.items()) == d.value  # equal objectives: both optimal
+        assert float(d.value) == pytest.approx(identical_lp_value(n, s, o, M), rel=1e-9)
+        for T in (o, d.T + 3):  # any T >= o is feasible and not better than T*
+            other = identical_dual(n, s, o, M, T=T)
+            assert identical_dual_violation(other) == 0 and other.value <= d.value
+
+
+def test_identical_dual_violation_detects_an_infeasible_solution():
+    d = identical_dual(10, 1, 3, 10)
+    # same mu, but a larger lam breaks the constraints by exactly 1
+    lam_too_big = type("D", (), {"o": d.o, "T": d.T, "v": d.v, "lam": d.lam + 1, "mu": d.mu})()
+    assert identical_dual_violation(lam_too_big) == 1
+    with pytest.raises(ValueError, match="T >= o"):
+        identical_dual(10, 1, 3, 10, T=2)
+    with pytest.raises(ValueError, match="exceeds the memory"):
+        identical_dual(10, 3, 8, 10)
+
+
+def test_identical_dual_below_certified_opt_and_mcsf_completions():
+    for M in range(4, 11):
+        for s in (1, 2):
+            for o in range(1, M - s + 1):
+                for n in (1, 2, 4, 5):
+                    inst = Instance.at_zero([s] * n, [o] * n, M)
+                    res = simulate(inst, make_policy("mc-sf"))
+                    opt = brute_force_opt(inst, upper=res.tel)[0]
+                    assert identical_dual(n, s, o, M).value <= opt
+                    comp = np.sort(np.asarray(res.schedule.starts) + o)
+                    assert np.all(comp <= identical_completion_bound(n, s, o, M))
+                    assert identical_completion_bound(n, s, o, M).sum() == identical_batch_tel(n, s, o, M)
+
+
+def test_lemma_b2_ours_ratio_at_most_4_when_rho_at_most_3():
+    s = np.arange(1, 13)[:, None, None]
+    o = np.arange(1, 40)[None, :, None]
+    for mult in (2, 3, 5):
+        M = mult * (s + o) + np.array([0, 1, 5])[None, None, :] % (s + o)
+        for n in (1, 3, 10, 37, 200):
+            b, D, rho = identical_ratio_table(s, o, M, n)
+            assert np.all(rho < 3) and np.all(b <= 4 * D + 1e-9)
+    assert identical_rho(1, 3, 10) == Fraction(3 * 10, 2 * 9)
+
+
+def test_batch_route_exceeds_4_with_one_request_per_batch_but_mcsf_does_not():
+    # k = 1, M = 2(s + o) - 1: the batch upper bound is above 4 x dual; MC-SF staggers and stays far below
+    s, o, M, n = 1, 3000, 6001, 32
+    b, D, rho = identical_ratio_table(s, o, M, n)
+    assert b[()] > 4 * D[()] and rho[()] > 3
+    s, o, M, n = 1, 40, 81, 32
+    tel = simulate(Instance.at_zero([s] * n, [o] * n, M), make_policy("mc-sf")).tel
+    assert tel <= 4 * identical_dual(n, s, o, M).value
