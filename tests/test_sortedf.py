@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -21,6 +22,15 @@ from kvlib.sortedf import (
     lemma1_holds,
     phase1,
     scaled_dp_argmin,
+    CHAIN_LINKS,
+    align_starts,
+    batch_start_usage,
+    batched_starts,
+    group_order,
+    group_starts,
+    optimal_aligned,
+    pow2_up,
+    proof_chain,
     separate_starts,
     sorted_f,
     swap_argmin,
@@ -163,3 +173,83 @@ def test_cli_help_lists_policies(capsys):
     out = capsys.readouterr().out
     for name in ("sorted-f", "sorted-lp", "lp-swap"):
         assert name in out
+
+
+# ---------------------------------------------------------------------------
+# proof chain of 002 Theorem 3 (our reconstruction of the transformed schedules)
+
+
+def test_pow2_up():
+    assert [pow2_up(x) for x in (1, 2, 3, 4, 5, 8, 9)] == [1, 2, 4, 4, 8, 8, 16]
+    with pytest.raises(ValueError, match="x >= 1"):
+        pow2_up(0)
+
+
+def test_batched_starts_by_hand():
+    o = np.array([3, 1, 5, 2])
+    batches = [np.array([1, 3]), np.array([0]), np.array([2])]
+    assert separate_starts(batches, o).tolist() == [2, 0, 5, 0]
+    # aligned: slots of length 2 at 0, 4 at 4 (first multiple of 4 >= 2), 8 at 8
+    assert batched_starts(batches, o, aligned=True).tolist() == [4, 0, 8, 0]
+    # group: classes ceil(log2 D) = 1, 2, 3 already increasing
+    assert [b.tolist() for b in group_order(batches, o)] == [[1, 3], [0], [2]]
+    assert [b.tolist() for b in group_order(batches[::-1], o)] == [[1, 3], [0], [2]]
+    with pytest.raises(ValueError, match="partition"):
+        batched_starts([np.array([0, 1])], o)
+
+
+def _aligned_brute(s, o, M):
+    """Every ordered partition into feasible batches, each at its earliest aligned start."""
+    n = len(o)
+    best = None
+
+    def rec(rem, t, tel):
+        nonlocal best
+        if not rem:
+            best = tel if best is None else min(best, tel)
+            return
+        rem = sorted(rem)
+        for k in range(1, len(rem) + 1):
+            for X in itertools.combinations(rem, k):
+                X = list(X)
+                if batch_start_usage(s[X], o[X]) > M:
+                    continue
+                L = pow2_up(int(o[X].max()))
+                q = -(-t // L) * L
+                rec(set(rem) - set(X), q + L, tel + len(X) * q + int(o[X].sum()))
+
+    rec(set(range(n)), 0, 0)
+    return best
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_sets(max_n=5))
+def test_optimal_aligned_equals_enumeration(inst):
+    s, o, M = inst
+    tel, batches = optimal_aligned(s, o, M)
+    assert tel == _aligned_brute(s, o, M)
+    p = batched_starts(batches, o, aligned=True)
+    rep = check_schedule(Instance.at_zero(s, o, M), Schedule(tuple(p)))
+    assert rep.valid and rep.tel == tel
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_sets(max_n=7), st.sampled_from(CONSTRAINTS))
+def test_proof_chain_schedules_valid_and_telescoping(inst, constraint):
+    s, o, M = inst
+    instance = Instance.at_zero(s, o, M)
+    pol = sorted_f(phase1_constraint=constraint)
+    res = simulate(instance, pol)
+    opt = res.tel  # any positive reference value makes the telescoping identity checkable
+    c = proof_chain(instance, pol.batches, res.tel, opt)
+    assert c["group"] <= c["align"]  # aligning only delays batches
+    assert c["Optimal_align"] <= c["align"]  # align is one aligned batched schedule
+    prod = np.prod([c[num] / c[den] for _, num, den, _ in CHAIN_LINKS])
+    assert prod == pytest.approx(res.tel / opt)
+
+
+def test_optimal_aligned_limits():
+    with pytest.raises(ValueError, match="n <= 3"):
+        optimal_aligned([1] * 4, [1] * 4, 10, max_n=3)
+    with pytest.raises(ValueError, match="does not fit"):
+        optimal_aligned([5, 1], [6, 1], 10)
