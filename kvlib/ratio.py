@@ -411,3 +411,32 @@ def identical_ratio_table(s, o, M, n):
     D = n * T - M * (T * (T - 1) - o * (o - 1)) / (2.0 * v)
     rho = o * M / (k * v)
     return batch.astype(float), D, rho
+
+
+def identical_time_indexed_lp(n: int, s: int, o: int, M: int) -> float:
+    """LP (TI) for ``n`` identical requests: the memory constraint at every round, not only in volume.
+
+    ``min sum_c c x_c`` over completions ``c >= o`` with ``sum_c x_c = n`` and, for every round ``tau``,
+    ``sum_{j=0}^{o-1} (s + o - j) x_{tau + j} <= M`` (a request completing at ``c`` holds
+    ``s + o - (c - tau)`` tokens at ``tau``).  A relaxation of the problem (OPT's completions are a
+    feasible integer ``x``), at least as strong as LP (V) (summing its constraints over ``tau <= T``
+    gives the volume constraint).  Horizon: the batch schedule's makespan.  Solved with HiGHS (scipy).
+    Our construction, not the paper's.
+    """
+    from scipy.optimize import linprog
+    from scipy.sparse import lil_matrix
+
+    k = identical_k(s, o, M)
+    H = o * (-(-n // k))  # the batch schedule completes everything by then
+    cs = np.arange(o, H + 1)
+    A = lil_matrix((H, len(cs)))
+    for tau in range(1, H + 1):
+        for j in range(o):
+            c = tau + j
+            if o <= c <= H:
+                A[tau - 1, c - o] = s + o - j
+    res = linprog(cs.astype(float), A_ub=A.tocsr(), b_ub=np.full(H, float(M)),
+                  A_eq=np.ones((1, len(cs))), b_eq=[float(n)], bounds=(0, None), method="highs")
+    if res.status != 0:  # pragma: no cover - the batch schedule is feasible
+        raise RuntimeError(f"LP (TI) not solved: {res.message}")
+    return float(res.fun)

@@ -156,10 +156,10 @@ print("b consistent in every run:", bool(thm41["b consistent"].all()))
 
 # %% [markdown]
 # On this instance every non-preemptive policy of `kvlib`
-# ({glue:text}`thm41_policies`) behaves identically (same TEL for each $M$:
-# {glue:text}`thm41_same`): once the short requests arrive they are the only choice, and each
+# ({glue:text}`thm41_policies:s`) behaves identically (same TEL for each $M$:
+# {glue:text}`thm41_same:s`): once the short requests arrive they are the only choice, and each
 # policy starts as many as fit beside the long request. The observed start was consistent in all
-# {glue:text}`thm41_runs` runs: {glue:text}`thm41_consistent`.
+# {glue:text}`thm41_runs:d` runs: {glue:text}`thm41_consistent:s`.
 #
 # :::{prf:theorem} TEL of the work-conserving policies on the reconstruction (ours)
 # :label: thm-lb-41-formula
@@ -234,22 +234,38 @@ summary_rows.append({
 })
 
 # %% [markdown]
-# The closed form matches the simulation: {glue:text}`thm41_formula_ok`. For
-# $M \in \{${glue:text}`thm41_exact_M`$\}$ the certified optimum equals our explicit upper bound
-# ({glue:text}`thm41_explicit_opt`), so there the ratio column is exact. The measured ratio grows
-# like $M^{e}$ with fitted $e =$ {glue:text}`thm41_exp`; at $M =$ {glue:text}`thm41_Mmax` it is
-# {glue:text}`thm41_ratio_max` against the paper's $\sqrt M/28 =$ {glue:text}`thm41_claim_max`
-# (about {glue:text}`thm41_const`$\,\sqrt M$). The ratio is above the paper's bound at every $M$ we
-# ran: {glue:text}`thm41_above`. The optimal schedules of the small instances start the long
+# The closed form matches the simulation: {glue:text}`thm41_formula_ok:s`. For
+# $M \in \{${glue:text}`thm41_exact_M:s`$\}$ the certified optimum equals our explicit upper bound
+# ({glue:text}`thm41_explicit_opt:s`), so there the ratio column is exact. The measured ratio grows
+# like $M^{e}$ with fitted $e =$ {glue:text}`thm41_exp:s`; at $M =$ {glue:text}`thm41_Mmax:d` it is
+# {glue:text}`thm41_ratio_max:s` against the paper's $\sqrt M/28 =$ {glue:text}`thm41_claim_max:s`
+# (about {glue:text}`thm41_const:s`$\,\sqrt M$). The ratio is above the paper's bound at every $M$ we
+# ran: {glue:text}`thm41_above:s`. The optimal schedules of the small instances start the long
 # request near $M/2$, not at $0$ and not after the short requests: it is then still small when the
 # short requests arrive, and they run in two rounds beside it.
 #
 # ## 004 Theorem 6.2 (the $\varepsilon$ construction of the earlier version)
 #
-# We could not reconstruct this construction: the issue names it only as "the epsilon construction
-# of the earlier version", without its request sizes, arrival times, or the role of
-# $\varepsilon$. We do not invent one. This row of the summary table stays open until the text of
-# 004 is available.
+# **What is missing.** The project's issue names this result only as "the $\varepsilon$
+# construction of the earlier version" {cite}`jaillet2025onlinev1`. We have neither the statement of
+# 004 Theorem 6.2 (what it lower-bounds: a competitive ratio, a regret, for which class of
+# algorithms) nor the construction (request sizes, arrival times, memory, the role of
+# $\varepsilon$, the limit taken). We searched everything available to us (the issues of this
+# project, this book, `kvlib`): no quotation of it exists. The other constructions of this chapter
+# are reconstructions from a quoted recipe; here there is no recipe, and any instance family we
+# built would be our invention labelled with the paper's name. We therefore build nothing for it.
+#
+# **Why it matters.** 001 replaces 004's claims (exact optimality, constant regret) by weaker ones;
+# a lower-bound construction in 004 is the part of that paper most likely to survive the revision,
+# and checking its arithmetic is exactly what this chapter does for the other theorems.
+#
+# **What a reader with 004's text should add.** (1) A generator in `kvlib.adversary`, parametrised by
+# $\varepsilon$ and the size ($M$ or $n$), adaptive like `thm41_adversary` if the construction reacts
+# to the algorithm; (2) the paper's TEL or regret expressions as functions, tested against simulation
+# as for Theorem 4.1 and 002 Theorem 1; (3) a run of every online policy of `kvlib` for a sequence
+# $\varepsilon \to 0$ and growing size, with the certified optimum for small sizes and an explicit
+# OPT upper bound otherwise; (4) the measured ratio next to the claimed bound in a figure, and the
+# row below filled in (claimed growth, measured growth, verdict). Until then this row stays open.
 
 # %%
 summary_rows.append({
@@ -374,21 +390,21 @@ summary_rows.append({
 })
 
 # %% [markdown]
-# Our closed form equals the simulated TEL of MC-SF: {glue:text}`wyz1_formula_ok`. The ratio
-# bracket stays flat (fitted exponent of the lower end {glue:text}`wyz1_exp`; at
-# $M =$ {glue:text}`wyz1_Mmax` the ratio is in {glue:text}`wyz1_last_bracket`), while the quoted
-# bound $\tfrac{2}{13}\sqrt M$ grows. From $M =$ {glue:text}`wyz1_first_fail` on, even the upper
-# end of the bracket is below the quoted bound: there MC-SF's TEL is {glue:text}`wyz1_fail_tel`
-# and the volume bound certifies $\mathrm{OPT} \ge$ {glue:text}`wyz1_fail_lb`, so MC-SF's ratio is at
-# most {glue:text}`wyz1_fail_ratio`, below $\tfrac{2}{13}\sqrt M =$
-# {glue:text}`wyz1_fail_claim`. This goes to the errata ({ref}`errata-002`), as a statement about
+# Our closed form equals the simulated TEL of MC-SF: {glue:text}`wyz1_formula_ok:s`. The ratio
+# bracket stays flat (fitted exponent of the lower end {glue:text}`wyz1_exp:s`; at
+# $M =$ {glue:text}`wyz1_Mmax:d` the ratio is in {glue:text}`wyz1_last_bracket:s`), while the quoted
+# bound $\tfrac{2}{13}\sqrt M$ grows. From $M =$ {glue:text}`wyz1_first_fail:d` on, even the upper
+# end of the bracket is below the quoted bound: there MC-SF's TEL is {glue:text}`wyz1_fail_tel:d`
+# and the volume bound certifies $\mathrm{OPT} \ge$ {glue:text}`wyz1_fail_lb:d`, so MC-SF's ratio is at
+# most {glue:text}`wyz1_fail_ratio:s`, below $\tfrac{2}{13}\sqrt M =$
+# {glue:text}`wyz1_fail_claim:s`. This goes to the errata ({ref}`errata-002`), as a statement about
 # the construction as quoted to us.
 #
 # 002's conclusion that MC-SF is not constant-competitive when prompts vary is nonetheless true. In
 # our own variant (`adv.heavy_short_instance`, not the paper's) the $X$'s are $\sqrt M$ requests
 # $(M-1, 1)$, each filling the memory for a round, and there are $M$ light requests $(1,2)$: MC-SF
 # runs the heavy ones first and delays every light one by $\sqrt M$ rounds, and its ratio grows like
-# $M^{e}$ with fitted $e =$ {glue:text}`heavy_exp`.
+# $M^{e}$ with fitted $e =$ {glue:text}`heavy_exp:s`.
 #
 # ## 002 Theorem EC.1: MC-SF2 (shortest $s + o$ first)
 #
@@ -433,10 +449,10 @@ summary_rows.append({
 })
 
 # %% [markdown]
-# MC-SF2's ratio is in {glue:text}`ec1_last_bracket` at the largest $M$ (fitted exponent
-# {glue:text}`ec1_exp`). Already at $M =$ {glue:text}`ec1_first_fail` the quoted bound fails:
-# MC-SF2's TEL is {glue:text}`ec1_fail_tel`, $\mathrm{OPT} \ge$ {glue:text}`ec1_fail_lb`, so the
-# ratio is at most {glue:text}`ec1_fail_ratio` $<$ {glue:text}`ec1_fail_claim` $= \tfrac23\sqrt M$.
+# MC-SF2's ratio is in {glue:text}`ec1_last_bracket:s` at the largest $M$ (fitted exponent
+# {glue:text}`ec1_exp:s`). Already at $M =$ {glue:text}`ec1_first_fail:d` the quoted bound fails:
+# MC-SF2's TEL is {glue:text}`ec1_fail_tel:d`, $\mathrm{OPT} \ge$ {glue:text}`ec1_fail_lb:d`, so the
+# ratio is at most {glue:text}`ec1_fail_ratio:s` $<$ {glue:text}`ec1_fail_claim:s` $= \tfrac23\sqrt M$.
 # (In full mode, `kvlib.exact` also certifies OPT for $M = 9$.) Errata: {ref}`errata-002`.
 #
 # ## 002 Theorem 2 (NP-hardness from 3-Partition) and Theorem EC.2 (makespan, from Partition)
@@ -466,7 +482,7 @@ summary_rows.append({
 # If the lower bound $b_j > B/4$ is dropped (as some statements of 3-Partition do), a no-instance can
 # reach the target: $B = 20$, $b = (2,2,2,13,10,11)$ has no 3-partition, yet four requests
 # $\{2,2,2,13\}$ hold $19 + 4 = 23 = M$ and share round 1, $\{10, 11\}$ hold $23$ in round 2, for
-# $\mathrm{TEL} =$ {glue:text}`tp_gap_tel` $<$ {glue:text}`tp_gap_target`. With the strict bounds
+# $\mathrm{TEL} =$ {glue:text}`tp_gap_tel:d` $<$ {glue:text}`tp_gap_target:d`. With the strict bounds
 # (which the strongly NP-hard version does include) the argument is complete.
 
 # %%
@@ -503,9 +519,9 @@ summary_rows.append({
 })
 
 # %% [markdown]
-# On all {glue:text}`tp_count` instances (yes and no, certified by `kvlib.exact`) OPT equals
+# On all {glue:text}`tp_count:d` instances (yes and no, certified by `kvlib.exact`) OPT equals
 # $3m(m+1)/2$ exactly on the yes-instances and exceeds it on the no-instances:
-# {glue:text}`tp_ok`.
+# {glue:text}`tp_ok:s`.
 #
 # **Partition and makespan (EC.2).** Given positive integers $a_j$ with sum $2A$, is there a subset
 # summing to $A$? **Our reconstruction**: $a_j$ becomes $(2a_j - 1, 1)$ at $t = 0$ with
@@ -540,8 +556,8 @@ summary_rows.append({
 })
 
 # %% [markdown]
-# On {glue:text}`part_n` random instances the minimum makespan is 2 exactly when a partition exists
-# and at least 3 otherwise: {glue:text}`part_ok`.
+# On {glue:text}`part_n:d` random instances the minimum makespan is 2 exactly when a partition exists
+# and at least 3 otherwise: {glue:text}`part_ok:s`.
 #
 # ## 003 Theorem 2 (A_max lower bound, $s = 0$, $M = lu$)
 #
@@ -624,13 +640,13 @@ summary_rows.append({
 })
 
 # %% [markdown]
-# With one prompt size for all requests, the smallest instance found is {glue:text}`small_eq`:
-# MC-SF's TEL is {glue:text}`small_eq_alg`, the optimum {glue:text}`small_eq_opt`
-# ({glue:text}`small_eq_count` instances of that size). MC-SF's prefix rule starts the two
+# With one prompt size for all requests, the smallest instance found is {glue:text}`small_eq:s`:
+# MC-SF's TEL is {glue:text}`small_eq_alg:d`, the optimum {glue:text}`small_eq_opt:d`
+# ({glue:text}`small_eq_count:d` instances of that size). MC-SF's prefix rule starts the two
 # one-round requests together at $t=0$ and then cannot fit both three-round requests side by side;
 # the optimum runs one three-round request from $t = 0$ beside a one-round request and fits the
 # other one-round request into the memory it leaves at $t = 1$. With varying prompts the smallest is
-# {glue:text}`small_gen` (TEL {glue:text}`small_gen_alg` against {glue:text}`small_gen_opt`): the
+# {glue:text}`small_gen:s` (TEL {glue:text}`small_gen_alg:d` against {glue:text}`small_gen_opt:d`): the
 # prefix rule keeps the request $(1,2)$ waiting behind $(2,1)$, which does not fit at $t=0$. Whether
 # this contradicts 004 depends on the exact hypotheses of 004's statement, which the MC-SF chapter
 # examines; here the instances serve as the smallest lower-bound witnesses.

@@ -52,8 +52,8 @@ confirm_max = 25  # counterexamples re-solved by HiGHS (None: all)
 dense_memories = [50, 100]  # identical requests: M of the dense grid
 b3_o_max = 3000  # our Appendix B.3: largest o of the closed-form grid
 b3_s_values = [1, 2, 3, 5, 10, 30]
-b3_sim_outputs = [5, 20, 100]  # one request per batch, staggering: MC-SF simulated for these o, n
-b3_sim_n = [2, 8, 16, 32, 64]
+b3_sim_outputs = [5, 20, 50]  # one request per batch, staggering: MC-SF simulated for these o, n
+b3_sim_n = [2, 8, 32]
 timing_memories = [100, 200, 400]
 regret_horizons = [50, 100, 200, 400]
 regret_seeds = 3
@@ -109,7 +109,7 @@ glue("implied_constant", IMPLIED_CONSTANT, display=False)
 # $$
 #
 # **Lemma 4.4 (the paper's statement, as quoted):** $\mathrm{TEL}(\text{MC-SF}) \le (1536/M)\,X + 24\,Y$,
-# with the paper's constants {glue:text}`c1` and {glue:text}`c2`.
+# with the paper's constants {glue:text}`c1:d` and {glue:text}`c2:d`.
 #
 # The grouping we use (our reconstruction): $U_l = \{i : 2^{l-1} < o_i \le 2^l\}$ ($U_0$: $o_i = 1$).
 #
@@ -125,7 +125,7 @@ glue("implied_constant", IMPLIED_CONSTANT, display=False)
 # $$
 #
 # Consequently Lemma 4.4 and $\mathrm{LB}_{4.7}$ give $\mathrm{TEL}(\text{MC-SF}) \le
-# (2 \cdot 1536 + 24)\,\mathrm{OPT}$ = {glue:text}`implied_constant` $\cdot\,\mathrm{OPT}$.
+# (2 \cdot 1536 + 24)\,\mathrm{OPT}$ = {glue:text}`implied_constant:d` $\cdot\,\mathrm{OPT}$.
 # :::
 #
 # :::{prf:proof}
@@ -254,15 +254,15 @@ glue("rand_OS_max", f"{df.OS_loose.max():.3f}", display=False)
 glue("rand_L45_max", f"{df.L45_need.max():.2f}", display=False)
 
 # %% [markdown]
-# On {glue:text}`rand_trials` random instances ({glue:text}`rand_certified` with OPT certified optimal;
-# the rest use the solver's certified lower bound) the inequalities of the chain **{glue:text}`rand_all_hold`**.
-# MC-SF was exactly optimal on {glue:text}`rand_exact_share` of them and the largest MC-SF/OPT (an
-# over-estimate where OPT is not certified) was {glue:text}`rand_ratio_max`, against the constant
-# {glue:text}`implied_constant` that Lemma 4.4 and our Lemma 4.7 imply. Lemma 4.4 is loose by a
-# factor of at least {glue:text}`rand_L44_min` (median {glue:text}`rand_L44_med`), i.e. the looseness
+# On {glue:text}`rand_trials:d` random instances ({glue:text}`rand_certified:d` with OPT certified optimal;
+# the rest use the solver's certified lower bound) the inequalities of the chain **{glue:text}`rand_all_hold:s`**.
+# MC-SF was exactly optimal on {glue:text}`rand_exact_share:d` of them and the largest MC-SF/OPT (an
+# over-estimate where OPT is not certified) was {glue:text}`rand_ratio_max:s`, against the constant
+# {glue:text}`implied_constant:d` that Lemma 4.4 and our Lemma 4.7 imply. Lemma 4.4 is loose by a
+# factor of at least {glue:text}`rand_L44_min:s` (median {glue:text}`rand_L44_med:s`), i.e. the looseness
 # is almost all in the constants 1536 and 24; our Lemma 4.7 bound is within a factor
-# {glue:text}`rand_L47_max` of OPT and the order-statistic bound OS within {glue:text}`rand_OS_max`.
-# The per-group span needed a constant of at most {glue:text}`rand_L45_max` in front of
+# {glue:text}`rand_L47_max:s` of OPT and the order-statistic bound OS within {glue:text}`rand_OS_max:s`.
+# The per-group span needed a constant of at most {glue:text}`rand_L45_max:s` in front of
 # $V_l/M + 2^l$.
 #
 # ### Adversarial search
@@ -325,10 +325,10 @@ worst_ratio = max(df.ratio_ub.max(), adf.ratio_ub.max())
 glue("worst_ratio", f"{worst_ratio:.3f}", display=False)
 
 # %% [markdown]
-# The search reached MC-SF/OS = {glue:text}`adv_proxy_max`; on the instances it found, MC-SF/OPT is at
-# most {glue:text}`adv_max` and the whole chain {glue:text}`adv_hold`. Over this chapter's instances the
-# largest MC-SF/OPT we saw is {glue:text}`worst_ratio`, far below the implied
-# constant {glue:text}`implied_constant`.
+# The search reached MC-SF/OS = {glue:text}`adv_proxy_max:s`; on the instances it found, MC-SF/OPT is at
+# most {glue:text}`adv_max:s` and the whole chain {glue:text}`adv_hold:s`. Over this chapter's instances the
+# largest MC-SF/OPT we saw is {glue:text}`worst_ratio:s`, far below the implied
+# constant {glue:text}`implied_constant:d`.
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
@@ -402,13 +402,13 @@ glue("ident_ex_tel", int(ex.mcsf), display=False)
 glue("ident_ex_batch", int(ex.batch), display=False)
 
 # %% [markdown]
-# Over {glue:text}`ident_cases` cases ($M \le$ `ident_M_max`, $s \le 3$, every valid $o$,
+# Over {glue:text}`ident_cases:d` cases ($M \le$ `ident_M_max`, $s \le 3$, every valid $o$,
 # $n \le$ `ident_n_max`), the batch formula (SymPy sum) equals the simulated TEL in
-# {glue:text}`ident_nostag_eq` of the {glue:text}`ident_nostag` cases without staggering. In the
-# {glue:text}`ident_stag` cases where staggering is possible it differs in {glue:text}`ident_stag_diff`
-# (MC-SF is below it in {glue:text}`ident_stag_below`). The smallest example is
-# {glue:text}`ident_ex`: MC-SF starts at {glue:text}`ident_ex_starts`, TEL {glue:text}`ident_ex_tel`,
-# against {glue:text}`ident_ex_batch` from the batch formula. A ratio proof that uses the batch formula
+# {glue:text}`ident_nostag_eq:d` of the {glue:text}`ident_nostag:d` cases without staggering. In the
+# {glue:text}`ident_stag:d` cases where staggering is possible it differs in {glue:text}`ident_stag_diff:d`
+# (MC-SF is below it in {glue:text}`ident_stag_below:d`). The smallest example is
+# {glue:text}`ident_ex:s`: MC-SF starts at {glue:text}`ident_ex_starts:s`, TEL {glue:text}`ident_ex_tel:d`,
+# against {glue:text}`ident_ex_batch:d` from the batch formula. A ratio proof that uses the batch formula
 # as MC-SF's TEL therefore bounds an upper bound of MC-SF's TEL in those cases, which is still sound
 # if the proof only needs $\mathrm{TEL} \le \mathrm{TEL}_{\text{batch}}$ (true on every case here).
 #
@@ -469,12 +469,12 @@ glue("fig_ident", fig, display=False)
 plt.close(fig)
 
 # %% [markdown]
-# On the exact grid MC-SF / OPT is at most {glue:text}`ident_max_opt` (worst case
-# {glue:text}`ident_worst`; MC-SF is not optimal in {glue:text}`ident_nonopt` cases), and MC-SF / LP is
-# at most {glue:text}`ident_max_lp`. On the dense grid ({glue:text}`dense_cases` cases, $q = n/M$ up to
-# 2, $M \in$ `dense_memories`) MC-SF / LP (9) is at most {glue:text}`dense_max` (at {glue:text}`dense_argmax`).
+# On the exact grid MC-SF / OPT is at most {glue:text}`ident_max_opt:s` (worst case
+# {glue:text}`ident_worst:s`; MC-SF is not optimal in {glue:text}`ident_nonopt:d` cases), and MC-SF / LP is
+# at most {glue:text}`ident_max_lp:s`. On the dense grid ({glue:text}`dense_cases:d` cases, $q = n/M$ up to
+# 2, $M \in$ `dense_memories`) MC-SF / LP (9) is at most {glue:text}`dense_max:s` (at {glue:text}`dense_argmax:s`).
 # So on everything we tried the paper's bound 4 holds with a wide margin, and we found no sign that 4
-# is tight: our worst certified ratio is {glue:text}`ident_max_opt`. (Whether 4 is attained
+# is tight: our worst certified ratio is {glue:text}`ident_max_opt:s`. (Whether 4 is attained
 # asymptotically is not settled by a finite grid.)
 #
 # ```{glue:figure} fig_ident
@@ -564,8 +564,8 @@ plt.close(fig)
 
 # %%
 print(f"[{time.perf_counter() - T0:.0f} s]")
-from kvlib.ratio import (identical_completion_bound, identical_dual, identical_dual_T, identical_dual_violation,
-                         identical_lp_primal, identical_ratio_table, identical_rho)
+from kvlib.ratio import (identical_completion_bound, identical_dual, identical_dual_violation, identical_lp_primal,
+                         identical_ratio_table, identical_rho, identical_time_indexed_lp)
 
 # --- SymPy: Lemma B.1 (base, the step that reduces to t + 1, value, optimal T*, strong duality) ---
 n_, s_, o2, t_, T_, tau, j_, kk_, M_ = sp.symbols("n s o t T tau j k M", positive=True)
@@ -606,6 +606,11 @@ feas_ok = all(identical_dual_violation(identical_dual(r.n, r.s, r.o, r.M)) == 0 
 strong_ok = all(sum(t * x for t, x in identical_lp_primal(r.n, r.s, r.o, r.M).items())
                 == identical_dual(r.n, r.s, r.o, r.M).value for r in idf.itertuples())
 idf["rho"] = [float(identical_rho(r.s, r.o, r.M)) for r in idf.itertuples()]
+idf["TI"] = [identical_time_indexed_lp(r.n, r.s, r.o, r.M) for r in idf.itertuples()]
+ti_ok = bool(((idf.D <= idf.TI + 1e-6) & (idf.TI <= idf.opt + 1e-6)).all())
+glue("b3_ti_ok", "yes" if ti_ok else "NO", display=False)
+glue("b3_grid_max_opt_ti", f"{(idf.opt / idf.TI).max():.3f}", display=False)
+glue("b3_grid_max_ti_dual", f"{(idf.TI / idf.D).max():.3f}", display=False)
 grid_ok = bool((idf.D <= idf.opt + 1e-9).all() and (idf.mcsf <= idf.batch).all()
                and (idf.batch[idf.rho <= 3] <= 4 * idf.D[idf.rho <= 3] + 1e-9).all())
 glue("b3_grid_ok", "yes" if (grid_ok and comp_ok and feas_ok and strong_ok) else "NO", display=False)
@@ -685,32 +690,36 @@ plt.close(fig)
 # %% [markdown]
 # **SymPy.** Lemma B.1's base $L(o) - o$, its induction step $L(t+1) - (t+1)$ given $L(t) = t$, the
 # closed form $L(t) - t$, the dual value, $D(T+1) - D(T) - (n - MT/v)$ and primal minus dual objective:
-# {glue:text}`b1_ok`. Lemma B.2's inequalities $2 - om/v > 0$, $3 - \tfrac32\,om/v =$
-# {glue:text}`b2_rho3` $> 0$ (the $k \ge 2$ bound), the $k=1$ bound without staggering, and Case 2's
-# $\tfrac43(j-1) - j = (j-4)/3$: {glue:text}`b2_ok` (SymPy, positive symbols).
+# {glue:text}`b1_ok:s`. Lemma B.2's inequalities $2 - om/v > 0$, $3 - \tfrac32\,om/v =$
+# {glue:text}`b2_rho3:s` $> 0$ (the $k \ge 2$ bound), the $k=1$ bound without staggering, and Case 2's
+# $\tfrac43(j-1) - j = (j-4)/3$: {glue:text}`b2_ok:s` (SymPy, positive symbols).
 #
-# **The exact grid** (the {glue:text}`ident_cases` cases above): the dual (25)-(27) is feasible
+# **The exact grid** (the {glue:text}`ident_cases:d` cases above): the dual (25)-(27) is feasible
 # (checked constraint by constraint in exact rational arithmetic), equals the LP optimum (primal
 # objective, exactly), never exceeds the certified OPT, MC-SF's $i$-th completion is at most
-# $o\lceil i/k\rceil$ in every case, and $U \le 4D$ wherever $\rho \le 3$: {glue:text}`b3_grid_ok`.
-# There OPT / D is at most {glue:text}`b3_grid_max_opt_dual` and MC-SF / D at most
-# {glue:text}`b3_grid_max_mcsf_dual`.
+# $o\lceil i/k\rceil$ in every case, and $U \le 4D$ wherever $\rho \le 3$: {glue:text}`b3_grid_ok:s`.
+# There OPT / D is at most {glue:text}`b3_grid_max_opt_dual:s` and MC-SF / D at most
+# {glue:text}`b3_grid_max_mcsf_dual:s`. Most of that gap is the volume relaxation's: the time-indexed
+# LP (TI) (`identical_time_indexed_lp`, our construction: the memory constraint at every round instead
+# of in total) lies between $D$ and OPT on every case ({glue:text}`b3_ti_ok:s`), up to
+# {glue:text}`b3_grid_max_ti_dual:s` times $D$, with OPT / TI at most {glue:text}`b3_grid_max_opt_ti:s`.
+# We keep the volume LP for the proof because its dual has the closed form above.
 #
-# **The dense grid** ({glue:text}`b3_cases` triples $(s, o, M)$ with $o$ up to `b3_o_max`, $M$ from
+# **The dense grid** ({glue:text}`b3_cases:d` triples $(s, o, M)$ with $o$ up to `b3_o_max`, $M$ from
 # $m$ to $40m$, and for each every $n \le 120$ and $n = qM$ for 60 values of $q \in [10^{-4}, 4]$;
-# {glue:text}`b3_points` points, closed forms): where Lemma B.2 applies ($\rho \le 3$) the largest
-# $U/D(T^*)$ is {glue:text}`b3_sup_proved`; under Theorem 4.3's assumption $M \ge 2(s+o)$ it is
-# {glue:text}`b3_sup_assump` (at {glue:text}`b3_sup_assump_at`; $\rho \le$ {glue:text}`b3_rho_max_assump`
-# there); at loads $q \ge 1$ (still under the assumption) it is at most {glue:text}`b3_large_q`. So
+# {glue:text}`b3_points:d` points, closed forms): where Lemma B.2 applies ($\rho \le 3$) the largest
+# $U/D(T^*)$ is {glue:text}`b3_sup_proved:s`; under Theorem 4.3's assumption $M \ge 2(s+o)$ it is
+# {glue:text}`b3_sup_assump:s` (at {glue:text}`b3_sup_assump_at:s`; $\rho \le$ {glue:text}`b3_rho_max_assump:s`
+# there); at loads $q \ge 1$ (still under the assumption) it is at most {glue:text}`b3_large_q:s`. So
 # **the constant 4 is not tight for our bound**: Case 2 gives away a factor up to $4/3$, and the
 # supremum of the batch bound over the dual is just above 3, approached with $k = 2$, $M = 3m-1$ and
 # $s \ll o$ (where $\rho \to 3$), at a few dozen requests rather than at large loads.
 #
-# **The open region** ($k=1$ with staggering and $\rho > 3$; {glue:text}`b3_open_cases` triples of the
-# dense grid): the batch bound exceeds $4D$, up to {glue:text}`b3_sup_open` (at
-# {glue:text}`b3_sup_open_at`), so our route to 4 fails there. MC-SF itself does far better because it
-# staggers: simulated on {glue:text}`b3_sim_cases` such instances, MC-SF / D is at most
-# {glue:text}`b3_sim_max` (the batch bound: {glue:text}`b3_sim_U_max`). Whether 001's Lemma B.2 covers
+# **The open region** ($k=1$ with staggering and $\rho > 3$; {glue:text}`b3_open_cases:d` triples of the
+# dense grid): the batch bound exceeds $4D$, up to {glue:text}`b3_sup_open:s` (at
+# {glue:text}`b3_sup_open_at:s`), so our route to 4 fails there. MC-SF itself does far better because it
+# staggers: simulated on {glue:text}`b3_sim_cases:d` such instances, MC-SF / D is at most
+# {glue:text}`b3_sim_max:s` (the batch bound: {glue:text}`b3_sim_U_max:s`). Whether 001's Lemma B.2 covers
 # $M < 2(s+o)$, and how, we cannot tell without its text.
 #
 # ```{glue:figure} fig_b3
@@ -792,10 +801,10 @@ plt.close(fig)
 
 # %% [markdown]
 # The mean decision time grows like $M^{\text{slope}}$ with a fitted slope of
-# {glue:text}`time_slope` (mean {glue:text}`time_mean_maxM` µs per round at $M$ =
-# {glue:text}`time_maxM`), below the $O(M^2)$ of Proposition 4.2. At these sizes a round costs mostly
-# constant (interpreter and numpy) overhead: on average {glue:text}`time_running_maxM` requests run and
-# {glue:text}`time_waiting_maxM` wait, and the prefix rule stops at the first request that does not fit,
+# {glue:text}`time_slope:s` (mean {glue:text}`time_mean_maxM:s` µs per round at $M$ =
+# {glue:text}`time_maxM:d`), below the $O(M^2)$ of Proposition 4.2. At these sizes a round costs mostly
+# constant (interpreter and numpy) overhead: on average {glue:text}`time_running_maxM:s` requests run and
+# {glue:text}`time_waiting_maxM:s` wait, and the prefix rule stops at the first request that does not fit,
 # so the number of eq. (5) tests per round is small. Wall-clock times on a shared machine are noisy; the
 # figure is a consistency check, not a complexity proof.
 #
@@ -850,10 +859,10 @@ glue("sweep_worst", f"{(bad.mcsf / bad.opt).max():.3f}" if len(bad) else "1", di
 display(bad.head(8)[["n", "M", "s", "outputs", "mcsf", "opt", "thm43"]])
 
 # %% [markdown]
-# Of {glue:text}`sweep_n` instances, MC-SF is optimal on {glue:text}`sweep_exact_pct` %; it is **not**
-# optimal on {glue:text}`sweep_bad` (by branch and bound; the {glue:text}`sweep_confirmed` smallest re-solved by HiGHS with the same optimum), the worst
-# MC-SF/OPT being {glue:text}`sweep_worst`. Of these counterexamples, {glue:text}`sweep_bad_thm43` also
-# satisfy Theorem 4.3's stronger assumption $M \ge 2\max(s+o)$ (which {glue:text}`sweep_thm43` instances of
+# Of {glue:text}`sweep_n:d` instances, MC-SF is optimal on {glue:text}`sweep_exact_pct:s` %; it is **not**
+# optimal on {glue:text}`sweep_bad:d` (by branch and bound; the {glue:text}`sweep_confirmed:d` smallest re-solved by HiGHS with the same optimum), the worst
+# MC-SF/OPT being {glue:text}`sweep_worst:s`. Of these counterexamples, {glue:text}`sweep_bad_thm43:d` also
+# satisfy Theorem 4.3's stronger assumption $M \ge 2\max(s+o)$ (which {glue:text}`sweep_thm43:d` instances of
 # the sweep satisfy).
 #
 # ### The smallest counterexample
@@ -880,11 +889,11 @@ glue("ce_highs", ce_sol.upper, display=False)
 # %% [markdown]
 # The smallest counterexample (fewest requests, then smallest $M$) is $M = 5$, $s = 1$, outputs
 # $(1, 1, 3, 3)$, all at $t = 0$. MC-SF starts the two short requests at 0 and the long ones at
-# {glue:text}`ce_mc_starts` (TEL {glue:text}`ce_mc`): the second long request cannot start before the
-# first completes. The optimum {glue:text}`ce_opt_starts` (TEL {glue:text}`ce_opt`, confirmed by
-# branch and bound and by HiGHS, which reports {glue:text}`ce_highs`) starts one *long* request at 0 and
+# {glue:text}`ce_mc_starts:s` (TEL {glue:text}`ce_mc:d`): the second long request cannot start before the
+# first completes. The optimum {glue:text}`ce_opt_starts:s` (TEL {glue:text}`ce_opt:d`, confirmed by
+# branch and bound and by HiGHS, which reports {glue:text}`ce_highs:d`) starts one *long* request at 0 and
 # delays a *short* one to $t = 1$, so that the two long requests overlap less. The best schedule in which
-# shorter requests never start after longer ones has TEL {glue:text}`ce_sf`, the same as MC-SF: **no
+# shorter requests never start after longer ones has TEL {glue:text}`ce_sf:d`, the same as MC-SF: **no
 # optimal schedule is shortest-first ordered**.
 #
 # So the step of 004's swap argument (Appendix A.2) that must break is the exchange of a longer request
@@ -943,10 +952,10 @@ glue("reg_T_first", int(rdf["T"].min()), display=False)
 glue("reg_T_last", int(rdf["T"].max()), display=False)
 
 # %% [markdown]
-# The volume capacity is {glue:text}`reg_cap` requests per round. Below capacity (load 0.7) the gap in
-# average latency goes from {glue:text}`reg_lo_first` at $T$ = {glue:text}`reg_T_first` to
-# {glue:text}`reg_lo_last` at $T$ = {glue:text}`reg_T_last`; above capacity (load 1.3) from
-# {glue:text}`reg_hi_first` to {glue:text}`reg_hi_last`.
+# The volume capacity is {glue:text}`reg_cap:s` requests per round. Below capacity (load 0.7) the gap in
+# average latency goes from {glue:text}`reg_lo_first:s` at $T$ = {glue:text}`reg_T_first:d` to
+# {glue:text}`reg_lo_last:s` at $T$ = {glue:text}`reg_T_last:d`; above capacity (load 1.3) from
+# {glue:text}`reg_hi_first:s` to {glue:text}`reg_hi_last:s`.
 #
 # ```{glue:figure} fig_regret
 # :name: fig-ratio-regret
@@ -964,28 +973,28 @@ glue("reg_T_last", int(rdf["T"].max()), display=False)
 #
 # Verified, on every instance of this chapter:
 # - Lemma 4.4 (the paper's bound, with its constants) holds for MC-SF; it is loose by a factor of at
-#   least {glue:text}`rand_L44_min`.
+#   least {glue:text}`rand_L44_min:s`.
 # - Our Lemma 4.7-style lower bound and the order-statistic bound are proved above and never exceed
 #   the certified OPT; our LP (9) is solved by cvxpy with the value of the greedy, whose $t^*_o$ is
 #   non-decreasing, and our Claim 4.8 holds (all also proved).
-# - Largest MC-SF/OPT seen: {glue:text}`worst_ratio`, against the implied constant
-#   {glue:text}`implied_constant`; for identical requests {glue:text}`ident_max_opt` (certified) and
-#   {glue:text}`dense_max` (against LP (9)), against the paper's 4.
-# - 004 Theorem 4.2 (exact optimality) is false: {glue:text}`sweep_bad` counterexamples among
-#   {glue:text}`sweep_n` small instances by branch and bound, the {glue:text}`sweep_confirmed` smallest
+# - Largest MC-SF/OPT seen: {glue:text}`worst_ratio:s`, against the implied constant
+#   {glue:text}`implied_constant:d`; for identical requests {glue:text}`ident_max_opt:s` (certified) and
+#   {glue:text}`dense_max:s` (against LP (9)), against the paper's 4.
+# - 004 Theorem 4.2 (exact optimality) is false: {glue:text}`sweep_bad:d` counterexamples among
+#   {glue:text}`sweep_n:d` small instances by branch and bound, the {glue:text}`sweep_confirmed:d` smallest
 #   (all of them in full mode) confirmed by HiGHS as well.
 # - Our reconstruction of Appendix B.3 (identical requests): MC-SF's completion bound, the dual
-#   (25)-(27) of LP (V) and Lemma B.1 (SymPy: {glue:text}`b1_ok`), and Lemma B.2's ratio 4 when
-#   $\rho \le 3$, which includes Theorem 4.3's assumption $M \ge 2(s+o)$ (SymPy: {glue:text}`b2_ok`;
-#   grids: {glue:text}`b3_grid_ok`). Largest batch bound / dual under the assumption:
-#   {glue:text}`b3_sup_assump`, so 4 is not tight for our argument.
+#   (25)-(27) of LP (V) and Lemma B.1 (SymPy: {glue:text}`b1_ok:s`), and Lemma B.2's ratio 4 when
+#   $\rho \le 3$, which includes Theorem 4.3's assumption $M \ge 2(s+o)$ (SymPy: {glue:text}`b2_ok:s`;
+#   grids: {glue:text}`b3_grid_ok:s`). Largest batch bound / dual under the assumption:
+#   {glue:text}`b3_sup_assump:s`, so 4 is not tight for our argument.
 #
 # Not verified:
 # - The paper's own statements of Lemmas 4.5, 4.7, Claim 4.8, LP (9), the sum before eq. (15), the dual
 #   (25)-(27) and Lemmas B.1-B.2: we had only the quoted formulas. Lemma 4.5 was measured, not proved.
 #   Our B.3 reconstruction may dualise a different LP than 001's, and it proves the ratio 4 only for
 #   $\rho \le 3$: for one request per batch with staggering ($\rho$ up to 4) the batch bound exceeds
-#   4 times our dual ({glue:text}`b3_sup_open`), and MC-SF's ratio there ({glue:text}`b3_sim_max`
+#   4 times our dual ({glue:text}`b3_sup_open:s`), and MC-SF's ratio there ({glue:text}`b3_sim_max:s`
 #   against the dual) is measured, not proved.
 # - Tightness of the ratio 4 and of the constant of Theorem 4.3 beyond the grids searched.
 # - 004 Theorem 5.3: only an empirical gap against a lower bound, at finite horizons.

@@ -106,7 +106,8 @@ def test_vol():
 from fractions import Fraction
 
 from kvlib.ratio import (identical_completion_bound, identical_dual, identical_dual_T, identical_dual_violation,
-                         identical_lp_primal, identical_ratio_table, identical_rho)
+                         identical_lp_primal, identical_ratio_table, identical_rho,
+                         identical_time_indexed_lp)
 
 
 def test_identical_dual_feasible_and_strongly_dual():
@@ -116,6 +117,7 @@ def test_identical_dual_feasible_and_strongly_dual():
         M = int(rng.integers(s + o, 6 * (s + o) + 1))
         n = int(rng.integers(1, 40))
         d = identical_dual(n, s, o, M)
+        assert d.T == identical_dual_T(n, s, o, M) == max(o, -(-n * vol(s, o) // M))
         assert identical_dual_violation(d) == 0
         x = identical_lp_primal(n, s, o, M)
         assert sum(x.values()) == n and all(v >= 0 for v in x.values())
@@ -148,7 +150,10 @@ def test_identical_dual_below_certified_opt_and_mcsf_completions():
                     inst = Instance.at_zero([s] * n, [o] * n, M)
                     res = simulate(inst, make_policy("mc-sf"))
                     opt = brute_force_opt(inst, upper=res.tel)[0]
-                    assert identical_dual(n, s, o, M).value <= opt
+                    d = identical_dual(n, s, o, M).value
+                    assert d <= opt
+                    if n in (2, 5):
+                        assert float(d) - 1e-6 <= identical_time_indexed_lp(n, s, o, M) <= opt + 1e-6
                     comp = np.sort(np.asarray(res.schedule.starts) + o)
                     assert np.all(comp <= identical_completion_bound(n, s, o, M))
                     assert identical_completion_bound(n, s, o, M).sum() == identical_batch_tel(n, s, o, M)
