@@ -400,6 +400,13 @@ glue("ident_ex", f"n = {int(ex.n)}, s = {int(ex.s)}, o = {int(ex.o)}, M = {int(e
 glue("ident_ex_starts", str(mcsf(ex_inst).schedule.starts), display=False)
 glue("ident_ex_tel", int(ex.mcsf), display=False)
 glue("ident_ex_batch", int(ex.batch), display=False)
+stag43 = stag[(stag.mcsf < stag.batch) & (stag.M >= 2 * (stag.s + stag.o))].sort_values(["n", "M"])
+ex43 = stag43.iloc[0]
+ex43_inst = Instance.at_zero([int(ex43.s)] * int(ex43.n), [int(ex43.o)] * int(ex43.n), int(ex43.M))
+glue("ident_ex43", f"n = {int(ex43.n)}, s = {int(ex43.s)}, o = {int(ex43.o)}, M = {int(ex43.M)}", display=False)
+glue("ident_ex43_starts", str(mcsf(ex43_inst).schedule.starts), display=False)
+glue("ident_ex43_tel", int(ex43.mcsf), display=False)
+glue("ident_ex43_batch", int(ex43.batch), display=False)
 
 # %% [markdown]
 # Over {glue:text}`ident_cases:d` cases ($M \le$ `ident_M_max`, $s \le 3$, every valid $o$,
@@ -408,9 +415,13 @@ glue("ident_ex_batch", int(ex.batch), display=False)
 # {glue:text}`ident_stag:d` cases where staggering is possible it differs in {glue:text}`ident_stag_diff:d`
 # (MC-SF is below it in {glue:text}`ident_stag_below:d`). The smallest example is
 # {glue:text}`ident_ex:s`: MC-SF starts at {glue:text}`ident_ex_starts:s`, TEL {glue:text}`ident_ex_tel:d`,
-# against {glue:text}`ident_ex_batch:d` from the batch formula. A ratio proof that uses the batch formula
+# against {glue:text}`ident_ex_batch:d` from the batch formula; the smallest example that also meets
+# Theorem 4.3's assumption $M \ge 2(s+o)$ is {glue:text}`ident_ex43:s` (starts
+# {glue:text}`ident_ex43_starts:s`, TEL {glue:text}`ident_ex43_tel:d` against
+# {glue:text}`ident_ex43_batch:d`). A ratio proof that uses the batch formula
 # as MC-SF's TEL therefore bounds an upper bound of MC-SF's TEL in those cases, which is still sound
-# if the proof only needs $\mathrm{TEL} \le \mathrm{TEL}_{\text{batch}}$ (true on every case here).
+# if the proof only needs $\mathrm{TEL} \le \mathrm{TEL}_{\text{batch}}$: true on every case here,
+# and proved for all $n, s, o, M$ in {prf:ref}`lem-ratio-b3-mcsf` below.
 #
 # **Ratio against 4.** Two comparisons: (i) MC-SF / LP (9) (closed form for one type:
 # $N(t) = \min(n, Mt/\mathrm{vol}_o)$ for $t \ge o$) on the whole grid, an upper bound on MC-SF/OPT;
