@@ -1,23 +1,30 @@
 """Quadratic forms behind A_min's log-scale bound (003 Section 4, Lemma 2 - Corollary 1, Lemma 3).
 
 We do not have 003's text; the matrices here are **our reconstruction**, each
-labelled by how it was obtained:
+labelled by how it was obtained.  Lengths ``k = 1..u`` (``l = 1``), prompt
+``s = 0`` (as in 003 Theorem 2), a fraction ``x_k`` of ``n`` requests has length
+``k`` and ``n/M -> oo``; TELs are in units ``n^2/M``.
 
-``B_u`` (derived by us): the heavy-load fluid limit of H-SF's TEL.  Lengths
-    ``k = 1..u`` (``l = 1``), fractions ``x_k`` of ``n`` requests, ``n/M -> oo``.
-    With every request at ``t = 0`` and the look-ahead test, H-SF runs the
-    ``k``-requests in synchronised batches of ``M/(s+k)`` every ``k`` rounds,
-    i.e. ``w_k = k (s + k)`` memory-rounds per request.  Class ``k`` finishes
-    between ``T_{k-1}`` and ``T_k = sum_{j<=k} n x_j w_j / M`` (uniformly), so
-    ``TEL ~ (n^2/M) x^T B x`` with ``B_ij = w_{min(i,j)} / 2`` (cross terms
-    ``2 b_ij = w_min``).  ``B`` is a "min-matrix", so ``B^-1`` is tridiagonal.
-``A_u`` (a *candidate*, not derived): ``A_ij = (ij/2) g(ln i - ln j)`` with
-    Lemma 3's kernel ``g(d) = 2 e^-|d| - e^-2|d|``, i.e. ``A_ij = m^2 - m^3/(2 M)``
-    for ``m = min(i,j)``, ``M = max(i,j)``.  It has ``A_kk = B_kk`` (A_min is
-    optimal on a single length) and is positive definite by Lemma 3's
-    argument.  Whether it is 003's ``A_u`` is exactly what the chapter tests
-    (it is not: ``tr(B^-1 A) != H_u``).  The chapter also *measures* ``A`` from
-    simulations of :class:`kvlib.intervals.AMin`.
+``B_u`` (derived by us, and matched by simulation): the heavy-load fluid limit
+    of H-SF's TEL.  With every request at ``t = 0`` and the look-ahead test,
+    H-SF runs the ``k``-requests in synchronised batches of ``M/(s+k)`` every
+    ``k`` rounds, i.e. ``w_k = k (s + k)`` memory-rounds per request, so
+    ``TEL ~ x^T B x`` with ``B_ij = w_{min(i,j)} / 2``.  ``B`` is a
+    "min-matrix" ``sum_k (Δw_k/2) 1_{>=k} 1_{>=k}^T``, so
+    ``B^-1 = D^T diag(2/Δw_k) D`` (``D`` the first-difference operator) is
+    tridiagonal.
+``A_u`` (reconstructed from quoted facts, *not* derived from A_min's dynamics):
+    ``a_ij = m M / 4 + m^2 / 2 - m^3 / (4 M)`` with ``m = min(i,j)``,
+    ``M = max(i,j)`` (``s = 0``), i.e. ``A = (1/4)(v v^T + V G V)`` with
+    ``v = V 1 = (1..u)`` and ``G_ij = g(ln i - ln j)``, Lemma 3's kernel
+    ``g(d) = 2 e^-|d| - e^-2|d|``.  It is the unique matrix of this shape with
+    ``a_kk = b_kk`` (one length: A_min loses nothing, as our simulation shows)
+    and whose two-point Rayleigh quotient is 003 Theorem 6's ``(3 - alpha)/2``;
+    it then *also* satisfies ``tr(B_u^-1 A_u) = H_u`` for every ``u``, is
+    positive definite by Lemma 3, and its largest generalized eigenvalue
+    follows 003's Figure 1 fit - independent checks, made in the chapter.
+``A_candidate`` (the previous session's guess ``m^2 - m^3/(2M)``) is kept for
+    comparison only; it fails the trace identity.
 """
 
 from __future__ import annotations
@@ -40,12 +47,40 @@ def B_matrix(u: int, s=0) -> np.ndarray:
     return w[np.minimum.outer(idx, idx)] / 2.0
 
 
+def A_matrix(u: int) -> np.ndarray:
+    """Reconstructed ``A_u``: ``a_ij = mM/4 + m^2/2 - m^3/(4M)`` (``s = 0``, our reconstruction)."""
+    k = np.arange(1, u + 1, dtype=float)
+    m = np.minimum.outer(k, k)
+    M = np.maximum.outer(k, k)
+    return m * M / 4 + m**2 / 2 - m**3 / (4 * M)
+
+
 def A_candidate(u: int) -> np.ndarray:
-    """``A_ij = (ij/2) g(ln i - ln j)`` = ``m^2 - m^3/(2M)`` (candidate, ``s = 0``)."""
+    """The previous candidate ``m^2 - m^3/(2M)`` (fails ``tr(B^-1 A) = H_u``; comparison only)."""
     k = np.arange(1, u + 1, dtype=float)
     m = np.minimum.outer(k, k)
     M = np.maximum.outer(k, k)
     return m**2 - m**3 / (2 * M)
+
+
+def lemma3_kernel(u: int) -> np.ndarray:
+    """``G_ij = g(ln i - ln j)``, ``g(d) = 2 e^-|d| - e^-2|d|`` (003 Lemma 3)."""
+    k = np.arange(1, u + 1, dtype=float)
+    r = np.minimum.outer(k, k) / np.maximum.outer(k, k)  # e^{-|ln i - ln j|}
+    return 2 * r - r**2
+
+
+def a_entry(i, j):
+    """Exact entry of the reconstructed ``A`` (SymPy-friendly: works on integers and symbols with i <= j)."""
+    m, M = (i, j) if (not isinstance(i, (int, np.integer)) or i <= j) else (j, i)
+    return m * M / sp.Integer(4) + m**2 / sp.Integer(2) - m**3 / (4 * M)
+
+
+def trace_reconstructed(u: int) -> float:
+    """``tr(B_u^-1 A_u)`` of the reconstructed pair in O(u) floats (per-length terms; ``s = 0``)."""
+    k = np.arange(2, u + 1, dtype=float)
+    f = lambda m, M: m * M / 4 + m**2 / 2 - m**3 / (4 * M)  # noqa: E731
+    return 1.0 + float(np.sum(2 / (2 * k - 1) * (f(k, k) - 2 * f(k - 1, k) + f(k - 1, k - 1))))
 
 
 def B_sym(u: int, s=0) -> sp.Matrix:
@@ -54,6 +89,11 @@ def B_sym(u: int, s=0) -> sp.Matrix:
 
 
 def A_sym(u: int) -> sp.Matrix:
+    """Exact reconstructed ``A_u`` (SymPy rationals)."""
+    return sp.Matrix(u, u, lambda i, j: a_entry(sp.Integer(min(i, j) + 1), sp.Integer(max(i, j) + 1)))
+
+
+def A_candidate_sym(u: int) -> sp.Matrix:
     def entry(i, j):
         m, M = sp.Integer(min(i, j) + 1), sp.Integer(max(i, j) + 1)
         return m**2 - m**3 / (2 * M)
@@ -74,25 +114,57 @@ def B_inv_tridiagonal(u: int, s=0) -> sp.Matrix:
     return Binv
 
 
-def trace_formula(u: int) -> sp.Rational:
-    """``tr(B^-1 A)`` for the candidate via the tridiagonal form:
-    ``1 + sum_{k=2}^u (3k - 2) / (k (2k - 1))`` (derived in the chapter)."""
-    return 1 + sum(sp.Rational(3 * k - 2, k * (2 * k - 1)) for k in range(2, u + 1))
+def second_differences(A: np.ndarray) -> np.ndarray:
+    """``A_kk - 2 A_{k,k-1} + A_{k-1,k-1}`` for ``k = 1..u`` (``A_{0,*} = 0``)."""
+    dg = np.diag(A).astype(float)
+    sub = np.concatenate([[0.0], np.diag(A, -1)])
+    prev = np.concatenate([[0.0], dg[:-1]])
+    return dg - 2 * sub + prev
 
 
-def B_inv_times_A_trace(u: int) -> float:
-    """Numerical ``tr(B^-1 A)`` using the tridiagonal inverse (O(u), no solve)."""
-    if u == 1:
-        return 1.0
-    k = np.arange(2, u + 1, dtype=float)
-    return 1.0 + float(np.sum((3 * k - 2) / (k * (2 * k - 1))))
-
-
-def largest_generalized(A: np.ndarray, B: np.ndarray) -> tuple[float, np.ndarray]:
-    """Largest ``lambda`` with ``A v = lambda B v`` and its vector (normalised, largest |entry| positive)."""
+def trace_Binv_A(A: np.ndarray, s=0) -> float:
+    """``tr(B^-1 A) = sum_k (2/Δw_k)(A_kk - 2A_{k,k-1} + A_{k-1,k-1})`` (tridiagonal ``B^-1``; O(u))."""
     u = A.shape[0]
-    vals, vecs = sla.eigh(A, B, subset_by_index=[u - 1, u - 1])
-    v = vecs[:, 0]
+    w = np.concatenate([[0.0], hsf_weights(u, s)])
+    return float(np.sum(2.0 / np.diff(w) * second_differences(A)))
+
+
+def trace_terms_sym(u: int) -> list:
+    """Exact per-length terms ``(2/Δw_k)(a_kk - 2a_{k,k-1} + a_{k-1,k-1})`` of ``tr(B^-1 A)`` (``s = 0``)."""
+    out = []
+    for k in range(1, u + 1):
+        K = sp.Integer(k)
+        dd = a_entry(K, K) - (2 * a_entry(K - 1, K) - a_entry(K - 1, K - 1) if k > 1 else 0)
+        out.append(sp.nsimplify(2 / (2 * K - 1) * dd))
+    return out
+
+
+def whitened(A: np.ndarray, s=0) -> np.ndarray:
+    """``C^-1 A C^-T`` with ``B = C C^T``, ``C^-1 = diag(Δw/2)^-1/2 D``: same eigenvalues as ``B^-1 A``."""
+    u = A.shape[0]
+    w = np.concatenate([[0.0], hsf_weights(u, s)])
+    r = 1.0 / np.sqrt(np.diff(w) / 2.0)
+    DA = A - np.vstack([np.zeros((1, u)), A[:-1]])  # D A
+    DAD = DA - np.hstack([np.zeros((u, 1)), DA[:, :-1]])  # D A D^T
+    return r[:, None] * DAD * r[None, :]
+
+
+def largest_generalized(A: np.ndarray, B: np.ndarray | None = None, s=0) -> tuple[float, np.ndarray]:
+    """Largest ``lambda`` with ``A v = lambda B v`` and its vector (normalised, largest |entry| positive).
+
+    With ``B = None`` the min-matrix ``B_u`` (prompt ``s``) is used through its tridiagonal
+    inverse (fast for large ``u``)."""
+    u = A.shape[0]
+    if B is None:
+        S = whitened(A, s)
+        vals, vecs = sla.eigh(S, subset_by_index=[u - 1, u - 1])
+        y = vecs[:, 0]
+        w = np.concatenate([[0.0], hsf_weights(u, s)])
+        z = y / np.sqrt(np.diff(w) / 2.0)  # v = C^-T y = D^T diag(.)^-1/2 y: suffix sums
+        v = z - np.concatenate([z[1:], [0.0]])
+    else:
+        vals, vecs = sla.eigh(A, B, subset_by_index=[u - 1, u - 1])
+        v = vecs[:, 0]
     if v[np.argmax(np.abs(v))] < 0:
         v = -v
     return float(vals[0]), v
@@ -104,17 +176,13 @@ def rayleigh(A: np.ndarray, B: np.ndarray, x: np.ndarray) -> float:
 
 
 def max_over_simplex(A: np.ndarray, B: np.ndarray, x0: np.ndarray | None = None, iters: int = 2000) -> tuple[float, np.ndarray]:
-    """``max_{x >= 0} x^T A x / x^T B x`` by a projected fixed-point (multiplicative) ascent.
-
-    Used only to compare with the unconstrained eigenvalue; returns the best value found.
-    """
+    """``max_{x >= 0} x^T A x / x^T B x`` by a multiplicative ascent (a lower estimate of the maximum)."""
     u = A.shape[0]
     x = np.full(u, 1.0 / u) if x0 is None else np.maximum(np.asarray(x0, float), 1e-12)
     best, bx = rayleigh(A, B, x), x.copy()
     for _ in range(iters):
         lam = rayleigh(A, B, x)
         Ax, Bx = A @ x, B @ x
-        # multiplicative update keeps x >= 0; ratio > 1 where the gradient of the quotient is positive
         x = x * np.maximum(Ax, 1e-300) / np.maximum(lam * Bx, 1e-300)
         x /= x.sum()
         r = rayleigh(A, B, x)
@@ -123,11 +191,48 @@ def max_over_simplex(A: np.ndarray, B: np.ndarray, x0: np.ndarray | None = None,
     return best, bx
 
 
+def cr_amin(x, support=None) -> float:
+    """Lemma 2 as reconstructed: ``x^T A x / x^T B x`` for a length distribution ``x`` on ``support``
+    (default ``1..len(x)``), ``s = 0``; ``A``, ``B`` are homogeneous of degree 2 in the lengths."""
+    x = np.asarray(x, dtype=float)
+    k = np.arange(1, len(x) + 1, dtype=float) if support is None else np.asarray(support, dtype=float)
+    m = np.minimum.outer(k, k)
+    M = np.maximum.outer(k, k)
+    A = m * M / 4 + m**2 / 2 - m**3 / (4 * M)
+    return float(x @ A @ x / (x @ (m**2 / 2) @ x))
+
+
+# ------------------------------------------------------------------ A_max (003 Theorems 1-2)
+
+
 def amax_theorem1_bound(alpha):
     """003 Theorem 1 (quoted in our issue): ``CR(A_max) <= alpha^-1 (1 + alpha^-1) / 2``."""
     return (1 / alpha) * (1 + 1 / alpha) / 2
 
 
 def amax_theorem2_ratio(alpha):
-    """003 Theorem 2 (quoted): the instance's ratio tends to ``alpha^-1 (1 + alpha^-1/2) / 2``."""
+    """003 Theorem 2 (quoted): the instance's ratio tends to ``alpha^-1 (1 + alpha^-1/2) / 2``
+    (read as ``alpha^{-1/2}``; at ``alpha = 1/4`` both readings give 6)."""
     return (1 / alpha) * (1 + alpha**-0.5) / 2
+
+
+def thm2_hsf_tel(l: int, u: int, a: int, b: int) -> int:
+    """Exact H-SF TEL on Theorem 2's instance (``s = 0``, ``M = l u``, ``a u`` requests of length
+    ``l`` then ``b l`` of length ``u``): ``a`` batches of ``u`` short ones every ``l`` rounds, then
+    ``b`` batches of ``l`` long ones every ``u`` rounds (derived by us; equals the simulation)."""
+    return l * u * a * (a + 1) // 2 + l * (b * a * l + u * b * (b + 1) // 2)
+
+
+def thm2_batch_amax_tel(l: int, u: int, a: int, b: int) -> float:
+    """TEL of a *synchronous-batch* A_max on Theorem 2's instance: batches of ``M/u = l`` requests,
+    each batch holding the memory ``u`` rounds (as if every batch contained a long request and
+    no freed memory were reused before the batch ends).  A pessimistic model, not our A_max."""
+    batches = (a * u + b * l) / l
+    return l * u * batches * (batches + 1) / 2
+
+
+def thm2_batch_ratio_limit(alpha):
+    """``a, b -> oo`` with ``a/b = alpha^{1/2}``: batch-model TEL / H-SF TEL
+    ``= (1 + alpha^{1/2})^2 / (alpha (1 + alpha + 2 alpha^{3/2}))``."""
+    r = np.sqrt(alpha)
+    return (1 + r) ** 2 / (alpha * (1 + alpha + 2 * alpha * r))
