@@ -38,6 +38,17 @@ Identical requests (001 Theorem 4.3 second part, Appendix B.3):
 :func:`identical_batch_tel` is the "batch" closed form
 ``o (k q (q + 1) / 2 + r (q + 1))`` with ``k = floor(M / (s + o))``,
 ``n = q k + r``; :func:`identical_lp_value` the LP (9) value for one type.
+
+Our reconstruction of Appendix B.3 (numbering the paper's, content ours):
+:func:`identical_completion_bound` (MC-SF's ``i``-th completion ``<= o ceil(i/k)``,
+so the batch form is an upper bound on MC-SF's TEL), :func:`identical_dual` /
+:class:`IdenticalDual` (the dual solution (25)-(27) of LP (9) for one type,
+``lam = T``, ``mu_tau = 1/vol`` for ``o <= tau < T``), :func:`identical_dual_violation`
+(an independent constraint-by-constraint feasibility check, Lemma B.1),
+:func:`identical_lp_primal` (the matching primal), :func:`identical_rho` and
+:func:`identical_ratio_table` (Lemma B.2: batch bound ``<= 4 D(T*)`` when
+``rho = o M / (k vol) <= 3``), and :func:`identical_time_indexed_lp` (a stronger LP
+with the memory constraint at every round, for comparison).
 """
 
 from __future__ import annotations
