@@ -502,8 +502,9 @@ plt.close(fig)
 # (25)-(27), a Lemma B.1 proved by an induction whose algebra "reduces to $t+1$", and a Lemma B.2 with
 # two cases. We do not have that appendix. What follows is **our reconstruction**: the numbering is
 # the paper's, the content is ours, built to have the shape the issue quotes. It is a complete proof
-# of a slightly weaker statement than the paper's (see the assumption of Lemma B.2 below), and every
-# step is checked by SymPy or against certified optima. Notation: $n$ identical requests $(s,o)$
+# of the ratio 4 under an assumption ($\rho \le 3$ in Lemma B.2, which Theorem 4.3's
+# $M \ge 2(s+o)$ implies) that the paper's statement may not need, and every step is checked by SymPy
+# or against certified optima. Notation: $n$ identical requests $(s,o)$
 # at $t=0$, $m = s+o$, $k = \lfloor M/m \rfloor$, $v = \mathrm{vol}_o = so + o(o+1)/2$, $a = v/M$.
 #
 # :::{prf:lemma} MC-SF's completions (ours; our form of the sum before 001 eq. (15))
@@ -520,7 +521,7 @@ plt.close(fig)
 # ($km \le M$). At $t = bo$ the running requests were started in $((b-1)o, bo)$; if these together with
 # the ones started at $bo$ were fewer than $k$ while some request waits, one more would hold at most
 # $m$ tokens at every future time, at most $km \le M$ in all, so eq. (5) admits it: a contradiction.
-# Hence $S(bo) - S((b-1)o) \ge k$. A request started by $bo$ completes by $(b+1)o$, so at least
+# Hence $S(bo) - S((b-1)o) \ge k$ (or no request waits and $S(bo) = n$). A request started by $bo$ completes by $(b+1)o$, so at least
 # $\min(n, (b+1)k)$ have completed by $(b+1)o$. If $M \bmod m \le s$, nothing can start while $k$
 # requests run (the criterion of the previous paragraph), and MC-SF runs exact batches.
 # :::
