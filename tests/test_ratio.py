@@ -178,3 +178,13 @@ def test_batch_route_exceeds_4_with_one_request_per_batch_but_mcsf_does_not():
     s, o, M, n = 1, 40, 81, 32
     tel = simulate(Instance.at_zero([s] * n, [o] * n, M), make_policy("mc-sf")).tel
     assert tel <= 4 * identical_dual(n, s, o, M).value
+
+
+def test_lemma_b1_ours_symbolic_induction_step():
+    n, s, o, t, T, tau, M = sp.symbols("n s o t T tau M", positive=True)
+    v = s * o + o * (o + 1) / 2
+    L = lambda x: T - v * sp.summation(1 / v, (tau, x, T - 1))  # lam = T, mu = 1/v on [o, T-1]
+    assert sp.simplify(L(o) - o) == 0
+    assert sp.simplify(L(t + 1) - (L(t) + 1)) == 0  # the step reduces to t + 1
+    D = n * T - M * sp.summation(tau / v, (tau, o, T - 1))
+    assert sp.simplify(D - (n * T - M * (T * (T - 1) - o * (o - 1)) / (2 * v))) == 0
