@@ -414,13 +414,16 @@ def identical_ratio_table(s, o, M, n):
     s, o, M, n = (np.asarray(x, dtype=np.int64) for x in np.broadcast_arrays(s, o, M, n))
     if np.any(s + o > M) or np.any(np.minimum.reduce([s, o, n]) < 1):
         raise ValueError("need s, o, n >= 1 and s + o <= M for every entry")
+    if np.any(n.astype(float) * (s * o + o * (o + 1) // 2) > 2.0**62):
+        raise ValueError("n vol exceeds the int64 range; use smaller n or o")
     k = M // (s + o)
     q, r = np.divmod(n, k)
     batch = o * (k * q * (q + 1) // 2 + r * (q + 1))
     v = s * o + o * (o + 1) // 2
-    T = np.maximum(o, -(-n * v // M))
-    D = n * T - M * (T * (T - 1) - o * (o - 1)) / (2.0 * v)
-    rho = o * M / (k * v)
+    T = np.maximum(o, -(-n * v // M)).astype(float)  # float from here: M T^2 overflows int64 at large o
+    nf, of, Mf, vf = (x.astype(float) for x in (n, o, M, v))
+    D = nf * T - Mf * (T * (T - 1) - of * (of - 1)) / (2.0 * vf)
+    rho = of * Mf / (k * vf)
     return batch.astype(float), D, rho
 
 

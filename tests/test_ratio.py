@@ -188,3 +188,12 @@ def test_lemma_b1_ours_symbolic_induction_step():
     assert sp.simplify(L(t + 1) - (L(t) + 1)) == 0  # the step reduces to t + 1
     D = n * T - M * sp.summation(tau / v, (tau, o, T - 1))
     assert sp.simplify(D - (n * T - M * (T * (T - 1) - o * (o - 1)) / (2 * v))) == 0
+
+
+def test_ratio_table_matches_exact_dual_at_large_sizes():
+    # M T^2 exceeds int64 here; the table must still agree with the exact rational dual value
+    for s, o, M, n in ((100, 10000, 40 * 10100, 4 * 40 * 10100), (1, 3000, 6001, 32), (30, 2999, 121170, 484680)):
+        b, D, rho = identical_ratio_table(s, o, M, n)
+        assert D[()] == pytest.approx(float(identical_dual(n, s, o, M).value), rel=1e-12)
+        assert b[()] == identical_batch_tel(n, s, o, M)
+        assert rho[()] == pytest.approx(float(identical_rho(s, o, M)), rel=1e-12)
