@@ -21,15 +21,19 @@ in our issue the details are **our reading** and are marked so:
     since ``o_i <= u_i``); it learns completions from the engine.
 ``AMin`` [``a-min``]  003 Algorithm 2: lower bounds ``L_i`` start at ``l_i``.
     Each round: if the running set would exceed ``M`` at ``t + 1``, evict in
-    increasing order of the lower bound (random among equals) until it fits;
-    an evicted request's bound is raised to the tokens it had generated.
+    increasing order of the lower bound ``L_i`` (random among equals) until it
+    fits; an evicted request's bound is raised to the tokens it had generated
+    (the bound is refined *at eviction*, as the issue quotes the algorithm).
     Then admit waiting requests greedily in increasing ``L_i`` (random among
     equals) while the look-ahead test holds with lengths ``L_i``.
-    *Our reading*: a running request's lower bound is
-    ``max(L_i, tokens generated)`` (the estimate is refined "during
-    inferencing"), and in the admission test a running request is assumed to
-    need at least one more round (``max(L_i, t - p_i + 1)``), which is what
-    keeps the next round feasible.
+    *Our reading* of the admission test: a running request is assumed to need
+    ``max(L_i, tokens generated + 1)`` tokens, which keeps the next round
+    feasible.  This literal reading reproduces 003 Theorem 6's two-point ratio
+    ``(3 - alpha)/2`` in heavy-load simulations (chapter ``amin``).
+``AMinProgress`` (not registered)  the previous session's reading: the
+    eviction order uses ``max(L_i, tokens generated)`` for running requests, so
+    requests that have run past their bound are protected and fresh ones are
+    evicted first.  Kept for comparison: it does *not* reproduce Theorem 6.
 ``AMinMulti`` [``a-min-multi``]  003 Algorithm 5 (*our reading*): A_min with
     per-request intervals; the upper bound caps the estimate
     (``min(u_i, ...)``) and breaks ties in the admission order.
@@ -58,6 +62,7 @@ __all__ = [
     "HindsightSF",
     "AMax",
     "AMin",
+    "AMinProgress",
     "AMinMulti",
     "ALower",
     "ARandom",
@@ -220,6 +225,8 @@ class AMin(_IntervalPolicy):
     eviction = "bound"
     #: cap estimates by u_i (multi-interval variant)
     cap_upper = False
+    #: eviction order by max(L_i, tokens generated) instead of the stored L_i (AMinProgress)
+    evict_by_progress = False
 
     def reset(self, ctx: PolicyContext) -> None:
         super().reset(ctx)
@@ -248,7 +255,8 @@ class AMin(_IntervalPolicy):
         excess = int(hold.sum()) - ctx.memory
         if excess > 0:
             if self.eviction == "bound":
-                order = np.lexsort((rng.random(len(ids)), cur))
+                key = cur if self.evict_by_progress else self.bound[ids]
+                order = np.lexsort((rng.random(len(ids)), key))
             else:
                 order = rng.permutation(len(ids))
             for j in order:
@@ -272,6 +280,13 @@ class AMin(_IntervalPolicy):
         for i in evict:  # evicted requests rejoin the queue after this round's admissions
             self._push(i)
         return Decision(start=started, evict=evict)
+
+
+class AMinProgress(AMin):
+    """A_min with the eviction order by ``max(L_i, tokens generated)`` (previous reading; comparison only)."""
+
+    name = "a-min-progress"
+    evict_by_progress = True
 
 
 class AMinMulti(AMin):
