@@ -88,10 +88,13 @@ def tel(inst, name, lo, up, sd=0):
 # simulation below passes through the checker. The policies (module `kvlib.intervals`):
 # H-SF (003 Algorithm 3, hindsight, knows $o$), A_max (Algorithm 1, every $o$ taken as $u$),
 # A_min (Algorithm 2), multi-interval A_min (Algorithm 5), A_l (Algorithm 6) and A_random
-# (Algorithm 4); the docstring of `kvlib.intervals` says which details are our reading (notably:
-# a running request's lower bound is $\max(\tilde l_i,\text{tokens generated})$, evictions go in
-# increasing lower bound with random ties, A_l never refines and evicts at random, A_random
-# evicts at random).
+# (Algorithm 4); the docstring of `kvlib.intervals` says which details are our reading. A_min is
+# read literally: evictions go in increasing *stored* lower bound $\tilde l_i$ (random ties), and
+# an evicted request's bound is raised to the tokens it had generated; in the admission test a
+# running request is assumed to need $\max(\tilde l_i, \text{tokens generated} + 1)$ tokens. (The
+# previous session's reading, which ordered evictions by $\max(\tilde l_i, \text{tokens
+# generated})$, is kept as `AMinProgress`; the Lemma 2 section shows that only the literal reading
+# reproduces Theorem 6.) A_l never refines and evicts at random; A_random evicts at random.
 #
 # ## Example 1 (003 Section 3.2)
 #
