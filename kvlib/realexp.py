@@ -73,7 +73,12 @@ def intervals(o: np.ndarray, pred) -> tuple[np.ndarray, np.ndarray]:
 
 
 def run_spec(spec: dict) -> dict:
-    """Run one spec; returns the spec plus results (``avg_latency`` in seconds; NaN if stalled)."""
+    """Run one spec; returns the spec plus results (``avg_latency`` in seconds; NaN if stalled).
+
+    ``keep_trace``: also the round start times and memory held; ``keep_latency``: also
+    every request's latency (``latency_s``) and its source (``"arXiv"`` or ``"LMSYS-like"``
+    for ``mixed002``).
+    """
     w = build_workload(spec)
     pol = make_policy(spec["policy"], **spec.get("opts", {}))
     kw = {}
@@ -96,4 +101,9 @@ def run_spec(spec: dict) -> dict:
     )
     if spec.get("keep_trace"):
         out["trace"] = (r.round_start_s, r.memory_after)
+    if spec.get("keep_latency"):
+        out["latency_s"] = np.asarray(r.latency_s, dtype=float)
+        src = getattr(w, "is_arxiv", None)
+        out["source"] = (np.where(np.asarray(src) == 1, "arXiv", "LMSYS-like") if src is not None
+                         else np.full(w.n, w.label, dtype=object))
     return out
