@@ -19,6 +19,8 @@ in our issue the details are **our reading** and are marked so:
     longest prefix by ``u_i`` (random order among equals) keeping the
     look-ahead test with lengths ``u_i``.  Never evicts (it cannot overflow,
     since ``o_i <= u_i``); it learns completions from the engine.
+``AMaxBatch`` (not registered)  a synchronous-batch reading of Algorithm 1 used only to
+    examine 003 Theorem 2: admits only when nothing is running.
 ``AMin`` [``a-min``]  003 Algorithm 2: lower bounds ``L_i`` start at ``l_i``.
     Each round: if the running set would exceed ``M`` at ``t + 1``, evict in
     increasing order of the lower bound ``L_i`` (random among equals) until it
@@ -61,6 +63,7 @@ from .policies import Decision, Policy, PolicyContext, Running
 __all__ = [
     "HindsightSF",
     "AMax",
+    "AMaxBatch",
     "AMin",
     "AMinProgress",
     "AMinMulti",
@@ -211,6 +214,19 @@ class AMax(_IntervalPolicy):
         ids = running.ids
         fm = FutureMemory(t, ctx.memory, ctx.prompt[ids], running.starts, running.starts + ctx.upper[ids])
         return Decision(start=self._admit_prefix(fm, lambda i: ctx.upper[i]))
+
+
+class AMaxBatch(AMax):
+    """A *synchronous-batch* reading of 003 Algorithm 1 (comparison only, not registered): like
+    :class:`AMax` but new requests are admitted only when nothing is running, so memory freed by
+    an early completion is not reused before the whole batch has finished."""
+
+    name = "a-max-batch"
+
+    def decide(self, t: int, running: Running) -> Decision:
+        if len(running.ids):
+            return Decision(start=[])
+        return super().decide(t, running)
 
 
 class AMin(_IntervalPolicy):

@@ -121,3 +121,19 @@ def test_amin_readings_differ_on_a_two_point_instance():
     for r in (a, b):
         assert check_schedule(inst, r.schedule, allow_cancellation=True).valid
     assert a.tel != b.tel
+
+
+def test_amax_batch_waits_for_the_whole_batch():
+    from kvlib.intervals import AMaxBatch
+
+    # s = 0, M = l u = 2 * 8: two requests per batch; a short one (o = 2) finishing early frees
+    # memory that AMax reuses at once and AMaxBatch does not
+    inst = interval_instance([2, 8, 2, 2, 2, 2], 16, 0, allow_zero_prompt=True)
+    gaps = []
+    for seed in range(3):
+        a = run_interval(inst, "a-max", 2, 8, seed=seed)
+        b = run_interval(inst, AMaxBatch(), 2, 8, seed=seed)
+        for r in (a, b):
+            assert check_schedule(inst, r.schedule).valid
+        gaps.append(b.tel - a.tel)
+    assert min(gaps) >= 0 and max(gaps) > 0
