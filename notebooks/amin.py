@@ -281,9 +281,9 @@ glue("tri_umax", int(u_sym), display=False)
 # **$\operatorname{tr}(B_u^{-1}A_u) = H_u$ for every $u$ holds iff
 # $a_{kk} - 2a_{k,k-1} + a_{k-1,k-1} = d_k/k$ for every $k$** (with $s=0$, $d_k = (2k-1)/2$).
 #
-# **$A_u$: what pins it down.** We could not derive A_min's fluid TEL from its dynamics (see the
-# simulations below: our A_min's measured form is *not* the paper's $A_u$). Instead we reconstruct
-# $A_u$ from what the issue quotes:
+# **$A_u$: what pins it down.** We did not derive A_min's fluid TEL from its dynamics (the
+# simulations in the Lemma 2 section compare A_min with the result). Instead we reconstruct $A_u$
+# from what the issue quotes:
 #
 # 1. one length loses nothing: $a_{kk} = b_{kk} = k^2/2$ (our A_min on a single length equals
 #    H-SF exactly, see below);
