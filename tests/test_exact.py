@@ -135,3 +135,87 @@ def test_cli_solve_json(tmp_path, capsys):
     assert out["optimal"] and out["lower"] == out["upper"] == brute_force(TINY[0])
     assert cli_main(["solve", "--memory", "8", str(f)]) == 0
     assert "optimal" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------
+# the sparse builder, CP-SAT, redundant constraints, the Section 5.1 summary
+
+
+@pytest.mark.parametrize("k", [0, 2, 4])
+def test_sparse_builder_equals_cvxpy_matrix(k):
+    """build_sparse gives exactly cvxpy's problem data of build_model (plain formulation)."""
+    import cvxpy as cp
+
+    from kvlib.exact import build_model, build_sparse
+
+    inst = TINY[k]
+    sm = build_sparse(inst, upper=None, symmetry=True)
+    cm = build_model(inst, upper=None, formulation="plain", symmetry=True)
+    assert np.array_equal(sm.req, cm.req) and np.array_equal(sm.start, cm.start)
+    assert np.allclose(sm.cost, cm.cost)
+    data, _, _ = cm.problem.get_problem_data(cp.HIGHS)
+    A = data["A"].toarray()[:, : len(cm.req)]
+    b = data["b"]
+    # cvxpy: A x (==|<=) b with the equality rows (2) first, then (3), then the symmetry rows
+    assert np.allclose(A, sm.A.toarray())
+    assert np.allclose(b, sm.row_upper)
+    assert np.allclose(b[: inst.n], sm.row_lower[: inst.n])
+
+
+@pytest.mark.parametrize("k", range(len(TINY)))
+def test_cpsat_equals_brute_force(k):
+    from kvlib.cpsat import cpsat_solve_subprocess
+
+    inst = TINY[k]
+    r = cpsat_solve_subprocess(inst, time_limit=20, workers=1)
+    assert r.status == "OPTIMAL", r.status
+    rep = check_schedule(inst, Schedule(tuple(int(p) for p in r.starts)))
+    assert rep.valid and rep.tel == r.tel == r.bound == brute_force(inst)
+
+
+def test_solve_with_cpsat_phase_is_certified():
+    rng = np.random.default_rng(2)
+    inst = section51(rng, 1, n_range=(12, 12))
+    res = solve(inst, time_limit=6, threads=1, cpsat=3)
+    rep = check_schedule(inst, Schedule(res.starts))
+    assert rep.valid and rep.tel == res.upper
+    assert volume_lower_bound(inst) <= res.lower <= res.upper
+    assert res.optimal == (res.lower == res.upper)
+    assert res.seconds < 6 + 20  # the limit covers the whole call (HiGHS may overrun a little)
+
+
+def test_non_overlap_cliques_hold_in_every_feasible_schedule():
+    from kvlib.cpsat import non_overlap_cliques
+
+    found = 0
+    for seed in range(30):
+        inst = section51(np.random.default_rng([99, seed]), 1, n_range=(12, 12), memory_range=(10, 14))
+        cl = non_overlap_cliques(inst)
+        found += len(cl)
+        for name in ("mc-sf", "fcfs", "mc-benchmark"):
+            st = simulate(inst, make_policy(name), seed=0).schedule.start_array()
+            for c in cl:
+                for i, j in itertools.combinations(c, 2):
+                    ri = set(range(st[i] + 1, st[i] + inst.output[i] + 1))
+                    rj = set(range(st[j] + 1, st[j] + inst.output[j] + 1))
+                    assert not ri & rj, (seed, name, i, j)
+    assert found > 0  # the test exercises some cliques
+
+
+def test_section51_summary_intervals():
+    import pandas as pd
+
+    from kvlib.exact import section51_summary
+
+    rows = pd.DataFrame([
+        dict(model="AM1", mcsf=100, lower=100, upper=100, optimal=True, seconds=1.0),
+        dict(model="AM1", mcsf=110, lower=90, upper=100, optimal=False, seconds=3.0),
+        dict(model="AM2", mcsf=50, lower=50, upper=50, optimal=True, seconds=2.0),
+    ])
+    t = section51_summary(rows)
+    assert t.loc["proved optimal", "AM1"] == "1"
+    assert t.loc["exact matches proved", "AM1"] == "1"
+    assert t.loc["MC-SF certified not optimal", "AM1"] == "1"
+    assert t.loc["worst", "AM1"] == f"[{1.1:.3f}, {110 / 90:.3f}]"
+    assert t.loc["average", "AM1"] == f"[{1.05:.3f}, {(1 + 110 / 90) / 2:.3f}]"
+    assert t.loc["average", "AM1 paper"] == "1.005"

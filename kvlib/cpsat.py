@@ -1,0 +1,231 @@
+"""The hindsight-optimal schedule (001 Section 3) as a CP-SAT model with an exact interval encoding.
+
+The time-indexed IP of :mod:`kvlib.exact` has one binary per (request, start).
+Here each request ``i`` has a single integer start variable ``p_i`` in
+``[a_i, L_i]`` (``L_i`` from :func:`kvlib.bounds.latest_starts`) and the memory
+constraint (3) of 001 is written *exactly* as one cumulative constraint of
+capacity ``M`` over ``o_i + 1`` intervals per request, all sharing ``p_i``:
+
+* one interval ``[p_i + 1, p_i + o_i + 1)`` of height ``s_i`` (the prompt), and
+* for ``k = 1..o_i`` one interval ``[p_i + k, p_i + o_i + 1)`` of height 1
+  (the ``k``-th generated token, held from the time it is produced to the end).
+
+At an integer time ``t`` with ``p_i + 1 <= t <= p_i + o_i`` the request holds
+``s_i`` (first interval) plus one for every ``k <= t - p_i``, i.e.
+``s_i + t - p_i`` -- the model convention of :mod:`kvlib.model` -- and nothing
+outside its run.  So the cumulative constraint is *equivalent* to (3) at every
+integer time, and the objective ``sum_i (p_i + o_i - a_i)`` is (1).  (The
+unit-height intervals for ``k = o_i`` and the prompt interval start together;
+the encoding is exact, not a relaxation, so CP-SAT's optimum is OPT and its
+objective bound is a valid lower bound on OPT, provided the horizon ``L_i`` is
+sound -- it is, by :func:`kvlib.bounds.latest_starts`.)
+
+:func:`cpsat_solve` returns CP-SAT's best schedule (the caller validates it
+with :func:`kvlib.checker.check_schedule`) and its proved objective bound.
+Requires the optional dependency ``ortools`` (extra ``cpsat``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .bounds import latest_starts
+from .model import Instance
+
+
+def non_overlap_cliques(instance: Instance) -> list[list[int]]:
+    """Sets of requests no two of which can run at a common integer time.
+
+    Requests ``i`` and ``j`` cannot overlap if ``s_i + o_i + s_j + 1 > M`` and
+    ``s_j + o_j + s_i + 1 > M``.  Proof: if both run at some time ``t``, let
+    ``c = min(c_i, c_j) >= t`` and say ``c = c_i``.  Both run at ``c`` (``j``
+    started before ``t`` and ends at ``c_j >= c``), ``i`` holds ``s_i + o_i``
+    (its last step) and ``j`` at least ``s_j + 1``: more than ``M``.  The
+    cliques of this conflict graph are found greedily (largest peak first); any
+    set of pairwise conflicting requests is a valid no-overlap set.
+    """
+    s, o, M = instance.prompt, instance.output, instance.memory
+    h = s + o
+    n = instance.n
+    conflict = (h[:, None] + s[None, :] + 1 > M) & (h[None, :] + s[:, None] + 1 > M)
+    np.fill_diagonal(conflict, False)
+    order = np.argsort(-h, kind="stable")
+    cliques: list[list[int]] = []
+    seen: set[tuple[int, ...]] = set()
+    for i in order:
+        if not conflict[i].any():
+            continue
+        clique = [int(i)]
+        for j in order:
+            if j != i and all(conflict[j, c] for c in clique):
+                clique.append(int(j))
+        key = tuple(sorted(clique))
+        if len(clique) >= 2 and key not in seen:
+            seen.add(key)
+            cliques.append(list(key))
+    return cliques
+
+
+@dataclass
+class CpSatResult:
+    starts: np.ndarray | None  #: best start times found (None if none)
+    tel: int | None  #: TEL of ``starts`` as computed by CP-SAT
+    bound: int  #: proved lower bound on OPT (ceil of CP-SAT's objective bound)
+    status: str
+    seconds: float
+
+
+def cpsat_solve(
+    instance: Instance,
+    *,
+    time_limit: float = 10.0,
+    workers: int = 2,
+    hint: np.ndarray | None = None,
+    upper: int | None = None,
+    latest: np.ndarray | None = None,
+    seed: int = 0,
+    redundant: bool = True,
+) -> CpSatResult:
+    """Solve (or improve) the hindsight schedule with CP-SAT within ``time_limit`` seconds.
+
+    ``hint``: start times of a feasible schedule (solution hint); ``upper``: TEL
+    of a known schedule (used for the latest starts of
+    :func:`kvlib.bounds.latest_starts`; ``latest`` overrides them).
+    ``redundant``: add the sound redundant constraints (start order of identical
+    requests; no-overlap of the cliques of :func:`non_overlap_cliques`).
+    """
+    try:
+        from ortools.sat.python import cp_model
+    except ImportError as exc:  # pragma: no cover - exercised only without ortools
+        raise ImportError("kvlib.cpsat needs OR-Tools: pip install 'kvlib[cpsat]' (or ortools)") from exc
+
+    a = [int(x) for x in instance.arrival]
+    s = [int(x) for x in instance.prompt]
+    o = [int(x) for x in instance.output]
+    n, M = instance.n, int(instance.memory)
+    if latest is None:
+        latest = latest_starts(instance, upper)
+    L = [max(int(x), a[i]) for i, x in enumerate(latest)]
+    m = cp_model.CpModel()
+    p = [m.NewIntVar(a[i], L[i], f"p{i}") for i in range(n)]
+    intervals, demands = [], []
+    for i in range(n):
+        # affine start/end expressions of the single variable p_i (no auxiliary variables,
+        # so a hint of the p_i is a complete solution hint)
+        intervals.append(m.NewIntervalVar(p[i] + 1, o[i], p[i] + o[i] + 1, f"P{i}"))
+        demands.append(s[i])
+        for k in range(1, o[i] + 1):
+            intervals.append(m.NewIntervalVar(p[i] + k, o[i] - k + 1, p[i] + o[i] + 1, f"T{i}_{k}"))
+            demands.append(1)
+    m.AddCumulative(intervals, demands, M)
+    if redundant:
+        # (i) identical requests are interchangeable: order their starts
+        groups: dict[tuple[int, int, int], list[int]] = {}
+        for i in range(n):
+            groups.setdefault((a[i], s[i], o[i]), []).append(i)
+        for g in groups.values():
+            for i, j in zip(g, g[1:]):
+                m.Add(p[i] <= p[j])
+        # (ii) runs that can never share an integer time (see non_overlap_cliques)
+        runs = [m.NewIntervalVar(p[i] + 1, o[i], p[i] + o[i] + 1, f"R{i}") for i in range(n)]
+        for clique in non_overlap_cliques(instance):
+            m.AddNoOverlap([runs[i] for i in clique])
+    const = sum(o[i] - a[i] for i in range(n))
+    m.Minimize(sum(p) + const)
+    if upper is not None:
+        m.Add(sum(p) + const <= int(upper))
+    if hint is not None:
+        for i in range(n):
+            if a[i] <= int(hint[i]) <= L[i]:
+                m.AddHint(p[i], int(hint[i]))
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = float(time_limit)
+    solver.parameters.num_workers = int(workers)
+    solver.parameters.random_seed = int(seed)
+    st = solver.Solve(m)
+    name = solver.StatusName(st)
+    bound = int(np.ceil(solver.BestObjectiveBound() - 1e-6))
+    if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        starts = np.array([solver.Value(v) for v in p], dtype=np.int64)
+        tel = int(round(solver.ObjectiveValue()))
+        if st == cp_model.OPTIMAL:
+            bound = tel
+        return CpSatResult(starts, tel, bound, name, solver.WallTime())
+    if st == cp_model.INFEASIBLE and upper is not None:
+        # no schedule with TEL <= upper inside the (sound) windows: OPT > upper is impossible
+        # for a feasible ``upper``; report the bound upper + 1 (the caller caps it by its incumbent).
+        return CpSatResult(None, None, int(upper) + 1, name, solver.WallTime())
+    return CpSatResult(None, None, bound, name, solver.WallTime())
+
+
+# ----------------------------------------------------------------------------
+# out-of-process use
+#
+# The OR-Tools wheel bundles its own build of HiGHS; in one Python process
+# ``ortools`` and ``highspy`` cannot both be loaded (whichever comes second
+# fails with an undefined-symbol ImportError).  kvlib.exact uses highspy, so
+# it runs CP-SAT in a child process through :func:`cpsat_solve_subprocess`.
+
+
+def cpsat_solve_subprocess(
+    instance: Instance,
+    *,
+    time_limit: float = 10.0,
+    workers: int = 2,
+    hint: np.ndarray | None = None,
+    upper: int | None = None,
+    seed: int = 0,
+) -> CpSatResult:
+    """:func:`cpsat_solve` in a child Python process (wall time ``time_limit`` including start-up).
+
+    Never raises on failure of the child: returns ``starts=None`` and bound 0
+    with the failure in ``status``.
+    """
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    tic = time.perf_counter()
+    payload = {
+        "arrival": [int(x) for x in instance.arrival],
+        "prompt": [int(x) for x in instance.prompt],
+        "output": [int(x) for x in instance.output],
+        "memory": int(instance.memory),
+        # about 1 s of the budget goes to starting Python and importing OR-Tools
+        "time_limit": max(0.1, float(time_limit) - 1.0),
+        "workers": int(workers),
+        "hint": None if hint is None else [int(x) for x in hint],
+        "upper": None if upper is None else int(upper),
+        "seed": int(seed),
+    }
+    env = dict(os.environ)
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    try:
+        proc = subprocess.run([sys.executable, "-m", "kvlib.cpsat"], input=json.dumps(payload), text=True,
+                              capture_output=True, env=env, timeout=float(time_limit) + 30.0)
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (subprocess.TimeoutExpired, json.JSONDecodeError, IndexError, OSError) as exc:
+        return CpSatResult(None, None, 0, f"cp-sat child failed: {type(exc).__name__}", time.perf_counter() - tic)
+    starts = None if out["starts"] is None else np.asarray(out["starts"], dtype=np.int64)
+    return CpSatResult(starts, out["tel"], int(out["bound"]), out["status"], time.perf_counter() - tic)
+
+
+def _main() -> None:  # pragma: no cover - run as a child process
+    import json
+    import sys
+
+    d = json.loads(sys.stdin.read())
+    inst = Instance.from_arrays(d["arrival"], d["prompt"], d["output"], d["memory"])
+    r = cpsat_solve(inst, time_limit=d["time_limit"], workers=d["workers"],
+                    hint=None if d["hint"] is None else np.asarray(d["hint"]), upper=d["upper"], seed=d["seed"])
+    print(json.dumps({"starts": None if r.starts is None else [int(x) for x in r.starts], "tel": r.tel,
+                      "bound": int(r.bound), "status": r.status}))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _main()
