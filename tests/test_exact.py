@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import json
 
@@ -162,7 +163,12 @@ def test_sparse_builder_equals_cvxpy_matrix(k):
     assert np.allclose(b[: inst.n], sm.row_lower[: inst.n])
 
 
-@pytest.mark.parametrize("k", range(len(TINY)))
+# do not import ortools here: it cannot share a process with highspy (see kvlib.cpsat)
+needs_ortools = pytest.mark.skipif(importlib.util.find_spec("ortools") is None, reason="ortools not installed")
+
+
+@needs_ortools
+@pytest.mark.parametrize("k", [0, 2, 4])
 def test_cpsat_equals_brute_force(k):
     from kvlib.cpsat import cpsat_solve_subprocess
 
@@ -173,15 +179,17 @@ def test_cpsat_equals_brute_force(k):
     assert rep.valid and rep.tel == r.tel == r.bound == brute_force(inst)
 
 
+@needs_ortools
 def test_solve_with_cpsat_phase_is_certified():
     rng = np.random.default_rng(2)
     inst = section51(rng, 1, n_range=(12, 12))
-    res = solve(inst, time_limit=6, threads=1, cpsat=3)
+    res = solve(inst, time_limit=4, threads=1, cpsat=2.5)
     rep = check_schedule(inst, Schedule(res.starts))
     assert rep.valid and rep.tel == res.upper
     assert volume_lower_bound(inst) <= res.lower <= res.upper
     assert res.optimal == (res.lower == res.upper)
-    assert res.seconds < 6 + 20  # the limit covers the whole call (HiGHS may overrun a little)
+    assert res.extra["cpsat_status"] in ("OPTIMAL", "FEASIBLE", "UNKNOWN")  # the CP-SAT phase ran
+    assert res.seconds < 4 + 20  # the limit covers the whole call (HiGHS may overrun a little)
 
 
 def test_non_overlap_cliques_hold_in_every_feasible_schedule():
