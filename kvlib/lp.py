@@ -30,7 +30,9 @@ completion times are used).  Three models (``formulation``):
   reference and small instances.
 
 ``time_step=None`` picks the smallest step keeping the bucket model below
-``max_nonzeros`` nonzeros (about ``(T/D) (sum_i o_i / D + n)``, see :func:`auto_time_step`); the
+about ``max_nonzeros`` nonzeros (:func:`auto_time_step`; default
+:func:`default_nonzeros`: ``750 n``, between 0.2 and 1.5 million -- about 230
+buckets over the horizon of the 2,000-request experiment of 002 Section 7); the
 chapter and ``benchmarks/lp_scaling.py`` measure how much the ordering and the
 resulting TEL move against ``time_step = 1``.
 
@@ -156,10 +158,21 @@ def _model_running(a, s, o, horizon: int, step: int):
     return (vt + o[vi] - a[vi]).astype(float), A, E, vi, vt
 
 
-def auto_time_step(arrival, output, horizon: int, max_nonzeros: int = 1_500_000) -> int:
-    """Smallest step ``D`` with about ``(T/D) (sum_i o_i / D + 2n) <= max_nonzeros`` (the bucket model has about ``(T/D)(sum_i o_i/D + n)`` nonzeros; the margin covers the start offsets)."""
+def default_nonzeros(n: int) -> int:
+    """The default size budget of the bucket model: ``750 n`` nonzeros, at least 200,000 and at most 1,500,000."""
+    return int(min(1_500_000, max(200_000, 750 * int(n))))
+
+
+def auto_time_step(arrival, output, horizon: int, max_nonzeros: int | None = None) -> int:
+    """Smallest step ``D`` with ``(T/D) (sum_i o_i / D + 2n) <= max_nonzeros`` (``None``: :func:`default_nonzeros`).
+
+    The bucket model has about ``(T/D)(sum_i o_i/D + n)`` nonzeros; the margin covers
+    the bucket boundaries.
+    """
     o = np.asarray(output, dtype=np.int64)
     n, so = len(o), float(o.sum())
+    if max_nonzeros is None:
+        max_nonzeros = default_nonzeros(n)
     D = 1
     while (horizon / D) * (so / D + 2 * n) > max_nonzeros:
         D = max(D + 1, int(D * 1.1))
@@ -208,7 +221,7 @@ def _solve_highs(cost, A_le, E, M: float, upper_x: int, solver: str, threads: in
 
 
 def lp_relaxation(instance_or_ctx, horizon: int | None = None, time_step: int | None = None,
-                  max_vars: int | None = None, *, formulation: str = "bucket", max_nonzeros: int = 1_500_000,
+                  max_vars: int | None = None, *, formulation: str = "bucket", max_nonzeros: int | None = None,
                   solver: str = "ipm", threads: int = 1, time_limit: float | None = None):
     """Solve the (approximate, see the module docstring) LP relaxation.
 
@@ -265,6 +278,11 @@ def _arrays(obj):
     raise TypeError("expected an Instance or a PolicyContext")
 
 
+def default_horizon(a, s, o, M) -> int:
+    """The default LP horizon: ``1.2 *`` the makespan of Sorted-F (swap) plus ``max o`` (rounds)."""
+    return _default_horizon(a, s, o, M)
+
+
 def _default_horizon(a, s, o, M) -> int:
     from .simulate import simulate
     from .sortedf import sorted_f
@@ -281,7 +299,7 @@ def lp_order(instance_or_ctx, **kw) -> np.ndarray:
 
 
 def sorted_lp(time_step: int | None = None, phase2: str = "prefix", formulation: str = "bucket",
-              max_nonzeros: int = 1_500_000, solver: str = "ipm") -> Policy:
+              max_nonzeros: int | None = None, solver: str = "ipm") -> Policy:
     """Sorted-LP, 002 Algorithm 6: the LP-completion-time order executed by Phase 2 (eq. (5) prefix).
 
     ``time_step=None``: automatic grid, i.e. our bucket approximation of the LP for
@@ -299,7 +317,7 @@ def sorted_lp(time_step: int | None = None, phase2: str = "prefix", formulation:
 
 
 def lp_swap(time_step: int | None = None, phase1_constraint: str = "peak", phase2: str = "prefix",
-            formulation: str = "bucket", max_nonzeros: int = 1_500_000, solver: str = "ipm") -> Policy:
+            formulation: str = "bucket", max_nonzeros: int | None = None, solver: str = "ipm") -> Policy:
     """LP-Swap, 002 Algorithm 7 (our reading): swap-search Phase 1 seeded by the LP order (options as :func:`sorted_lp`)."""
     lp_options = dict(formulation=formulation, max_nonzeros=max_nonzeros, solver=solver)
     if formulation not in FORMULATIONS:
@@ -360,7 +378,7 @@ def compare_lp_orders(instance: Instance, steps=(None,), reference: dict | None 
     """How much the bucket approximation moves the Sorted-LP / LP-Swap orders and TELs against a reference LP.
 
     ``reference`` is a :func:`lp_relaxation` keyword set (default: the exact relaxation,
-    ``formulation="per-time", time_step=1``); every entry of ``steps`` is a
+    ``formulation="per-time", time_step=1``, dual simplex); every entry of ``steps`` is a
     ``time_step`` of the default bucket model (``None`` = automatic), with
     ``approx_kw`` passed on.  All LPs use the same horizon.  One row per step: LP
     values, steps, solve seconds, Kendall's tau between the two LP orders, the
@@ -375,7 +393,7 @@ def compare_lp_orders(instance: Instance, steps=(None,), reference: dict | None 
     from .checker import check_schedule
     from .simulate import simulate
 
-    reference = dict(formulation="per-time", time_step=1) if reference is None else dict(reference)
+    reference = dict(formulation="per-time", time_step=1, solver="simplex") if reference is None else dict(reference)
     H = _default_horizon(instance.arrival, instance.prompt, instance.output, instance.memory)
 
     def run(kw):
