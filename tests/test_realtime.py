@@ -162,11 +162,11 @@ def test_dask_backend_missing_is_a_clear_error(monkeypatch):
         parallel_map(_run, range(2), backend="dask", progress=False)
 
 
-def test_dask_backend_runs_on_a_local_cluster():
+def test_dask_backend_runs_on_a_local_cluster(tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     seq = parallel_map(_run, range(3), backend="sequential", progress=False)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cl, \
-            distributed.Client(cl) as client:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None,
+                                  local_directory=str(tmp_path)) as cl, distributed.Client(cl) as client:
         with distributed.get_task_stream(client) as stream:
             out = parallel_map(_run, range(3), backend="dask", n_jobs=2, progress=False)
         assert out == seq
