@@ -34,7 +34,7 @@
 mode = "quick"
 seed = 0
 u_max = 1000            # largest u for Figure 1
-u_sym = 8               # exact SymPy checks for u = 1..u_sym
+u_sym = 8               # exact SymPy checks up to this u
 M_list = [200, 400]     # memory sizes for the Lemma 2 check
 n_per_M = 10            # requests per unit of memory (n is n_per_M times M)
 thm2_scales = [1, 2, 4]  # growth of Theorem 2's instance
