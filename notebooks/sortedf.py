@@ -742,10 +742,10 @@ glue("t3_worst_sc", f"{tab3[tab3.selector == 'scaled DP (Alg. 3)']['F / F(DP)'].
 # | Mixed | each request short ($s, o$ uniform on $[1, 10]$) or long ($[30, 50]$) with probability $1/2$; $2n$ requests | two well-separated types, the situation where shortest-first is weakest (Theorem 1 / EC.1) |
 #
 # The table reports the average latency per request (TEL / $n$), averaged over the trials, with 95%
-# Student-$t$ confidence intervals. The LP-based policies use `kvlib.lp`'s default time grid; where its
-# LP is infeasible (the grid is too coarse for $n = 200$ Mixed instances, see below) we rerun them with
-# `time_step = lp_fallback_step`, use that grid for the rest of that distribution's trials, and count
-# those runs.
+# Student-$t$ confidence intervals. The LP-based policies use `kvlib.lp`'s default time grid; should its
+# LP be infeasible (an earlier version of `kvlib.lp` with a fixed variable budget was, on $n = 200$
+# Mixed instances) we rerun them with `time_step = lp_fallback_step`, use that grid for the rest of
+# that distribution's trials, and count those runs.
 
 # %%
 def draw(dist, r, k):
@@ -841,11 +841,7 @@ glue("ec1_lp_fallback_step", lp_fallback_step, display=False)
 # on every distribution; MC-SF's mean is between {glue:text}`ec1_mcsf_vs_group:.2f`% and
 # {glue:text}`ec1_mcsf_vs_group_max:.2f`% above the best of them (a negative value means MC-SF is
 # better there). The LP-based policies needed the fallback grid (`time_step` =
-# {glue:text}`ec1_lp_fallback_step:d`) on {glue:text}`ec1_lp_fallbacks:d` runs. (Our explanation of the failure:
-# `kvlib.lp` keeps the LP at about 8000 variables, so with $2n = 200$ requests a start is allowed only
-# every horizon / 40 rounds; a long Mixed request has $s + o$ up to $M$, so long requests can hardly
-# overlap and about 100 of them cannot share 40 start slots; doubling the horizon doubles the step, so
-# the retries of `kvlib.lp` cannot help.)
+# {glue:text}`ec1_lp_fallback_step:d`) on {glue:text}`ec1_lp_fallbacks:d` runs.
 #
 # **What can and cannot be compared with the paper.** The paper's Table EC.1 values are not available
 # to us (we do not have 002's text), so there is no side-by-side comparison and no discrepancy with
