@@ -35,7 +35,7 @@ mode = "quick"
 seed = 0
 u_max = 1000            # largest u for Figure 1
 u_sym = 8               # exact SymPy checks up to this u
-M_list = [200, 400]     # memory sizes for the Lemma 2 check
+M_list = [200, 300]     # memory sizes for the Lemma 2 check
 n_per_M = 10            # requests per unit of memory (n is n_per_M times M)
 thm2_scales = [1, 2, 4]  # growth of Theorem 2's instance
 reps = 2                # seeds per simulated point
@@ -583,6 +583,11 @@ big_l = tp[tp.l == max(tp_ls)]
 glue("tp_lmax", int(max(tp_ls)), display=False)
 glue("tp_lit_lo", float(big_l["a-min"].min()), display=False)
 glue("tp_lit_dev", float(big_l["a-min"].max() / 1.375 - 1), display=False)
+dev_l = tp[tp.l >= 2].groupby("l")["a-min"].max() / 1.375 - 1
+glue("tp_dev_lo", float(dev_l.min()), display=False)
+glue("tp_dev_hi", float(dev_l.max()), display=False)
+prog_dev = tp[tp.l >= 2]["a-min-progress"].max() / 1.375 - 1
+glue("tp_prog_dev", float(prog_dev), display=False)
 glue("tp_low", int((tp["a-min"] < 1.2).sum()), display=False)
 glue("tp_total", int(len(tp)), display=False)
 glue("tp_lit_hi", float(big_l["a-min"].max()), display=False)
@@ -599,14 +604,16 @@ glue("tp_runs", int(l2_seeds), display=False)
 # With $l$ = {glue:text}`tp_lmax:d` the literal A_min's ratio is
 # {glue:text}`tp_lit_lo:.3f`–{glue:text}`tp_lit_hi:.3f` over {glue:text}`tp_runs:d` seeds
 # ($n/M$ = {glue:text}`tp_load_v:d`, $M$ = {glue:text}`tp_M_v:d`); its largest value is
-# {glue:text}`tp_lit_dev:+.1%` from Theorem 6's {glue:text}`tp_thm6:.3f`. **Theorem 6 (and the
-# reconstructed Lemma 2) reproduced by simulation as the worst case over runs.** Runs can also land
+# {glue:text}`tp_lit_dev:+.1%` from Theorem 6's {glue:text}`tp_thm6:.3f`, and over all $l \ge 2$
+# the worst run per $l$ is {glue:text}`tp_dev_lo:+.1%` to {glue:text}`tp_dev_hi:+.1%` from it.
+# **Theorem 6 (and the reconstructed Lemma 2) approximately reproduced by simulation, within a few
+# percent** (finite $M/u$ and $n/M$; with larger $l$ fewer long requests fit at once). Runs can also land
 # in a regime where A_min behaves like H-SF (ratio near 1; {glue:text}`tp_low:d` of
 # {glue:text}`tp_total:d` runs here are below 1.2): when long requests happen to be evicted after
 # running past their bound, their raised bound puts them behind all fresh requests and the short
 # ones are served first. A competitive ratio is a worst case, so such runs do not contradict it. The
-# previous reading gives {glue:text}`tp_prog_lo:.3f`–{glue:text}`tp_prog_hi:.3f`, *above* the
-# theorem: its protected long requests keep delaying short ones — so the eviction order by the
+# previous reading gives {glue:text}`tp_prog_lo:.3f`–{glue:text}`tp_prog_hi:.3f` at the largest
+# $l$ (worst run over $l \ge 2$: {glue:text}`tp_prog_dev:+.1%`), clearly *above* the theorem: its protected long requests keep delaying short ones — so the eviction order by the
 # *stored* bound is what 003's analysis needs, and we adopt it as A_min. With integer lengths
 # $\{1,4\}$ even the literal A_min gives {glue:text}`tp_l1_lo:.3f`–{glue:text}`tp_l1_hi:.3f`: far
 # from the continuum, as said above.
@@ -645,14 +652,18 @@ glue("meas_amin_dev_mean", float(meas.amin_rel_dev.abs().mean()), display=False)
 glue("meas_hsf_dev", float(meas.hsf_rel_dev.abs().max()), display=False)
 worst = meas.iloc[int(meas.amin_rel_dev.abs().idxmax())]
 glue("meas_worst_pair", f"{{{int(worst.i)}, {int(worst.j)}}}", display=False)
+glue("meas_n_below", int((meas.amin_rel_dev < 0).sum()), display=False)
+glue("meas_n_pairs", int(len(meas)), display=False)
 
 # %% [markdown]
 # With $c$ = {glue:text}`meas_c:d`, H-SF's measured cross terms differ from $b_{ij}$ by at most
 # {glue:text}`meas_hsf_dev:.1%` and A_min's from the reconstructed $a_{ij}$ by at most
 # {glue:text}`meas_amin_dev:.1%` (mean {glue:text}`meas_amin_dev_mean:.1%`; worst pair
-# {glue:text}`meas_worst_pair:s`), at finite $n/M$ and $c$ — the boundary effects of a finite run
-# are of the same order for both policies. Off the two-point family, the simulated form is thus
-# close to, but not exactly, $A_u$ at this scale.
+# {glue:text}`meas_worst_pair:s`); A_min's measured cross term is below $a_{ij}$ for
+# {glue:text}`meas_n_below:d` of {glue:text}`meas_n_pairs:d` pairs. So at half-half mixtures A_min's
+# TEL is *not* the quadratic form $x^\top A_u x$ (it is mostly smaller): $A_u$ describes A_min at
+# the worst-case mixtures (the two-point runs above) and bounds it elsewhere, as an upper bound in
+# Lemma 2 would.
 #
 # **Distributions.** Simulated A_min / H-SF against the reconstructed Lemma 2 value, lengths scaled
 # by $c$, at increasing $M$ with $n = $ `n_per_M` $\cdot M$:
@@ -916,7 +927,8 @@ glue("t3_M", int(timing.M.iloc[-1]), display=False)
 # $10\le u\le$ {glue:text}`fig1_umax:d`, {glue:text}`fig1_dev100:.4f` for $u \ge 100$) with a
 # nonnegative maximising vector; its geometric curve stays below Figure 3's 1.7 (limit
 # $10-12\ln2$); Theorem 6's two-point ratio $(3-\alpha)/2$ reproduced by simulating the literal
-# A_min at scaled lengths (worst run over seeds {glue:text}`tp_lit_dev:+.1%` from it);
+# A_min at scaled lengths (worst run per $l \ge 2$: {glue:text}`tp_dev_lo:+.1%` to
+# {glue:text}`tp_dev_hi:+.1%` from it);
 # $\alpha^* = (3-\sqrt5)/2$ as the root of $\alpha(3-\alpha)=1$.
 #
 # Not verified / disagreements: (i) Theorem 2's limit $\alpha^{-1}(1+\alpha^{-1/2})/2$ is approached
