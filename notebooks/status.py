@@ -111,7 +111,7 @@ show(build)
 
 # %% tags=["hide-input"]
 DISTRIBUTIONS = [
-    "kvlib", "numpy", "scipy", "sympy", "pandas", "matplotlib", "cvxpy", "highspy",
+    "kvlib", "numpy", "scipy", "sympy", "pandas", "matplotlib", "cvxpy", "highspy", "ortools",
     "jupyter-book", "sphinx", "myst-nb", "papermill",
 ]
 
