@@ -418,7 +418,8 @@ for model in (1, 2):
         row = run_trial(model, k)
         rows.append(row)
         if results_csv:
-            pd.DataFrame([row]).to_csv(results_csv, mode="a", header=(len(rows) == 1), index=False)
+            pd.DataFrame([row]).to_csv(results_csv, mode="w" if len(rows) == 1 else "a",  # a fresh file per run
+                                        header=(len(rows) == 1), index=False)
 repro_seconds = time.perf_counter() - repro_start
 res = pd.DataFrame(rows)
 print(f"reproduction ({mode} mode): {len(res)} solves in {repro_seconds:.1f} s wall time "
