@@ -201,6 +201,21 @@ def _symmetry_pairs(instance: Instance) -> list[tuple[int, int]]:
     return [(g[k], g[k + 1]) for g in groups.values() for k in range(len(g) - 1)]
 
 
+def _symmetry_matrix(instance: Instance, req: np.ndarray, start: np.ndarray) -> sp.csr_matrix | None:
+    """Rows ``sum_p p x[i,p] - sum_p p x[j,p] <= 0`` for consecutive twins ``i < j`` (None if no twins)."""
+    pairs = _symmetry_pairs(instance)
+    if not pairs:
+        return None
+    rows, cols, vals = [], [], []
+    for k, (i, j) in enumerate(pairs):
+        ci = np.flatnonzero(req == i)
+        cj = np.flatnonzero(req == j)
+        rows += [k] * (len(ci) + len(cj))
+        cols += ci.tolist() + cj.tolist()
+        vals += start[ci].tolist() + (-start[cj]).tolist()
+    return sp.csr_matrix((np.asarray(vals, float), (rows, cols)), shape=(len(pairs), len(req)))
+
+
 def build_model(
     instance: Instance,
     *,
@@ -269,16 +284,8 @@ def build_model(
         cons.append(Z <= M)
     # symmetry breaking among identical requests
     if symmetry:
-        pairs = _symmetry_pairs(instance)
-        if pairs:
-            rows, cols, vals = [], [], []
-            for k, (i, j) in enumerate(pairs):
-                ci = np.flatnonzero(req == i)
-                cj = np.flatnonzero(req == j)
-                rows += [k] * (len(ci) + len(cj))
-                cols += ci.tolist() + cj.tolist()
-                vals += start[ci].tolist() + (-start[cj]).tolist()
-            A4 = sp.csr_matrix((np.asarray(vals, float), (rows, cols)), shape=(len(pairs), N))
+        A4 = _symmetry_matrix(instance, req, start)
+        if A4 is not None:
             cons.append(A4 @ x <= 0)
     prob = cp.Problem(cp.Minimize(cost @ x), cons)
     return TimeIndexedModel(prob, x, req, start, cost, T, latest, formulation)
@@ -349,19 +356,11 @@ def build_sparse(
     row_upper = np.concatenate([np.ones(n), np.full(T, float(M))])
     A = sp.csc_matrix((vals, rows, indptr), shape=(n_rows, N))
     if symmetry:
-        pairs = _symmetry_pairs(instance)
-        if pairs:
-            r4, c4, v4 = [], [], []
-            for k, (i, j) in enumerate(pairs):
-                ci = np.flatnonzero(req == i)
-                cj = np.flatnonzero(req == j)
-                r4 += [k] * (len(ci) + len(cj))
-                c4 += ci.tolist() + cj.tolist()
-                v4 += start[ci].tolist() + (-start[cj]).tolist()
-            A4 = sp.csc_matrix((np.asarray(v4, float), (r4, c4)), shape=(len(pairs), N))
+        A4 = _symmetry_matrix(instance, req, start)
+        if A4 is not None:
             A = sp.vstack([A, A4], format="csc")
-            row_lower = np.concatenate([row_lower, np.full(len(pairs), -np.inf)])
-            row_upper = np.concatenate([row_upper, np.zeros(len(pairs))])
+            row_lower = np.concatenate([row_lower, np.full(A4.shape[0], -np.inf)])
+            row_upper = np.concatenate([row_upper, np.zeros(A4.shape[0])])
     return SparseModel(A, cost, row_lower, row_upper, req, start, T, latest)
 
 
