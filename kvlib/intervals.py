@@ -170,6 +170,13 @@ class _HeapPolicy(Policy):
             started.append(i)
         return started
 
+    def _admit_known(self, t: int, running: Running, lengths: np.ndarray) -> Decision:
+        """Admit the longest prefix keeping eq. (5) when every output is taken to be ``lengths``."""
+        ctx = self.ctx
+        ids = running.ids
+        fm = FutureMemory(t, ctx.memory, ctx.prompt[ids], running.starts, running.starts + lengths[ids])
+        return Decision(start=self._admit_prefix(fm, lambda i: lengths[i]))
+
 
 class HindsightSF(_HeapPolicy):
     """003 Algorithm 3 (H-SF): shortest true output first, longest prefix keeping eq. (5)."""
@@ -186,10 +193,7 @@ class HindsightSF(_HeapPolicy):
         return (int(self.ctx.output[i]),)
 
     def decide(self, t: int, running: Running) -> Decision:
-        ctx = self.ctx
-        ids = running.ids
-        fm = FutureMemory(t, ctx.memory, ctx.prompt[ids], running.starts, running.starts + ctx.output[ids])
-        return Decision(start=self._admit_prefix(fm, lambda i: ctx.output[i]))
+        return self._admit_known(t, running, self.ctx.output)
 
 
 class _IntervalPolicy(_HeapPolicy):
@@ -210,10 +214,7 @@ class AMax(_IntervalPolicy):
         return (int(self.ctx.upper[i]),)
 
     def decide(self, t: int, running: Running) -> Decision:
-        ctx = self.ctx
-        ids = running.ids
-        fm = FutureMemory(t, ctx.memory, ctx.prompt[ids], running.starts, running.starts + ctx.upper[ids])
-        return Decision(start=self._admit_prefix(fm, lambda i: ctx.upper[i]))
+        return self._admit_known(t, running, self.ctx.upper)
 
 
 class AMaxBatch(AMax):

@@ -368,6 +368,18 @@ def alpha_beta_clearing(alpha: float = 0.25, beta: float = 0.5, tie_break: str =
 
 
 #: name -> (factory, one-line description).  Factories take keyword options.
+def _interval_policy(class_name: str) -> Callable[[], Policy]:
+    """Factory for a 003 policy of :mod:`kvlib.intervals`, imported on first use (that module imports this one)."""
+
+    def factory() -> Policy:
+        from . import intervals
+
+        return getattr(intervals, class_name)()
+
+    factory.__name__ = class_name
+    return factory
+
+
 POLICIES: dict[str, tuple[Callable[..., Policy], str]] = {
     "mc-sf": (mc_sf, "MC-SF, 001 Algorithm 1: shortest output first, longest prefix keeping eq. (5)"),
     "mc-benchmark": (mc_benchmark, "MC-Benchmark, 001 Algorithm 2: arrival order, start every request keeping eq. (5)"),
@@ -379,17 +391,17 @@ POLICIES: dict[str, tuple[Callable[..., Policy], str]] = {
         "001 Sec. 5.2: admit below (1-alpha)M, clear each w.p. beta on overflow (--alpha, --beta)",
     ),
     # 003 interval policies (kvlib.intervals; need lower,upper columns; imported lazily)
-    "h-sf": (lambda: __import__("kvlib.intervals", fromlist=["_"]).HindsightSF(),
+    "h-sf": (_interval_policy("HindsightSF"),
              "003 Alg. 3, H-SF: hindsight shortest-first (knows the true o)"),
-    "a-max": (lambda: __import__("kvlib.intervals", fromlist=["_"]).AMax(),
+    "a-max": (_interval_policy("AMax"),
               "003 Alg. 1, A_max: every o treated as its upper bound (needs lower,upper)"),
-    "a-min": (lambda: __import__("kvlib.intervals", fromlist=["_"]).AMin(),
+    "a-min": (_interval_policy("AMin"),
               "003 Alg. 2, A_min: adaptive lower bounds, ordered eviction (needs lower,upper)"),
-    "a-min-multi": (lambda: __import__("kvlib.intervals", fromlist=["_"]).AMinMulti(),
+    "a-min-multi": (_interval_policy("AMinMulti"),
                     "003 Alg. 5, multi-interval A_min (our reading; needs lower,upper)"),
-    "a-l": (lambda: __import__("kvlib.intervals", fromlist=["_"]).ALower(),
+    "a-l": (_interval_policy("ALower"),
             "003 Alg. 6, A_l: fixed lower bounds, random eviction (our reading; needs lower,upper)"),
-    "a-random": (lambda: __import__("kvlib.intervals", fromlist=["_"]).ARandom(),
+    "a-random": (_interval_policy("ARandom"),
                  "003 Alg. 4, A_random: A_min with random eviction (our reading; needs lower,upper)"),
 }
 
