@@ -202,6 +202,61 @@ def cr_amin(x, support=None) -> float:
     return float(x @ A @ x / (x @ (m**2 / 2) @ x))
 
 
+# ------------------------------------------------------------------ geometric lengths (003 Figure 3, Theorem 8)
+
+
+def _power_series(poly_in_k: sp.Expr, k: sp.Symbol, base: sp.Expr) -> sp.Expr:
+    """``sum_{k>=1} poly(k) base^k`` in closed form (``|base| < 1``), by ``(r d/dr)^d r/(1-r)``."""
+    r = sp.Dummy("r")
+    total = sp.Integer(0)
+    for (deg,), coeff in sp.Poly(sp.expand(poly_in_k), k).terms():
+        f = r / (1 - r)
+        for _ in range(deg):
+            f = sp.together(r * sp.diff(f, r))
+        total += coeff * f.subs(r, base)
+    return total
+
+
+def geometric_forms_sym(q: sp.Symbol | None = None) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """Closed forms of ``x^T A x``, ``x^T B x`` and their quotient for geometric lengths
+    ``x_k = (1-q) q^(k-1)``, ``k >= 1`` (``s = 0``, reconstructed ``A``; our derivation).
+
+    Both double sums are split into the diagonal and ``2 sum_{m<K}``.  The inner sum
+    ``sum_{m<K} m^d q^m`` is the full moment minus the tail ``q^K P_d(K)`` (``P_d`` a
+    polynomial in ``K``), so every outer sum is a power series ``sum K^e r^K`` except the
+    ``m^3/(4K)`` part of ``A``, whose ``1/K`` gives ``-log(1-q)`` and ``-log(1-q^2)``.  Hence the
+    quotient is **not** rational in ``q``; with ``log(1-q^2) = log(1-q) + log(1+q)`` it is
+    ``(1+q)^2 (q(3q+2) - (q^2+4q+1) log(1+q)) / (q (1+q^2))``.
+    """
+    q = sp.Symbol("q", positive=True) if q is None else q
+    K, j = sp.symbols("K j", integer=True, positive=True)
+
+    def moment(d: int) -> sp.Expr:  # sum_{m>=1} m^d q^m
+        return _power_series(K**d, K, q)
+
+    def tail(d: int) -> sp.Expr:  # sum_{m>=K} m^d q^m = q^K * tail(d), a polynomial in K
+        out = sp.Integer(0)
+        for (e,), c in sp.Poly(sp.expand((K + j) ** d), j).terms():
+            out += c * (_power_series(j**e, j, q) if e > 0 else 1 / (1 - q))
+        return sp.expand(out)
+
+    def cross(d: int, e: int) -> sp.Expr:  # sum_{K>=1} q^K K^e sum_{m<K} m^d q^m, e in {0, 1, -1}
+        G, P = moment(d), tail(d)
+        if e >= 0:
+            return G * _power_series(K**e, K, q) - _power_series(sp.expand(P * K**e), K, q**2)
+        out = G * (-sp.log(1 - q))
+        for (deg,), c in sp.Poly(P, K).terms():
+            out -= c * (-sp.log(1 - q**2) if deg == 0 else _power_series(K ** (deg - 1), K, q**2))
+        return out
+
+    pref = ((1 - q) / q) ** 2  # x_k = (1-q)/q * q^k
+    diag = _power_series(K**2 / 2, K, q**2)  # a_kk = b_kk = k^2/2
+    xAx = pref * (diag + 2 * (cross(1, 1) / 4 + cross(2, 0) / 2 - cross(3, -1) / 4))
+    xBx = pref * (diag + cross(2, 0))
+    ratio = sp.factor(sp.expand(sp.simplify(xAx / xBx).subs(sp.log(1 - q**2), sp.log(1 - q) + sp.log(1 + q))))
+    return sp.simplify(xAx), sp.factor(sp.simplify(xBx)), ratio
+
+
 # ------------------------------------------------------------------ A_max (003 Theorems 1-2)
 
 

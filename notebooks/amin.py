@@ -41,7 +41,8 @@ thm2_scales = [1, 2, 4]  # growth of Theorem 2's instance
 reps = 2                # seeds per simulated point
 pair_M = 200            # memory for measuring A_min's quadratic form
 pair_ratio = 8          # n / M there
-fig2_Mfac = 6           # memory is fig2_Mfac times u in the two-point (Figure 2) runs
+fig2_M = [200]          # memories of the A_l two-point (Figure 2) runs
+fig2_l = 5              # short length l there; the long length is l divided by alpha
 l2_seeds = 2            # seeds per distribution in the Lemma 2 check
 l2_scale = 4            # lengths are scaled by this factor c in the Lemma 2 check
 tp_M = 200              # memory for the heavy-load two-point runs
@@ -765,100 +766,177 @@ glue("astar_f", float(astar), display=False)
 # ```{glue:math} astar
 # ```
 #
-# $\approx$ {glue:text}`astar_f:.4f`, i.e. where
-# $(3-\alpha)/2$ meets $1/(2\alpha)$ — our guess at the two branches, not a check of the theorem.
-# In place of Figure 2 we simulate the policies on two-point instances across $\alpha$ ($s = 0$,
-# finite $M$; worst over three mixtures):
+# $\approx$ {glue:text}`astar_f:.4f`, i.e. where $(3-\alpha)/2$ meets $1/(2\alpha)$. **This pairing
+# is our guess at the two branches, not the paper's statement**: the issue quotes neither branch
+# of Theorem 7, so the piecewise bound itself cannot be checked here.
+#
+# **Figure 2, redrawn from simulation.** In place of the paper's curve we measure what Theorem 7 is
+# about: A_l's worst two-point ratio to H-SF across $\alpha$. Short length $l$ = `fig2_l`, long
+# length $u = l/\alpha$, $s = 0$, $n = 10M$, worst over the fraction of short requests
+# $p \in \{0.5, 0.7, 0.8\}$ (full mode adds 0.9 and uses `reps` seeds; quick mode one seed),
+# at each memory in `fig2_M`;
+# A_min on the same instances for comparison (full mode also runs A_random):
 
 # %%
+fig2_u = [10, 13, 15, 20] if mode == "quick" else [7, 8, 10, 12, 13, 15, 17, 20, 25]
+fig2_reps = 1 if mode == "quick" else reps
 rows = []
-for ainv in (2, 3, 4, 6):
-    l, u = 2, 2 * ainv
-    M = fig2_Mfac * u
-    for frac in (0.25, 0.5, 0.75):
-        n = (12 if mode == "quick" else 24) * M // u * 4
-        o = np.where(np.arange(n) < int(frac * n), l, u)
-        np.random.default_rng([seed, ainv]).shuffle(o)
-        inst = interval_instance(o, M, 0, allow_zero_prompt=True)
-        h = tel(inst, "h-sf", l, u)
-        for pol in ("a-min", "a-l", "a-random", "a-max"):
-            rows.append(dict(alpha=1 / ainv, frac_short=frac, policy=pol,
-                             ratio=np.mean([tel(inst, pol, l, u, seed + r) for r in range(1 if mode == "quick" else reps)]) / h))
-fig2 = pd.DataFrame(rows).groupby(["alpha", "policy"]).ratio.max().unstack()
-print(fig2.round(3))
-fig, ax = plt.subplots(figsize=(5, 3.2))
-for pol in fig2.columns:
-    ax.plot(fig2.index, fig2[pol], "o-", label=pol)
-ag = np.linspace(0.15, 1, 50)
-ax.plot(ag, (3 - ag) / 2, "k--", label=r"$(3-\alpha)/2$ (paper's Thm 6)")
-ax.set_xlabel(r"$\alpha$"); ax.set_ylabel("worst simulated ratio to H-SF"); ax.legend(fontsize=7)
+for M in fig2_M:
+    for u in fig2_u:
+        l = fig2_l
+        for frac in ((0.5, 0.7, 0.8) if mode == "quick" else (0.5, 0.7, 0.8, 0.9)):
+            n = 10 * M
+            o = np.where(np.arange(n) < int(frac * n), l, u)
+            np.random.default_rng([seed, M, u, int(100 * frac)]).shuffle(o)
+            inst = interval_instance(o, M, 0, allow_zero_prompt=True)
+            h = tel(inst, "h-sf", l, u)
+            for pol in (("a-l", "a-min") if mode == "quick" else ("a-l", "a-min", "a-random")):
+                for r in range(fig2_reps):
+                    rows.append(dict(M=M, alpha=l / u, frac_short=frac, policy=pol, seed=seed + r,
+                                     ratio=tel(inst, pol, l, u, seed + r) / h))
+fig2_all = pd.DataFrame(rows)
+fig2 = fig2_all.groupby(["M", "alpha", "policy"]).ratio.max().unstack()
+fig2["guess"] = np.maximum((3 - fig2.index.get_level_values("alpha")) / 2, 1 / (2 * fig2.index.get_level_values("alpha")))
+print(fig2.round(3).to_string())
+fig, ax = plt.subplots(figsize=(5.5, 3.4))
+for M in fig2_M:
+    sub = fig2.loc[M]
+    ax.plot(sub.index, sub["a-l"], "o-", label=f"A_l, M={M}")
+    ax.plot(sub.index, sub["a-min"], "s:", label=f"A_min, M={M}")
+ag = np.linspace(0.18, 0.75, 200)
+ax.plot(ag, (3 - ag) / 2, "k--", lw=1, label=r"$(3-\alpha)/2$ (paper's Thm 6, A_min)")
+ax.plot(ag, 1 / (2 * ag), "k-.", lw=1, label=r"$1/(2\alpha)$ (our guess)")
+ax.axvline(float(astar), c="grey", lw=0.8, ls=":")
+ax.set_xlabel(r"$\alpha = l/u$"); ax.set_ylabel("worst simulated ratio to H-SF"); ax.legend(fontsize=6.5)
+ax.set_title("Figure 2 redrawn from simulation (two-point lengths)", fontsize=9)
 plt.show()
-glue("fig2_amin_worst", float(fig2["a-min"].max()), display=False)
-glue("fig2_al_worst", float(fig2["a-l"].max()), display=False)
-exc = fig2["a-min"] - (3 - fig2.index.values) / 2
-glue("fig2_amin_n_above", int((exc > 0).sum()), display=False)
+big = fig2.loc[max(fig2_M)]
+glue("fig2_Mmax", int(max(fig2_M)), display=False)
+glue("fig2_l", int(fig2_l), display=False)
+glue("fig2_al_worst", float(big["a-l"].max()), display=False)
+glue("fig2_al_at_min_alpha", float(big["a-l"].iloc[0]), display=False)
+glue("fig2_min_alpha", float(big.index[0]), display=False)
+glue("fig2_amin_worst", float(big["a-min"].max()), display=False)
+exc = big["a-min"] - (3 - big.index.values) / 2
+glue("fig2_amin_n_above", int((exc > 1e-9).sum()), display=False)
 glue("fig2_n_alpha", int(len(exc)), display=False)
 glue("fig2_amin_exc", float(exc.max()), display=False)
-glue("fig2_Mfac", int(fig2_Mfac), display=False)
+glue("fig2_al_over_amin", int((big["a-l"] > big["a-min"]).sum()), display=False)
+above_guess = big["a-l"] > big["guess"] + 1e-9
+glue("fig2_al_above_guess", int(above_guess.sum()), display=False)
+if len(fig2_M) > 1:
+    drift = (fig2.loc[min(fig2_M)]["a-l"] - fig2.loc[max(fig2_M)]["a-l"])
+    glue("fig2_drift", f"from M = {min(fig2_M)} to M = {max(fig2_M)} A_l's worst ratio changes by "
+         f"{(-drift).min():+.3f} to {(-drift).max():+.3f} across alpha", display=False)
+else:
+    glue("fig2_drift", f"one memory only (M = {fig2_M[0]}) in this mode; the full mode compares several", display=False)
 
 # %% [markdown]
-# Worst simulated two-point ratio ($M$ = {glue:text}`fig2_Mfac:d`$\,u$): A_min
-# {glue:text}`fig2_amin_worst:.3f`, above $(3-\alpha)/2$ at {glue:text}`fig2_amin_n_above:d` of
-# {glue:text}`fig2_n_alpha:d` values of $\alpha$ (largest excess {glue:text}`fig2_amin_exc:.3f`);
-# A_l {glue:text}`fig2_al_worst:.3f`. These are small-$M$ runs of our readings of the algorithms
-# (few requests fit at once, so integrality effects are large); they neither confirm nor refute an
-# asymptotic statement.
+# At $M$ = {glue:text}`fig2_Mmax:d` ($l$ = {glue:text}`fig2_l:d`), A_l's worst two-point ratio is
+# {glue:text}`fig2_al_worst:.3f` over our grid (at the smallest $\alpha$ =
+# {glue:text}`fig2_min_alpha:.2f`: {glue:text}`fig2_al_at_min_alpha:.3f`); it is above A_min's at
+# {glue:text}`fig2_al_over_amin:d` of {glue:text}`fig2_n_alpha:d` values of $\alpha$, and above
+# our guessed envelope $\max\{(3-\alpha)/2,\,1/(2\alpha)\}$ at {glue:text}`fig2_al_above_guess:d`
+# of them. A_min's worst is {glue:text}`fig2_amin_worst:.3f` (above $(3-\alpha)/2$ at
+# {glue:text}`fig2_amin_n_above:d` values; largest excess {glue:text}`fig2_amin_exc:.3f`). Finite
+# size: {glue:text}`fig2_drift:s`. Without refinement, a long request evicted by A_l keeps the
+# estimate $l$, so it competes with fresh requests on equal terms and may be restarted and evicted
+# again; the wasted rounds
+# grow as $\alpha$ falls, which is what the curve shows. **Theorem 7 not checked** (its formula is
+# not quoted); this figure is our measurement of the quantity it bounds, under our reading of
+# A_l (003 Algorithm 6: fixed estimates $l_i$, random eviction).
 #
-# **Geometric lengths (Figure 3, Theorem 8).** For $x_k = (1-q)q^{k-1}$, $k \ge 1$, SymPy sums the
-# $B$ side in closed form. On the $A$ side the term $m^3/(4M)$ gives sums $\sum_j q^j/j$
-# (logarithms), so the reconstructed quotient is **not** a rational function of $q$; as $q\to1$ it
-# tends to the continuous limit $2 - \mathbb E[m^3/M]$ ($m\sim\mathrm{Exp}(2)$,
-# $M = m + \mathrm{Exp}(1)$), which equals $2 - 2\int_0^\infty t^3e^{-t}E_1(t)\,dt = 10 - 12\ln 2$
-# (using $\int_0^\infty t^n e^{-t}E_1(t)\,dt = n!\,(\ln 2 - \sum_{k\le n} \frac{1}{k2^k})$; checked
-# numerically below):
+# **Geometric lengths (Figure 3, Theorem 8).** For $x_k = (1-q)q^{k-1}$, $k \ge 1$, SymPy evaluates
+# both infinite sums of the reconstructed quadratic forms in closed form
+# (`ry.geometric_forms_sym`: diagonal plus twice the sum over $m<K$; the inner sums are moments
+# minus tails $q^K P(K)$, so every outer sum is a power series except the $m^3/(4K)$ part of $A$,
+# whose $1/K$ produces logarithms):
 
 # %%
-q = sp.Symbol("q", positive=True)
-k_ = sp.Symbol("k", positive=True, integer=True)
-r_ = sp.Symbol("r", positive=True)
-xBx_r = sp.summation((2 * k_ - 1) / 2 * r_ ** (k_ - 1), (k_, 1, sp.oo))
-xBx_r = sp.piecewise_fold(xBx_r).args[0][0]  # the branch valid for r < 1
-xBx = sp.factor(sp.simplify(xBx_r.subs(r_, q**2)))
-print("x^T B x (times (1-q)^-2) =", xBx)
-glue("geo_xBx", Math(r"\frac{x^\top B x}{(1-q)^2} = " + sp.latex(xBx)), display=False)
-import mpmath as mpm
-I3 = mpm.quad(lambda t: t**3 * mpm.exp(-t) * mpm.e1(t), [0, 1, 10, mpm.inf])
-lim = 10 - 12 * np.log(2)
-glue("geo_lim", float(lim), display=False)
-glue("geo_lim_err", float(abs((2 - 2 * I3) - lim)), display=False)
+xAx_g, xBx_g, R_g = ry.geometric_forms_sym()
+q = sorted(R_g.free_symbols, key=str)[0]
+lim1 = sp.limit(R_g, q, 1, "-")
+lim0 = sp.limit(R_g, q, 0, "+")
+lim_ok = sp.simplify(lim1 - (10 - 12 * sp.log(2))) == 0
+qgrid = np.linspace(0.005, 0.995, 199)
+Rvals = np.array([float(R_g.subs(q, g)) for g in qgrid])
+print("x^T B x =", xBx_g)
+print("R(q) =", R_g)
+print("limit q->1:", lim1, "=", float(lim1), "; limit q->0:", lim0, "; increasing on the grid:", bool(np.all(np.diff(Rvals) > 0)))
+glue("geo_xBx", Math(r"x^\top B x = " + sp.latex(xBx_g)), display=False)
+glue("geo_R", Math(r"R(q) = \frac{x^\top A x}{x^\top B x} = " + sp.latex(R_g)), display=False)
+glue("geo_lim_sym", Math(r"\lim_{q\to1^-} R(q) = " + sp.latex(lim1)), display=False)
+glue("geo_lim", float(lim1), display=False)
+glue("geo_lim_ok", str(lim_ok), display=False)
+glue("geo_increasing", str(bool(np.all(np.diff(Rvals) > 0))), display=False)
+glue("geo_has_log", str(R_g.has(sp.log)), display=False)
+# the closed form against the truncated matrices (independent numerics)
 def geo_ratio(qq):
     u = int(min(20000, max(200, np.ceil(40 / (1 - qq)))))
     kk = np.arange(1, u + 1.0)
     return ry.rayleigh(ry.A_matrix(u), ry.B_matrix(u), (1 - qq) * qq ** (kk - 1))
 qs = [0.1, 0.3, 0.5, 0.7, 0.9, 0.95] if mode == "quick" else [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98]
 geo = [geo_ratio(qq) for qq in qs]
+glue("geo_num_err", float(max(abs(g - float(R_g.subs(q, qq))) for qq, g in zip(qs, geo))), display=False)
 fig, ax = plt.subplots(figsize=(5, 3.0))
-ax.plot(qs, geo, "o-", label="reconstructed Lemma 2, geometric")
-ax.axhline(lim, ls=":", c="k", label=r"$10-12\ln 2$ ($q\to1$)")
+ax.plot(qgrid, Rvals, "-", label="closed form R(q) (reconstructed A)")
+ax.plot(qs, geo, "o", label="truncated matrices")
+ax.axhline(float(lim1), ls=":", c="k", label=r"$10-12\ln 2$ ($q\to1$)")
 ax.axhline(1.7, ls="--", c="r", label="1.7 (paper's Fig. 3 bound)")
 ax.axhline(14 / 9, ls="-.", c="g", label="14/9 (paper's Thm 8)")
 ax.set_xlabel("q"); ax.set_ylabel("ratio"); ax.legend(fontsize=7)
 plt.show()
-print(dict(zip(qs, np.round(geo, 4))))
-glue("geo_max", float(max(geo)), display=False)
-glue("geo_q05", float(geo[qs.index(0.5)]), display=False)
+glue("geo_max", float(Rvals.max()), display=False)
+glue("geo_q05", float(R_g.subs(q, sp.Rational(1, 2))), display=False)
+
+# %%
+# Independent check of the limit, and two candidates for Theorem 8's 14/9 (ours, SymPy).
+# As q -> 1 the scaled geometric lengths become Exp(1).  For X, Y iid Exp(1), S = X + Y ~ Gamma(2)
+# (E S^2 = 6) is independent of U = X/S ~ U(0, 1), and m = S min(U, 1-U), M = S max(U, 1-U); the
+# kernels are homogeneous of degree 2, so E g(m, M) = 6 * 2 * int_0^{1/2} g(u, 1-u) du.
+u_c = sp.Symbol("u", positive=True)
+def cont(kernel):
+    return 6 * 2 * sp.integrate(kernel(u_c, 1 - u_c), (u_c, 0, sp.Rational(1, 2)))
+EB = cont(lambda m, Mx: m**2 / 2)
+lim_cont = sp.simplify(cont(lambda m, Mx: m * Mx / 4 + m**2 / 2 - m**3 / (4 * Mx)) / EB)
+cand_m2 = sp.simplify(cont(lambda m, Mx: m * Mx / 4 + m**2 / 4) / EB)
+# lengths 2^-k (k >= 0) with weights (1-q) q^k: per-scale sums are geometric, so the quotient is rational
+qq_, d_ = sp.Symbol("q", positive=True), sp.Symbol("d", integer=True, positive=True)
+f_ = lambda t: t / 4 + t**2 / 2 - t**3 / 4
+num2 = sp.Rational(1, 2) + 2 * sp.summation(qq_**d_ * f_(sp.Integer(2) ** -d_), (d_, 1, sp.oo))
+den2 = sp.Rational(1, 2) + 2 * sp.summation(qq_**d_ * sp.Integer(2) ** (-2 * d_) / 2, (d_, 1, sp.oo))
+cand_pow2 = sp.nsimplify(sp.simplify((num2 / den2).subs(qq_, 1)))
+print("continuous limit:", lim_cont, "; kernel with m^3/(4M) -> m^2/4:", cand_m2, "; lengths 2^-k, q -> 1:", cand_pow2)
+glue("geo_lim_cont_ok", str(sp.simplify(lim_cont - lim1) == 0), display=False)
+glue("geo_cand_m2_f", float(cand_m2), display=False)
+glue("geo_cand_pow2_f", float(cand_pow2), display=False)
+glue("geo_cand_pow2", str(cand_pow2), display=False)
 
 # %% [markdown]
 # ```{glue:math} geo_xBx
 # ```
 #
-# (units $n^2/M$, $s=0$). The reconstructed geometric
-# ratio increases with $q$ (largest on our grid {glue:text}`geo_max:.4f`) towards
-# $10 - 12\ln 2 \approx$ {glue:text}`geo_lim:.4f` (quadrature agrees to {glue:text}`geo_lim_err:.1e`),
-# below 1.7: **consistent with the paper's Figure 3 (left) bound of 1.7**. It is not Theorem 8's
-# rational function with supremum $14/9 \approx 1.556$ (at $q = 0.5$ we get
-# {glue:text}`geo_q05:.4f`); Theorem 8's $\mathrm{LG}(p)$ must be a different quantity (e.g. a
-# lower bound from a restricted instance) that we cannot identify without the text — not checked.
+# ```{glue:math} geo_R
+# ```
+#
+# ```{glue:math} geo_lim_sym
+# ```
+#
+# (units $n^2/M$, $s=0$; SymPy confirms the limit is $10-12\ln2$: {glue:text}`geo_lim_ok:s`; the
+# closed form agrees with the truncated matrices to {glue:text}`geo_num_err:.1e`, and the
+# continuous limit (lengths $\mathrm{Exp}(1)$; $m$, $M$ the smaller and larger of two), integrated by
+# SymPy, gives the same value: {glue:text}`geo_lim_cont_ok:s`). $R$ rises from 1
+# at $q\to0$ (one length) and is increasing on a grid of 199 points ({glue:text}`geo_increasing:s`),
+# so its supremum is the limit $\approx$ {glue:text}`geo_lim:.4f`, **below 1.7: consistent with the
+# paper's Figure 3 (left)**. It contains logarithms ({glue:text}`geo_has_log:s`), so it is **not**
+# Theorem 8's rational function, and its supremum is not $14/9 \approx 1.556$ (at $q = 1/2$ it is
+# {glue:text}`geo_q05:.4f`, close to but not $14/9$). Theorem 8's $\mathrm{LG}(p)$ must be another
+# quantity (perhaps a bound from a restricted instance, or lengths on a different grid) that we
+# cannot identify without the text: **not checked**. Two candidates we tried do not give $14/9$
+# either (SymPy, above): lengths $2^{-k}$ with weights $\propto q^k$ tend to
+# {glue:text}`geo_cand_pow2:s` $\approx$ {glue:text}`geo_cand_pow2_f:.4f` as $q\to 1$, and replacing
+# $m^3/(4M)$ by its upper bound $m^2/4$ gives {glue:text}`geo_cand_m2_f:.4f` in the limit.
+#
 # Simulations of A_min with geometric lengths (truncated at 12, scaled by $c$, $s = 0$) at the
 # largest $M$:
 
@@ -925,8 +1003,9 @@ glue("t3_M", int(timing.M.iloc[-1]), display=False)
 # matrices for small $u$, numerics to large $u$), positive definiteness through Lemma 3's transform
 # $12/((1+\xi^2)(4+\xi^2))$, and 003's Figure 1 fit (to within {glue:text}`fig1_dev10:.4f` for
 # $10\le u\le$ {glue:text}`fig1_umax:d`, {glue:text}`fig1_dev100:.4f` for $u \ge 100$) with a
-# nonnegative maximising vector; its geometric curve stays below Figure 3's 1.7 (limit
-# $10-12\ln2$); Theorem 6's two-point ratio $(3-\alpha)/2$ reproduced by simulating the literal
+# nonnegative maximising vector; its geometric quotient in closed form (both infinite sums by
+# SymPy), increasing in $q$ with limit $10-12\ln2$ (checked twice: SymPy limit and a continuous
+# integral), below Figure 3's 1.7; Theorem 6's two-point ratio $(3-\alpha)/2$ reproduced by simulating the literal
 # A_min at scaled lengths (worst run per $l \ge 2$: {glue:text}`tp_dev_lo:+.1%` to
 # {glue:text}`tp_dev_hi:+.1%` from it);
 # $\alpha^* = (3-\sqrt5)/2$ as the root of $\alpha(3-\alpha)=1$.
@@ -937,8 +1016,11 @@ glue("t3_M", int(timing.M.iloc[-1]), display=False)
 # two-point case matches Theorem 6 at scaled lengths, and other distributions come within the
 # deviations reported above, but not exactly at the sizes we ran; the previous session's reading
 # (bound refined while running) exceeds Theorem 6. $A_u$ remains a reconstruction from quoted
-# facts, not a derivation from the algorithm's dynamics; (iii) Theorem 7's piecewise bound and Theorem 8's rational $\mathrm{LG}(p)$ with
-# maximum $14/9$ were not reproduced (our geometric quotient is not rational in $q$); (iv) the
+# facts, not a derivation from the algorithm's dynamics; (iii) Theorem 7's piecewise bound for A_l
+# is not quoted, so only its threshold $\alpha^*$ was checked (as the root of our guessed pairing of
+# branches) and Figure 2 was redrawn from our simulation of A_l, not from the formula; Theorem 8's
+# rational $\mathrm{LG}(p)$ with maximum $14/9$ was not identified: the closed form of both geometric
+# sums (executed above) contains $\ln(1+q)$ and tends to $10-12\ln2$; (iv) the
 # details of A_l, A_random and multi-interval A_min are our readings. The real-trace experiments of
 # Section 6 are in {ref}`chapter-realtrace`.
 

@@ -79,3 +79,21 @@ def test_theorem2_hsf_closed_form_equals_simulation():
     assert run_interval(inst, "h-sf", l, u).tel == ry.thm2_hsf_tel(l, u, a, b)
     assert ry.thm2_batch_ratio_limit(0.25) == pytest.approx(ry.amax_theorem2_ratio(0.25))
     assert ry.thm2_batch_ratio_limit(1 / 9) == pytest.approx(13.5)
+
+
+def test_geometric_closed_form_matches_truncated_matrices_and_its_limit():
+    import sympy as sp
+
+    _, xBx, R = ry.geometric_forms_sym()
+    q = sorted(R.free_symbols, key=str)[0]
+    for qq in (0.2, 0.5, 0.8):
+        u = 1500
+        k = np.arange(1, u + 1.0)
+        x = (1 - qq) * qq ** (k - 1)
+        assert float(R.subs(q, qq)) == pytest.approx(ry.rayleigh(ry.A_matrix(u), ry.B_matrix(u), x), rel=1e-10)
+        assert float(xBx.subs(q, qq)) == pytest.approx(x @ ry.B_matrix(u) @ x, rel=1e-10)
+    assert sp.simplify(sp.limit(R, q, 1, "-") - (10 - 12 * sp.log(2))) == 0
+    assert sp.limit(R, q, 0, "+") == 1
+    grid = np.linspace(0.01, 0.99, 99)
+    vals = np.array([float(R.subs(q, g)) for g in grid])
+    assert np.all(np.diff(vals) > 0) and vals.max() < 10 - 12 * np.log(2)
