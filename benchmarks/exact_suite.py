@@ -30,26 +30,30 @@ SIZES = (10, 15, 20, 30, 40, 60)
 #: name -> keyword arguments of kvlib.exact.solve
 CONFIGS = {
     "plain": dict(formulation="plain", windows=False, warm_start=False, symmetry=False, builder="cvxpy", cpsat=0,
-                   presolve="on"),
+                   presolve="on", separation=False),
     "windows": dict(formulation="plain", windows=True, warm_start=False, symmetry=False, builder="cvxpy", cpsat=0,
-                     presolve="on"),
+                     presolve="on", separation=False),
     "windows+warm": dict(formulation="plain", windows=True, warm_start=True, symmetry=False, builder="cvxpy", cpsat=0,
-                          presolve="on"),
+                          presolve="on", separation=False),
     # the default of the previous session ("before")
     "windows+warm+sym": dict(formulation="plain", windows=True, warm_start=True, symmetry=True, builder="cvxpy",
-                             cpsat=0, presolve="on"),
+                             cpsat=0, presolve="on", separation=False),
     "aggregated+windows+warm+sym": dict(formulation="aggregated", windows=True, warm_start=True, symmetry=True,
-                                        builder="cvxpy", cpsat=0, presolve="on"),
+                                        builder="cvxpy", cpsat=0, presolve="on", separation=False),
     # idea (a): the same model built as a scipy.sparse matrix, handed to HiGHS directly
     "sparse": dict(formulation="plain", windows=True, warm_start=True, symmetry=True, builder="sparse", cpsat=0,
-                   presolve="on"),
+                   presolve="on", separation=False),
     # idea (b): CP-SAT (exact interval encoding) for 30% of the time, then HiGHS
     "sparse+cpsat": dict(formulation="plain", windows=True, warm_start=True, symmetry=True, builder="sparse",
-                         cpsat="30%", presolve="on"),
+                         cpsat="30%", presolve="on", separation=False),
     # idea (c): HiGHS presolve off (it reduced nothing and overran the limit); CP-SAT share as in
     # kvlib.exact.solve's default (30% / none / all, by whether HiGHS has time for its root LP)
     "sparse+cpsat+nopresolve": dict(formulation="plain", windows=True, warm_start=True, symmetry=True,
-                                    builder="sparse", cpsat=None, presolve="off"),
+                                    builder="sparse", cpsat=None, presolve="off", separation=False),
+    # idea (d): the LP over completion times with volume and peak-conflict (clique) inequalities,
+    # kvlib.bounds.separation_lower_bound, before everything else (the new default)
+    "sparse+cpsat+nopresolve+sep": dict(formulation="plain", windows=True, warm_start=True, symmetry=True,
+                                        builder="sparse", cpsat=None, presolve="off", separation=True),
 }
 
 
@@ -70,7 +74,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--config", default="sparse+cpsat+nopresolve", help="a name from CONFIGS or 'all'")
+    ap.add_argument("--config", default="sparse+cpsat+nopresolve+sep", help="a name from CONFIGS or 'all'")
     ap.add_argument("--only", default=None, help="comma-separated instance indices")
     ap.add_argument("--json", default=None, help="append one JSON line per run to this file")
     args = ap.parse_args(argv)

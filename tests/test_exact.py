@@ -9,11 +9,11 @@ import json
 import numpy as np
 import pytest
 
-from kvlib.bounds import latest_starts, left_shift_horizon, volume_lower_bound
+from kvlib.bounds import latest_starts, left_shift_horizon, separation_lower_bound, volume_lower_bound
 from kvlib.checker import check_schedule
 from kvlib.cli import main as cli_main
 from kvlib.exact import heuristic_incumbent, left_shift, lp_relaxation, solve
-from kvlib.instances import section51
+from kvlib.instances import section51, uniform
 from kvlib.model import Instance, Schedule
 from kvlib.policies import POLICIES, make_policy
 from kvlib.simulate import SimulationStalled, simulate
@@ -227,3 +227,62 @@ def test_section51_summary_intervals():
     assert t.loc["worst", "AM1"] == f"[{1.1:.3f}, {110 / 90:.3f}]"
     assert t.loc["average", "AM1"] == f"[{1.05:.3f}, {(1 + 110 / 90) / 2:.3f}]"
     assert t.loc["average", "AM1 paper"] == "1.005"
+
+
+def test_peak_conflict_separation_holds_and_is_attained():
+    from kvlib.bounds import clique_families, conflict_delays
+
+    checked = tight = 0
+    for seed in range(25):
+        rng = np.random.default_rng([98, seed])
+        M = int(rng.integers(10, 17))
+        inst = uniform(rng, 12, M, prompt_max=4, output_max=M, arrival_max=6 * (seed % 2))
+        pairs, d = conflict_delays(inst)
+        for name in ("mc-sf", "mc-benchmark", "fcfs", "mc-sf2", "alpha-greedy", "sorted-f"):
+            try:
+                sched = simulate(inst, make_policy(name), seed=0).schedule
+            except SimulationStalled:
+                continue
+            assert check_schedule(inst, sched).valid
+            c = sched.start_array() + inst.output
+            for (i, j), (dij, dji) in zip(pairs, d):
+                gap, need = (c[j] - c[i], dij) if c[i] <= c[j] else (c[i] - c[j], dji)
+                assert gap >= need, (seed, name, i, j, gap, need)
+                checked += 1
+                tight += gap == need
+            # the families' intervals [c - tau, c + tau) are pairwise disjoint (clique_families)
+            for members, p, shift, rel in clique_families(inst)[1:]:
+                lo, hi = c[members] - shift[members], c[members] + shift[members]
+                order = np.argsort(lo)
+                assert np.all(hi[order][:-1] <= lo[order][1:] + 1e-9), (seed, name, members)
+                assert np.all(lo >= rel[members] - 1e-9)
+    assert checked > 500 and tight > 0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_peak_conflict_bound_is_below_the_optimum(seed):
+    from kvlib.bounds import peak_conflict_bound, separation_lower_bound
+    from kvlib.bruteforce import brute_force_opt
+
+    rng = np.random.default_rng([97, seed])
+    M = int(rng.integers(8, 13))
+    inst = uniform(rng, 5 + seed % 2, M, prompt_max=3, output_max=M, arrival_max=4 * (seed % 2))
+    opt, _, _ = brute_force_opt(inst)
+    res = peak_conflict_bound(inst, time_limit=20, threads=1)
+    assert volume_lower_bound(inst) <= res["bound"] <= opt
+    assert res["relaxation_solved"]
+    sep = separation_lower_bound(inst)
+    assert sep["converged"] and volume_lower_bound(inst) <= sep["bound"] <= opt
+    for inst in TINY:
+        assert peak_conflict_bound(inst, time_limit=20, threads=1)["bound"] <= brute_force(inst)
+        assert separation_lower_bound(inst)["bound"] <= brute_force(inst)
+
+
+def test_separation_bound_beats_volume_where_big_requests_dominate():
+    # many requests with peaks above M/2: the clique families must lift the bound above the volume bound
+    inst = Instance.at_zero([1] * 8, [8] * 8, 12)  # P = 9 > 6; any two complete >= min(8, 6) = 6 apart
+    sep = separation_lower_bound(inst)
+    assert sep["bound"] > volume_lower_bound(inst)
+    # starts 0, 6, 12, ...: each request overlaps the next by 2 rounds (9 + 3 <= 12 at the peak)
+    rep = check_schedule(inst, Schedule(tuple(6 * k for k in range(8))))
+    assert rep.valid and sep["bound"] == rep.tel == 232  # here the relaxation is exact
