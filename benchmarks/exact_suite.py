@@ -51,9 +51,14 @@ CONFIGS = {
     "sparse+cpsat+nopresolve": dict(formulation="plain", windows=True, warm_start=True, symmetry=True,
                                     builder="sparse", cpsat=None, presolve="off", separation=False),
     # idea (d): the LP over completion times with volume and peak-conflict (clique) inequalities,
-    # kvlib.bounds.separation_lower_bound, before everything else (the new default)
+    # kvlib.bounds.separation_lower_bound, before everything else
     "sparse+cpsat+nopresolve+sep": dict(formulation="plain", windows=True, warm_start=True, symmetry=True,
-                                        builder="sparse", cpsat=None, presolve="off", separation=True),
+                                        builder="sparse", cpsat=None, presolve="off", separation=True,
+                                        conflict_mip=0),
+    # idea (e): then, for n <= 12, the peak-conflict MIP (kvlib.bounds.peak_conflict_bound; the default)
+    "sparse+cpsat+nopresolve+sep+mip": dict(formulation="plain", windows=True, warm_start=True, symmetry=True,
+                                            builder="sparse", cpsat=None, presolve="off", separation=True,
+                                            conflict_mip=None),
 }
 
 
@@ -74,7 +79,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--config", default="sparse+cpsat+nopresolve+sep", help="a name from CONFIGS or 'all'")
+    ap.add_argument("--config", default="sparse+cpsat+nopresolve+sep+mip", help="a name from CONFIGS or 'all'")
     ap.add_argument("--only", default=None, help="comma-separated instance indices")
     ap.add_argument("--json", default=None, help="append one JSON line per run to this file")
     args = ap.parse_args(argv)
@@ -103,6 +108,8 @@ def main(argv=None) -> int:
                     row.pop("starts")
                     row.update({k: v for k, v in res.extra.items() if k.endswith("seconds")})
                     row["cpsat_status"] = res.extra.get("cpsat_status", "")
+                    row["volume_lb"] = res.extra.get("volume_lb")
+                    row["separation_lb"] = res.extra.get("separation_lb")
                     fh.write(json.dumps(row) + "\n")
     return 0
 
