@@ -173,6 +173,19 @@ def _separate(c: np.ndarray, families: list[tuple]) -> list[tuple[np.ndarray, np
     return cuts
 
 
+def _completion_time_model(instance: Instance):
+    """HiGHS model ``min sum_i c_i`` over ``a_i + o_i <= c_i <= A + sum o`` (the left-shift horizon:
+    some optimal schedule completes every request by then), the base of both relaxations below."""
+    import highspy as hp
+
+    n = instance.n
+    h = hp.Highs()
+    h.setOptionValue("output_flag", False)
+    h.addVars(n, (instance.arrival + instance.output).astype(float), np.full(n, float(left_shift_horizon(instance))))
+    h.changeColsCost(n, np.arange(n, dtype=np.int32), np.ones(n))
+    return h
+
+
 def separation_lower_bound(instance: Instance, *, time_limit: float = 5.0, max_rounds: int = 1000) -> dict:
     """A lower bound on the optimal TEL from an LP over completion times (ours; no time index).
 
@@ -192,10 +205,7 @@ def separation_lower_bound(instance: Instance, *, time_limit: float = 5.0, max_r
     a = instance.arrival.astype(float)
     n = instance.n
     fams = clique_families(instance)
-    h = hp.Highs()
-    h.setOptionValue("output_flag", False)
-    h.addVars(n, a + instance.output, np.full(n, float(left_shift_horizon(instance))))
-    h.changeColsCost(n, np.arange(n, dtype=np.int32), np.ones(n))
+    h = _completion_time_model(instance)
     value, rounds, converged = float(np.sum(a + instance.output)), 0, False
     while rounds < max_rounds and time.perf_counter() - t0 < time_limit:
         h.run()
@@ -259,13 +269,10 @@ def peak_conflict_bound(instance: Instance, *, time_limit: float = 30.0, threads
     H = float(left_shift_horizon(instance))
     pairs, d = conflict_delays(instance)
     families = clique_families(instance)
-    h = hp.Highs()
-    h.setOptionValue("output_flag", False)
+    h = _completion_time_model(instance)
     h.setOptionValue("threads", int(threads))
     h.setOptionValue("mip_rel_gap", 0.0)
     inf = hp.kHighsInf
-    h.addVars(n, a + o, np.full(n, H))
-    h.changeColsCost(n, np.arange(n, dtype=np.int32), np.ones(n))
     h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.full(n, hp.HighsVarType.kInteger))
     m = len(pairs)
     if m:
@@ -280,6 +287,9 @@ def peak_conflict_bound(instance: Instance, *, time_limit: float = 30.0, threads
         h.addRows(2 * m, lo, np.full(2 * m, inf), 6 * m, np.arange(0, 6 * m, 3, dtype=np.int32), idx.astype(np.int32), val)
     best = float(np.sum(a + o))
     solved, cuts = False, 0
+    # HiGHS keeps one thread pool per process; a run() with another thread count than the pool's
+    # (e.g. after any default-threads solve) fails unless the pool is reset (as in kvlib.exact.solve)
+    hp.Highs.resetGlobalScheduler(True)
     for _ in range(max_rounds):
         remaining = time_limit - (time.perf_counter() - t0)
         if remaining <= 0:
@@ -302,6 +312,7 @@ def peak_conflict_bound(instance: Instance, *, time_limit: float = 30.0, threads
             solved = True
             best = max(best, float(info.objective_function_value))
             break
+    hp.Highs.resetGlobalScheduler(True)  # leave no pool behind for the next HiGHS user
     bound = int(np.ceil(best - 1e-6) - a.sum())
     return dict(bound=max(bound, volume_lower_bound(instance)), relaxation_solved=solved, pairs=int(m),
                 cuts=cuts, seconds=time.perf_counter() - t0)

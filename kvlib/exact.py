@@ -519,17 +519,14 @@ def solve(
     sep = {"bound": lb0}
     if separation:
         sep = separation_lower_bound(instance, time_limit=min(5.0, 0.1 * time_limit))
-        hp.Highs.resetGlobalScheduler(True)
         timing["separation_seconds"] = time.perf_counter() - t0
     lower_extra, lower_src = max(lb0, int(sep["bound"])), ("separation LP" if sep["bound"] > lb0 else "volume bound")
     if conflict_mip is None:
         conflict_mip = min(5.0, 0.15 * time_limit) if (separation and instance.n <= 12) else 0.0
     if conflict_mip > 0 and lower_extra < inc_tel:
         t0 = time.perf_counter()
-        hp.Highs.resetGlobalScheduler(True)
         pc = peak_conflict_bound(instance, time_limit=min(float(conflict_mip), max(0.0, time_limit - (t0 - tic))),
                                  threads=threads)
-        hp.Highs.resetGlobalScheduler(True)
         if int(pc["bound"]) > lower_extra:
             lower_extra, lower_src = int(pc["bound"]), "peak-conflict MIP"
         timing["conflict_mip_seconds"] = time.perf_counter() - t0
