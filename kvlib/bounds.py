@@ -39,6 +39,7 @@ import math
 
 import numpy as np
 
+from .highs import run as run_highs
 from .model import Instance
 
 
@@ -208,7 +209,7 @@ def separation_lower_bound(instance: Instance, *, time_limit: float = 5.0, max_r
     h = _completion_time_model(instance)
     value, rounds, converged = float(np.sum(a + instance.output)), 0, False
     while rounds < max_rounds and time.perf_counter() - t0 < time_limit:
-        h.run()
+        run_highs(h)  # thread-pool safe (kvlib.highs)
         if h.getModelStatus() != hp.HighsModelStatus.kOptimal:  # pragma: no cover - defensive
             break
         value = float(h.getInfo().objective_function_value)
@@ -287,15 +288,12 @@ def peak_conflict_bound(instance: Instance, *, time_limit: float = 30.0, threads
         h.addRows(2 * m, lo, np.full(2 * m, inf), 6 * m, np.arange(0, 6 * m, 3, dtype=np.int32), idx.astype(np.int32), val)
     best = float(np.sum(a + o))
     solved, cuts = False, 0
-    # HiGHS keeps one thread pool per process; a run() with another thread count than the pool's
-    # (e.g. after any default-threads solve) fails unless the pool is reset (as in kvlib.exact.solve)
-    hp.Highs.resetGlobalScheduler(True)
     for _ in range(max_rounds):
         remaining = time_limit - (time.perf_counter() - t0)
         if remaining <= 0:
             break
         h.setOptionValue("time_limit", float(remaining))
-        h.run()
+        run_highs(h)  # thread-pool safe (kvlib.highs)
         info = h.getInfo()
         status = h.getModelStatus()
         if np.isfinite(info.mip_dual_bound):
@@ -312,7 +310,6 @@ def peak_conflict_bound(instance: Instance, *, time_limit: float = 30.0, threads
             solved = True
             best = max(best, float(info.objective_function_value))
             break
-    hp.Highs.resetGlobalScheduler(True)  # leave no pool behind for the next HiGHS user
     bound = int(np.ceil(best - 1e-6) - a.sum())
     return dict(bound=max(bound, volume_lower_bound(instance)), relaxation_solved=solved, pairs=int(m),
                 cuts=cuts, seconds=time.perf_counter() - t0)

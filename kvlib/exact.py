@@ -47,6 +47,7 @@ import scipy.sparse as sp
 
 from .bounds import latest_starts, peak_conflict_bound, separation_lower_bound, volume_lower_bound
 from .checker import check_schedule
+from .highs import run as run_highs
 from .model import Instance, Schedule
 from .policies import make_policy
 from .simulate import simulate
@@ -601,16 +602,10 @@ def solve(
                 sol.col_value = vec.tolist()
                 sol.value_valid = True
                 h.setSolution(sol)
-        # HiGHS keeps one global thread pool per process; a solve with a different
-        # thread count than the pool's (including solves made through cvxpy, e.g.
-        # kvlib.lp, which we cannot see) makes run() fail unless the pool is reset.
-        hp.Highs.resetGlobalScheduler(True)
-        run_status = h.run()
+        run_status = run_highs(h)  # resets HiGHS's thread pool around the run (kvlib.highs)
         status = h.getModelStatus()
         info = h.getInfo()
         nodes = int(info.mip_node_count)
-        # leave no thread pool behind for the next HiGHS user in this process (e.g. kvlib.lp)
-        hp.Highs.resetGlobalScheduler(True)
         if info.primal_solution_status == 2:  # kSolutionStatusFeasible
             vals = np.asarray(h.getSolution().col_value)[:nx]
             st = model.starts_from(vals)

@@ -55,6 +55,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from .highs import run as run_highs
 from .model import Instance
 from .policies import Policy, PolicyContext
 from .sortedf import order_from_batches, phase1, planned_policy
@@ -214,7 +215,7 @@ def _solve_highs(cost, A_le, E, M: float, upper_x: int, solver: str, threads: in
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
     lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = Af.indptr, Af.indices, Af.data
     h.passModel(lp)
-    h.run()
+    run_highs(h)  # thread-pool safe (kvlib.highs)
     status = h.modelStatusToString(h.getModelStatus())
     x = np.asarray(h.getSolution().col_value)[: len(cost)]
     return status, float(h.getInfo().objective_function_value), x

@@ -89,3 +89,17 @@ def test_bad_lp_options_are_named():
         lp_relaxation(inst, time_step=0)
     with pytest.raises(ValueError, match="horizon"):
         lp_relaxation(inst, horizon=3, time_step=1)
+
+
+def test_lp_after_other_highs_solves_with_other_thread_counts():
+    # HiGHS's per-process thread pool: every kvlib solve goes through kvlib.highs.run, so solves
+    # with different thread counts in one process must all succeed, in any order
+    from kvlib.bounds import peak_conflict_bound, separation_lower_bound
+
+    inst = Instance.at_zero([1, 2, 1, 3, 2, 1], [4, 3, 5, 2, 6, 3], 14)
+    first = lp_relaxation(inst, threads=2)[0]
+    separation_lower_bound(inst)
+    assert peak_conflict_bound(inst, threads=1)["relaxation_solved"]
+    for t in (2, 1, 2):
+        assert lp_relaxation(inst, threads=t)[0] == pytest.approx(first)
+    assert peak_conflict_bound(inst, threads=2)["relaxation_solved"]
