@@ -288,3 +288,13 @@ def test_peak_conflict_bound_does_not_depend_on_earlier_highs_solves():
     assert all(r["relaxation_solved"] for r in results)
     assert len({r["bound"] for r in results}) == 1
     assert results[0]["bound"] > separation_lower_bound(inst)["bound"]
+
+
+def test_separation_bound_beats_volume_where_big_requests_dominate():
+    # many requests with peaks above M/2: the clique families must lift the bound above the volume bound
+    inst = Instance.at_zero([1] * 8, [8] * 8, 12)  # P = 9 > 6; any two complete >= min(8, 6) = 6 apart
+    sep = separation_lower_bound(inst)
+    assert sep["bound"] > volume_lower_bound(inst)
+    # starts 0, 6, 12, ...: each request overlaps the next by 2 rounds (9 + 3 <= 12 at the peak)
+    rep = check_schedule(inst, Schedule(tuple(6 * k for k in range(8))))
+    assert rep.valid and sep["bound"] == rep.tel == 232  # here the relaxation is exact
