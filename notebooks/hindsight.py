@@ -350,14 +350,16 @@ glue("hs-tiny-cp-seconds", f"{tiny_cp.seconds:.1f}", display=False)
 # $S \subseteq K_\theta$, and so do the completion times of all requests with $p_j = w_j/M$ (the
 # memory-volume argument). `kvlib.bounds.separation_lower_bound` minimises $\sum_i c_i$ over these
 # inequalities (for $\theta = 0.5, 0.55, \dots, 0.95$) by a cutting-plane loop: an LP in $n$ variables
-# that takes well under a second at $n = 60$, and is valid after any round. `solve` starts with it.
+# whose value is valid after any round (its times on the suite are in the table below). `solve`
+# starts with it.
 # Tests check the lemma and the disjointness on every schedule of six policies over 25 random
 # instances (and that the separation is attained), and the bound against brute force. The same
 # inequalities plus the disjunctions of the lemma as a MIP (`kvlib.bounds.peak_conflict_bound`) are
 # stronger on small instances (it proves {glue:text}`hs-lp-by-mip:d` of the {glue:text}`hs-lp-n:d`
-# instances of the LP table above optimal by meeting the best schedule: column `lower_from`), but HiGHS does not solve that MIP beyond $n \approx 15$
-# (`benchmarks/peak_conflict_bound.py`), so `solve` runs it only for $n \le 12$, for at most
-# $\min(5, 0.15\,T)$ seconds.
+# instances of the LP table above optimal by meeting the best schedule: column `lower_from`). In our
+# runs of `benchmarks/peak_conflict_bound.py` (not repeated by this chapter) HiGHS did not solve that
+# MIP within 30 s for the suite instances with $n \ge 20$, so `solve` runs it only for $n \le 12$, for
+# at most $\min(5, 0.15\,T)$ seconds.
 #
 # ### The solver ideas, measured
 #
