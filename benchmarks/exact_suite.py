@@ -1,4 +1,4 @@
-"""Benchmark of the hindsight-optimal IP (kvlib.exact) on a fixed, seeded suite.
+"""Benchmark of the hindsight-optimal IP (kvlib.optimum.exact) on a fixed, seeded suite.
 
 Instances: Arrival Model 1 of 001 Section 5.1 (all at t = 0; M ~ U[30, 50],
 s ~ U[1, 5], o ~ U[1, M - s]) with n fixed to 10, 15, 20, 30, 40, 60, plus two
@@ -21,13 +21,13 @@ import time
 
 import numpy as np
 
-from kvlib.exact import heuristic_incumbent, solve
-from kvlib.instances import section51
+from kvlib.optimum.exact import heuristic_incumbent, solve
+from kvlib.core.instances import section51
 
 SEED = 20250
 SIZES = (10, 15, 20, 30, 40, 60)
 
-#: name -> keyword arguments of kvlib.exact.solve
+#: name -> keyword arguments of kvlib.optimum.exact.solve
 CONFIGS = {
     "plain": dict(formulation="plain", windows=False, warm_start=False, symmetry=False, builder="cvxpy", cpsat=0,
                    presolve="on", separation=False),
@@ -47,15 +47,15 @@ CONFIGS = {
     "sparse+cpsat": dict(formulation="plain", windows=True, warm_start=True, symmetry=True, builder="sparse",
                          cpsat="30%", presolve="on", separation=False),
     # idea (c): HiGHS presolve off (it reduced nothing and overran the limit); CP-SAT share as in
-    # kvlib.exact.solve's default (30% / none / all, by whether HiGHS has time for its root LP)
+    # kvlib.optimum.exact.solve's default (30% / none / all, by whether HiGHS has time for its root LP)
     "sparse+cpsat+nopresolve": dict(formulation="plain", windows=True, warm_start=True, symmetry=True,
                                     builder="sparse", cpsat=None, presolve="off", separation=False),
     # idea (d): the LP over completion times with volume and peak-conflict (clique) inequalities,
-    # kvlib.bounds.separation_lower_bound, before everything else
+    # kvlib.optimum.bounds.separation_lower_bound, before everything else
     "sparse+cpsat+nopresolve+sep": dict(formulation="plain", windows=True, warm_start=True, symmetry=True,
                                         builder="sparse", cpsat=None, presolve="off", separation=True,
                                         conflict_mip=0),
-    # idea (e): then, for n <= 12, the peak-conflict MIP (kvlib.bounds.peak_conflict_bound; the default)
+    # idea (e): then, for n <= 12, the peak-conflict MIP (kvlib.optimum.bounds.peak_conflict_bound; the default)
     "sparse+cpsat+nopresolve+sep+mip": dict(formulation="plain", windows=True, warm_start=True, symmetry=True,
                                             builder="sparse", cpsat=None, presolve="off", separation=True,
                                             conflict_mip=None),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""LP solve time of Sorted-LP / LP-Swap (kvlib.lp) against the number of requests, on the
+"""LP solve time of Sorted-LP / LP-Swap (kvlib.policies.wyz_lp) against the number of requests, on the
 mixed workload of 002 Section 7 (80 % synthetic LMSYS-like + 20 % arXiv, all at t = 0,
 M = 16,492), and how much the bucket approximation moves the orders and TELs.
 
@@ -24,9 +24,9 @@ import time
 import numpy as np
 import pandas as pd
 
-from kvlib.lp import _arrays, _default_horizon, _model, compare_lp_orders, lp_relaxation
-from kvlib.model import Instance
-from kvlib.realexp import build_workload
+from kvlib.policies.wyz_lp import _arrays, _default_horizon, _model, compare_lp_orders, lp_relaxation
+from kvlib.core.model import Instance
+from kvlib.serving.experiments import build_workload
 
 SHARED = "../shared/data"
 

@@ -1,9 +1,9 @@
 """Rounds per second of MC-SF at M = 16,492 (001 Proposition 4.2), fast vs naive look-ahead.
 
-The fast policy is ``kvlib``'s MC-SF (check-point profile, ``kvlib.lookahead.FutureMemory``).
+The fast policy is ``kvlib``'s MC-SF (check-point profile, ``kvlib.core.lookahead.FutureMemory``).
 The naive one applies the same rule (longest prefix by ``o`` keeping eq. (5)) but rebuilds
 the whole future memory profile of running + candidate requests for every tested prefix
-(``kvlib.lookahead.naive_fits``).  Both run on the same seeded instance with requests of
+(``kvlib.core.lookahead.naive_fits``).  Both run on the same seeded instance with requests of
 LMSYS-like sizes (log-normal prompt/output, means about 41 and 85 tokens, clipped) arriving
 as a Poisson stream, so that hundreds of requests run concurrently.
 
@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from kvlib import Instance, check_schedule, make_policy, simulate
-from kvlib.lookahead import naive_fits
+from kvlib.core.lookahead import naive_fits
 from kvlib.policies import Decision, LookaheadPrefix, Running, by_output
 
 M = 16_492

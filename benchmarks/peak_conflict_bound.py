@@ -1,4 +1,4 @@
-"""The peak-conflict relaxation (kvlib.bounds.peak_conflict_bound) on the exact-suite instances.
+"""The peak-conflict relaxation (kvlib.optimum.bounds.peak_conflict_bound) on the exact-suite instances.
 
 For each instance of benchmarks/exact_suite.py it prints the volume bound, the
 relaxation's certified lower bound and its time, and, when
@@ -20,7 +20,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from exact_suite import suite  # noqa: E402
 
-from kvlib.bounds import peak_conflict_bound, volume_lower_bound  # noqa: E402
+from kvlib.optimum.bounds import peak_conflict_bound, volume_lower_bound  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).resolve().parent / "exact_suite_results.jsonl"
 DEFAULT_CONFIG = "sparse+cpsat+nopresolve"  # the last configuration without the separation bound

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Throughput of the continuous-time simulator (kvlib.realtime): MC-SF, M = 16,492,
+"""Throughput of the continuous-time simulator (kvlib.serving.realtime): MC-SF, M = 16,492,
 10,000 synthetic (LMSYS-like) requests, Poisson arrivals.  Prints requests/s and rounds/s.
 
     python benchmarks/realtime_throughput.py [--n 10000] [--rate 50] [--policy mc-sf] [--seed 0]
@@ -13,8 +13,8 @@ import time
 import numpy as np
 
 from kvlib.policies import make_policy
-from kvlib.realtime import PAPER_MEMORY, simulate_realtime
-from kvlib.workloads import lmsys_like, poisson_arrivals
+from kvlib.serving.realtime import PAPER_MEMORY, simulate_realtime
+from kvlib.serving.workloads import lmsys_like, poisson_arrivals
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 
 For trial k of arrival model m the instance is section51(default_rng([seed, m, k])) -- the same
 instances as the chapter "The hindsight optimum" in full mode.  OPT <= best, the TEL of the best
-checked heuristic schedule (kvlib.exact.heuristic_incumbent: MC-SF, MC-SF2, MC-Benchmark, FCFS, each
+checked heuristic schedule (kvlib.optimum.exact.heuristic_incumbent: MC-SF, MC-SF2, MC-Benchmark, FCFS, each
 with a left-shift local search), so MC-SF / best is a certified LOWER bound on MC-SF / OPT;
 MC-SF / volume_lower_bound is a certified upper bound.
 
@@ -18,12 +18,12 @@ import time
 import numpy as np
 import pandas as pd
 
-from kvlib.bounds import volume_lower_bound
-from kvlib.checker import check_schedule
-from kvlib.exact import heuristic_incumbent
-from kvlib.instances import section51
+from kvlib.optimum.bounds import volume_lower_bound
+from kvlib.core.checker import check_schedule
+from kvlib.optimum.exact import heuristic_incumbent
+from kvlib.core.instances import section51
 from kvlib.policies import make_policy
-from kvlib.simulate import simulate
+from kvlib.core.simulate import simulate
 
 
 def main(argv=None) -> int:

@@ -16,7 +16,7 @@ import sys
 
 import pandas as pd
 
-from kvlib.exact import section51_summary
+from kvlib.optimum.exact import section51_summary
 
 
 def main(argv=None) -> int:

@@ -1,24 +1,25 @@
 """kvlib: scheduling LLM inference under KV-cache memory limits.
 
-Modules, one concept each: :mod:`kvlib.model` (requests, instances, schedules),
-:mod:`kvlib.checker` (independent validation), :mod:`kvlib.lookahead`
-(001 eq. (5)), :mod:`kvlib.policies` (online policies and their registry),
-:mod:`kvlib.simulate` (the discrete-time engine), :mod:`kvlib.instances`
-(random families), :mod:`kvlib.adversary` (lower-bound constructions),
-:mod:`kvlib.traces` (request files), :mod:`kvlib.workloads` (real and
-LMSYS-like workloads), :mod:`kvlib.hardware` (KV-cache sizing),
-:mod:`kvlib.batchtime` (Llama-2-70B batch-time model), :mod:`kvlib.realtime`
-(continuous-time simulation), :mod:`kvlib.exact` and :mod:`kvlib.bounds`
-(hindsight IP, certified bounds), :mod:`kvlib.bruteforce` (exact search for
-tiny instances), :mod:`kvlib.ratio` (001 Theorem 4.3 quantities),
-:mod:`kvlib.sortedf` and :mod:`kvlib.lp` (002's Sorted-F, Sorted-LP, LP-Swap),
-:mod:`kvlib.intervals` and :mod:`kvlib.rayleigh` (003's interval policies and
-Rayleigh-quotient objects), :mod:`kvlib.sweeps` (parallel runs),
-:mod:`kvlib.plotting` (pictures).
+Subpackages, one room per concept (each imports only those listed before it):
+
+* :mod:`kvlib.core` -- the model, the independent checker, 001 eq. (5) look-ahead, the policy protocol and the discrete simulator.
+* :mod:`kvlib.policies` -- online policies by paper (``jaillet`` 001/004, ``wyz``/``wyz_lp`` 002, ``cyz`` 003) and their registry.
+* :mod:`kvlib.optimum` -- the hindsight optimum: time-indexed IP, CP-SAT, certified lower bounds, brute force.
+* :mod:`kvlib.serving` -- continuous-time simulation, batch-time model, workloads and traces, KV-cache sizing.
+* :mod:`kvlib.theory` -- proof objects: ratio quantities, Rayleigh quotients, adversaries, instance search.
+* :mod:`kvlib.book` -- figure and sweep helpers used by the book's chapters only.
+
+:mod:`kvlib.cli` is the ``kvlib`` command.
 """
 
-from .checker import CheckReport, ScheduleInvalid, check_schedule
-from .model import (
+from kvlib.core import (
+    CheckReport,
+    ScheduleInvalid,
+    check_schedule,
+    PolicyError,
+    SimResult,
+    SimulationStalled,
+    simulate,
     Instance,
     InstanceError,
     Request,
@@ -31,8 +32,7 @@ from .model import (
     memory_profile,
     total_latency,
 )
-from .policies import POLICIES, make_policy
-from .simulate import PolicyError, SimResult, SimulationStalled, simulate
+from kvlib.policies import POLICIES, make_policy
 
 __version__ = "0.1.0"
 

@@ -6,11 +6,11 @@ import argparse
 import json
 import sys
 
-from .checker import check_schedule
-from .model import InstanceError
-from .policies import POLICIES, make_policy
-from .simulate import PolicyError, SimulationStalled, simulate
-from .traces import read_request_table
+from kvlib.core.checker import check_schedule
+from kvlib.core.model import InstanceError
+from kvlib.policies import POLICIES, make_policy
+from kvlib.core.simulate import PolicyError, SimulationStalled, simulate
+from kvlib.core.traces import read_request_table
 
 
 def _policy_list() -> str:
@@ -82,7 +82,7 @@ def _fail(msg: str) -> int:
 
 def _interval_options(name: str, table) -> dict:
     """003 interval policies: pass the ``lower,upper`` columns (checked: lower <= output <= upper)."""
-    from .intervals import INTERVAL_POLICIES, check_intervals
+    from kvlib.policies.cyz import INTERVAL_POLICIES, check_intervals
 
     if name not in INTERVAL_POLICIES:
         return {}
@@ -154,7 +154,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         inst = read_request_table(args.file).instance(args.memory)
     except (InstanceError, ValueError) as e:
         return _fail(str(e))
-    from .exact import solve
+    from kvlib.optimum.exact import solve
 
     res = solve(inst, time_limit=args.time_limit, threads=args.threads, formulation=args.formulation)
     if args.json:

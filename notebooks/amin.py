@@ -19,7 +19,7 @@
 #
 # This chapter follows Chen, Ye and Zhou {cite}`chen2025adaptively` (called 003), Sections 2-5:
 # scheduling when each output length is only known to lie in an interval $[l_i, u_i]$, with
-# cancellation (eviction) allowed. It runs the interval policies of `kvlib.intervals` (H-SF, A_max,
+# cancellation (eviction) allowed. It runs the interval policies of `kvlib.policies.cyz` (H-SF, A_max,
 # A_min and variants), checks A_max's Theorems 1-2 by simulation, reconstructs the quadratic forms
 # $A_u$, $B_u$ behind A_min's logarithmic competitive ratio (Lemma 2 - Corollary 1, Lemma 3,
 # Figure 1) and checks them against simulations.
@@ -61,9 +61,9 @@ from myst_nb import glue
 from scipy.optimize import curve_fit
 from scipy.sparse.linalg import eigsh
 
-from kvlib import rayleigh as ry
-from kvlib.checker import check_schedule
-from kvlib.intervals import AMaxBatch, AMinProgress, interval_instance, run_interval
+from kvlib.theory import rayleigh as ry
+from kvlib.core.checker import check_schedule
+from kvlib.policies.cyz import AMaxBatch, AMinProgress, interval_instance, run_interval
 
 if mode not in ("quick", "full"):
     raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
@@ -86,10 +86,10 @@ def tel(inst, name, lo, up, sd=0):
 # at times $p+1,\dots,p+o_i$; memory must stay $\le M$ at every integer time. The scheduler may
 # evict a running request: it loses its tokens and returns to the queue. The engine records every
 # cancelled run and the independent checker validates it (`allow_cancellation=True`); every
-# simulation below passes through the checker. The policies (module `kvlib.intervals`):
+# simulation below passes through the checker. The policies (module `kvlib.policies.cyz`):
 # H-SF (003 Algorithm 3, hindsight, knows $o$), A_max (Algorithm 1, every $o$ taken as $u$),
 # A_min (Algorithm 2), multi-interval A_min (Algorithm 5), A_l (Algorithm 6) and A_random
-# (Algorithm 4); the docstring of `kvlib.intervals` says which details are our reading. A_min is
+# (Algorithm 4); the docstring of `kvlib.policies.cyz` says which details are our reading. A_min is
 # read literally: evictions go in increasing *stored* lower bound $\tilde l_i$ (random ties), and
 # an evicted request's bound is raised to the tokens it had generated; in the admission test a
 # running request is assumed to need $\max(\tilde l_i, \text{tokens generated} + 1)$ tokens. (The
@@ -519,7 +519,7 @@ glue("fig1_loose", float(Hu[-1] / lam[-1]), display=False)
 # statement about the *continuum* of lengths; integer lengths $1,2,3,\dots$ are far from it (a
 # request of length 1 cannot be evicted part-way). We therefore simulate with lengths scaled by
 # $c = $ `l2_scale` (support $c\cdot\{1,\dots\}$) and compare A_min (interval $[l,u]$ for every
-# request; `kvlib.intervals.AMin`, Algorithm 2 read literally: the eviction order uses the stored
+# request; `kvlib.policies.cyz.AMin`, Algorithm 2 read literally: the eviction order uses the stored
 # lower bounds, which are raised only at eviction) with H-SF, $s = 0$.
 #
 # **One length.** On a single length A_min's TEL equals H-SF's (it starts every request, evicts the

@@ -22,7 +22,7 @@
 # establishes:
 #
 # 1. the time-indexed integer program of 001 eq. (1)-(4) in the conventions of {ref}`chapter-model`,
-#    built with cvxpy and solved with HiGHS (`kvlib.exact`), with a horizon that is *proved* large
+#    built with cvxpy and solved with HiGHS (`kvlib.optimum.exact`), with a horizon that is *proved* large
 #    enough ({prf:ref}`thm-horizon`);
 # 2. on a tiny instance, the optimum and its schedule; on small instances, the gap of the LP relaxation;
 # 3. a reproduction of 001 Section 5.1 that reports a *certified interval* for the ratio
@@ -56,13 +56,13 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-from kvlib.bounds import latest_starts, left_shift_horizon, volume_lower_bound
-from kvlib.checker import check_schedule
-from kvlib.exact import PAPER_SECTION51, heuristic_incumbent, lp_relaxation, section51_summary, solve
-from kvlib.instances import section51
-from kvlib.model import Instance, Schedule, memory_profile
+from kvlib.optimum.bounds import latest_starts, left_shift_horizon, volume_lower_bound
+from kvlib.core.checker import check_schedule
+from kvlib.optimum.exact import PAPER_SECTION51, heuristic_incumbent, lp_relaxation, section51_summary, solve
+from kvlib.core.instances import section51
+from kvlib.core.model import Instance, Schedule, memory_profile
 from kvlib.policies import make_policy
-from kvlib.simulate import simulate
+from kvlib.core.simulate import simulate
 
 if mode not in ("quick", "full"):
     raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
@@ -114,10 +114,10 @@ glue("hs-timelimit", f"{time_limit:g}", display=False)
 #   so far), so the inner sum runs over the starts $p \in [t - o_i, t - 1]$.
 # * (4) integrality.
 #
-# `kvlib.exact.build_model` writes exactly this with cvxpy; `kvlib.exact.solve` hands cvxpy's problem
+# `kvlib.optimum.exact.build_model` writes exactly this with cvxpy; `kvlib.optimum.exact.solve` hands cvxpy's problem
 # data to HiGHS, injects the best heuristic schedule as a warm start, stops at a time limit and
 # returns a `SolveResult`: a lower bound (HiGHS's dual bound rounded up, since TEL is an integer, and
-# never below the solver-free bound of `kvlib.bounds`), the best schedule found (validated by the
+# never below the solver-free bound of `kvlib.optimum.bounds`), the best schedule found (validated by the
 # independent checker) and its TEL, the solver status and wall time; `optimal` is true only when the
 # two bounds meet. Two sound reductions are on by default: among *identical* requests (same $a, s, o$)
 # start times are required to be non-decreasing in the index (any schedule can be relabelled so), and the
@@ -162,7 +162,7 @@ glue("hs-timelimit", f"{time_limit:g}", display=False)
 # $a_i \ge 0$ it is at least $A + \sum_i o_i$, the first bound. The theorem supplies the argument the
 # paper leaves out.
 #
-# For $\mathrm{LB}$ we use the solver-free *memory-volume bound* of `kvlib.bounds` (the argument behind
+# For $\mathrm{LB}$ we use the solver-free *memory-volume bound* of `kvlib.optimum.bounds` (the argument behind
 # 001 Lemma 4.7): the $k$-th completion satisfies $c_{(k)} \ge (a+o)_{(k)}$ and
 # $c_{(k)} \ge \min_i a_i + \lceil W_k / M \rceil$, with $W_k$ the sum of the $k$ smallest volumes
 # $w_i = s_i o_i + o_i(o_i+1)/2$. These volume inequalities are sums of rows (3), so the LP relaxation
@@ -285,7 +285,7 @@ glue("hs-size-mk60", int(size_table.incumbent_makespan.iloc[-1]), display=False)
 # The staircase memory of a run is a sum of rectangles: a request started at $p$ holds $s_i$ from
 # $p+1$ to $p+o_i$, plus one token for each $k = 1..o_i$ from $p+k$ to $p+o_i$. So (3) is *exactly*
 # one cumulative constraint of capacity $M$ over $o_i + 1$ intervals per request, all tied to one
-# integer start variable $p_i$ (`kvlib.cpsat`, OR-Tools CP-SAT; proof of the equivalence in the
+# integer start variable $p_i$ (`kvlib.optimum.cpsat`, OR-Tools CP-SAT; proof of the equivalence in the
 # module docstring). Its optimum is OPT and its proved objective bound is a valid lower bound. Two
 # sound redundant constraints are added: identical requests start in index order, and requests that
 # can never run at a common time are put in a no-overlap constraint:
@@ -303,13 +303,13 @@ glue("hs-size-mk60", int(size_table.incumbent_makespan.iloc[-1]), display=False)
 # $j$ at least $s_j + 1$, more than $M$ in total: a contradiction.
 # :::
 #
-# `kvlib.exact.solve` runs CP-SAT first (in a child process: the OR-Tools wheel bundles its own HiGHS
+# `kvlib.optimum.exact.solve` runs CP-SAT first (in a child process: the OR-Tools wheel bundles its own HiGHS
 # and cannot share a process with `highspy`), then HiGHS warm-started from the better schedule; the
 # time limit covers the heuristic incumbent, CP-SAT, the model build and HiGHS. On the tiny instance
 # above CP-SAT proves the same optimum:
 
 # %%
-from kvlib.cpsat import cpsat_solve_subprocess, non_overlap_cliques
+from kvlib.optimum.cpsat import cpsat_solve_subprocess, non_overlap_cliques
 
 tiny_cp = cpsat_solve_subprocess(tiny, time_limit=20, workers=threads)
 assert tiny_cp.status == "OPTIMAL" and tiny_cp.tel == tiny_res.upper
@@ -348,13 +348,13 @@ glue("hs-tiny-cp-seconds", f"{tiny_cp.seconds:.1f}", display=False)
 # $2\tau_j$. Its completion times satisfy Queyranne's inequalities
 # $\sum_{j \in S} p_j E_j \ge r(S)\,p(S) + \tfrac12\big(p(S)^2 + \sum_{j\in S} p_j^2\big)$ for every
 # $S \subseteq K_\theta$, and so do the completion times of all requests with $p_j = w_j/M$ (the
-# memory-volume argument). `kvlib.bounds.separation_lower_bound` minimises $\sum_i c_i$ over these
+# memory-volume argument). `kvlib.optimum.bounds.separation_lower_bound` minimises $\sum_i c_i$ over these
 # inequalities (for $\theta = 0.5, 0.55, \dots, 0.95$) by a cutting-plane loop: an LP in $n$ variables
 # whose value is valid after any round (its times on the suite are in the table below). `solve`
 # starts with it.
 # Tests check the lemma and the disjointness on every schedule of six policies over 25 random
 # instances (and that the separation is attained), and the bound against brute force. The same
-# inequalities plus the disjunctions of the lemma as a MIP (`kvlib.bounds.peak_conflict_bound`) are
+# inequalities plus the disjunctions of the lemma as a MIP (`kvlib.optimum.bounds.peak_conflict_bound`) are
 # stronger on small instances (it proves {glue:text}`hs-lp-by-mip:d` of the {glue:text}`hs-lp-n:d`
 # instances of the LP table above optimal by meeting the best schedule: column `lower_from`). In our
 # runs of `benchmarks/peak_conflict_bound.py` (not repeated by this chapter) HiGHS did not solve that
@@ -369,7 +369,7 @@ glue("hs-tiny-cp-seconds", f"{tiny_cp.seconds:.1f}", display=False)
 # seconds are inflated and noisy; it is not recomputed when this chapter runs). Configurations:
 # `windows+warm+sym` is the formulation through cvxpy with the incumbent windows, warm start and
 # symmetry breaking (the previous default); `sparse` builds the same matrix with `scipy.sparse`
-# (`kvlib.exact.build_sparse`, checked equal to cvxpy's by a test); `sparse+cpsat` adds a CP-SAT phase
+# (`kvlib.optimum.exact.build_sparse`, checked equal to cvxpy's by a test); `sparse+cpsat` adds a CP-SAT phase
 # (30% of the limit); `sparse+cpsat+nopresolve` switches HiGHS's presolve off and sizes the CP-SAT
 # phase by whether HiGHS has time for its root LP; `sparse+cpsat+nopresolve+sep` first computes the
 # separation bound of {prf:ref}`lem-peak-conflict` above; `+mip` then runs the peak-conflict MIP for
@@ -447,7 +447,7 @@ glue("hs-bench-gap20-max", float(100 * after[after.n >= 20].gap.max()), display=
 # 001 Section 5.1: $M \sim U[30, 50]$, $s_i \sim U[1, 5]$, $o_i \sim U[1, M - s_i]$; Arrival Model 1
 # (AM1) puts $n \sim U[40, 60]$ requests at $t = 0$; Arrival Model 2 (AM2) draws a rate
 # $\lambda \sim U[0.5, 1.5]$ and a horizon $T \sim U[40, 60]$ with Poisson($\lambda$) arrivals at each
-# integer $t < T$ (`kvlib.instances.section51`). This run: {glue:text}`hs-trials:d` trials per model,
+# integer $t < T$ (`kvlib.core.instances.section51`). This run: {glue:text}`hs-trials:d` trials per model,
 # AM1 $n \in$ [{glue:text}`hs-nmin:d`, {glue:text}`hs-nmax:d`], AM2 $T \in$ [{glue:text}`hs-hmin:d`,
 # {glue:text}`hs-hmax:d`], {glue:text}`hs-timelimit:s` s per solve ({glue:text}`hs-mode:s` mode).
 #

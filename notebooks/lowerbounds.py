@@ -26,7 +26,7 @@
 # **Sources.** We did not have the papers' texts. The constructions are those quoted in the
 # project's issue #6; every detail the quote leaves open (the long request's size, the OPT upper
 # bound, the reductions' exact sizes) is **our reconstruction** and is labelled so. The generators
-# are in `kvlib.adversary`; every schedule below passes `kvlib.checker.check_schedule`.
+# are in `kvlib.theory.adversary`; every schedule below passes `kvlib.core.checker.check_schedule`.
 #
 # The summary table comes first; each row is established in the section named in its first column.
 #
@@ -43,7 +43,7 @@ mode = "quick"
 seed = 0
 # thm41_M: M = (2k)^2, so that sqrt(M)/2 is integral
 thm41_M = [16, 36, 64, 100, 144, 256, 400, 900, 1600]
-thm41_exact_M = [16, 36, 64]  # certified optimum (kvlib.exact) for these
+thm41_exact_M = [16, 36, 64]  # certified optimum (kvlib.optimum.exact) for these
 planned_max_M = 400  # Sorted-F / Sorted-LP / LP-Swap plan with an IP/LP: only up to this M
 # wyz_M: M = m^2 with m divisible by 3 (closed form of the MC-SF TEL)
 wyz_M = [9, 36, 81, 144, 324]
@@ -72,16 +72,16 @@ from IPython.display import display
 from myst_nb import glue
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
-from kvlib import adversary as adv
-from kvlib.bounds import volume_lower_bound
-from kvlib.bruteforce import brute_force_opt
-from kvlib.exact import solve
+from kvlib.theory import adversary as adv
+from kvlib.optimum.bounds import volume_lower_bound
+from kvlib.optimum.bruteforce import brute_force_opt
+from kvlib.optimum.exact import solve
 
 rng = np.random.default_rng(seed)
 summary_rows = []
 
-# Certified optima (kvlib.exact) run in a separate worker process: in this kernel, after Sorted-LP's
-# LP relaxation has been solved through cvxpy, kvlib.exact.solve returned "HiGHS error" (reported to
+# Certified optima (kvlib.optimum.exact) run in a separate worker process: in this kernel, after Sorted-LP's
+# LP relaxation has been solved through cvxpy, kvlib.optimum.exact.solve returned "HiGHS error" (reported to
 # the authors of those modules); the worker never runs Sorted-LP.
 import concurrent.futures as _cf
 import multiprocessing as _mp
@@ -90,7 +90,7 @@ _pool = _cf.ProcessPoolExecutor(max_workers=1, mp_context=_mp.get_context("spawn
 
 
 def certified(inst, time_limit):
-    """kvlib.exact.solve in the worker process; returns its SolveResult (certified interval)."""
+    """kvlib.optimum.exact.solve in the worker process; returns its SolveResult (certified interval)."""
     return _pool.submit(solve, inst, time_limit=time_limit).result()
 
 
@@ -112,11 +112,11 @@ def fit_exponent(x, y):
 # **Our reconstruction.** The long request is $(s,o) = (1, M-1)$: started at $b$ it holds
 # $1 + t - b$ tokens at time $t$ and exactly $M$ in its last round $t = b + M - 1$. Short requests
 # are $(1,1)$: two tokens in their only round, so $M/2$ of them fill the memory in one round. We use
-# $M = (2k)^2$, so that $\sqrt M/2 = k$ is an integer (for other $M$, `kvlib.adversary` uses
+# $M = (2k)^2$, so that $\sqrt M/2 = k$ is an integer (for other $M$, `kvlib.theory.adversary` uses
 # $k = \lfloor \sqrt M\rfloor / 2$ rounded down). The paper's equation (13) was not quoted, so
 # our OPT upper bound is the best of three explicit schedules (`adv.thm41_opt_schedules`: long
 # request first; short requests first; long request delayed to the best start in $[0, r+1]$), each
-# validated by the checker; for small $M$ we also compute the certified optimum with `kvlib.exact`.
+# validated by the checker; for small $M$ we also compute the certified optimum with `kvlib.optimum.exact`.
 #
 # **Time indexing.** In our model (001 eq. (1)-(4)) a request started at $p$ first holds memory at
 # $p+1$. If the paper counts a request's memory from $p$ instead, every "holds at $t$" below moves
@@ -259,7 +259,7 @@ summary_rows.append({
 # a lower-bound construction in 004 is the part of that paper most likely to survive the revision,
 # and checking its arithmetic is exactly what this chapter does for the other theorems.
 #
-# **What a reader with 004's text should add.** (1) A generator in `kvlib.adversary`, parametrised by
+# **What a reader with 004's text should add.** (1) A generator in `kvlib.theory.adversary`, parametrised by
 # $\varepsilon$ and the size ($M$ or $n$), adaptive like `thm41_adversary` if the construction reacts
 # to the algorithm; (2) the paper's TEL or regret expressions as functions, tested against simulation
 # as for Theorem 4.1 and 002 Theorem 1; (3) a run of every online policy of `kvlib` for a sequence
@@ -290,7 +290,7 @@ summary_rows.append({
 #
 # For $M = m^2$, $3 \mid m$: $\mathrm{TEL}(\text{MC-SF}) = m\cdot\tfrac{m(m+1)}{2} + 4m^4 + m^3
 # = 4M^2 + 1.5M^{1.5} + M/2$, while $\mathrm{OPT} \ge \mathrm{LB}$ (the volume bound of
-# `kvlib.bounds`) $= 2.5M^2 + O(M^{1.5})$. Hence the ratio is at most $1.6 + o(1)$: it stays bounded.
+# `kvlib.optimum.bounds`) $= 2.5M^2 + O(M^{1.5})$. Hence the ratio is at most $1.6 + o(1)$: it stays bounded.
 # :::
 #
 # :::{prf:proof}
@@ -453,7 +453,7 @@ summary_rows.append({
 # {glue:text}`ec1_exp:s`). Already at $M =$ {glue:text}`ec1_first_fail:d` the quoted bound fails:
 # MC-SF2's TEL is {glue:text}`ec1_fail_tel:d`, $\mathrm{OPT} \ge$ {glue:text}`ec1_fail_lb:d`, so the
 # ratio is at most {glue:text}`ec1_fail_ratio:s` $<$ {glue:text}`ec1_fail_claim:s` $= \tfrac23\sqrt M$.
-# (In full mode, `kvlib.exact` also certifies OPT for $M = 9$.) Errata: {ref}`errata-002`.
+# (In full mode, `kvlib.optimum.exact` also certifies OPT for $M = 9$.) Errata: {ref}`errata-002`.
 #
 # ## 002 Theorem 2 (NP-hardness from 3-Partition) and Theorem EC.2 (makespan, from Partition)
 #
@@ -519,7 +519,7 @@ summary_rows.append({
 })
 
 # %% [markdown]
-# On all {glue:text}`tp_count:d` instances (yes and no, certified by `kvlib.exact`) OPT equals
+# On all {glue:text}`tp_count:d` instances (yes and no, certified by `kvlib.optimum.exact`) OPT equals
 # $3m(m+1)/2$ exactly on the yes-instances and exceeds it on the no-instances:
 # {glue:text}`tp_ok:s`.
 #
@@ -575,11 +575,11 @@ summary_rows.append({
 # %% [markdown]
 # ## The smallest instances on which MC-SF is not optimal
 #
-# 004 claims (as quoted in `kvlib.bruteforce`, which tests it in the MC-SF chapter) that MC-SF is
+# 004 claims (as quoted in `kvlib.optimum.bruteforce`, which tests it in the MC-SF chapter) that MC-SF is
 # optimal when all requests arrive at $t = 0$. The lower-bound side of that claim is an instance on
 # which MC-SF is not optimal. We enumerate all-at-zero instances in increasing $(n, M)$, first with
 # one prompt size for all requests (001's setting), then with varying prompts, and compare MC-SF
-# with the optimum by branch and bound (`kvlib.bruteforce.brute_force_opt`, independent of the IP).
+# with the optimum by branch and bound (`kvlib.optimum.bruteforce.brute_force_opt`, independent of the IP).
 
 
 # %%

@@ -39,7 +39,7 @@
 mode = "quick"
 seed = 0
 trials = 30  # random instances meeting Theorem 4.3's assumptions
-n_max = 10  # largest n of those instances (certified OPT via kvlib.exact)
+n_max = 10  # largest n of those instances (certified OPT via kvlib.optimum.exact)
 adv_iters = 80  # local-search steps of the adversarial search
 adv_restarts = 2
 exact_time_limit = 3.0  # seconds per exact solve
@@ -71,10 +71,10 @@ from IPython.display import display
 from myst_nb import glue
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
-from kvlib.bounds import volume_lower_bound
-from kvlib.bruteforce import brute_force_opt
-from kvlib.exact import solve
-from kvlib.ratio import (IMPLIED_CONSTANT, LEMMA44_C1, LEMMA44_C2, claim48_upper, group_spans,
+from kvlib.optimum.bounds import volume_lower_bound
+from kvlib.optimum.bruteforce import brute_force_opt
+from kvlib.optimum.exact import solve
+from kvlib.theory.ratio import (IMPLIED_CONSTANT, LEMMA44_C1, LEMMA44_C2, claim48_upper, group_spans,
                          identical_batch_tel, identical_lp_value, identical_stagger_possible, lemma44_bound,
                          lemma44_terms, lemma47_bound, lp9_cvxpy, lp9_greedy, order_statistic_bound,
                          theorem43_assumptions)
@@ -186,7 +186,7 @@ glue("implied_constant", IMPLIED_CONSTANT, display=False)
 #
 # Each instance: $s \sim U\{1..3\}$, $M \sim U\{2(s+1)+2 .. 40\}$, $n \sim U\{2..n_{\max}\}$,
 # $o_i \sim U\{1 .. \lfloor M/2 \rfloor - s\}$, so that $M \ge 2\max(s + o)$. OPT is certified by
-# `kvlib.exact.solve` (HiGHS; when the time limit stops it we use its certified lower bound, which
+# `kvlib.optimum.exact.solve` (HiGHS; when the time limit stops it we use its certified lower bound, which
 # makes MC-SF/OPT an over-estimate).
 
 # %%
@@ -425,7 +425,7 @@ glue("ident_ex43_batch", int(ex43.batch), display=False)
 #
 # **Ratio against 4.** Two comparisons: (i) MC-SF / LP (9) (closed form for one type:
 # $N(t) = \min(n, Mt/\mathrm{vol}_o)$ for $t \ge o$) on the whole grid, an upper bound on MC-SF/OPT;
-# (ii) MC-SF / certified OPT (branch and bound of `kvlib.bruteforce`, skipped when MC-SF meets the lower bound OS) on the same grid.
+# (ii) MC-SF / certified OPT (branch and bound of `kvlib.optimum.bruteforce`, skipped when MC-SF meets the lower bound OS) on the same grid.
 
 # %%
 def bf_opt(inst, upper):
@@ -577,7 +577,7 @@ plt.close(fig)
 
 # %%
 print(f"[{time.perf_counter() - T0:.0f} s]")
-from kvlib.ratio import (identical_completion_bound, identical_dual, identical_dual_violation, identical_lp_primal,
+from kvlib.theory.ratio import (identical_completion_bound, identical_dual, identical_dual_violation, identical_lp_primal,
                          identical_ratio_table, identical_rho, identical_time_indexed_lp)
 
 # --- SymPy: Lemma B.1 (base, the step that reduces to t + 1, value, optimal T*, strong duality) ---
@@ -756,7 +756,7 @@ plt.close(fig)
 # ## Proposition 4.2: per-round decision time
 #
 # 001 Proposition 4.2 bounds MC-SF's work per round by $O(M^2)$. `kvlib`'s implementation evaluates
-# eq. (5) at the running requests' completion times (`kvlib.lookahead.FutureMemory`), so a round costs
+# eq. (5) at the running requests' completion times (`kvlib.core.lookahead.FutureMemory`), so a round costs
 # $O(C)$ per tested candidate with $C$ check-points. We time every decision on instances with $n = 3M$
 # requests at $t = 0$, $s \sim U\{1..10\}$, $o \sim U\{1..M/4\}$.
 
@@ -843,8 +843,8 @@ plt.close(fig)
 # latency when all requests arrive at $t = 0$ with equal prompt size $s$. We enumerate every instance with
 # $M \le$ `sweep_M_max`, $n \le$ `sweep_n_max`, outputs in $1..$`sweep_o_max` (as a multiset),
 # $s \in \{1, 2, 3\}$ and $s + \max o \le M$. OPT comes from the branch and bound of
-# `kvlib.bruteforce` (no solver); when MC-SF's TEL equals the order-statistic lower bound OS it is optimal without search.
-# Every counterexample is confirmed by `kvlib.exact.solve` (HiGHS), the second independent proof.
+# `kvlib.optimum.bruteforce` (no solver); when MC-SF's TEL equals the order-statistic lower bound OS it is optimal without search.
+# Every counterexample is confirmed by `kvlib.optimum.exact.solve` (HiGHS), the second independent proof.
 
 # %%
 print(f"[{time.perf_counter() - T0:.0f} s]")
@@ -933,7 +933,7 @@ glue("ce_highs", ce_sol.upper, display=False)
 # overloaded systems. We simulate Poisson arrivals for $T$ rounds with $M = 60$, $s \sim U\{1..5\}$,
 # $o \sim U\{1..15\}$, at rates 0.7 and 1.3 times the volume capacity $M / E[\mathrm{vol}]$ requests
 # per round, and report MC-SF's average latency minus the average of the certified volume lower bound
-# (`kvlib.bounds.volume_lower_bound`, valid for any arrivals) as $T$ grows.
+# (`kvlib.optimum.bounds.volume_lower_bound`, valid for any arrivals) as $T$ grows.
 
 # %%
 print(f"[{time.perf_counter() - T0:.0f} s]")

@@ -58,8 +58,8 @@ print(f"This chapter was produced in {mode!r} mode with seed {seed}.")
 #
 # This is the convention of the look-ahead inequality 001 eq. (5), where request $i$ holds
 # $(s_i + t' - p_i)\mathbb 1\{o_i \ge t' - p_i\}$ at a future time $t' > p_i$; a request started at
-# $t$ therefore first counts at $t+1$, with $s_i + 1$ tokens. `kvlib.model` implements exactly this,
-# and `kvlib.checker.check_schedule` re-checks it independently of every policy.
+# $t$ therefore first counts at $t+1$, with $s_i + 1$ tokens. `kvlib.core.model` implements exactly this,
+# and `kvlib.core.checker.check_schedule` re-checks it independently of every policy.
 
 # %%
 import matplotlib.pyplot as plt
@@ -69,8 +69,8 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, memory_profile, simulate
-from kvlib.instances import section51
-from kvlib.plotting import gantt, memory_plot
+from kvlib.core.instances import section51
+from kvlib.book.figures import gantt, memory_plot
 from kvlib.policies import TracedLookaheadPrefix, by_output
 
 # %% [markdown]
@@ -137,7 +137,7 @@ glue("two_delayed_start", int(delayed.schedule.starts[1]), display=False)
 # :label: rem-checkpoints
 # We check (5) at the completion times of running **and** newly admitted requests. Checking only the
 # new requests' completion times would miss an overflow at a running request's completion time that
-# precedes them. `kvlib.lookahead.FutureMemory` keeps the usage $U(c)$ at each check-point $c$, so one
+# precedes them. `kvlib.core.lookahead.FutureMemory` keeps the usage $U(c)$ at each check-point $c$, so one
 # test costs $O(\#\text{check-points})$, at most the number of running requests (and at most
 # $\max_i o_i$); this is the mechanism behind 001 Proposition 4.2's polynomial per-round time.
 # :::
@@ -266,7 +266,7 @@ glue("rand_mcsf_best", int((wide.min(axis=1) == wide["mc-sf"]).sum()), display=F
 # Llama-2-70B uses grouped-query attention: only 8 of its 64 heads store keys
 # and values, so the per-layer width is $H \cdot 8/64$ and
 # $b_{\mathrm{GQA}} = 2 \cdot L \cdot (H \cdot n_{\mathrm{kv}} / n_{\mathrm{heads}}) \cdot D = b_{\mathrm{MHA}}/8$.
-# The code below (`kvlib.hardware`) does this arithmetic with the paper's numbers:
+# The code below (`kvlib.serving.hardware`) does this arithmetic with the paper's numbers:
 # $L = 80$, $H = 8192$, $D = 2$ bytes (fp16), about 140 GB of weights, and two
 # 80 GB A100s, 160 GB in all.
 
@@ -274,7 +274,7 @@ glue("rand_mcsf_best", int((wide.min(axis=1) == wide["mc-sf"]).sum()), display=F
 from IPython.display import display
 from myst_nb import glue
 
-from kvlib import hardware as hw
+from kvlib.serving import hardware as hw
 
 m = hw.LLAMA2_70B
 total_gb = hw.TOTAL_GPU_GB  # 2 x 80

@@ -75,11 +75,11 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from kvlib.batchtime import EMBEDDED, default_model, fit_from_csv, profile_points
+from kvlib.serving.batchtime import EMBEDDED, default_model, fit_from_csv, profile_points
 from kvlib.policies import POLICIES
-from kvlib.realexp import build_workload, run_spec
-from kvlib.sweeps import parallel_map
-from kvlib.workloads import (ARXIV_CSV, SPLITWISE_CSV, SYNTHETIC_LABEL, lmsys_fit_table, load_arxiv,
+from kvlib.serving.experiments import build_workload, run_spec
+from kvlib.book.sweeps import parallel_map
+from kvlib.serving.workloads import (ARXIV_CSV, SPLITWISE_CSV, SYNTHETIC_LABEL, lmsys_fit_table, load_arxiv,
                              load_splitwise, resolve_shared_dir)
 
 if mode not in ("quick", "full"):
@@ -161,7 +161,7 @@ pd.DataFrame(files)
 # A100's fp16 peak).
 # ```
 #
-# The coefficients are embedded in `kvlib.batchtime.EMBEDDED` with their provenance;
+# The coefficients are embedded in `kvlib.serving.batchtime.EMBEDDED` with their provenance;
 # when the CSVs are present the chapter refits them and checks they agree.
 
 # %%
@@ -217,7 +217,7 @@ fig.tight_layout()
 # The LMSYS-like generator is a two-component mixture of discretised log-normals per
 # length, fitted to the published statistics of the 2,000 LMSYS conversations of 003
 # (a single log-normal cannot match mean, median and variance on the published range;
-# see `kvlib.workloads`). Prompt and output lengths are drawn independently.
+# see `kvlib.serving.workloads`). Prompt and output lengths are drawn independently.
 
 # %%
 fit = lmsys_fit_table(refit=not Q)
@@ -441,15 +441,15 @@ print("missing points = runs that did not finish (endless clearing)")
 # requests the horizon is {glue:text}`rt_lp_H:d` rounds, i.e. about
 # {glue:text}`rt_lp_mvars:.1f` million start variables; at 2,000 requests it is tens of
 # millions, far beyond any LP solver here). We therefore solve **our coarse
-# approximation** of 002's Relax-LP (`kvlib.lp`, `formulation="bucket"`): start times on
+# approximation** of 002's Relax-LP (`kvlib.policies.wyz_lp`, `formulation="bucket"`): start times on
 # a grid of step $D$ and the memory constraint averaged over each $D$-bucket, with $D$
-# chosen automatically (`kvlib.lp.auto_time_step`: about $750 n$ nonzeros, at most 1.5 million); with $D = 1$ it is the exact
+# chosen automatically (`kvlib.policies.wyz_lp.auto_time_step`: about $750 n$ nonzeros, at most 1.5 million); with $D = 1$ it is the exact
 # relaxation. The check after the figures measures, at a size where the exact LP is
 # solvable, how much this moves the LP order and the resulting TEL.
 
 # %%
-from kvlib.lp import auto_time_step, compare_lp_orders, default_horizon
-from kvlib.model import Instance
+from kvlib.policies.wyz_lp import auto_time_step, compare_lp_orders, default_horizon
+from kvlib.core.model import Instance
 
 have = set(POLICIES)
 P002 = [("fcfs", {}), ("mc-sf", {})]
@@ -701,7 +701,7 @@ print(f"mode {mode!r}: the whole chapter took {ELAPSED:.1f} s of wall time with 
 #
 # ## What was verified / what was not
 #
-# *Verified:* the three LP models of `kvlib.lp` coincide at time step 1 (tests), and the
+# *Verified:* the three LP models of `kvlib.policies.wyz_lp` coincide at time step 1 (tests), and the
 # bucket approximation's effect on the LP order and TEL was measured against the exact LP
 # above; every schedule behind every number above (except runs declared endless
 # and the sweeps marked unchecked for speed) passed the independent checker at round

@@ -20,8 +20,8 @@
 # This chapter follows 002 (Wang, Ye, Zhou {cite}`wang2025serving`): Section 2 (all $n$ requests
 # arrive at $t = 0$, prompt sizes $s_i$ vary), Section 4 (the metric $F$, Sorted-F, Lemma 1,
 # Theorem 3 and its proof chain, Theorems 4-7), Section 5 and Appendix EC.3 (the Phase-1 selectors
-# and the LP-based schedulers) and Appendix EC.4.2 (Table EC.1). It establishes, with `kvlib.sortedf`
-# and `kvlib.lp`:
+# and the LP-based schedulers) and Appendix EC.4.2 (Table EC.1). It establishes, with `kvlib.policies.wyz`
+# and `kvlib.policies.wyz_lp`:
 #
 # 1. Example 1 of 002 in our conventions, and the exchange argument behind $F$ checked symbolically;
 # 2. which Phase-1 memory constraint is used and whether the choice matters;
@@ -38,7 +38,7 @@
 # `trials` (Table EC.1 instances per distribution), `opt_trials` (small instances solved to
 # optimality), `adv_steps` (adversarial-search steps), `chain_steps` (steps of the adversarial searches
 # on the proof-chain links), `time_limit` (seconds per IP solve; instances not closed in time are
-# dropped and counted), `lp_fallback_step` (time grid of the LP policies where `kvlib.lp`'s default
+# dropped and counted), `lp_fallback_step` (time grid of the LP policies where `kvlib.policies.wyz_lp`'s default
 # grid gives an infeasible LP).
 
 # %% tags=["parameters"]
@@ -63,8 +63,8 @@ from myst_nb import glue
 from scipy import stats
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
-from kvlib.exact import solve
-from kvlib.sortedf import (
+from kvlib.optimum.exact import solve
+from kvlib.policies.wyz import (
     F_exact,
     brute_force_argmin,
     dp_argmin,
@@ -113,8 +113,8 @@ def run(inst, name, **opts):
 #
 # sorts it by $o$ and appends it to a list. **Phase 2** runs the list with the look-ahead admission
 # test of 001 eq. (5): at every time the longest prefix of the remaining list that fits is started
-# (`kvlib.sortedf.PlannedPrefix`, a policy run by `kvlib.simulate.simulate` and validated by
-# `kvlib.checker.check_schedule` like every other policy).
+# (`kvlib.policies.wyz.PlannedPrefix`, a policy run by `kvlib.core.simulate.simulate` and validated by
+# `kvlib.core.checker.check_schedule` like every other policy).
 #
 # **Which memory constraint does Phase 1 use?** 002 Algorithm 1 writes the constraint as
 # $M(X, p_i + o_i) \le M$ (the batch, started together, fits at each of its completion times; we call
@@ -151,7 +151,7 @@ glue("ex1_match", "agree with" if (ex1_mcsf.tel, ex1_sf.tel) == (64, 45) else "d
 # short requests start at time 1 and finish at 3: TEL {glue:text}`ex1_mcsf:d`. Sorted-F's first batch is
 # the 21 requests $(1, 2)$ ($F = 42/441 =$ {glue:text}`ex1_fsmall:s` against $F = 1$ for the long
 # prompt), they finish at 2, the long prompt at 3: TEL {glue:text}`ex1_sf:d`, which the IP
-# (`kvlib.exact.solve`) certifies optimal (OPT {glue:text}`ex1_opt:d`). The paper's values are 64 and 45;
+# (`kvlib.optimum.exact.solve`) certifies optimal (OPT {glue:text}`ex1_opt:d`). The paper's values are 64 and 45;
 # ours {glue:text}`ex1_match:s` them. Here the conventions do not matter: both schedules are sequences of
 # whole batches, and the paper's "a batch of outputs $o$ finishes $o$ rounds after it starts" is ours.
 #
@@ -251,7 +251,7 @@ assert not bad
 #
 # We draw small instances ($n \in [4, 7]$, $M \in [10, 24]$, $s_i \in [1, M/2]$,
 # $o_i \in [1, M - s_i]$), solve each to certified optimality with the time-indexed IP of
-# `kvlib.exact` (instances the solver does not close within `time_limit` are dropped and counted),
+# `kvlib.optimum.exact` (instances the solver does not close within `time_limit` are dropped and counted),
 # and record TEL(Sorted-F) / OPT for both Phase-1 constraints, together with MC-SF / OPT.
 
 # %%
@@ -389,8 +389,8 @@ glue("adv_opt", cur_opt, display=False)
 # transformed schedules.** The definitions below are *our reconstruction* — what a careful reader
 # would expect from the names and the constants — not the paper's text. All four objects are
 # *batched schedules* of the original instance: an ordered list of disjoint batches, each started as a
-# whole, fitting the memory alone, and run one after another (`kvlib.sortedf.batched_starts`); each is
-# built in `kvlib.sortedf` and validated by `kvlib.checker.check_schedule` on every instance.
+# whole, fitting the memory alone, and run one after another (`kvlib.policies.wyz.batched_starts`); each is
+# built in `kvlib.policies.wyz` and validated by `kvlib.core.checker.check_schedule` on every instance.
 # Write $D_X = \max_{i \in X} o_i$ for the length of a batch and $\lceil x\rceil_2$ for the smallest
 # power of two $\ge x$.
 #
@@ -431,7 +431,7 @@ glue("adv_opt", cur_opt, display=False)
 # Optimal$_{\text{align}}$ — a step the issue does not quote, and one that our reading of
 # Sorted-F$_{\text{align}}$ cannot satisfy except with equality. So in our reconstruction the bridge
 # is the greedy-against-optimum step, and we measure it too: the five ratios of
-# `kvlib.sortedf.CHAIN_LINKS` multiply to TEL(Sorted-F) / OPT exactly, instance by instance.
+# `kvlib.policies.wyz.CHAIN_LINKS` multiply to TEL(Sorted-F) / OPT exactly, instance by instance.
 #
 # We measure the links on every instance of this chapter with a certified optimum (the random small
 # instances and every instance the adversarial search above visited), and run two more adversarial
@@ -532,7 +532,7 @@ glue("rev6_count", int((chain["align"] >= 2 * chain["group"]).sum()), display=Fa
 rev6_inst = Instance.at_zero(rev6["s"], rev6["o"], int(rev6["M"]))
 rev6_b = sorted_f()
 simulate(rev6_inst, rev6_b)
-from kvlib.sortedf import align_starts, group_order, group_starts
+from kvlib.policies.wyz import align_starts, group_order, group_starts
 print("instance with the largest align / group:", rev6["source"], "M =", rev6["M"], "s =", rev6["s"], "o =", rev6["o"])
 print("  group order (batches):", [b.tolist() for b in group_order(rev6_b.batches, rev6_inst.output)])
 print("  group starts:", group_starts(rev6_b.batches, rev6_inst.output).tolist(), "TEL", rev6["group"])
@@ -632,12 +632,12 @@ glue("mid_l6_rev", float(round(mid["align / group"].max(), 4)), display=False)
 # ## Why shortest-first fails with variable prompts
 #
 # The two-type instances of 002 Theorem 1 (shortest output first) and Theorem EC.1 (shortest $s + o$
-# first) make the ratio of shortest-first grow with $M$. Their generators live in `kvlib.adversary`
+# first) make the ratio of shortest-first grow with $M$. Their generators live in `kvlib.theory.adversary`
 # (`wyz_thm1_instance`, `wyz_ec1_instance`) and the growth study, with optima, is in
 # {ref}`chapter-lowerbounds`; here we only run MC-SF, MC-SF2 (shortest $s + o$ first) and Sorted-F on them.
 
 # %%
-from kvlib.adversary import wyz_ec1_instance, wyz_thm1_instance
+from kvlib.theory.adversary import wyz_ec1_instance, wyz_thm1_instance
 
 rows = []
 for M in ([9, 36, 81] if QUICK else [9, 36, 81, 144, 324]):
@@ -743,8 +743,8 @@ glue("t3_worst_sc", f"{tab3[tab3.selector == 'scaled DP (Alg. 3)']['F / F(DP)'].
 # | Mixed | each request short ($s, o$ uniform on $[1, 10]$) or long ($[30, 50]$) with probability $1/2$; $2n$ requests | two well-separated types, the situation where shortest-first is weakest (Theorem 1 / EC.1) |
 #
 # The table reports the average latency per request (TEL / $n$), averaged over the trials, with 95%
-# Student-$t$ confidence intervals. The LP-based policies use `kvlib.lp`'s default time grid; should its
-# LP be infeasible (an earlier version of `kvlib.lp` with a fixed variable budget was, on $n = 200$
+# Student-$t$ confidence intervals. The LP-based policies use `kvlib.policies.wyz_lp`'s default time grid; should its
+# LP be infeasible (an earlier version of `kvlib.policies.wyz_lp` with a fixed variable budget was, on $n = 200$
 # Mixed instances) we rerun them with `time_step = lp_fallback_step`, use that grid for the rest of
 # that distribution's trials, and count those runs.
 
@@ -791,7 +791,7 @@ for dist in ["Uniform", "Normal", "Binomial", "Exponential", "Mixed"]:
             else:
                 try:
                     res, _ = run(inst, name, **opts)
-                except RuntimeError as err:  # kvlib.lp: LP relaxation infeasible on its default grid
+                except RuntimeError as err:  # kvlib.policies.wyz_lp: LP relaxation infeasible on its default grid
                     if name not in ("sorted-lp", "lp-swap"):
                         raise
                     lp_fallbacks.append((dist, t, label, str(err)))

@@ -1,4 +1,4 @@
-"""Tests of the lower-bound families and adversaries (kvlib.adversary)."""
+"""Tests of the lower-bound families and adversaries (kvlib.theory.adversary)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from kvlib.adversary import (
+from kvlib.theory.adversary import (
     find_three_partition,
     has_partition,
     heavy_short_instance,
@@ -29,12 +29,12 @@ from kvlib.adversary import (
     wyz_thm1_instance,
     wyz_thm1_mcsf_tel,
 )
-from kvlib.bounds import volume_lower_bound
-from kvlib.bruteforce import brute_force_opt
-from kvlib.checker import check_schedule
-from kvlib.model import Schedule
+from kvlib.optimum.bounds import volume_lower_bound
+from kvlib.optimum.bruteforce import brute_force_opt
+from kvlib.core.checker import check_schedule
+from kvlib.core.model import Schedule
 from kvlib.policies import make_policy
-from kvlib.simulate import simulate
+from kvlib.core.simulate import simulate
 
 
 @pytest.mark.parametrize("M", [16, 36, 64, 50])
@@ -72,7 +72,7 @@ def test_thm41_later_starts(b):
 
 def test_engine_forbids_idling():
     from kvlib.policies import Decision, LookaheadPrefix, by_output
-    from kvlib.simulate import PolicyError
+    from kvlib.core.simulate import PolicyError
 
     class Lazy(LookaheadPrefix):
         def decide(self, t, running):

@@ -1,11 +1,11 @@
-"""Batch-time model (kvlib.batchtime): monotone, matches Vidur's profile, embedded == refit."""
+"""Batch-time model (kvlib.serving.batchtime): monotone, matches Vidur's profile, embedded == refit."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from kvlib.batchtime import EMBEDDED, N_LAYERS, default_model, fit_from_csv, profile_points
+from kvlib.serving.batchtime import EMBEDDED, N_LAYERS, default_model, fit_from_csv, profile_points
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 have_shared = pytest.mark.skipif(not (SHARED / "a100_llama2_70b_mlp.csv").exists(), reason="../shared/data absent")

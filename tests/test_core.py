@@ -23,8 +23,8 @@ from kvlib import (
     total_latency,
 )
 from kvlib.cli import main
-from kvlib.lookahead import FutureMemory, naive_fits
-from kvlib.traces import read_instance_csv
+from kvlib.core.lookahead import FutureMemory, naive_fits
+from kvlib.core.traces import read_instance_csv
 
 # ---------------------------------------------------------------------------
 # hand-computed cases (worked out step by step in the comments)

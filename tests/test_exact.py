@@ -1,4 +1,4 @@
-"""Tests of the hindsight-optimal IP (kvlib.exact) and the solver-free bounds (kvlib.bounds)."""
+"""Tests of the hindsight-optimal IP (kvlib.optimum.exact) and the solver-free bounds (kvlib.optimum.bounds)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import json
 import numpy as np
 import pytest
 
-from kvlib.bounds import latest_starts, left_shift_horizon, separation_lower_bound, volume_lower_bound
-from kvlib.checker import check_schedule
+from kvlib.optimum.bounds import latest_starts, left_shift_horizon, separation_lower_bound, volume_lower_bound
+from kvlib.core.checker import check_schedule
 from kvlib.cli import main as cli_main
-from kvlib.exact import heuristic_incumbent, left_shift, lp_relaxation, solve
-from kvlib.instances import section51, uniform
-from kvlib.model import Instance, Schedule
+from kvlib.optimum.exact import heuristic_incumbent, left_shift, lp_relaxation, solve
+from kvlib.core.instances import section51, uniform
+from kvlib.core.model import Instance, Schedule
 from kvlib.policies import POLICIES, make_policy
-from kvlib.simulate import SimulationStalled, simulate
+from kvlib.core.simulate import SimulationStalled, simulate
 
 
 def brute_force(inst: Instance) -> int:
@@ -147,7 +147,7 @@ def test_sparse_builder_equals_cvxpy_matrix(k):
     """build_sparse gives exactly cvxpy's problem data of build_model (plain formulation)."""
     import cvxpy as cp
 
-    from kvlib.exact import build_model, build_sparse
+    from kvlib.optimum.exact import build_model, build_sparse
 
     inst = TINY[k]
     sm = build_sparse(inst, upper=None, symmetry=True)
@@ -163,14 +163,14 @@ def test_sparse_builder_equals_cvxpy_matrix(k):
     assert np.allclose(b[: inst.n], sm.row_lower[: inst.n])
 
 
-# do not import ortools here: it cannot share a process with highspy (see kvlib.cpsat)
+# do not import ortools here: it cannot share a process with highspy (see kvlib.optimum.cpsat)
 needs_ortools = pytest.mark.skipif(importlib.util.find_spec("ortools") is None, reason="ortools not installed")
 
 
 @needs_ortools
 @pytest.mark.parametrize("k", [0, 2, 4])
 def test_cpsat_equals_brute_force(k):
-    from kvlib.cpsat import cpsat_solve_subprocess
+    from kvlib.optimum.cpsat import cpsat_solve_subprocess
 
     inst = TINY[k]
     r = cpsat_solve_subprocess(inst, time_limit=20, workers=1)
@@ -193,7 +193,7 @@ def test_solve_with_cpsat_phase_is_certified():
 
 
 def test_non_overlap_cliques_hold_in_every_feasible_schedule():
-    from kvlib.cpsat import non_overlap_cliques
+    from kvlib.optimum.cpsat import non_overlap_cliques
 
     found = 0
     for seed in range(30):
@@ -213,7 +213,7 @@ def test_non_overlap_cliques_hold_in_every_feasible_schedule():
 def test_section51_summary_intervals():
     import pandas as pd
 
-    from kvlib.exact import section51_summary
+    from kvlib.optimum.exact import section51_summary
 
     rows = pd.DataFrame([
         dict(model="AM1", mcsf=100, lower=100, upper=100, optimal=True, seconds=1.0),
@@ -230,7 +230,7 @@ def test_section51_summary_intervals():
 
 
 def test_peak_conflict_separation_holds_and_is_attained():
-    from kvlib.bounds import clique_families, conflict_delays
+    from kvlib.optimum.bounds import clique_families, conflict_delays
 
     checked = tight = 0
     for seed in range(25):
@@ -261,8 +261,8 @@ def test_peak_conflict_separation_holds_and_is_attained():
 
 @pytest.mark.parametrize("seed", range(8))
 def test_peak_conflict_bound_is_below_the_optimum(seed):
-    from kvlib.bounds import peak_conflict_bound, separation_lower_bound
-    from kvlib.bruteforce import brute_force_opt
+    from kvlib.optimum.bounds import peak_conflict_bound, separation_lower_bound
+    from kvlib.optimum.bruteforce import brute_force_opt
 
     rng = np.random.default_rng([97, seed])
     M = int(rng.integers(8, 13))
@@ -281,7 +281,7 @@ def test_peak_conflict_bound_is_below_the_optimum(seed):
 def test_peak_conflict_bound_does_not_depend_on_earlier_highs_solves():
     # HiGHS keeps one thread pool per process: a run with another thread count than an earlier
     # solve's failed silently (the bound fell back to the volume bound) before the pool was reset
-    from kvlib.bounds import peak_conflict_bound, separation_lower_bound
+    from kvlib.optimum.bounds import peak_conflict_bound, separation_lower_bound
 
     inst = section51(np.random.default_rng([0, 7, 0]), 1, n_range=(6, 6))
     results = [peak_conflict_bound(inst, time_limit=20, threads=t) for t in (1, 2, 1)]

@@ -1,4 +1,4 @@
-"""Tests for kvlib.hardware: the KV-cache sizing arithmetic of 004 Section 7.
+"""Tests for kvlib.serving.hardware: the KV-cache sizing arithmetic of 004 Section 7.
 
 Hand computations used below (Llama-2-70B: L = 80 layers, H = 8192, fp16 D = 2 bytes,
 64 query heads, 8 KV heads; weights 140 GB; two 80 GB A100s = 160 GB):
@@ -26,7 +26,7 @@ import math
 
 import pytest
 
-from kvlib.hardware import (
+from kvlib.serving.hardware import (
     GB,
     LLAMA2_70B,
     PAPER_KV_CAPACITY_TOKENS,

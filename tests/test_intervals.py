@@ -1,4 +1,4 @@
-"""Interval-prediction policies of 003 (kvlib.intervals) and the Rayleigh-quotient matrices (kvlib.rayleigh)."""
+"""Interval-prediction policies of 003 (kvlib.policies.cyz) and the Rayleigh-quotient matrices (kvlib.theory.rayleigh)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kvlib.checker import check_schedule
+from kvlib.core.checker import check_schedule
 from kvlib.cli import main
-from kvlib.intervals import INTERVAL_POLICIES, check_intervals, interval_instance, run_interval
-from kvlib.model import InstanceError
+from kvlib.policies.cyz import INTERVAL_POLICIES, check_intervals, interval_instance, run_interval
+from kvlib.core.model import InstanceError
 from kvlib.policies import POLICIES
 
 
@@ -101,7 +101,7 @@ def test_cli_with_interval_columns(tmp_path, capsys):
 @settings(max_examples=30, deadline=None)
 @given(interval_instances(), st.integers(0, 3))
 def test_amin_progress_reading_is_valid(data, seed):
-    from kvlib.intervals import AMinProgress
+    from kvlib.policies.cyz import AMinProgress
 
     inst, lo, up = data
     res = run_interval(inst, AMinProgress(), lo, up, seed=seed)
@@ -112,7 +112,7 @@ def test_amin_progress_reading_is_valid(data, seed):
 def test_amin_readings_differ_on_a_two_point_instance():
     # the literal reading (eviction by stored bound) and the progress reading must not coincide
     # on a heavy-load two-point instance; both schedules are valid
-    from kvlib.intervals import AMinProgress
+    from kvlib.policies.cyz import AMinProgress
 
     o = np.random.default_rng(5).choice([4, 16], size=1200, p=[0.8, 0.2])
     inst = interval_instance(o, 100, 0, allow_zero_prompt=True)
@@ -124,7 +124,7 @@ def test_amin_readings_differ_on_a_two_point_instance():
 
 
 def test_amax_batch_waits_for_the_whole_batch():
-    from kvlib.intervals import AMaxBatch
+    from kvlib.policies.cyz import AMaxBatch
 
     # s = 0, M = l u = 2 * 8: two requests per batch; a short one (o = 2) finishing early frees
     # memory that AMax reuses at once and AMaxBatch does not

@@ -1,15 +1,15 @@
-"""kvlib.lp: the three LP models agree where they should; the bucket approximation; bad input."""
+"""kvlib.policies.wyz_lp: the three LP models agree where they should; the bucket approximation; bad input."""
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kvlib.checker import check_schedule
-from kvlib.lp import auto_time_step, compare_lp_orders, lp_order, lp_relaxation
-from kvlib.model import Instance
+from kvlib.core.checker import check_schedule
+from kvlib.policies.wyz_lp import auto_time_step, compare_lp_orders, lp_order, lp_relaxation
+from kvlib.core.model import Instance
 from kvlib.policies import make_policy
-from kvlib.simulate import simulate
+from kvlib.core.simulate import simulate
 
 
 @st.composite
@@ -92,9 +92,9 @@ def test_bad_lp_options_are_named():
 
 
 def test_lp_after_other_highs_solves_with_other_thread_counts():
-    # HiGHS's per-process thread pool: every kvlib solve goes through kvlib.highs.run, so solves
+    # HiGHS's per-process thread pool: every kvlib solve goes through kvlib.core.highs.run, so solves
     # with different thread counts in one process must all succeed, in any order
-    from kvlib.bounds import peak_conflict_bound, separation_lower_bound
+    from kvlib.optimum.bounds import peak_conflict_bound, separation_lower_bound
 
     inst = Instance.at_zero([1, 2, 1, 3, 2, 1], [4, 3, 5, 2, 6, 3], 14)
     first = lp_relaxation(inst, threads=2)[0]

@@ -1,12 +1,12 @@
-"""Tests for kvlib.ratio (001 Theorem 4.3 quantities) and kvlib.bruteforce."""
+"""Tests for kvlib.theory.ratio (001 Theorem 4.3 quantities) and kvlib.optimum.bruteforce."""
 
 import numpy as np
 import pytest
 import sympy as sp
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
-from kvlib.bruteforce import brute_force_opt, enumerate_opt
-from kvlib.ratio import (claim48_upper, identical_batch_tel, identical_lp_value, identical_stagger_possible,
+from kvlib.optimum.bruteforce import brute_force_opt, enumerate_opt
+from kvlib.theory.ratio import (claim48_upper, identical_batch_tel, identical_lp_value, identical_stagger_possible,
                          lemma44_bound, lemma47_bound, lp9_cvxpy, lp9_greedy, order_statistic_bound,
                          theorem43_assumptions, vol)
 
@@ -105,7 +105,7 @@ def test_vol():
 
 from fractions import Fraction
 
-from kvlib.ratio import (identical_completion_bound, identical_dual, identical_dual_T, identical_dual_violation,
+from kvlib.theory.ratio import (identical_completion_bound, identical_dual, identical_dual_T, identical_dual_violation,
                          identical_lp_primal, identical_ratio_table, identical_rho,
                          identical_time_indexed_lp)
 

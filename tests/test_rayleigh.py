@@ -1,4 +1,4 @@
-"""Reconstructed quadratic forms of 003 Section 4 (kvlib.rayleigh): B_u, A_u, trace identity, Theorem 6."""
+"""Reconstructed quadratic forms of 003 Section 4 (kvlib.theory.rayleigh): B_u, A_u, trace identity, Theorem 6."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kvlib import rayleigh as ry
-from kvlib.intervals import interval_instance, run_interval
+from kvlib.theory import rayleigh as ry
+from kvlib.policies.cyz import interval_instance, run_interval
 
 
 @pytest.mark.parametrize("s", [0, 2])

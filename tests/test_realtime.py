@@ -1,15 +1,15 @@
-"""Continuous-time simulator (kvlib.realtime): checker-valid schedules, arrivals, determinism."""
+"""Continuous-time simulator (kvlib.serving.realtime): checker-valid schedules, arrivals, determinism."""
 
 import numpy as np
 import pytest
 
-from kvlib.batchtime import default_model
-from kvlib.checker import check_schedule
+from kvlib.serving.batchtime import default_model
+from kvlib.core.checker import check_schedule
 from kvlib.policies import POLICIES, make_policy
-from kvlib.realtime import simulate_realtime
-from kvlib.simulate import SimulationStalled, simulate
-from kvlib.sweeps import parallel_map
-from kvlib.workloads import Workload, lmsys_like, poisson_arrivals
+from kvlib.serving.realtime import simulate_realtime
+from kvlib.core.simulate import SimulationStalled, simulate
+from kvlib.book.sweeps import parallel_map
+from kvlib.serving.workloads import Workload, lmsys_like, poisson_arrivals
 
 M = 3000
 OPTS = {"alpha-greedy": {"alpha": 0.3}, "alpha-beta-clearing": {"alpha": 0.3, "beta": 0.5}}
@@ -132,7 +132,7 @@ def test_interval_policies(name):
 
 
 def test_realexp_intervals_contain_truth_and_run_spec():
-    from kvlib.realexp import intervals, run_spec
+    from kvlib.serving.experiments import intervals, run_spec
 
     o = np.array([1, 5, 100, 101, 883])
     for pred in ("wide", "buckets", 0.1, 0.95, 0.99):
@@ -146,7 +146,7 @@ def test_realexp_intervals_contain_truth_and_run_spec():
 
 
 def test_user_csv_replaces_the_generator(tmp_path):
-    from kvlib.realexp import build_workload
+    from kvlib.serving.experiments import build_workload
 
     p = tmp_path / "lmsys.csv"
     p.write_text("prompt,output\n" + "".join(f"{3 + i % 7},{5 + i % 11}\n" for i in range(50)))

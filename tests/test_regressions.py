@@ -1,12 +1,12 @@
 """Regression tests for bugs found while building the book."""
 
 from kvlib import Instance
-from kvlib.exact import solve
+from kvlib.optimum.exact import solve
 
 
 def test_exact_solve_after_a_cvxpy_highs_solve():
-    """A HiGHS solve made through cvxpy (as kvlib.lp does) left HiGHS's global thread pool at another
-    size; kvlib.exact.solve then failed with 'HiGHS error (Not Set)' and a non-optimal interval."""
+    """A HiGHS solve made through cvxpy (as kvlib.policies.wyz_lp does) left HiGHS's global thread pool at another
+    size; kvlib.optimum.exact.solve then failed with 'HiGHS error (Not Set)' and a non-optimal interval."""
     import cvxpy as cp
 
     x = cp.Variable(3)
@@ -23,7 +23,7 @@ def test_engines_reject_illegal_decisions():
     import pytest
 
     from kvlib.policies import Decision, Policy
-    from kvlib.simulate import PolicyError, simulate
+    from kvlib.core.simulate import PolicyError, simulate
 
     class Twice(Policy):
         name = "twice"

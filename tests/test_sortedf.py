@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
 from kvlib.cli import main
-from kvlib.lp import tiny_optimum
-from kvlib.sortedf import (
+from kvlib.policies.wyz_lp import tiny_optimum
+from kvlib.policies.wyz import (
     CONSTRAINTS,
     F_exact,
     batch_feasible,

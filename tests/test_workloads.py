@@ -1,12 +1,12 @@
-"""Workloads (kvlib.workloads): LMSYS-like fit, loaders, clear errors."""
+"""Workloads (kvlib.serving.workloads): LMSYS-like fit, loaders, clear errors."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from kvlib.model import InstanceError
-from kvlib.workloads import (
+from kvlib.core.model import InstanceError
+from kvlib.serving.workloads import (
     FALLBACK_LABEL, LMSYS_TARGETS, SYNTHETIC_LABEL, load_arxiv, load_splitwise, load_user_csv,
     lmsys_fit_table, lmsys_like, mixed_002, poisson_arrivals, rescale_trace, resolve_shared_dir,
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import Instance
+from kvlib.core.model import Instance
 
 
 def section51(

@@ -1,7 +1,7 @@
 """Lower-bound instance families and adversaries of the four papers.
 
-Every generator here builds an ordinary :class:`~kvlib.model.Instance` in the
-model of :mod:`kvlib.model` (a request started at ``p`` occupies ``p+1..p+o``
+Every generator here builds an ordinary :class:`~kvlib.core.model.Instance` in the
+model of :mod:`kvlib.core.model` (a request started at ``p`` occupies ``p+1..p+o``
 holding ``s + t - p``; memory ``<= M`` at every integer time).  The papers'
 texts were not available to us; the constructions follow the statements quoted
 in issue #6 of kvbook, and every detail the quote leaves open is marked
@@ -48,10 +48,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .checker import check_schedule
-from .model import Instance, Request, Schedule
-from .policies import POLICIES, Policy, make_policy
-from .simulate import SimResult, simulate
+from kvlib.core.checker import check_schedule
+from kvlib.core.model import Instance, Request, Schedule
+from kvlib.core.protocol import Policy
+from kvlib.policies import POLICIES, make_policy
+from kvlib.core.simulate import SimResult, simulate
 
 # --------------------------------------------------------------------------- helpers
 
@@ -106,10 +107,10 @@ def non_preemptive_policies() -> list[str]:
 
 def run_policy(instance: Instance, policy: Policy, *, seed: int = 0) -> SimResult:
     """Simulate ``policy``; the interval policies of 003 (class attribute ``lower``/``upper`` use,
-    :mod:`kvlib.intervals`) are given exact intervals ``l = u = o`` with ``o`` hidden, except
+    :mod:`kvlib.policies.cyz`) are given exact intervals ``l = u = o`` with ``o`` hidden, except
     H-SF, which is told ``o``.  Every other policy is told the true ``o``."""
     try:
-        from .intervals import INTERVAL_POLICIES
+        from kvlib.policies.cyz import INTERVAL_POLICIES
     except ImportError:  # pragma: no cover - module of another chapter
         INTERVAL_POLICIES = {}
     if type(policy) in tuple(INTERVAL_POLICIES.values()):
@@ -227,7 +228,7 @@ class AdversaryRun:
     alg_tel: int
     opt_upper: int
     opt_upper_name: str
-    lower: int  #: a lower bound on OPT (volume bound of kvlib.bounds)
+    lower: int  #: a lower bound on OPT (volume bound of kvlib.optimum.bounds)
 
     @property
     def consistent(self) -> bool:
@@ -250,7 +251,7 @@ def thm41_adversary(policy: str | Callable[[], Policy], M: int, *, seed: int = 0
        apart before ``r`` and so starts the long request at ``b`` again
        (``b_full``; :attr:`AdversaryRun.consistent` records the check).
     """
-    from .bounds import volume_lower_bound
+    from kvlib.optimum.bounds import volume_lower_bound
 
     def fresh() -> Policy:
         if callable(policy) and not isinstance(policy, str):

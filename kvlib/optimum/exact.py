@@ -6,11 +6,11 @@ Variables ``x[i, p] = 1`` iff request ``i`` starts at ``p`` (``a_i <= p <= L_i``
 * (2) every request starts exactly once: ``sum_p x[i, p] = 1``;
 * (3) memory at every integer time ``t = 1..T``:
   ``sum_i sum_{p = t - o_i}^{t - 1} (s_i + t - p) x[i, p] <= M``
-  (the model convention of :mod:`kvlib.model`: a run started at ``p``
+  (the model convention of :mod:`kvlib.core.model`: a run started at ``p``
   occupies ``p+1 .. p+o`` holding ``s + t - p``);
 * (4) ``x`` binary.
 
-The latest starts ``L_i`` come from :func:`kvlib.bounds.latest_starts`
+The latest starts ``L_i`` come from :func:`kvlib.optimum.bounds.latest_starts`
 (provably no optimal schedule starts later); ``T = max_i (L_i + o_i)``.
 
 Formulations (``formulation=``):
@@ -33,7 +33,7 @@ incumbent (warm start), stop at a time limit and read the MIP dual bound.
 :func:`solve` never raises on a time limit: it returns a :class:`SolveResult`
 with a certified interval ``lower <= OPT <= upper``; ``optimal`` is True only
 when ``lower == upper``.  The schedule reported is always validated by
-:func:`kvlib.checker.check_schedule`.
+:func:`kvlib.core.checker.check_schedule`.
 """
 
 from __future__ import annotations
@@ -45,12 +45,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .bounds import latest_starts, peak_conflict_bound, separation_lower_bound, volume_lower_bound
-from .checker import check_schedule
-from .highs import run as run_highs
-from .model import Instance, Schedule
-from .policies import make_policy
-from .simulate import simulate
+from kvlib.optimum.bounds import latest_starts, peak_conflict_bound, separation_lower_bound, volume_lower_bound
+from kvlib.core.checker import check_schedule
+from kvlib.core.highs import run as run_highs
+from kvlib.core.model import Instance, Schedule
+from kvlib.policies import make_policy
+from kvlib.core.simulate import simulate
 
 #: policies tried for the incumbent (non-preemptive ones only).
 INCUMBENT_POLICIES = ("mc-sf", "mc-sf2", "mc-benchmark", "fcfs")
@@ -61,7 +61,7 @@ class SolveResult:
     """A certified interval for the optimal TEL.
 
     ``lower <= OPT <= upper``; ``starts`` is a schedule of TEL ``upper`` checked
-    by :func:`kvlib.checker.check_schedule`; ``optimal`` iff ``lower == upper``.
+    by :func:`kvlib.core.checker.check_schedule`; ``optimal`` iff ``lower == upper``.
     """
 
     lower: int
@@ -228,7 +228,7 @@ def build_model(
 ) -> TimeIndexedModel:
     """The time-indexed IP (or its LP relaxation with ``relax=True``) as a cvxpy problem.
 
-    ``latest`` defaults to :func:`kvlib.bounds.latest_starts` with the
+    ``latest`` defaults to :func:`kvlib.optimum.bounds.latest_starts` with the
     incumbent value ``upper`` (``None``: left-shift horizon only).
     """
     import cvxpy as cp
@@ -484,7 +484,7 @@ def solve(
     ``windows=False`` uses only the left-shift horizon (no incumbent-based
     latest starts); ``warm_start=False`` does not give HiGHS the incumbent
     (it is still used for ``upper``).  ``cpsat``: seconds given to the exact
-    CP-SAT model of :mod:`kvlib.cpsat` before HiGHS, to improve the incumbent
+    CP-SAT model of :mod:`kvlib.optimum.cpsat` before HiGHS, to improve the incumbent
     (its schedule is validated by the checker) and possibly the bound; ``None``
     means: 0 without OR-Tools or for ``n < 10``; else ``0.3 * time_limit`` if
     HiGHS keeps enough time for its root LP (:func:`_skip_highs`), 0 if it has
@@ -494,11 +494,11 @@ def solve(
     ``builder``: ``"sparse"`` (:func:`build_sparse`, default) or ``"cvxpy"``
     (:func:`build_model`, the documented formulation; same matrix).
 
-    Before any of this (unless ``separation=False``), :func:`kvlib.bounds.separation_lower_bound` (an LP over
+    Before any of this (unless ``separation=False``), :func:`kvlib.optimum.bounds.separation_lower_bound` (an LP over
     completion times with volume and peak-conflict inequalities; at most
     ``min(5, 0.1 * time_limit)`` s) gives a certified lower bound; ``lower`` is the
     largest of it, CP-SAT's bound and HiGHS's.  Then the MIP of
-    :func:`kvlib.bounds.peak_conflict_bound` runs for ``conflict_mip`` seconds (``None``:
+    :func:`kvlib.optimum.bounds.peak_conflict_bound` runs for ``conflict_mip`` seconds (``None``:
     ``min(5, 0.15 * time_limit)`` if ``n <= 12``, else skipped; HiGHS rarely solves it
     beyond ``n = 15``); when a bound meets the incumbent the call returns it as proved
     optimal without CP-SAT or HiGHS.
@@ -553,7 +553,7 @@ def solve(
     if lower_extra >= inc_tel:
         cpsat = 0.0
     if cpsat and cpsat > 0:
-        from .cpsat import cpsat_solve_subprocess
+        from kvlib.optimum.cpsat import cpsat_solve_subprocess
 
         t0 = time.perf_counter()
         budget = min(float(cpsat), max(0.0, time_limit - (t0 - tic)))
@@ -602,7 +602,7 @@ def solve(
                 sol.col_value = vec.tolist()
                 sol.value_valid = True
                 h.setSolution(sol)
-        run_status = run_highs(h)  # resets HiGHS's thread pool around the run (kvlib.highs)
+        run_status = run_highs(h)  # resets HiGHS's thread pool around the run (kvlib.core.highs)
         status = h.getModelStatus()
         info = h.getInfo()
         nodes = int(info.mip_node_count)

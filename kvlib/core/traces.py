@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .model import Instance, InstanceError
+from kvlib.core.model import Instance, InstanceError
 
 REQUIRED = ("arrival", "prompt", "output")
 

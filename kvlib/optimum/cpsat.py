@@ -1,8 +1,8 @@
 """The hindsight-optimal schedule (001 Section 3) as a CP-SAT model with an exact interval encoding.
 
-The time-indexed IP of :mod:`kvlib.exact` has one binary per (request, start).
+The time-indexed IP of :mod:`kvlib.optimum.exact` has one binary per (request, start).
 Here each request ``i`` has a single integer start variable ``p_i`` in
-``[a_i, L_i]`` (``L_i`` from :func:`kvlib.bounds.latest_starts`) and the memory
+``[a_i, L_i]`` (``L_i`` from :func:`kvlib.optimum.bounds.latest_starts`) and the memory
 constraint (3) of 001 is written *exactly* as one cumulative constraint of
 capacity ``M`` over ``o_i + 1`` intervals per request, all sharing ``p_i``:
 
@@ -12,16 +12,16 @@ capacity ``M`` over ``o_i + 1`` intervals per request, all sharing ``p_i``:
 
 At an integer time ``t`` with ``p_i + 1 <= t <= p_i + o_i`` the request holds
 ``s_i`` (first interval) plus one for every ``k <= t - p_i``, i.e.
-``s_i + t - p_i`` -- the model convention of :mod:`kvlib.model` -- and nothing
+``s_i + t - p_i`` -- the model convention of :mod:`kvlib.core.model` -- and nothing
 outside its run.  So the cumulative constraint is *equivalent* to (3) at every
 integer time, and the objective ``sum_i (p_i + o_i - a_i)`` is (1).  (The
 unit-height intervals for ``k = o_i`` and the prompt interval start together;
 the encoding is exact, not a relaxation, so CP-SAT's optimum is OPT and its
 objective bound is a valid lower bound on OPT, provided the horizon ``L_i`` is
-sound -- it is, by :func:`kvlib.bounds.latest_starts`.)
+sound -- it is, by :func:`kvlib.optimum.bounds.latest_starts`.)
 
 :func:`cpsat_solve` returns CP-SAT's best schedule (the caller validates it
-with :func:`kvlib.checker.check_schedule`) and its proved objective bound.
+with :func:`kvlib.core.checker.check_schedule`) and its proved objective bound.
 Requires the optional dependency ``ortools`` (extra ``cpsat``).
 """
 
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bounds import latest_starts
-from .model import Instance
+from kvlib.optimum.bounds import latest_starts
+from kvlib.core.model import Instance
 
 
 def non_overlap_cliques(instance: Instance) -> list[list[int]]:
@@ -92,14 +92,14 @@ def cpsat_solve(
 
     ``hint``: start times of a feasible schedule (solution hint); ``upper``: TEL
     of a known schedule (used for the latest starts of
-    :func:`kvlib.bounds.latest_starts`; ``latest`` overrides them).
+    :func:`kvlib.optimum.bounds.latest_starts`; ``latest`` overrides them).
     ``redundant``: add the sound redundant constraints (start order of identical
     requests; no-overlap of the cliques of :func:`non_overlap_cliques`).
     """
     try:
         from ortools.sat.python import cp_model
     except ImportError as exc:  # pragma: no cover - exercised only without ortools
-        raise ImportError("kvlib.cpsat needs OR-Tools: pip install 'kvlib[cpsat]' (or ortools)") from exc
+        raise ImportError("kvlib.optimum.cpsat needs OR-Tools: pip install 'kvlib[cpsat]' (or ortools)") from exc
 
     a = [int(x) for x in instance.arrival]
     s = [int(x) for x in instance.prompt]
@@ -165,7 +165,7 @@ def cpsat_solve(
 #
 # The OR-Tools wheel bundles its own build of HiGHS; in one Python process
 # ``ortools`` and ``highspy`` cannot both be loaded (whichever comes second
-# fails with an undefined-symbol ImportError).  kvlib.exact uses highspy, so
+# fails with an undefined-symbol ImportError).  kvlib.optimum.exact uses highspy, so
 # it runs CP-SAT in a child process through :func:`cpsat_solve_subprocess`.
 
 
@@ -206,7 +206,7 @@ def cpsat_solve_subprocess(
     pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
-        proc = subprocess.run([sys.executable, "-m", "kvlib.cpsat"], input=json.dumps(payload), text=True,
+        proc = subprocess.run([sys.executable, "-m", "kvlib.optimum.cpsat"], input=json.dumps(payload), text=True,
                               capture_output=True, env=env, timeout=float(time_limit) + 30.0)
         out = json.loads(proc.stdout.strip().splitlines()[-1])
     except (subprocess.TimeoutExpired, json.JSONDecodeError, IndexError, OSError) as exc:

@@ -2,7 +2,7 @@
 
 Used by the chapter ``notebooks/realtrace.py``.  A spec names a workload, a
 policy and its options, predictions (003) and seeds; :func:`run_spec` builds
-the workload, runs :func:`kvlib.realtime.simulate_realtime`, validates the
+the workload, runs :func:`kvlib.serving.realtime.simulate_realtime`, validates the
 round-level schedule with the independent checker and returns a flat ``dict``.
 
 Workloads (``spec["workload"]``):
@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checker import check_schedule
-from .policies import make_policy
-from .realtime import PAPER_MEMORY, simulate_realtime
-from .workloads import (load_arxiv, load_splitwise, load_user_csv, lmsys_like, mixed_002, poisson_arrivals,
+from kvlib.core.checker import check_schedule
+from kvlib.policies import make_policy
+from kvlib.serving.realtime import PAPER_MEMORY, simulate_realtime
+from kvlib.serving.workloads import (load_arxiv, load_splitwise, load_user_csv, lmsys_like, mixed_002, poisson_arrivals,
                         rescale_trace, sample)
 
 __all__ = ["build_workload", "intervals", "run_spec"]

@@ -13,8 +13,8 @@ set.  At each integer time ``t``:
 
 Rounds in which nobody waits are skipped (to the next arrival) unless the
 policy asks to be consulted every round.  The resulting schedule is an ordinary
-:class:`~kvlib.model.Schedule`; callers are expected to validate it with the
-independent :func:`kvlib.checker.check_schedule` (the tests always do).
+:class:`~kvlib.core.model.Schedule`; callers are expected to validate it with the
+independent :func:`kvlib.core.checker.check_schedule` (the tests always do).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .model import Instance, Schedule
-from .policies import Decision, Policy, PolicyContext, Running
+from kvlib.core.model import Instance, Schedule
+from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
 
 
 class PolicyError(RuntimeError):
@@ -218,6 +218,6 @@ def check_decision(policy: Policy, dec: Decision, when: str, running: dict[int, 
 
 
 def _peak_memory(instance: Instance, schedule: Schedule) -> int:
-    from .model import memory_profile
+    from kvlib.core.model import memory_profile
 
     return int(memory_profile(instance, schedule).max())

@@ -1,6 +1,6 @@
 """Independent schedule checker.
 
-Written separately from every policy and from :mod:`kvlib.model`'s helpers: it
+Written separately from every policy and from :mod:`kvlib.core.model`'s helpers: it
 recomputes memory with its own sweep (two difference arrays, ``usage(t) =
 A(t) + t K(t)`` where ``A`` sums ``s_i - p`` and ``K`` counts the runs occupying
 ``t``), so a bug in a policy's look-ahead code cannot hide itself here.
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .model import Instance, Schedule
+from kvlib.core.model import Instance, Schedule
 
 
 @dataclass

@@ -45,7 +45,7 @@ resulting TEL move against ``time_step = 1``.
 
 :func:`tiny_optimum` solves the dense model with integer ``x`` and step 1 (a
 certified optimum for small instances; tests and chapters prefer
-:mod:`kvlib.exact` when available).
+:mod:`kvlib.optimum.exact` when available).
 """
 
 from __future__ import annotations
@@ -55,10 +55,10 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from .highs import run as run_highs
-from .model import Instance
-from .policies import Policy, PolicyContext
-from .sortedf import order_from_batches, phase1, planned_policy
+from kvlib.core.highs import run as run_highs
+from kvlib.core.model import Instance
+from kvlib.core.protocol import Policy, PolicyContext
+from kvlib.policies.wyz import order_from_batches, phase1, planned_policy
 
 
 def _model(arrival, prompt, output, memory: int, horizon: int, time_step: int = 1):
@@ -215,7 +215,7 @@ def _solve_highs(cost, A_le, E, M: float, upper_x: int, solver: str, threads: in
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
     lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = Af.indptr, Af.indices, Af.data
     h.passModel(lp)
-    run_highs(h)  # thread-pool safe (kvlib.highs)
+    run_highs(h)  # thread-pool safe (kvlib.core.highs)
     status = h.modelStatusToString(h.getModelStatus())
     x = np.asarray(h.getSolution().col_value)[: len(cost)]
     return status, float(h.getInfo().objective_function_value), x
@@ -285,8 +285,8 @@ def default_horizon(a, s, o, M) -> int:
 
 
 def _default_horizon(a, s, o, M) -> int:
-    from .simulate import simulate
-    from .sortedf import sorted_f
+    from kvlib.core.simulate import simulate
+    from kvlib.policies.wyz import sorted_f
 
     inst = Instance.from_arrays(a, s, o, M)
     mk = simulate(inst, sorted_f("swap")).makespan
@@ -342,8 +342,8 @@ def tiny_optimum(instance: Instance, upper_tel: int | None = None, time_limit: f
     """
     from scipy.optimize import Bounds, LinearConstraint, milp
 
-    from .simulate import simulate
-    from .sortedf import sorted_f
+    from kvlib.core.simulate import simulate
+    from kvlib.policies.wyz import sorted_f
 
     a, s, o = instance.arrival, instance.prompt, instance.output
     if upper_tel is None:
@@ -384,15 +384,15 @@ def compare_lp_orders(instance: Instance, steps=(None,), reference: dict | None 
     ``approx_kw`` passed on.  All LPs use the same horizon.  One row per step: LP
     values, steps, solve seconds, Kendall's tau between the two LP orders, the
     largest rank displacement, and the TEL (discrete rounds,
-    :func:`kvlib.simulate.simulate`, every schedule checked by
-    :func:`kvlib.checker.check_schedule`) of Sorted-LP and LP-Swap under each order.
+    :func:`kvlib.core.simulate.simulate`, every schedule checked by
+    :func:`kvlib.core.checker.check_schedule`) of Sorted-LP and LP-Swap under each order.
     """
     import time
 
     from scipy.stats import kendalltau
 
-    from .checker import check_schedule
-    from .simulate import simulate
+    from kvlib.core.checker import check_schedule
+    from kvlib.core.simulate import simulate
 
     reference = dict(formulation="per-time", time_step=1, solver="simplex") if reference is None else dict(reference)
     H = _default_horizon(instance.arrival, instance.prompt, instance.output, instance.memory)

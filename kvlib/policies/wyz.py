@@ -39,7 +39,7 @@ arrays they are given:
   seeded random orders (and by ``s + o``), keeping the best prefix seen.
 * :func:`brute_force_argmin` — exhaustive argmin for small ``n`` (tests only).
 
-The LP-based Sorted-LP / LP-Swap (Algorithms 6, 7) live in :mod:`kvlib.lp`.
+The LP-based Sorted-LP / LP-Swap (Algorithms 6, 7) live in :mod:`kvlib.policies.wyz_lp`.
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .policies import LookaheadPrefix, LookaheadScan, Policy, PolicyContext
+from kvlib.core.protocol import Policy, PolicyContext
+from kvlib.policies.base import LookaheadPrefix, LookaheadScan
 
 CONSTRAINTS = ("peak", "lookahead")
 _INF = np.iinfo(np.int64).max // 4
@@ -712,12 +713,12 @@ def proof_chain(instance, batches: Sequence[np.ndarray], sf_tel: int, opt_tel: i
     ``batches``: Sorted-F's Phase-1 batches; ``sf_tel``: TEL of Sorted-F's Phase 2;
     ``opt_tel``: a certified optimum (or ``None``).  The separate, group and align
     schedules and the DP's Optimal_align schedule are validated by
-    :func:`kvlib.checker.check_schedule` (``ValueError`` naming the object if one is
+    :func:`kvlib.core.checker.check_schedule` (``ValueError`` naming the object if one is
     rejected).  The product of the five link ratios of :data:`CHAIN_LINKS` telescopes to
     TEL(Sorted-F) / OPT.
     """
-    from .checker import check_schedule
-    from .model import Schedule
+    from kvlib.core.checker import check_schedule
+    from kvlib.core.model import Schedule
 
     out = {"Sorted-F": int(sf_tel)}
     objs = {
@@ -738,3 +739,8 @@ def proof_chain(instance, batches: Sequence[np.ndarray], sf_tel: int, opt_tel: i
     if opt_tel is not None:
         out["OPT"] = int(opt_tel)
     return out
+
+
+def mc_sf2(tie_break: str = "index") -> Policy:
+    """MC-SF2, 002 Theorem EC.1: the longest prefix by ``s + o`` (then arrival) under 001 eq. (5)."""
+    return LookaheadPrefix(lambda c, i: (int(c.prompt[i] + c.output[i]), int(c.arrival[i])), "mc-sf2", tie_break)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import Instance, Schedule, memory_profile
+from kvlib.core.model import Instance, Schedule, memory_profile
 
 
 def gantt(instance: Instance, schedule: Schedule, ax, *, label_requests: bool = True, cmap: str = "tab20"):

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .model import InstanceError
+from kvlib.core.model import InstanceError
 
 __all__ = [
     "Workload",
@@ -250,7 +250,7 @@ def lmsys_like(rng: np.random.Generator, n: int, arrival_s=None) -> Workload:
     s = _draw_pmf(rng, n, mixture_pmf(LMSYS_FIT["prompt"], tp["lo"], tp["hi"]), tp["lo"])
     o = _draw_pmf(rng, n, mixture_pmf(LMSYS_FIT["output"], to["lo"], to["hi"]), to["lo"])
     a = np.zeros(n) if arrival_s is None else np.asarray(arrival_s, dtype=float)
-    return Workload(a, s, o, "lmsys-like", SYNTHETIC_LABEL, None, "kvlib.workloads.lmsys_like")
+    return Workload(a, s, o, "lmsys-like", SYNTHETIC_LABEL, None, "kvlib.serving.workloads.lmsys_like")
 
 
 # --------------------------------------------------------------------------- files

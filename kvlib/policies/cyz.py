@@ -5,7 +5,7 @@ policies below do not need this, but the paper's analysis does), all arrive at
 ``t = 0``, and each true output length ``o_i`` is unknown to the scheduler but
 known to lie in ``[l_i, u_i]``.  A running request may be *evicted*
 (cancelled): it loses the tokens it generated and returns to the queue; its
-true ``o_i`` is unchanged.  The engine (:func:`kvlib.simulate.simulate` with
+true ``o_i`` is unchanged.  The engine (:func:`kvlib.core.simulate.simulate` with
 ``reveal_output=False``) hides ``o_i``, tells the policy about completions
 through ``on_complete`` and records cancelled runs in ``Schedule.cancelled``.
 
@@ -56,9 +56,9 @@ import heapq
 
 import numpy as np
 
-from .lookahead import FutureMemory
-from .model import Instance, InstanceError, Request
-from .policies import Decision, Policy, PolicyContext, Running
+from kvlib.core.lookahead import FutureMemory
+from kvlib.core.model import Instance, InstanceError, Request
+from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
 
 __all__ = [
     "HindsightSF",
@@ -360,7 +360,7 @@ a_random = _factory(ARandom)
 
 def run_interval(instance: Instance, policy, lower, upper, *, seed: int = 0, **kw):
     """Simulate an interval policy (name or object) with the true ``o`` hidden (revealed to H-SF only)."""
-    from .simulate import simulate
+    from kvlib.core.simulate import simulate
 
     if isinstance(policy, str):
         policy = make_interval_policy(policy)

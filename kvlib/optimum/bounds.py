@@ -39,8 +39,8 @@ import math
 
 import numpy as np
 
-from .highs import run as run_highs
-from .model import Instance
+from kvlib.core.highs import run as run_highs
+from kvlib.core.model import Instance
 
 
 def work_volumes(instance: Instance) -> np.ndarray:
@@ -209,7 +209,7 @@ def separation_lower_bound(instance: Instance, *, time_limit: float = 5.0, max_r
     h = _completion_time_model(instance)
     value, rounds, converged = float(np.sum(a + instance.output)), 0, False
     while rounds < max_rounds and time.perf_counter() - t0 < time_limit:
-        run_highs(h)  # thread-pool safe (kvlib.highs)
+        run_highs(h)  # thread-pool safe (kvlib.core.highs)
         if h.getModelStatus() != hp.HighsModelStatus.kOptimal:  # pragma: no cover - defensive
             break
         value = float(h.getInfo().objective_function_value)
@@ -293,7 +293,7 @@ def peak_conflict_bound(instance: Instance, *, time_limit: float = 30.0, threads
         if remaining <= 0:
             break
         h.setOptionValue("time_limit", float(remaining))
-        run_highs(h)  # thread-pool safe (kvlib.highs)
+        run_highs(h)  # thread-pool safe (kvlib.core.highs)
         info = h.getInfo()
         status = h.getModelStatus()
         if np.isfinite(info.mip_dual_bound):

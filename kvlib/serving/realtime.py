@@ -3,16 +3,16 @@
 The papers' real-data experiments (001 Section 5.2, 002 Section 7, 003 Section 6)
 ran in the Vidur simulator, where one *batch* (one round of the discrete model)
 takes as long as the hardware needs for it.  This engine keeps the round model
-of :mod:`kvlib.simulate` and the :class:`~kvlib.policies.Policy` protocol
+of :mod:`kvlib.core.simulate` and the :class:`~kvlib.policies.Policy` protocol
 unchanged (policies reason in rounds and tokens) and maps each round to wall
-clock with a batch-time model (:mod:`kvlib.batchtime`):
+clock with a batch-time model (:mod:`kvlib.serving.batchtime`):
 
 * Round ``t`` starts at wall-clock time ``tau_t``.  Requests whose arrival time
   (seconds) is ``<= tau_t`` and that were not yet visible join the queue at
   round ``t`` -- the first batch boundary at or after their arrival.  If
   nothing runs and nothing waits, the clock jumps to the next arrival (no round
   is spent).
-* The policy decides (evictions, starts) exactly as in :func:`kvlib.simulate.simulate`.
+* The policy decides (evictions, starts) exactly as in :func:`kvlib.core.simulate.simulate`.
 * The batch of round ``t`` holds the prefill of every request started at ``t``
   (``s_i`` tokens each; a restarted request prefills again) and one decode token
   of every request started before ``t`` and still running, which attends to
@@ -23,9 +23,9 @@ clock with a batch-time model (:mod:`kvlib.batchtime`):
   (seconds).
 
 The round-level record is an ordinary instance/schedule pair: the
-:class:`~kvlib.model.Instance` whose arrivals are the rounds at which requests
-became visible, and the :class:`~kvlib.model.Schedule` of start rounds (and
-cancelled runs), so :func:`kvlib.checker.check_schedule` validates memory and
+:class:`~kvlib.core.model.Instance` whose arrivals are the rounds at which requests
+became visible, and the :class:`~kvlib.core.model.Schedule` of start rounds (and
+cancelled runs), so :func:`kvlib.core.checker.check_schedule` validates memory and
 non-preemption independently.
 
 Policies are told ``ctx.arrival[i]`` = the round at which request ``i`` became
@@ -45,11 +45,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .batchtime import BatchTimeModel, default_model
-from .model import Instance, Schedule
-from .policies import Decision, Policy, PolicyContext, Running
-from .simulate import PolicyError, SimulationStalled, check_decision
-from .workloads import Workload
+from kvlib.serving.batchtime import BatchTimeModel, default_model
+from kvlib.core.model import Instance, Schedule
+from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
+from kvlib.core.simulate import PolicyError, SimulationStalled, check_decision
+from kvlib.serving.workloads import Workload
 
 PAPER_MEMORY = 16492
 _NOT_YET = np.iinfo(np.int64).max // 4
@@ -117,12 +117,12 @@ def simulate_realtime(
     """Run ``policy`` on ``workload`` in continuous time (see the module docstring).
 
     ``known_output`` / ``lower`` / ``upper`` / ``reveal_output`` are as in
-    :func:`kvlib.simulate.simulate` (indexed like ``workload``).  The run is
+    :func:`kvlib.core.simulate.simulate` (indexed like ``workload``).  The run is
     declared *stalled* (an endless clearing loop) when no request completes for
     ``stall_window`` consecutive rounds (default ``4 * max(o) + 100``; a request
     running uninterrupted for ``max(o)`` rounds always completes) or after
     ``max_rounds`` rounds; ``on_stall="raise"`` raises
-    :class:`~kvlib.simulate.SimulationStalled`, ``"return"`` returns a result with
+    :class:`~kvlib.core.simulate.SimulationStalled`, ``"return"`` returns a result with
     ``completed=False`` and ``stall_reason`` set.
     """
     if on_stall not in ("raise", "return"):

@@ -59,7 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import Instance
+from kvlib.core.model import Instance
 
 #: Lemma 4.4's constants, as quoted from 001.
 LEMMA44_C1 = 1536
@@ -113,7 +113,7 @@ def order_statistic_bound(instance: Instance) -> int:
     """``sum_k max(ceil(W_k / M), o_(k))`` (all arrivals at 0): a lower bound on OPT.
 
     ``W_k`` is the sum of the ``k`` smallest volumes and ``o_(k)`` the ``k``-th
-    smallest output.  Written independently of :func:`kvlib.bounds.volume_lower_bound`
+    smallest output.  Written independently of :func:`kvlib.optimum.bounds.volume_lower_bound`
     (which it equals when all arrivals are 0).
     """
     if np.any(instance.arrival != 0):

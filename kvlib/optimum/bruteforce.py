@@ -1,4 +1,4 @@
-"""Exact optimum of tiny instances by enumeration of start times (independent of :mod:`kvlib.exact`).
+"""Exact optimum of tiny instances by enumeration of start times (independent of :mod:`kvlib.optimum.exact`).
 
 Used by the chapter "MC-SF's constant ratio" as the second, solver-free proof
 of optimality when testing 004 Theorem 4.2 (MC-SF exactly optimal when all
@@ -11,7 +11,7 @@ requests arrive at ``t = 0``).
   requests by start time, ties by index).  Interchangeable requests (equal
   ``(a, s, o)``) are placed in index order only, which loses no TEL value.
 * Start times range over ``[max(a_i, previous start), H - o_i]`` with ``H`` the
-  left-shift horizon ``max a + sum o`` of :mod:`kvlib.bounds` (some optimal
+  left-shift horizon ``max a + sum o`` of :mod:`kvlib.optimum.bounds` (some optimal
   schedule has every completion ``<= H``: before the last completion no time
   in ``(max a, C_max]`` is idle, else shifting all later runs one step left is
   feasible and lowers TEL).
@@ -31,8 +31,8 @@ import itertools
 
 import numpy as np
 
-from .checker import check_schedule
-from .model import Instance, Schedule
+from kvlib.core.checker import check_schedule
+from kvlib.core.model import Instance, Schedule
 
 
 def _horizon(instance: Instance) -> int:

@@ -1,0 +1,2 @@
+"""Helpers used by the book's chapters only: figures (:mod:`~kvlib.book.figures`),
+parallel sweeps (:mod:`~kvlib.book.sweeps`)."""

@@ -1,0 +1,74 @@
+"""The policy protocol: what a policy may know and how it answers the engine.
+
+Every policy sees the system only through :class:`PolicyContext` (what is known
+about each request: arrival, prompt size and the output length the policy is
+allowed to know) and the running set at each decision time; the simulator
+(:mod:`kvlib.core.simulate`) hides everything else.  A policy answers each
+decision time ``t`` with a :class:`Decision`: requests to evict (cancellation
+models only) and requests to start at ``t``.  The concrete policies live in
+:mod:`kvlib.policies`; this module imports none of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class PolicyContext:
+    """What a policy may know.  Arrays are indexed by request id.
+
+    ``output`` is the output length the policy is told (the true one in the
+    settings of 001 and 002; a prediction otherwise).  ``lower``/``upper`` are
+    interval predictions (003) and may be ``None``.
+    """
+
+    memory: int
+    arrival: np.ndarray
+    prompt: np.ndarray
+    output: np.ndarray | None
+    rng: np.random.Generator
+    lower: np.ndarray | None = None
+    upper: np.ndarray | None = None
+
+
+@dataclass
+class Running:
+    """The running set at a decision time: request ids and their start times."""
+
+    ids: np.ndarray
+    starts: np.ndarray
+
+
+@dataclass
+class Decision:
+    start: list[int] = field(default_factory=list)
+    evict: list[int] = field(default_factory=list)
+
+
+class Policy:
+    """Base class.  Subclasses override :meth:`decide` (and usually the hooks)."""
+
+    name: str = "policy"
+    #: True if the policy may evict running requests (clearing / cancellation).
+    preemptive: bool = False
+    #: True if the policy must be consulted every round even when nobody waits
+    #: (e.g. to clear on overflow).
+    every_round: bool = False
+
+    def reset(self, ctx: PolicyContext) -> None:
+        self.ctx = ctx
+
+    def on_arrival(self, t: int, ids: np.ndarray) -> None:  # pragma: no cover - default no-op
+        pass
+
+    def on_complete(self, t: int, ids: np.ndarray) -> None:  # pragma: no cover - default no-op
+        pass
+
+    def decide(self, t: int, running: Running) -> Decision:
+        raise NotImplementedError
+
+    def waiting_count(self) -> int:
+        raise NotImplementedError

@@ -1,0 +1,177 @@
+"""Building blocks shared by the policies of every paper: a waiting queue with a
+deterministic (or seeded random) tie-break, and admission by 001 eq. (5).
+
+Tie-breaking: every ordering key ends with the request id, so the result is a
+deterministic function of the instance.  With ``tie_break="random"`` a random
+permutation drawn from the simulation's seeded generator replaces the id as the
+secondary key (so equal keys are broken at random, reproducibly per seed).
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Callable
+
+import numpy as np
+
+from kvlib.core.lookahead import FutureMemory
+from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
+
+
+class _QueuePolicy(Policy):
+    """Waiting requests kept in a heap ordered by ``key(i) + (tiebreak, i)``."""
+
+    tie_break: str = "index"
+
+    def __init__(self, tie_break: str = "index") -> None:
+        if tie_break not in ("index", "random"):
+            raise ValueError(f"tie_break must be 'index' or 'random', got {tie_break!r}")
+        self.tie_break = tie_break
+
+    def key(self, i: int) -> tuple:
+        raise NotImplementedError
+
+    def reset(self, ctx: PolicyContext) -> None:
+        super().reset(ctx)
+        n = len(ctx.arrival)
+        if self.tie_break == "random":
+            self._tb = ctx.rng.permutation(n)
+        else:
+            self._tb = np.arange(n)
+        self._heap: list[tuple] = []
+
+    def _push(self, i: int) -> None:
+        heapq.heappush(self._heap, self.key(i) + (int(self._tb[i]), i))
+
+    def on_arrival(self, t: int, ids: np.ndarray) -> None:
+        for i in ids.tolist():
+            self._push(i)
+
+    def waiting_count(self) -> int:
+        return len(self._heap)
+
+    def _future(self, t: int, running: Running) -> FutureMemory:
+        ctx = self.ctx
+        ids = running.ids
+        return FutureMemory(t, ctx.memory, ctx.prompt[ids], running.starts, running.starts + ctx.output[ids])
+
+
+class _OrderedPolicy(_QueuePolicy):
+    """A queue ordered by a key function ``order(ctx, i)`` (then the tie-break, then the id)."""
+
+    def __init__(self, order: Callable[[PolicyContext, int], tuple], name: str, tie_break: str = "index") -> None:
+        super().__init__(tie_break)
+        self._order = order
+        self.name = name
+
+    def key(self, i: int) -> tuple:
+        return self._order(self.ctx, i)
+
+
+class LookaheadPrefix(_OrderedPolicy):
+    """Start the longest prefix of the ordered queue that keeps eq. (5) (001 Algorithm 1)."""
+
+    def _admit(self, fm: FutureMemory, t: int, i: int, s: int, o: int) -> bool:
+        """One eq. (5) test; adds the request to ``fm`` if it passes."""
+        return fm.try_add(s, o)
+
+    def decide(self, t: int, running: Running) -> Decision:
+        fm = self._future(t, running)
+        s, o = self.ctx.prompt, self.ctx.output
+        started: list[int] = []
+        heap = self._heap
+        while heap:
+            i = heap[0][-1]
+            if not self._admit(fm, t, i, int(s[i]), int(o[i])):
+                break
+            heapq.heappop(heap)
+            started.append(i)
+        return Decision(start=started)
+
+
+class TracedLookaheadPrefix(LookaheadPrefix):
+    """:class:`LookaheadPrefix` that records every eq. (5) test it makes (for teaching).
+
+    ``steps`` gets one dict per tested candidate: decision time ``t``, request
+    ``i``, its ``s`` and ``o``, the check-points ``c`` (future completion times)
+    with the usage ``U(c)`` they would have if the candidate were added, and
+    whether it was admitted.
+    """
+
+    def reset(self, ctx: PolicyContext) -> None:
+        super().reset(ctx)
+        self.steps: list[dict] = []
+
+    def _admit(self, fm: FutureMemory, t: int, i: int, s: int, o: int) -> bool:
+        trial = fm.copy()
+        trial.add(s, o)
+        ok = fm.try_add(s, o)
+        self.steps.append({
+            "t": t, "request": i, "s": s, "o": o,
+            "checkpoints": trial.cps.tolist(), "usage": trial.U.tolist(),
+            "max usage": int(trial.U.max()), "admitted": ok,
+        })
+        return ok
+
+
+class LookaheadScan(_OrderedPolicy):
+    """Scan the whole ordered queue, starting every request that still fits eq. (5) (001 Algorithm 2).
+
+    The queue is kept as a sorted id array so that each round is one vectorised
+    pass per admitted request (:meth:`FutureMemory.fits_mask`).
+    """
+
+    def reset(self, ctx: PolicyContext) -> None:
+        super().reset(ctx)
+        self._queue = np.zeros(0, dtype=np.int64)
+
+    def _full_key(self, i: int) -> tuple:
+        return self.key(i) + (int(self._tb[i]), i)
+
+    def on_arrival(self, t: int, ids: np.ndarray) -> None:
+        batch = sorted(ids.tolist(), key=self._full_key)
+        if not batch:
+            return
+        if len(self._queue) == 0 or self._full_key(int(self._queue[-1])) <= self._full_key(batch[0]):
+            self._queue = np.concatenate([self._queue, np.asarray(batch, dtype=np.int64)])
+        else:
+            merged = sorted(self._queue.tolist() + batch, key=self._full_key)
+            self._queue = np.asarray(merged, dtype=np.int64)
+
+    def waiting_count(self) -> int:
+        return len(self._queue)
+
+    def decide(self, t: int, running: Running) -> Decision:
+        ids = self._queue
+        if len(ids) == 0:
+            return Decision()
+        fm = self._future(t, running)
+        s = self.ctx.prompt[ids]
+        o = self.ctx.output[ids]
+        chosen: list[int] = []
+        pos = 0
+        while pos < len(ids):
+            hit = np.flatnonzero(fm.fits_mask(s[pos:], o[pos:]))
+            if len(hit) == 0:
+                break
+            j = pos + int(hit[0])
+            fm.add(int(s[j]), int(o[j]))
+            chosen.append(j)
+            pos = j + 1
+        if not chosen:
+            return Decision()
+        self._queue = np.delete(ids, chosen)
+        return Decision(start=ids[chosen].tolist())
+
+
+def by_output(ctx: PolicyContext, i: int) -> tuple:
+    """MC-SF's order (001 Algorithm 1): output length, then arrival."""
+    return (int(ctx.output[i]), int(ctx.arrival[i]))
+
+
+def _by_arrival(ctx: PolicyContext, i: int) -> tuple:
+    return (int(ctx.arrival[i]),)
+
+
+def _by_total(ctx: PolicyContext, i: int) -> tuple:
+    return (int(ctx.prompt[i] + ctx.output[i]),)
