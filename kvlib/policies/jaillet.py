@@ -1,11 +1,8 @@
 """Online scheduling policies of 001/004 (Jaillet et al.).
 
-Every policy sees the system only through :class:`PolicyContext` (what is
-known about each request: arrival, prompt size and the output length the policy
-is allowed to know) and the running set at each decision time; the simulator
-(:mod:`kvlib.core.simulate`) hides everything else.  A policy answers each decision
-time ``t`` with a :class:`Decision`: requests to evict (cancellation models
-only) and requests to start at ``t``.
+Every policy sees the system only through :class:`~kvlib.core.protocol.PolicyContext` and
+answers each decision time with a :class:`~kvlib.core.protocol.Decision` (see that module).
+The queues and the eq. (5) admission they share are in :mod:`kvlib.policies.base`.
 
 Tie-breaking: every ordering key ends with the request id, so the result is a
 deterministic function of the instance.  With ``tie_break="random"`` a random
@@ -26,8 +23,6 @@ Policies (registry :data:`POLICIES`):
 ``fcfs``                  First-come-first-served with the same eq. (5) test:
                           the longest prefix in arrival order (head-of-line
                           blocking).
-``mc-sf2``                002 Theorem EC.1: the longest prefix by ``s + o``
-                          (shortest total size first) under eq. (5).
 ``alpha-greedy``          001 Section 5.2, alpha-protection greedy: start
                           waiting requests in arrival order while the next
                           round's usage, counting ``s + 1`` for a new prompt,
