@@ -60,10 +60,15 @@ import numpy as np
 import pandas as pd
 import sympy as sp
 from myst_nb import glue
-from scipy import stats
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
-from kvlib.optimum.exact import solve
+from kvlib.book.runs import run_checked
+from kvlib.book.stats import ci
+from kvlib.book.synthetic import EC1_DISTRIBUTIONS, ec1_sample
+from kvlib.book.timing import best_of
+from kvlib.optimum.certify import certify
+from kvlib.theory.chain48 import link_table, telescoped
+from kvlib.theory.search import hill_climb, random_at_zero_instance, variable_prompt_space
 from kvlib.policies.wyz import (
     F_exact,
     brute_force_argmin,
@@ -91,11 +96,8 @@ ALL_BATCHES = []  # (source, o of the batch) for the Lemma 1 check
 
 
 def run(inst, name, **opts):
-    """Simulate a registered policy and validate the schedule with the independent checker."""
-    pol = make_policy(name, **opts)
-    res = simulate(inst, pol)
-    rep = check_schedule(inst, res.schedule)
-    assert rep.valid and rep.tel == res.tel, rep.violations
+    """Simulate a registered policy (schedule validated by the independent checker); record its Phase-1 batches."""
+    res, pol = run_checked(inst, name, **opts)
     if getattr(pol, "batches", None) is not None:
         ALL_BATCHES.extend((name + str(sorted(opts.items())), inst.output[b]) for b in pol.batches)
     return res, pol
@@ -134,8 +136,8 @@ ex1 = Instance.at_zero([63] + [1] * 21, [1] + [2] * 21, 64)
 ex1_mcsf, _ = run(ex1, "mc-sf")
 ex1_sf, ex1_pol = run(ex1, "sorted-f")
 ex1_sfl, _ = run(ex1, "sorted-f", phase1_constraint="lookahead")
-ex1_opt = solve(ex1, time_limit=time_limit, threads=1)
-assert ex1_opt.optimal
+ex1_opt = certify(ex1, method="ip", time_limit=time_limit)
+assert ex1_opt.proved
 print("MC-SF TEL", ex1_mcsf.tel, "starts", ex1_mcsf.schedule.starts[:3], "...")
 print("Sorted-F TEL", ex1_sf.tel, "batches", [list(map(int, b)) for b in ex1_pol.batches])
 print("Sorted-F (lookahead Phase 1) TEL", ex1_sfl.tel, "; OPT", ex1_opt.upper)
@@ -255,29 +257,22 @@ assert not bad
 # and record TEL(Sorted-F) / OPT for both Phase-1 constraints, together with MC-SF / OPT.
 
 # %%
-def small_instance(r):
-    M = int(r.integers(10, 25))
-    k = int(r.integers(4, 8))
-    s = r.integers(1, M // 2 + 1, k)
-    o = np.array([r.integers(1, M - x + 1) for x in s])
-    return Instance.at_zero(s, o, M)
-
-
 UNCLOSED = []  # (instance, certified interval) of every solve not closed within time_limit
 
 
 def certified_opt(inst):
-    res = solve(inst, time_limit=time_limit, threads=1)
-    if not res.optimal:
-        UNCLOSED.append((inst, res.lower, res.upper))
-    return res.upper if res.optimal else None
+    """OPT certified by kvlib.optimum.certify (the IP), or None (and the interval recorded) if not closed in time."""
+    c = certify(inst, method="ip", time_limit=time_limit)
+    if not c.proved:
+        UNCLOSED.append((inst, c.lower, c.upper))
+    return c.opt
 
 
 rng = np.random.default_rng([seed, 2])
 rows, dropped = [], 0
 CHAIN_ROWS = []  # the proof-chain objects of every instance with a certified optimum (section below)
 for t in range(opt_trials):
-    inst = small_instance(rng)
+    inst = random_at_zero_instance(rng)
     opt = certified_opt(inst)
     if opt is None:
         dropped += 1
@@ -333,37 +328,13 @@ def chain_of(inst, source, opt=None, with_optimal_align=True):
 
 def ratio_of(inst):
     opt = certified_opt(inst)
-    if opt is None:
-        return None, None
-    return chain_of(inst, "adversarial: Sorted-F / OPT", opt)["Sorted-F"] / opt, opt
+    return None if opt is None else chain_of(inst, "adversarial: Sorted-F / OPT", opt)["Sorted-F"] / opt
 
 
-def mutate(inst, r):
-    s, o, M = inst.prompt.tolist(), inst.output.tolist(), inst.memory
-    move = r.integers(0, 5)
-    if move == 0 and len(s) < 8:
-        x = int(r.integers(1, M // 2 + 1)); s.append(x); o.append(int(r.integers(1, M - x + 1)))
-    elif move == 1 and len(s) > 2:
-        j = int(r.integers(len(s))); s.pop(j); o.pop(j)
-    else:
-        j = int(r.integers(len(s)))
-        if move % 2:
-            s[j] = int(np.clip(s[j] + r.integers(-4, 5), 1, M - 1)); o[j] = min(o[j], M - s[j])
-        else:
-            o[j] = int(np.clip(o[j] + r.integers(-6, 7), 1, M - s[j]))
-    return Instance.at_zero(s, o, M)
-
-
-rng = np.random.default_rng([seed, 3])
-cur = Instance.at_zero(worst["s"], worst["o"], int(worst["M"]))
-cur_ratio, cur_opt = ratio_of(cur)
-trace = [cur_ratio]
-for step in range(adv_steps):
-    cand = mutate(cur, rng)
-    r_, opt_ = ratio_of(cand)
-    if r_ is not None and r_ >= cur_ratio:
-        cur, cur_ratio, cur_opt = cand, r_, opt_
-    trace.append(cur_ratio)
+SPACE = variable_prompt_space(n_max=8)  # prompts vary, 2..8 requests, M fixed (kvlib.theory.search)
+start = Instance.at_zero(worst["s"], worst["o"], int(worst["M"]))
+found = hill_climb(ratio_of, SPACE, np.random.default_rng([seed, 3]), start=start, steps=adv_steps)
+cur, cur_ratio, cur_opt = found.best, found.value, certified_opt(found.best)
 adv_sf = simulate(cur, sorted_f())
 print("adversarial instance: M =", cur.memory, "s =", cur.prompt.tolist(), "o =", cur.output.tolist())
 print("Sorted-F TEL", adv_sf.tel, "OPT", cur_opt, "ratio", round(cur_ratio, 4))
@@ -440,21 +411,12 @@ glue("adv_opt", cur_opt, display=False)
 # needed).
 
 # %%
-def adversarial(objective, start, steps, r, source, needs_opt=True):
-    """Local search over instances maximising objective(chain row); every visited instance is recorded."""
+def link_value(objective, source, needs_opt=True):
+    """objective(chain row) of an instance, recorded in CHAIN_ROWS; None if its optimum is needed but not certified."""
     def value(inst):
         opt = certified_opt(inst) if needs_opt else None
-        if needs_opt and opt is None:
-            return None
-        return objective(chain_of(inst, source, opt, with_optimal_align=needs_opt))
-
-    cur, best = start, value(start)
-    for _ in range(steps):
-        cand = mutate(cur, r)
-        v = value(cand)
-        if v is not None and v >= best:
-            cur, best = cand, v
-    return cur, best
+        return None if needs_opt and opt is None else objective(chain_of(inst, source, opt, with_optimal_align=needs_opt))
+    return value
 
 
 def argmax_instance(objective):
@@ -466,41 +428,18 @@ def argmax_instance(objective):
 
 obj7 = lambda c: c["Optimal_align"] / c["OPT"]
 obj5 = lambda c: c["separate"] / c["group"]
-adv7, adv7_val = adversarial(obj7, argmax_instance(obj7), chain_steps,
-                             np.random.default_rng([seed, 7]), "adversarial: Optimal_align / OPT")
-adv5, adv5_val = adversarial(obj5, argmax_instance(obj5), 4 * chain_steps,
-                             np.random.default_rng([seed, 8]), "adversarial: separate / group", needs_opt=False)
+s7 = hill_climb(link_value(obj7, "adversarial: Optimal_align / OPT"), SPACE, np.random.default_rng([seed, 7]),
+                start=argmax_instance(obj7), steps=chain_steps)
+s5 = hill_climb(link_value(obj5, "adversarial: separate / group", needs_opt=False), SPACE,
+                np.random.default_rng([seed, 8]), start=argmax_instance(obj5), steps=4 * chain_steps)
+(adv7, adv7_val), (adv5, adv5_val) = (s7.best, s7.value), (s5.best, s5.value)
 chain = pd.DataFrame(CHAIN_ROWS)
 chain["key"] = chain.apply(lambda r: (r["M"], tuple(r["s"]), tuple(r["o"])), axis=1)
 chain = chain.drop_duplicates("key")
 print(chain.groupby("source").size().rename("distinct instances").to_string())
-LINK_NOTE = {
-    "Thm 4: SF / separate": "checkable",
-    "Thm 5: separate / group": "checkable",
-    "Thm 6: group / align": "holds by construction (ratio <= 1)",
-    "bridge: align / Optimal_align": "not quoted; >= 1 by construction",
-    "Thm 7: Optimal_align / OPT": "checkable",
-}
-link_rows, ratios = [], {}
-for label, num, den, const in CHAIN_LINKS:
-    sub = chain.dropna(subset=[num, den])
-    r_ = (sub[num] / sub[den]).astype(float)
-    ratios[label] = r_
-    viol = sub[(r_ > const) if label.startswith("Thm 4") or label.startswith("Thm 7") else (r_ >= const)] \
-        if const is not None else sub.iloc[:0]
-    link_rows.append({"link": label, "claimed bound": "-" if const is None else const, "instances": len(sub),
-                      "max ratio": r_.max(), "mean ratio": r_.mean(), "violations": len(viol),
-                      "max reverse ratio": (1 / r_).max(), "status": LINK_NOTE[label]})
-links = pd.DataFrame(link_rows).set_index("link")
+links, ratios = link_table(chain)
 display(links.round(4))
-
-full = chain.dropna(subset=["OPT", "Optimal_align"]).copy()
-consts = [c for _, _, _, c in CHAIN_LINKS if c is not None]
-full["product of the four bounded links"] = np.prod(
-    [(full[num] / full[den]).to_numpy(float) for label, num, den, c in CHAIN_LINKS if c is not None], axis=0)
-full["SF / OPT"] = full["Sorted-F"] / full["OPT"]
-assert np.allclose(full["SF / OPT"], full["product of the four bounded links"]
-                   * full["align"] / full["Optimal_align"])  # the five links telescope
+full = telescoped(chain)  # asserts that the five links multiply to TEL(Sorted-F) / OPT on every instance
 
 fig, axes = plt.subplots(1, len(CHAIN_LINKS), figsize=(16, 3.2))
 for ax, (label, num, den, const) in zip(axes, CHAIN_LINKS):
@@ -677,13 +616,6 @@ glue("two_e1_mcsf", f"{e1['MC-SF / Sorted-F']:.3f}", display=False)
 # seeded random orders each.
 
 # %%
-def timed(fn, reps=3):
-    best = np.inf
-    for _ in range(reps):
-        tic = time.perf_counter(); out = fn(); best = min(best, time.perf_counter() - tic)
-    return best, out
-
-
 ns = [25, 50, 100] if QUICK else [25, 50, 100, 200]
 Ms = [100, 200] if QUICK else [100, 200, 400]
 rng = np.random.default_rng([seed, 5])
@@ -700,7 +632,7 @@ for M in Ms:
         }
         ref = None
         for name, fn in sels.items():
-            sec, X = timed(fn)
+            sec, X = best_of(fn)
             fx = F_exact(o[X])
             ref = fx if ref is None else ref
             rows.append({"M": M, "n": nn, "selector": name, "ms": 1e3 * sec, "F / F(DP)": float(fx / ref)})
@@ -749,25 +681,6 @@ glue("t3_worst_sc", f"{tab3[tab3.selector == 'scaled DP (Alg. 3)']['F / F(DP)'].
 # that distribution's trials, and count those runs.
 
 # %%
-def draw(dist, r, k):
-    if dist == "Uniform":
-        return r.integers(1, 51, k), r.integers(1, 51, k)
-    if dist == "Normal":
-        f = lambda: np.clip(np.rint(r.normal(25, 10, k)), 1, 50).astype(int)
-        return f(), f()
-    if dist == "Binomial":
-        return np.maximum(r.binomial(50, 0.5, k), 1), np.maximum(r.binomial(50, 0.5, k), 1)
-    if dist == "Exponential":
-        f = lambda: np.minimum(1 + np.rint(r.exponential(10, k)), 50).astype(int)
-        return f(), f()
-    if dist == "Mixed":
-        short = r.random(k) < 0.5
-        s = np.where(short, r.integers(1, 11, k), r.integers(30, 51, k))
-        o = np.where(short, r.integers(1, 11, k), r.integers(30, 51, k))
-        return s, o
-    raise ValueError(dist)
-
-
 POLS = {
     "Sorted-LP": ("sorted-lp", {}),
     "Sorted-F (Swap)": ("sorted-f", {"selector": "swap"}),
@@ -777,11 +690,11 @@ POLS = {
     "FCFS": ("fcfs", {}),
 }
 rows, lp_fallbacks, lp_coarse = [], [], set()
-for dist in ["Uniform", "Normal", "Binomial", "Exponential", "Mixed"]:
+for dist in EC1_DISTRIBUTIONS:
     r = np.random.default_rng([seed, 6, len(dist)])
     k = 2 * n if dist == "Mixed" else n
     for t in range(trials):
-        s, o = draw(dist, r, k)
+        s, o = ec1_sample(dist, r, k)
         inst = Instance.at_zero(s, o, 100)
         for label, (name, opts) in POLS.items():
             tic = time.perf_counter()
@@ -800,14 +713,6 @@ for dist in ["Uniform", "Normal", "Binomial", "Exponential", "Mixed"]:
             rows.append({"distribution": dist, "n": k, "trial": t, "policy": label,
                          "avg latency": res.tel / k, "seconds": time.perf_counter() - tic})
 ec1 = pd.DataFrame(rows)
-
-
-def ci(x):
-    x = np.asarray(x, float)
-    if len(x) < 2:
-        return f"{x.mean():.2f}"
-    h = stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x))
-    return f"{x.mean():.2f} ± {h:.2f}"
 
 
 tab = ec1.pivot_table(index=["distribution", "n"], columns="policy", values="avg latency", aggfunc=ci)
