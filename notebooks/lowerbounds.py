@@ -61,7 +61,6 @@ if mode not in ("quick", "full"):
     raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
 print(f"This chapter was produced in {mode!r} mode with seed {seed}.")
 
-import itertools
 import math
 import time
 
@@ -72,15 +71,17 @@ from IPython.display import display
 from myst_nb import glue
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
+from kvlib.book.gluing import first_failure, glue_all
+from kvlib.book.stats import fit_exponent
 from kvlib.theory import adversary as adv
 from kvlib.optimum.bounds import volume_lower_bound
-from kvlib.optimum.bruteforce import brute_force_opt
-from kvlib.optimum.exact import solve
+from kvlib.optimum.certify import certify
+from kvlib.theory.smallest import smallest_non_optimal
 
 rng = np.random.default_rng(seed)
 summary_rows = []
 
-# Certified optima (kvlib.optimum.exact) run in a separate worker process: in this kernel, after Sorted-LP's
+# Certified optima (kvlib.optimum.certify, by the IP of kvlib.optimum.exact) run in a separate worker process: in this kernel, after Sorted-LP's
 # LP relaxation has been solved through cvxpy, kvlib.optimum.exact.solve returned "HiGHS error" (reported to
 # the authors of those modules); the worker never runs Sorted-LP.
 import concurrent.futures as _cf
@@ -90,15 +91,8 @@ _pool = _cf.ProcessPoolExecutor(max_workers=1, mp_context=_mp.get_context("spawn
 
 
 def certified(inst, time_limit):
-    """kvlib.optimum.exact.solve in the worker process; returns its SolveResult (certified interval)."""
-    return _pool.submit(solve, inst, time_limit=time_limit).result()
-
-
-def fit_exponent(x, y):
-    """Least-squares slope of log y against log x over the larger half of the points."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    k = max(2, len(x) // 2)
-    return float(np.polyfit(np.log(x[-k:]), np.log(y[-k:]), 1)[0])
+    """kvlib.optimum.certify (the IP) in the worker process: a certified interval for OPT."""
+    return _pool.submit(certify, inst, method="ip", time_limit=time_limit, threads=2).result()
 
 
 # %% [markdown]
@@ -194,7 +188,7 @@ for M in thm41_exact_M:
     inst = adv.thm41_instance(M, 0)
     res = certified(inst, exact_time_limit)
     exact_rows.append({"M": M, "OPT lower (certified)": res.lower, "OPT upper (certified)": res.upper,
-                       "optimal": res.optimal, "our explicit upper": int(mcsf41.loc[M, "OPT upper"]),
+                       "optimal": res.proved, "our explicit upper": int(mcsf41.loc[M, "OPT upper"]),
                        "TEL(MC-SF)": int(mcsf41.loc[M, "TEL(policy)"]), "seconds": round(res.seconds, 1)})
 exact41 = pd.DataFrame(exact_rows).set_index("M")
 display(exact41)
@@ -335,8 +329,7 @@ for M in wyz_M:
 wyz1 = pd.DataFrame(wrows).set_index("M")
 display(wyz1.round(3))
 wyz1_formula_ok = bool((wyz1["our closed form"].dropna() == wyz1.loc[wyz1["our closed form"].notna(), "TEL(MC-SF)"]).all())
-fails1 = wyz1[wyz1["ratio <="] < wyz1["(2/13) sqrt(M) (paper's)"]]
-first_fail1 = int(fails1.index[0]) if len(fails1) else None
+first_fail1, fail1_glue = first_failure(wyz1, "wyz1", "TEL(MC-SF)", "(2/13) sqrt(M) (paper's)")
 
 # our variant: m heavy (M-1, 1) requests and M light (1, 2) ones
 hrows = []
@@ -361,17 +354,7 @@ ax.set_title("002 Theorem 1")
 plt.show()
 
 glue("wyz1_formula_ok", "yes" if wyz1_formula_ok else "no", display=False)
-def glue_first_failure(prefix, table, first, tel_col, claim_col):
-    """Glue the first M at which the certified ratio bound falls below the paper's claim."""
-    glue(f"{prefix}_first_fail", first if first is not None else "none", display=False)
-    if first is not None:
-        glue(f"{prefix}_fail_tel", int(table.loc[first, tel_col]), display=False)
-        glue(f"{prefix}_fail_lb", int(table.loc[first, "OPT lower"]), display=False)
-        glue(f"{prefix}_fail_ratio", f"{table.loc[first, 'ratio <=']:.3f}", display=False)
-        glue(f"{prefix}_fail_claim", f"{table.loc[first, claim_col]:.3f}", display=False)
-
-
-glue_first_failure("wyz1", wyz1, first_fail1, "TEL(MC-SF)", "(2/13) sqrt(M) (paper's)")
+glue_all(fail1_glue)
 glue("wyz1_exp", f"{exp1:.2f}", display=False)
 glue("wyz1_last_bracket", f"[{wyz1['ratio >='].iloc[-1]:.2f}, {wyz1['ratio <='].iloc[-1]:.2f}]", display=False)
 glue("wyz1_Mmax", int(wyz1.index[-1]), display=False)
@@ -435,10 +418,9 @@ for M in wyz_M:
     erows.append(row)
 ec1 = pd.DataFrame(erows).set_index("M")
 display(ec1.round(3))
-fails_ec1 = ec1[ec1["ratio <="] < ec1["(2/3) sqrt(M) (paper's)"]]
-first_fail_ec1 = int(fails_ec1.index[0]) if len(fails_ec1) else None
+first_fail_ec1, fail_ec1_glue = first_failure(ec1, "ec1", "TEL(MC-SF2)", "(2/3) sqrt(M) (paper's)")
 exp_ec1 = fit_exponent(ec1.index, ec1["ratio >="])
-glue_first_failure("ec1", ec1, first_fail_ec1, "TEL(MC-SF2)", "(2/3) sqrt(M) (paper's)")
+glue_all(fail_ec1_glue)
 glue("ec1_exp", f"{exp_ec1:.2f}", display=False)
 glue("ec1_last_bracket", f"[{ec1['ratio >='].iloc[-1]:.2f}, {ec1['ratio <='].iloc[-1]:.2f}]", display=False)
 summary_rows.append({
@@ -497,8 +479,8 @@ for m in tp_m:
         if triples is not None:
             built = check_schedule(inst, adv.three_partition_schedule(triples)).raise_if_invalid().tel
         tprows.append({"m": m, "instance": "yes" if yes else "no", "b": " ".join(map(str, b)),
-                       "3m(m+1)/2": adv.three_partition_target(m), "OPT (certified)": res.upper if res.optimal else None,
-                       "optimal": res.optimal, "TEL of the schedule built from the triples": built})
+                       "3m(m+1)/2": adv.three_partition_target(m), "OPT (certified)": res.opt,
+                       "optimal": res.proved, "TEL of the schedule built from the triples": built})
 tp = pd.DataFrame(tprows)
 display(tp)
 tp_ok = bool(all(
@@ -583,31 +565,11 @@ summary_rows.append({
 
 
 # %%
-def search(equal_prompt: bool, max_n: int, max_M: int):
-    for n in range(2, max_n + 1):
-        for M in range(2, max_M + 1):
-            found = []
-            if equal_prompt:
-                cands = ((([s] * n), list(c)) for s in range(1, M) for c in
-                         itertools.combinations_with_replacement(range(1, M - s + 1), n))
-            else:
-                types = [(s, o) for s in range(1, M) for o in range(1, M - s + 1)]
-                cands = (([t[0] for t in c], [t[1] for t in c]) for c in itertools.combinations_with_replacement(types, n))
-            for s, o in cands:
-                inst = Instance.at_zero(s, o, M)
-                alg = simulate(inst, make_policy("mc-sf")).tel
-                opt, starts, _ = brute_force_opt(inst, upper=alg)
-                if opt < alg:
-                    found.append({"n": n, "M": M, "prompts": s, "outputs": o, "TEL(MC-SF)": alg, "OPT": opt,
-                                  "optimal starts": tuple(starts)})
-            if found:
-                return found
-    return []
-
-
 tic = time.perf_counter()
-small_eq = search(True, search_equal_prompt_max_n, search_equal_prompt_max_M)
-small_gen = search(False, search_general_max_n, search_general_max_M)
+small_eq = smallest_non_optimal("mc-sf", equal_prompt=True, max_n=search_equal_prompt_max_n,
+                                max_M=search_equal_prompt_max_M)
+small_gen = smallest_non_optimal("mc-sf", equal_prompt=False, max_n=search_general_max_n,
+                                 max_M=search_general_max_M)
 print(f"searches took {time.perf_counter() - tic:.1f} s")
 display(pd.DataFrame(small_eq))
 display(pd.DataFrame(small_gen))
