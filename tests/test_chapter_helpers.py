@@ -116,3 +116,17 @@ def test_identical_grids_small():
     assert (b3[b3.rho <= 3]["U/D"] <= 4 + 1e-9).all()  # our Lemma B.2
     op = open_region([5, 20], [2, 4])  # o = 5 has rho <= 3 everywhere: only o = 20 rows
     assert set(op.o) == {20} and len(op) == 2 * 3 * 2 and (op.rho > 3).all()
+
+
+def test_regret_helpers():
+    from kvlib.theory.regret import poisson_instance, regret_gap, volume_capacity
+
+    assert volume_capacity(2, 1, 1) == 1.0  # vol(1, 1) = 1 + 1 = 2
+    assert volume_capacity(60, 1, 2) == pytest.approx(60 / 3.5)  # vol(1,1) = 2, vol(1,2) = 5
+    a = poisson_instance(np.random.default_rng(4), 0.5, 30, 20, 3, 4)
+    b = poisson_instance(np.random.default_rng(4), 0.5, 30, 20, 3, 4)
+    assert a.n == b.n and np.array_equal(a.arrival, b.arrival) and a.arrival.min() == 0 and a.arrival.max() < 30
+    rows = regret_gap((0.5, 1.2), (10, 20), 2, seed=1, M=20, s_max=3, o_max=4)
+    assert len(rows) == 8 and all(r["gap"] >= 0 for r in rows)  # the volume bound is below MC-SF's TEL
+    with pytest.raises(ValueError, match="rate"):
+        poisson_instance(np.random.default_rng(0), 0.0, 5, 20, 3, 4)
