@@ -62,7 +62,6 @@ if mode not in ("quick", "full"):
 print(f"This chapter was produced in {mode!r} mode with seed {seed}.")
 
 import math
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -80,6 +79,9 @@ from kvlib.theory.smallest import smallest_non_optimal
 
 rng = np.random.default_rng(seed)
 summary_rows = []
+glue("cap_thm41", f"{mode} mode: M in {list(thm41_M)}; planned policies up to M = {planned_max_M}", display=False)
+glue("cap_wyz1", f"{mode} mode: M in {list(wyz_M)}; certified optimum for M in {list(wyz_exact_M) or 'none'}",
+     display=False)
 
 # Certified optima (kvlib.optimum.certify, by the IP of kvlib.optimum.exact) run in a separate worker process: in this kernel, after Sorted-LP's
 # LP relaxation has been solved through cvxpy, kvlib.optimum.exact.solve returned "HiGHS error" (reported to
@@ -125,11 +127,10 @@ def certified(inst, time_limit):
 # $b = 0$ (a test in `tests/test_adversary.py` shows that an idling policy is rejected; the
 # construction for $b > 0$ is tested directly).
 
-# %%
+# %% tags=["teach"]
 policies = adv.non_preemptive_policies()
 planned = {"sorted-f", "sorted-lp", "lp-swap"}
 rows = []
-tic = time.perf_counter()
 for M in thm41_M:
     for name in policies:
         if name in planned and M > planned_max_M:
@@ -142,11 +143,12 @@ for M in thm41_M:
             "ratio >=": run.alg_tel / run.opt_upper, "sqrt(M)/28 (paper's)": adv.thm41_claimed_bound(M),
         })
 thm41 = pd.DataFrame(rows)
-print(f"{len(thm41)} adversary runs in {time.perf_counter() - tic:.1f} s")
+
+# %%
 display(thm41[thm41.policy == "mc-sf"].set_index("M").round(3))
 same = thm41.groupby("M")["TEL(policy)"].nunique().max() == 1
-print("every policy has the same TEL for each M:", same)
-print("b consistent in every run:", bool(thm41["b consistent"].all()))
+display(pd.Series({"adversary runs": len(thm41), "every policy has the same TEL for each M": bool(same),
+                   "b consistent in every run": bool(thm41["b consistent"].all())}, name="").to_frame())
 
 # %% [markdown]
 # On this instance every non-preemptive policy of `kvlib`
@@ -182,7 +184,6 @@ print("b consistent in every run:", bool(thm41["b consistent"].all()))
 # %%
 mcsf41 = thm41[thm41.policy == "mc-sf"].set_index("M")
 formula_ok = all(adv.thm41_tel_formula(M)["alg"] == int(mcsf41.loc[M, "TEL(policy)"]) for M in thm41_M if M >= 16)
-print("closed form = simulation for every M:", formula_ok)
 exact_rows = []
 for M in thm41_exact_M:
     inst = adv.thm41_instance(M, 0)
@@ -194,7 +195,8 @@ exact41 = pd.DataFrame(exact_rows).set_index("M")
 display(exact41)
 explicit_is_opt = bool((exact41["our explicit upper"] == exact41["OPT upper (certified)"]).all()
                        and exact41["optimal"].all())
-print("explicit schedule optimal for the certified M:", explicit_is_opt)
+display(pd.Series({"closed form = simulation for every M": formula_ok,
+                   "explicit schedule optimal for the certified M": explicit_is_opt}, name="").to_frame())
 
 ratio41 = mcsf41["ratio >="]
 exp41 = fit_exponent(mcsf41.index, ratio41)
@@ -205,7 +207,8 @@ ax.plot(mcsf41.index, ratio41, "o-", label="TEL(policy) / OPT upper bound (all p
 ax.plot(mcsf41.index, mcsf41["sqrt(M)/28 (paper's)"], "--", label=r"paper's bound $\sqrt{M}/28$")
 ax.set_xscale("log"); ax.set_yscale("log"); ax.set_xlabel("M"); ax.set_ylabel("ratio")
 ax.set_title("001 Theorem 4.1 (our reconstruction)"); ax.legend()
-plt.show()
+glue("fig_thm41", fig, display=False)
+plt.close(fig)
 
 glue("thm41_policies", ", ".join(sorted(set(thm41.policy))), display=False)
 glue("thm41_same", "yes" if same else "no", display=False)
@@ -234,9 +237,16 @@ summary_rows.append({
 # like $M^{e}$ with fitted $e =$ {glue:text}`thm41_exp:s`; at $M =$ {glue:text}`thm41_Mmax:d` it is
 # {glue:text}`thm41_ratio_max:s` against the paper's $\sqrt M/28 =$ {glue:text}`thm41_claim_max:s`
 # (about {glue:text}`thm41_const:s`$\,\sqrt M$). The ratio is above the paper's bound at every $M$ we
-# ran: {glue:text}`thm41_above:s`. The optimal schedules of the small instances start the long
+# ran: {glue:text}`thm41_above:s` ({numref}`fig-lb-thm41`). The optimal schedules of the small instances start the long
 # request near $M/2$, not at $0$ and not after the short requests: it is then still small when the
 # short requests arrive, and they run in two rounds beside it.
+#
+# ```{glue:figure} fig_thm41
+# :name: fig-lb-thm41
+#
+# 001 Theorem 4.1 (our reconstruction): TEL of the non-preemptive policies over our best OPT upper
+# bound, against the paper's $\sqrt M/28$ ({glue:text}`cap_thm41:s`).
+# ```
 #
 # ## 004 Theorem 6.2 (the $\varepsilon$ construction of the earlier version)
 #
@@ -351,7 +361,8 @@ ax.plot(wyz1.index, wyz1["(2/13) sqrt(M) (paper's)"], "--", label=r"paper's $\fr
 ax.plot(heavy.index, heavy["ratio >="], "s-", label="MC-SF ratio >=, our heavy/light variant")
 ax.set_xscale("log"); ax.set_yscale("log"); ax.set_xlabel("M"); ax.set_ylabel("ratio"); ax.legend(fontsize=8)
 ax.set_title("002 Theorem 1")
-plt.show()
+glue("fig_wyz1", fig, display=False)
+plt.close(fig)
 
 glue("wyz1_formula_ok", "yes" if wyz1_formula_ok else "no", display=False)
 glue_all(fail1_glue)
@@ -387,7 +398,15 @@ summary_rows.append({
 # our own variant (`adv.heavy_short_instance`, not the paper's) the $X$'s are $\sqrt M$ requests
 # $(M-1, 1)$, each filling the memory for a round, and there are $M$ light requests $(1,2)$: MC-SF
 # runs the heavy ones first and delays every light one by $\sqrt M$ rounds, and its ratio grows like
-# $M^{e}$ with fitted $e =$ {glue:text}`heavy_exp:s`.
+# $M^{e}$ with fitted $e =$ {glue:text}`heavy_exp:s` ({numref}`fig-lb-wyz1`).
+#
+# ```{glue:figure} fig_wyz1
+# :name: fig-lb-wyz1
+#
+# 002 Theorem 1: MC-SF's ratio bracket on the family as quoted (between TEL over the best OPT upper
+# bound and TEL over the certified lower bound), the quoted bound $\tfrac{2}{13}\sqrt M$, and our
+# heavy/light variant ({glue:text}`cap_wyz1:s`).
+# ```
 #
 # ## 002 Theorem EC.1: MC-SF2 (shortest $s + o$ first)
 #
@@ -564,20 +583,21 @@ summary_rows.append({
 # with the optimum by branch and bound (`kvlib.optimum.bruteforce.brute_force_opt`, independent of the IP).
 
 
-# %%
-tic = time.perf_counter()
+# %% tags=["teach"]
 small_eq = smallest_non_optimal("mc-sf", equal_prompt=True, max_n=search_equal_prompt_max_n,
                                 max_M=search_equal_prompt_max_M)
 small_gen = smallest_non_optimal("mc-sf", equal_prompt=False, max_n=search_general_max_n,
                                  max_M=search_general_max_M)
-print(f"searches took {time.perf_counter() - tic:.1f} s")
+
+# %%
 display(pd.DataFrame(small_eq))
 display(pd.DataFrame(small_gen))
 if small_eq:
     e0 = small_eq[0]
     inst0 = Instance.at_zero(e0["prompts"], e0["outputs"], e0["M"])
     check_schedule(inst0, Schedule(e0["optimal starts"])).raise_if_invalid()
-    print("MC-SF starts:", simulate(inst0, make_policy("mc-sf")).schedule.starts, "optimal starts:", e0["optimal starts"])
+    display(pd.DataFrame({"starts": [simulate(inst0, make_policy("mc-sf")).schedule.starts, e0["optimal starts"]]},
+                         index=["MC-SF", "optimal"]))
     glue("small_eq", f"n = {e0['n']}, M = {e0['M']}, s = {e0['prompts'][0]}, o = {tuple(e0['outputs'])}", display=False)
     glue("small_eq_alg", e0["TEL(MC-SF)"], display=False)
     glue("small_eq_opt", e0["OPT"], display=False)

@@ -59,6 +59,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import sympy as sp
+from IPython.display import Math, display
 from myst_nb import glue
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
@@ -90,8 +91,11 @@ trials = trials or (2 if QUICK else 30)
 opt_trials = opt_trials or (20 if QUICK else 300)
 adv_steps = adv_steps or (25 if QUICK else 400)
 chain_steps = chain_steps or (25 if QUICK else 300)
-print(f"mode = {mode}, seed = {seed}, n = {n}, trials = {trials}, opt_trials = {opt_trials}, adv_steps = {adv_steps}")
+print(f"This chapter was produced in {mode!r} mode with seed {seed}: n = {n}, trials = {trials}, "
+      f"opt_trials = {opt_trials}, adv_steps = {adv_steps}, chain_steps = {chain_steps}.")
 T0 = time.perf_counter()
+glue("cap_chain", f"{mode} mode, seed {seed}: {opt_trials} random small instances and three adversarial searches "
+                  f"({adv_steps}, {chain_steps} and {4 * chain_steps} steps), IP time limit {time_limit:g} s", display=False)
 ALL_BATCHES = []  # (source, o of the batch) for the Lemma 1 check
 
 
@@ -131,16 +135,17 @@ def run(inst, name, **opts):
 #
 # 002's Example 1: $M = 64$, one request $(s, o) = (63, 1)$ and 21 requests $(1, 2)$.
 
-# %%
+# %% tags=["teach"]
 ex1 = Instance.at_zero([63] + [1] * 21, [1] + [2] * 21, 64)
 ex1_mcsf, _ = run(ex1, "mc-sf")
 ex1_sf, ex1_pol = run(ex1, "sorted-f")
 ex1_sfl, _ = run(ex1, "sorted-f", phase1_constraint="lookahead")
 ex1_opt = certify(ex1, method="ip", time_limit=time_limit)
 assert ex1_opt.proved
-print("MC-SF TEL", ex1_mcsf.tel, "starts", ex1_mcsf.schedule.starts[:3], "...")
-print("Sorted-F TEL", ex1_sf.tel, "batches", [list(map(int, b)) for b in ex1_pol.batches])
-print("Sorted-F (lookahead Phase 1) TEL", ex1_sfl.tel, "; OPT", ex1_opt.upper)
+display(pd.DataFrame({"TEL": [ex1_mcsf.tel, ex1_sf.tel, ex1_sfl.tel, ex1_opt.upper]},
+                     index=["MC-SF", "Sorted-F", "Sorted-F (lookahead Phase 1)", "OPT (certified)"]))
+
+# %%
 f_small = F_exact([2] * 21)
 glue("ex1_mcsf", ex1_mcsf.tel, display=False)
 glue("ex1_sf", ex1_sf.tel, display=False)
@@ -165,7 +170,7 @@ glue("ex1_match", "agree with" if (ex1_mcsf.tel, ex1_sf.tel) == (64, 45) else "d
 # computes the difference of total latency between the two orders. *This is our rendering of the
 # exchange argument; the numbers of the paper's Example 2 are not reproduced here.*
 
-# %%
+# %% tags=["teach"]
 kX, kY, OX, OY = sp.symbols("k_X k_Y O_X O_Y", positive=True)
 tauX, tauY = OX / kX, OY / kY
 # each member completes at its batch start + (its own output); the batch after waits the batch duration
@@ -174,12 +179,20 @@ tel_YX = OY + (kX * tauY + OX)
 diff = sp.simplify(tel_XY - tel_YX)
 FX, FY = OX / kX**2, OY / kY**2
 identity = sp.simplify(diff - kX * kY * (FX - FY))
-print("TEL(X then Y) - TEL(Y then X) =", diff, "; minus k_X k_Y (F(X) - F(Y)) =", identity)
-assert identity == 0
-glue("ex2_diff", f"$k_X k_Y\\,(F(X) - F(Y))$", display=False)
+assert identity == 0  # the difference is k_X k_Y (F(X) - F(Y))
+TEL_XY, TEL_YX = sp.symbols(r"\mathrm{TEL}_{XY} \mathrm{TEL}_{YX}")
+display(Math(sp.latex(TEL_XY - TEL_YX) + " = " + sp.latex(diff)))
+glue("ex2_diff", sp.Eq(TEL_XY - TEL_YX, kX * kY * (sp.Function("F")(sp.Symbol("X")) - sp.Function("F")(sp.Symbol("Y")))),
+     display=False)
 
 # %% [markdown]
-# The difference is exactly {glue:text}`ex2_diff:s`: putting the batch with the smaller $F$ first is
+# The difference is exactly
+#
+# ```{glue:math} ex2_diff
+# :label: eq-sortedf-exchange
+# ```
+#
+# (SymPy: the difference computed above minus $k_X k_Y\,(F(X) - F(Y))$ simplifies to 0): putting the batch with the smaller $F$ first is
 # never worse, which is the rule Phase 1 applies greedily (smallest $F$ first). With the true
 # durations $\max_{i\in X} o_i$ in place of the average, Lemma 1 bounds the error by a factor 2.
 #
@@ -256,7 +269,7 @@ assert not bad
 # `kvlib.optimum.exact` (instances the solver does not close within `time_limit` are dropped and counted),
 # and record TEL(Sorted-F) / OPT for both Phase-1 constraints, together with MC-SF / OPT.
 
-# %%
+# %% tags=["teach"]
 UNCLOSED = []  # (instance, certified interval) of every solve not closed within time_limit
 
 
@@ -286,6 +299,8 @@ for t in range(opt_trials):
     rows.append({"trial": t, "n": inst.n, "M": inst.memory, "OPT": opt, "Sorted-F": sf.tel,
                  "Sorted-F (lookahead)": sfl.tel, "MC-SF": mc.tel, "Sorted-F_separate": chain["separate"],
                  "s": inst.prompt.tolist(), "o": inst.output.tolist()})
+
+# %%
 small = pd.DataFrame(rows)
 for col in ("Sorted-F", "Sorted-F (lookahead)", "MC-SF"):
     small[col + " / OPT"] = small[col] / small["OPT"]
@@ -331,13 +346,14 @@ def ratio_of(inst):
     return None if opt is None else chain_of(inst, "adversarial: Sorted-F / OPT", opt)["Sorted-F"] / opt
 
 
+# %% tags=["teach"]
 SPACE = variable_prompt_space(n_max=8)  # prompts vary, 2..8 requests, M fixed (kvlib.theory.search)
 start = Instance.at_zero(worst["s"], worst["o"], int(worst["M"]))
 found = hill_climb(ratio_of, SPACE, np.random.default_rng([seed, 3]), start=start, steps=adv_steps)
 cur, cur_ratio, cur_opt = found.best, found.value, certified_opt(found.best)
 adv_sf = simulate(cur, sorted_f())
-print("adversarial instance: M =", cur.memory, "s =", cur.prompt.tolist(), "o =", cur.output.tolist())
-print("Sorted-F TEL", adv_sf.tel, "OPT", cur_opt, "ratio", round(cur_ratio, 4))
+display(pd.DataFrame([{"M": cur.memory, "s": cur.prompt.tolist(), "o": cur.output.tolist(), "TEL(Sorted-F)": adv_sf.tel,
+                        "OPT": cur_opt, "ratio": round(cur_ratio, 4)}], index=["adversarial instance"]))
 glue("adv_steps", adv_steps, display=False)
 glue("adv_ratio", f"{cur_ratio:.4f}", display=False)
 glue("adv_inst", f"M = {cur.memory}, s = {cur.prompt.tolist()}, o = {cur.output.tolist()}", display=False)
@@ -436,7 +452,7 @@ s5 = hill_climb(link_value(obj5, "adversarial: separate / group", needs_opt=Fals
 chain = pd.DataFrame(CHAIN_ROWS)
 chain["key"] = chain.apply(lambda r: (r["M"], tuple(r["s"]), tuple(r["o"])), axis=1)
 chain = chain.drop_duplicates("key")
-print(chain.groupby("source").size().rename("distinct instances").to_string())
+display(chain.groupby("source").size().rename("distinct instances").to_frame())
 links, ratios = link_table(chain)
 display(links.round(4))
 full = telescoped(chain)  # asserts that the five links multiply to TEL(Sorted-F) / OPT on every instance
@@ -450,9 +466,9 @@ for ax, (label, num, den, const) in zip(axes, CHAIN_LINKS):
     ax.set_title(label, fontsize=8)
     ax.set_xlabel("ratio")
 axes[0].set_ylabel("instances")
-fig.suptitle("Proof-chain links of 002 Theorem 3, instance by instance (our reconstruction of the definitions)", fontsize=9)
 fig.tight_layout()
-plt.show()
+glue("fig_chain_links", fig, display=False)
+plt.close(fig)
 
 L = links["max ratio"]
 glue("chain_inst", len(full), display=False)
@@ -472,10 +488,11 @@ rev6_inst = Instance.at_zero(rev6["s"], rev6["o"], int(rev6["M"]))
 rev6_b = sorted_f()
 simulate(rev6_inst, rev6_b)
 from kvlib.policies.wyz import align_starts, group_order, group_starts
-print("instance with the largest align / group:", rev6["source"], "M =", rev6["M"], "s =", rev6["s"], "o =", rev6["o"])
-print("  group order (batches):", [b.tolist() for b in group_order(rev6_b.batches, rev6_inst.output)])
-print("  group starts:", group_starts(rev6_b.batches, rev6_inst.output).tolist(), "TEL", rev6["group"])
-print("  align starts:", align_starts(rev6_b.batches, rev6_inst.output).tolist(), "TEL", rev6["align"])
+display(pd.DataFrame({"schedule": ["group", "align"],
+                      "batches (group order)": [[b.tolist() for b in group_order(rev6_b.batches, rev6_inst.output)]] * 2,
+                      "starts": [group_starts(rev6_b.batches, rev6_inst.output).tolist(),
+                                 align_starts(rev6_b.batches, rev6_inst.output).tolist()],
+                      "TEL": [rev6["group"], rev6["align"]]}).set_index("schedule"))
 glue("chain_prod4_max", float(round(full["product of the four bounded links"].max(), 4)), display=False)
 glue("chain_prod_of_max", float(round(L["Thm 4: SF / separate"] * L["Thm 5: separate / group"]
                                       * L["Thm 6: group / align"] * L["Thm 7: Optimal_align / OPT"], 4)), display=False)
@@ -491,7 +508,8 @@ glue("chain_failures", "none" if not bad_links else ", ".join(bad_links), displa
 # %% [markdown]
 # On {glue:text}`chain_inst:d` distinct instances with a certified optimum (random small instances
 # and every instance visited by the three adversarial searches; {glue:text}`chain_inst_all:d` distinct
-# instances in all, the Theorem 5 search needing no optimum) the largest ratio of each link is:
+# instances in all, the Theorem 5 search needing no optimum) the largest ratio of each link is (the
+# distributions are in {numref}`fig-sortedf-links`):
 #
 # | link (our reconstruction) | claimed | largest measured | violations |
 # |---|---|---|---|
@@ -500,6 +518,13 @@ glue("chain_failures", "none" if not bad_links else ", ".join(bad_links), displa
 # | Theorem 6: group / align | $< 2$ | {glue:text}`chain_l6_max:.4f` (by construction $\le 1$) | {glue:text}`chain_l6_viol:d` of {glue:text}`chain_l6_n:d` |
 # | bridge: align / Optimal$_{\text{align}}$ | (not quoted) | {glue:text}`chain_lb_max:.4f` | — |
 # | Theorem 7: Optimal$_{\text{align}}$ / OPT | $\le 6$ | {glue:text}`chain_l7_max:.4f` | {glue:text}`chain_l7_viol:d` of {glue:text}`chain_l7_n:d` |
+#
+# ```{glue:figure} fig_chain_links
+# :name: fig-sortedf-links
+#
+# The proof-chain links of 002 Theorem 3, instance by instance, for our reconstruction of the
+# transformed schedules; dashed: the claimed bound ({glue:text}`cap_chain:s`).
+# ```
 #
 # Links with a violation: {glue:text}`chain_failures:s`. The reverse ratios are
 # group / separate $\le$ {glue:text}`chain_l5_rev:.4f` (grouping by length class can also lose) and
