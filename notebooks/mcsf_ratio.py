@@ -71,7 +71,6 @@ from kvlib import Instance, Schedule, check_schedule, make_policy, memory_profil
 from kvlib.book.recording import QueueRecorder
 from kvlib.book.runs import run_checked
 from kvlib.book.stats import fit_exponent
-from kvlib.optimum.bounds import volume_lower_bound
 from kvlib.optimum.bruteforce import brute_force_opt
 from kvlib.optimum.certify import certify
 from kvlib.theory.chain43 import chain_row, random_theorem43_instance
@@ -79,10 +78,8 @@ from kvlib.theory.regret import regret_gap, volume_capacity
 from kvlib.theory.identical_grids import batch_dual_grid, dense_grid, exact_grid as identical_grid, open_region
 from kvlib.theory.search import hill_climb, theorem43_space
 from kvlib.theory.smallest import at_zero_instances, policy_vs_opt
-from kvlib.theory.ratio import (IMPLIED_CONSTANT, LEMMA44_C1, LEMMA44_C2, claim48_upper, group_spans,
-                         identical_batch_tel, identical_lp_value, identical_stagger_possible, lemma44_bound,
-                         lemma44_terms, lemma47_bound, lp9_cvxpy, lp9_greedy, order_statistic_bound,
-                         theorem43_assumptions)
+from kvlib.theory.ratio import (IMPLIED_CONSTANT, LEMMA44_C1, LEMMA44_C2, order_statistic_bound,
+                                theorem43_assumptions)
 
 if mode not in ("quick", "full"):
     raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
@@ -502,7 +499,7 @@ plt.close(fig)
 
 # %%
 from kvlib.theory.ratio import (identical_completion_bound, identical_dual, identical_dual_violation, identical_lp_primal,
-                         identical_ratio_table, identical_rho, identical_time_indexed_lp)
+                         identical_rho, identical_time_indexed_lp)
 
 # --- SymPy: Lemma B.1 (base, the step that reduces to t + 1, value, optimal T*, strong duality) ---
 n_, s_, o2, t_, T_, tau, j_, kk_, M_ = sp.symbols("n s o t T tau j k M", positive=True)

@@ -62,7 +62,7 @@ import sympy as sp
 from IPython.display import Math, display
 from myst_nb import glue
 
-from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
+from kvlib import Instance, simulate
 from kvlib.book.runs import run_checked
 from kvlib.book.stats import ci
 from kvlib.book.synthetic import EC1_DISTRIBUTIONS, ec1_sample
@@ -72,15 +72,12 @@ from kvlib.theory.chain48 import link_table, telescoped
 from kvlib.theory.search import hill_climb, random_at_zero_instance, variable_prompt_space
 from kvlib.policies.wyz import (
     F_exact,
-    brute_force_argmin,
     dp_argmin,
     lemma1_holds,
-    phase1,
     quantile_argmin,
     scaled_dp_argmin,
     CHAIN_LINKS,
     proof_chain,
-    separate_starts,
     sorted_f,
     swap_argmin,
 )

@@ -39,7 +39,7 @@ they reproduce, draw for draw, the two local searches the chapters had before th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence, Union
+from typing import Callable, Optional, Union
 
 import numpy as np
 
