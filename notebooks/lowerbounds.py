@@ -61,9 +61,7 @@ if mode not in ("quick", "full"):
     raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
 print(f"This chapter was produced in {mode!r} mode with seed {seed}.")
 
-import itertools
 import math
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -72,15 +70,20 @@ from IPython.display import display
 from myst_nb import glue
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
+from kvlib.book.gluing import first_failure, glue_all
+from kvlib.book.stats import fit_exponent
 from kvlib.theory import adversary as adv
 from kvlib.optimum.bounds import volume_lower_bound
-from kvlib.optimum.bruteforce import brute_force_opt
-from kvlib.optimum.exact import solve
+from kvlib.optimum.certify import certify
+from kvlib.theory.smallest import smallest_non_optimal
 
 rng = np.random.default_rng(seed)
 summary_rows = []
+glue("cap_thm41", f"{mode} mode: M in {list(thm41_M)}; planned policies up to M = {planned_max_M}", display=False)
+glue("cap_wyz1", f"{mode} mode: M in {list(wyz_M)}; certified optimum for M in {list(wyz_exact_M) or 'none'}",
+     display=False)
 
-# Certified optima (kvlib.optimum.exact) run in a separate worker process: in this kernel, after Sorted-LP's
+# Certified optima (kvlib.optimum.certify, by the IP of kvlib.optimum.exact) run in a separate worker process: in this kernel, after Sorted-LP's
 # LP relaxation has been solved through cvxpy, kvlib.optimum.exact.solve returned "HiGHS error" (reported to
 # the authors of those modules); the worker never runs Sorted-LP.
 import concurrent.futures as _cf
@@ -90,15 +93,8 @@ _pool = _cf.ProcessPoolExecutor(max_workers=1, mp_context=_mp.get_context("spawn
 
 
 def certified(inst, time_limit):
-    """kvlib.optimum.exact.solve in the worker process; returns its SolveResult (certified interval)."""
-    return _pool.submit(solve, inst, time_limit=time_limit).result()
-
-
-def fit_exponent(x, y):
-    """Least-squares slope of log y against log x over the larger half of the points."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    k = max(2, len(x) // 2)
-    return float(np.polyfit(np.log(x[-k:]), np.log(y[-k:]), 1)[0])
+    """kvlib.optimum.certify (the IP) in the worker process: a certified interval for OPT."""
+    return _pool.submit(certify, inst, method="ip", time_limit=time_limit, threads=2).result()
 
 
 # %% [markdown]
@@ -131,11 +127,10 @@ def fit_exponent(x, y):
 # $b = 0$ (a test in `tests/test_adversary.py` shows that an idling policy is rejected; the
 # construction for $b > 0$ is tested directly).
 
-# %%
+# %% tags=["teach"]
 policies = adv.non_preemptive_policies()
 planned = {"sorted-f", "sorted-lp", "lp-swap"}
 rows = []
-tic = time.perf_counter()
 for M in thm41_M:
     for name in policies:
         if name in planned and M > planned_max_M:
@@ -148,11 +143,12 @@ for M in thm41_M:
             "ratio >=": run.alg_tel / run.opt_upper, "sqrt(M)/28 (paper's)": adv.thm41_claimed_bound(M),
         })
 thm41 = pd.DataFrame(rows)
-print(f"{len(thm41)} adversary runs in {time.perf_counter() - tic:.1f} s")
+
+# %%
 display(thm41[thm41.policy == "mc-sf"].set_index("M").round(3))
 same = thm41.groupby("M")["TEL(policy)"].nunique().max() == 1
-print("every policy has the same TEL for each M:", same)
-print("b consistent in every run:", bool(thm41["b consistent"].all()))
+display(pd.Series({"adversary runs": len(thm41), "every policy has the same TEL for each M": bool(same),
+                   "b consistent in every run": bool(thm41["b consistent"].all())}, name="").to_frame())
 
 # %% [markdown]
 # On this instance every non-preemptive policy of `kvlib`
@@ -188,19 +184,19 @@ print("b consistent in every run:", bool(thm41["b consistent"].all()))
 # %%
 mcsf41 = thm41[thm41.policy == "mc-sf"].set_index("M")
 formula_ok = all(adv.thm41_tel_formula(M)["alg"] == int(mcsf41.loc[M, "TEL(policy)"]) for M in thm41_M if M >= 16)
-print("closed form = simulation for every M:", formula_ok)
 exact_rows = []
 for M in thm41_exact_M:
     inst = adv.thm41_instance(M, 0)
     res = certified(inst, exact_time_limit)
     exact_rows.append({"M": M, "OPT lower (certified)": res.lower, "OPT upper (certified)": res.upper,
-                       "optimal": res.optimal, "our explicit upper": int(mcsf41.loc[M, "OPT upper"]),
+                       "optimal": res.proved, "our explicit upper": int(mcsf41.loc[M, "OPT upper"]),
                        "TEL(MC-SF)": int(mcsf41.loc[M, "TEL(policy)"]), "seconds": round(res.seconds, 1)})
 exact41 = pd.DataFrame(exact_rows).set_index("M")
 display(exact41)
 explicit_is_opt = bool((exact41["our explicit upper"] == exact41["OPT upper (certified)"]).all()
                        and exact41["optimal"].all())
-print("explicit schedule optimal for the certified M:", explicit_is_opt)
+display(pd.Series({"closed form = simulation for every M": formula_ok,
+                   "explicit schedule optimal for the certified M": explicit_is_opt}, name="").to_frame())
 
 ratio41 = mcsf41["ratio >="]
 exp41 = fit_exponent(mcsf41.index, ratio41)
@@ -211,7 +207,8 @@ ax.plot(mcsf41.index, ratio41, "o-", label="TEL(policy) / OPT upper bound (all p
 ax.plot(mcsf41.index, mcsf41["sqrt(M)/28 (paper's)"], "--", label=r"paper's bound $\sqrt{M}/28$")
 ax.set_xscale("log"); ax.set_yscale("log"); ax.set_xlabel("M"); ax.set_ylabel("ratio")
 ax.set_title("001 Theorem 4.1 (our reconstruction)"); ax.legend()
-plt.show()
+glue("fig_thm41", fig, display=False)
+plt.close(fig)
 
 glue("thm41_policies", ", ".join(sorted(set(thm41.policy))), display=False)
 glue("thm41_same", "yes" if same else "no", display=False)
@@ -240,9 +237,16 @@ summary_rows.append({
 # like $M^{e}$ with fitted $e =$ {glue:text}`thm41_exp:s`; at $M =$ {glue:text}`thm41_Mmax:d` it is
 # {glue:text}`thm41_ratio_max:s` against the paper's $\sqrt M/28 =$ {glue:text}`thm41_claim_max:s`
 # (about {glue:text}`thm41_const:s`$\,\sqrt M$). The ratio is above the paper's bound at every $M$ we
-# ran: {glue:text}`thm41_above:s`. The optimal schedules of the small instances start the long
+# ran: {glue:text}`thm41_above:s` ({numref}`fig-lb-thm41`). The optimal schedules of the small instances start the long
 # request near $M/2$, not at $0$ and not after the short requests: it is then still small when the
 # short requests arrive, and they run in two rounds beside it.
+#
+# ```{glue:figure} fig_thm41
+# :name: fig-lb-thm41
+#
+# 001 Theorem 4.1 (our reconstruction): TEL of the non-preemptive policies over our best OPT upper
+# bound, against the paper's $\sqrt M/28$ ({glue:text}`cap_thm41:s`).
+# ```
 #
 # ## 004 Theorem 6.2 (the $\varepsilon$ construction of the earlier version)
 #
@@ -335,8 +339,7 @@ for M in wyz_M:
 wyz1 = pd.DataFrame(wrows).set_index("M")
 display(wyz1.round(3))
 wyz1_formula_ok = bool((wyz1["our closed form"].dropna() == wyz1.loc[wyz1["our closed form"].notna(), "TEL(MC-SF)"]).all())
-fails1 = wyz1[wyz1["ratio <="] < wyz1["(2/13) sqrt(M) (paper's)"]]
-first_fail1 = int(fails1.index[0]) if len(fails1) else None
+first_fail1, fail1_glue = first_failure(wyz1, "wyz1", "TEL(MC-SF)", "(2/13) sqrt(M) (paper's)")
 
 # our variant: m heavy (M-1, 1) requests and M light (1, 2) ones
 hrows = []
@@ -358,20 +361,11 @@ ax.plot(wyz1.index, wyz1["(2/13) sqrt(M) (paper's)"], "--", label=r"paper's $\fr
 ax.plot(heavy.index, heavy["ratio >="], "s-", label="MC-SF ratio >=, our heavy/light variant")
 ax.set_xscale("log"); ax.set_yscale("log"); ax.set_xlabel("M"); ax.set_ylabel("ratio"); ax.legend(fontsize=8)
 ax.set_title("002 Theorem 1")
-plt.show()
+glue("fig_wyz1", fig, display=False)
+plt.close(fig)
 
 glue("wyz1_formula_ok", "yes" if wyz1_formula_ok else "no", display=False)
-def glue_first_failure(prefix, table, first, tel_col, claim_col):
-    """Glue the first M at which the certified ratio bound falls below the paper's claim."""
-    glue(f"{prefix}_first_fail", first if first is not None else "none", display=False)
-    if first is not None:
-        glue(f"{prefix}_fail_tel", int(table.loc[first, tel_col]), display=False)
-        glue(f"{prefix}_fail_lb", int(table.loc[first, "OPT lower"]), display=False)
-        glue(f"{prefix}_fail_ratio", f"{table.loc[first, 'ratio <=']:.3f}", display=False)
-        glue(f"{prefix}_fail_claim", f"{table.loc[first, claim_col]:.3f}", display=False)
-
-
-glue_first_failure("wyz1", wyz1, first_fail1, "TEL(MC-SF)", "(2/13) sqrt(M) (paper's)")
+glue_all(fail1_glue)
 glue("wyz1_exp", f"{exp1:.2f}", display=False)
 glue("wyz1_last_bracket", f"[{wyz1['ratio >='].iloc[-1]:.2f}, {wyz1['ratio <='].iloc[-1]:.2f}]", display=False)
 glue("wyz1_Mmax", int(wyz1.index[-1]), display=False)
@@ -404,7 +398,15 @@ summary_rows.append({
 # our own variant (`adv.heavy_short_instance`, not the paper's) the $X$'s are $\sqrt M$ requests
 # $(M-1, 1)$, each filling the memory for a round, and there are $M$ light requests $(1,2)$: MC-SF
 # runs the heavy ones first and delays every light one by $\sqrt M$ rounds, and its ratio grows like
-# $M^{e}$ with fitted $e =$ {glue:text}`heavy_exp:s`.
+# $M^{e}$ with fitted $e =$ {glue:text}`heavy_exp:s` ({numref}`fig-lb-wyz1`).
+#
+# ```{glue:figure} fig_wyz1
+# :name: fig-lb-wyz1
+#
+# 002 Theorem 1: MC-SF's ratio bracket on the family as quoted (between TEL over the best OPT upper
+# bound and TEL over the certified lower bound), the quoted bound $\tfrac{2}{13}\sqrt M$, and our
+# heavy/light variant ({glue:text}`cap_wyz1:s`).
+# ```
 #
 # ## 002 Theorem EC.1: MC-SF2 (shortest $s + o$ first)
 #
@@ -435,10 +437,9 @@ for M in wyz_M:
     erows.append(row)
 ec1 = pd.DataFrame(erows).set_index("M")
 display(ec1.round(3))
-fails_ec1 = ec1[ec1["ratio <="] < ec1["(2/3) sqrt(M) (paper's)"]]
-first_fail_ec1 = int(fails_ec1.index[0]) if len(fails_ec1) else None
+first_fail_ec1, fail_ec1_glue = first_failure(ec1, "ec1", "TEL(MC-SF2)", "(2/3) sqrt(M) (paper's)")
 exp_ec1 = fit_exponent(ec1.index, ec1["ratio >="])
-glue_first_failure("ec1", ec1, first_fail_ec1, "TEL(MC-SF2)", "(2/3) sqrt(M) (paper's)")
+glue_all(fail_ec1_glue)
 glue("ec1_exp", f"{exp_ec1:.2f}", display=False)
 glue("ec1_last_bracket", f"[{ec1['ratio >='].iloc[-1]:.2f}, {ec1['ratio <='].iloc[-1]:.2f}]", display=False)
 summary_rows.append({
@@ -497,8 +498,8 @@ for m in tp_m:
         if triples is not None:
             built = check_schedule(inst, adv.three_partition_schedule(triples)).raise_if_invalid().tel
         tprows.append({"m": m, "instance": "yes" if yes else "no", "b": " ".join(map(str, b)),
-                       "3m(m+1)/2": adv.three_partition_target(m), "OPT (certified)": res.upper if res.optimal else None,
-                       "optimal": res.optimal, "TEL of the schedule built from the triples": built})
+                       "3m(m+1)/2": adv.three_partition_target(m), "OPT (certified)": res.opt,
+                       "optimal": res.proved, "TEL of the schedule built from the triples": built})
 tp = pd.DataFrame(tprows)
 display(tp)
 tp_ok = bool(all(
@@ -582,40 +583,21 @@ summary_rows.append({
 # with the optimum by branch and bound (`kvlib.optimum.bruteforce.brute_force_opt`, independent of the IP).
 
 
+# %% tags=["teach"]
+small_eq = smallest_non_optimal("mc-sf", equal_prompt=True, max_n=search_equal_prompt_max_n,
+                                max_M=search_equal_prompt_max_M)
+small_gen = smallest_non_optimal("mc-sf", equal_prompt=False, max_n=search_general_max_n,
+                                 max_M=search_general_max_M)
+
 # %%
-def search(equal_prompt: bool, max_n: int, max_M: int):
-    for n in range(2, max_n + 1):
-        for M in range(2, max_M + 1):
-            found = []
-            if equal_prompt:
-                cands = ((([s] * n), list(c)) for s in range(1, M) for c in
-                         itertools.combinations_with_replacement(range(1, M - s + 1), n))
-            else:
-                types = [(s, o) for s in range(1, M) for o in range(1, M - s + 1)]
-                cands = (([t[0] for t in c], [t[1] for t in c]) for c in itertools.combinations_with_replacement(types, n))
-            for s, o in cands:
-                inst = Instance.at_zero(s, o, M)
-                alg = simulate(inst, make_policy("mc-sf")).tel
-                opt, starts, _ = brute_force_opt(inst, upper=alg)
-                if opt < alg:
-                    found.append({"n": n, "M": M, "prompts": s, "outputs": o, "TEL(MC-SF)": alg, "OPT": opt,
-                                  "optimal starts": tuple(starts)})
-            if found:
-                return found
-    return []
-
-
-tic = time.perf_counter()
-small_eq = search(True, search_equal_prompt_max_n, search_equal_prompt_max_M)
-small_gen = search(False, search_general_max_n, search_general_max_M)
-print(f"searches took {time.perf_counter() - tic:.1f} s")
 display(pd.DataFrame(small_eq))
 display(pd.DataFrame(small_gen))
 if small_eq:
     e0 = small_eq[0]
     inst0 = Instance.at_zero(e0["prompts"], e0["outputs"], e0["M"])
     check_schedule(inst0, Schedule(e0["optimal starts"])).raise_if_invalid()
-    print("MC-SF starts:", simulate(inst0, make_policy("mc-sf")).schedule.starts, "optimal starts:", e0["optimal starts"])
+    display(pd.DataFrame({"starts": [simulate(inst0, make_policy("mc-sf")).schedule.starts, e0["optimal starts"]]},
+                         index=["MC-SF", "optimal"]))
     glue("small_eq", f"n = {e0['n']}, M = {e0['M']}, s = {e0['prompts'][0]}, o = {tuple(e0['outputs'])}", display=False)
     glue("small_eq_alg", e0["TEL(MC-SF)"], display=False)
     glue("small_eq_opt", e0["OPT"], display=False)

@@ -59,40 +59,47 @@ regret_horizons = [50, 100, 200, 400]
 regret_seeds = 3
 
 # %%
-import itertools
-import math
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import sympy as sp
-from IPython.display import display
+from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
-from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
-from kvlib.optimum.bounds import volume_lower_bound
+from kvlib import Instance, Schedule, check_schedule, make_policy, memory_profile, simulate
+from kvlib.book.recording import QueueRecorder
+from kvlib.book.runs import run_checked
+from kvlib.book.stats import fit_exponent
 from kvlib.optimum.bruteforce import brute_force_opt
-from kvlib.optimum.exact import solve
-from kvlib.theory.ratio import (IMPLIED_CONSTANT, LEMMA44_C1, LEMMA44_C2, claim48_upper, group_spans,
-                         identical_batch_tel, identical_lp_value, identical_stagger_possible, lemma44_bound,
-                         lemma44_terms, lemma47_bound, lp9_cvxpy, lp9_greedy, order_statistic_bound,
-                         theorem43_assumptions)
+from kvlib.optimum.certify import certify
+from kvlib.theory.chain43 import chain_row, random_theorem43_instance
+from kvlib.theory.regret import regret_gap, volume_capacity
+from kvlib.theory.identical_grids import batch_dual_grid, dense_grid, exact_grid as identical_grid, open_region
+from kvlib.theory.search import hill_climb, theorem43_space
+from kvlib.theory.smallest import at_zero_instances, policy_vs_opt
+from kvlib.theory.ratio import (IMPLIED_CONSTANT, LEMMA44_C1, LEMMA44_C2, order_statistic_bound,
+                                theorem43_assumptions)
 
 if mode not in ("quick", "full"):
     raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
 print(f"This chapter was produced in {mode!r} mode with seed {seed}.")
 rng = np.random.default_rng(seed)
-T0 = time.perf_counter()
 
 
 def mcsf(inst):
-    res = simulate(inst, make_policy("mc-sf"))
-    rep = check_schedule(inst, res.schedule)
-    assert rep.valid and rep.tel == res.tel
-    return res
+    return run_checked(inst, "mc-sf")[0]  # simulated, schedule re-checked by kvlib.core.checker
 
 
+glue("cap_random", f"{mode} mode, seed {seed}: {trials} random instances, n <= {n_max}, "
+                   f"OPT by kvlib.optimum.certify (IP, {exact_time_limit:g} s limit)", display=False)
+glue("cap_ident", f"{mode} mode: exact grid M <= {ident_M_max}, s <= 3, n <= {ident_n_max}; "
+                  f"dense grid M in {list(dense_memories)}", display=False)
+glue("cap_b3", f"{mode} mode: s in {list(b3_s_values)}, o <= {b3_o_max}; simulated o in {list(b3_sim_outputs)}, "
+               f"n in {list(b3_sim_n)}", display=False)
+glue("cap_time", f"{mode} mode, seed {seed}: M in {list(timing_memories)}, n = 3M", display=False)
+glue("cap_regret", f"{mode} mode, seed {seed}: M = 60, T in {list(regret_horizons)}, {regret_seeds} seeds per point",
+     display=False)
 glue("c1", LEMMA44_C1, display=False)
 glue("c2", LEMMA44_C2, display=False)
 glue("implied_constant", IMPLIED_CONSTANT, display=False)
@@ -189,43 +196,16 @@ glue("implied_constant", IMPLIED_CONSTANT, display=False)
 # `kvlib.optimum.exact.solve` (HiGHS; when the time limit stops it we use its certified lower bound, which
 # makes MC-SF/OPT an over-estimate).
 
-# %%
-def random_valid(rng, n_hi):
-    s = int(rng.integers(1, 4))
-    M = int(rng.integers(2 * (s + 1) + 2, 41))
-    n = int(rng.integers(2, n_hi + 1))
-    o = rng.integers(1, M // 2 - s + 1, size=n)
-    return Instance.at_zero([s] * n, o.tolist(), M)
-
-
-def chain_row(inst, opt_lower=None, opt_upper=None, optimal=None, with_lp=True):
-    res = mcsf(inst)
-    X, Y = lemma44_terms(inst)
-    row = {"n": inst.n, "M": inst.memory, "s": int(inst.prompt[0]), "mcsf": res.tel,
-           "L44": lemma44_bound(inst), "L47": lemma47_bound(inst), "OS": order_statistic_bound(inst)}
-    g = lp9_greedy(inst)
-    row["LPgreedy"] = g.value
-    row["tstar_sorted_greedy"] = bool(np.all(np.diff(g.t_star) >= -1e-9))
-    row["claim48"] = bool(np.all(g.t_star >= g.outputs - 1e-9) and np.all(g.t_star <= claim48_upper(inst) + 1e-9))
-    if with_lp:
-        c = lp9_cvxpy(inst)
-        row["LPcvxpy"] = c.value
-        row["tstar_sorted_cvxpy"] = bool(np.all(np.diff(c.t_star) >= -1e-6))
-    spans = group_spans(inst, res.schedule.starts)
-    row["L45_need"] = max(r["need"] for r in spans)
-    if opt_lower is not None:
-        row.update(opt_lower=opt_lower, opt_upper=opt_upper, optimal=optimal)
-    return row
-
-
-print(f"[{time.perf_counter() - T0:.0f} s]")
+# %% tags=["teach"]
 rows = []
 for k in range(trials):
-    inst = random_valid(rng, n_max)
+    inst = random_theorem43_instance(rng, n_max)  # s ~ U{1..3}, M ~ U{2(s+1)+2..40}, o_i <= M/2 - s
     assert theorem43_assumptions(inst)
-    sol = solve(inst, time_limit=exact_time_limit, threads=1)
-    rows.append(chain_row(inst, sol.lower, sol.upper, sol.optimal))
+    cert = certify(inst, method="ip", time_limit=exact_time_limit)  # lower <= OPT <= upper, schedule checked
+    rows.append(chain_row(inst, cert))  # MC-SF's TEL and every bound of the chain on this instance
 df = pd.DataFrame(rows)
+
+# %%
 df["ratio_ub"] = df.mcsf / df.opt_lower  # >= MC-SF / OPT
 df["L44_loose"] = df.L44 / df.mcsf
 df["L47_loose"] = df.opt_upper / df.L47
@@ -271,47 +251,14 @@ glue("rand_L45_max", f"{df.L45_need.max():.2f}", display=False)
 # MC-SF / OPT, since OS $\le$ OPT): moves change one output, add or remove a request, or change $M$
 # or $s$; a move is kept if it does not lower the ratio. The best instances are then solved exactly.
 
+# %% tags=["teach"]
+search = hill_climb(lambda inst: mcsf(inst).tel / order_statistic_bound(inst), theorem43_space(n_max), rng,
+                    start=lambda g: random_theorem43_instance(g, n_max), steps=adv_iters, restarts=adv_restarts,
+                    valid=theorem43_assumptions)
+adv = [{**chain_row(run.best, certify(run.best, method="ip", time_limit=exact_time_limit * 3)), "restart": r,
+        "proxy": run.value, "outputs": str(sorted(run.best.output.tolist()))} for r, run in enumerate(search.runs)]
+
 # %%
-def mutate(inst, rng):
-    s = int(inst.prompt[0])
-    M = inst.memory
-    o = inst.output.tolist()
-    move = rng.integers(0, 5)
-    if move == 0:
-        o[rng.integers(len(o))] = int(rng.integers(1, M // 2 - s + 1))
-    elif move == 1 and len(o) < n_max:
-        o.append(int(rng.integers(1, M // 2 - s + 1)))
-    elif move == 2 and len(o) > 2:
-        o.pop(int(rng.integers(len(o))))
-    elif move == 3:
-        M = max(2 * (s + max(o)), M + int(rng.choice([-2, -1, 1, 2])))
-    else:
-        s2 = max(1, s + int(rng.choice([-1, 1])))
-        if 2 * (s2 + max(o)) <= M:
-            s = s2
-    return Instance.at_zero([s] * len(o), o, M)
-
-
-def proxy(inst):
-    return mcsf(inst).tel / order_statistic_bound(inst)
-
-
-print(f"[{time.perf_counter() - T0:.0f} s]")
-adv = []
-for r in range(adv_restarts):
-    cur = random_valid(rng, n_max)
-    val = proxy(cur)
-    for it in range(adv_iters):
-        cand = mutate(cur, rng)
-        if not theorem43_assumptions(cand):
-            continue
-        v = proxy(cand)
-        if v >= val:
-            cur, val = cand, v
-    sol = solve(cur, time_limit=exact_time_limit * 3, threads=1)
-    row = chain_row(cur, sol.lower, sol.upper, sol.optimal)
-    row.update(restart=r, proxy=val, outputs=str(sorted(cur.output.tolist())))
-    adv.append(row)
 adf = pd.DataFrame(adv)
 adf["ratio_ub"] = adf.mcsf / adf.opt_lower
 adv_hold = bool((adf.mcsf <= adf.L44).all() and (adf.opt_lower >= adf.OS).all() and (adf.OS >= adf.L47 - 1e-9).all()
@@ -328,7 +275,8 @@ glue("worst_ratio", f"{worst_ratio:.3f}", display=False)
 # The search reached MC-SF/OS = {glue:text}`adv_proxy_max:s`; on the instances it found, MC-SF/OPT is at
 # most {glue:text}`adv_max:s` and the whole chain {glue:text}`adv_hold:s`. Over this chapter's instances the
 # largest MC-SF/OPT we saw is {glue:text}`worst_ratio:s`, far below the implied
-# constant {glue:text}`implied_constant:d`.
+# constant {glue:text}`implied_constant:d`. {numref}`fig-ratio-loose` shows, per random instance, how loose
+# Lemma 4.4 and the two lower bounds are.
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
@@ -349,7 +297,7 @@ plt.close(fig)
 # :name: fig-ratio-loose
 #
 # Left: how far Lemma 4.4's bound is above MC-SF's TEL. Middle: how far OPT is above the two lower
-# bounds. Right: MC-SF / OPT over the random instances.
+# bounds. Right: MC-SF / OPT over the random instances ({glue:text}`cap_random:s`).
 # ```
 #
 # ## Theorem 4.3, second part: identical requests
@@ -366,26 +314,20 @@ plt.close(fig)
 # eq. (5) at the check-point $o$ iff $k(s+o) + s + o - t \le M$, which some $t \le o-1$ satisfies iff
 # $M \bmod (s+o) > s$. Then MC-SF staggers starts and the batch form is not its TEL.
 
-# %%
-print(f"[{time.perf_counter() - T0:.0f} s]")
+# %% tags=["teach"]
 b, q, k_, o_ = sp.symbols("b q k o", positive=True, integer=True)
 batch_sum = sp.simplify(sp.summation(k_ * b * o_, (b, 1, q)))
-print("sum_{b=1}^q k b o =", sp.factor(batch_sum))
-irows = []
-for M in range(4, ident_M_max + 1):
-    for s in range(1, 4):
-        for o in range(1, M - s + 1):
-            for n in range(1, ident_n_max + 1):
-                inst = Instance.at_zero([s] * n, [o] * n, M)
-                tel = mcsf(inst).tel
-                kk = M // (s + o)
-                qq, rr = divmod(n, kk)
-                closed = int(batch_sum.subs({k_: kk, q: qq, o_: o})) + rr * (qq + 1) * o
-                assert closed == identical_batch_tel(n, s, o, M)
-                irows.append({"M": M, "s": s, "o": o, "n": n, "mcsf": tel, "batch": closed,
-                              "stagger": identical_stagger_possible(s, o, M),
-                              "LP": identical_lp_value(n, s, o, M)})
-idf = pd.DataFrame(irows)
+display(Math(r"\sum_{b=1}^{q} k\,b\,o = " + sp.latex(sp.factor(batch_sum))))
+
+
+def batch_formula(n, s, o, M):  # the SymPy sum above plus the last, partial batch
+    qq, rr = divmod(n, M // (s + o))
+    return int(batch_sum.subs({k_: M // (s + o), q: qq, o_: o})) + rr * (qq + 1) * o
+
+
+idf = identical_grid(ident_M_max, ident_n_max, batch_formula=batch_formula)  # asserts batch_formula on every case
+
+# %%
 nostag = idf[~idf.stagger]
 stag = idf[idf.stagger]
 glue("ident_cases", len(idf), display=False)
@@ -428,17 +370,9 @@ glue("ident_ex43_batch", int(ex43.batch), display=False)
 # (ii) MC-SF / certified OPT (branch and bound of `kvlib.optimum.bruteforce`, skipped when MC-SF meets the lower bound OS) on the same grid.
 
 # %%
-def bf_opt(inst, upper):
-    return brute_force_opt(inst, upper=upper, node_limit=2_000_000)[0]
-
-
-print(f"[{time.perf_counter() - T0:.0f} s]")
 idf["ratio_lp"] = idf.mcsf / idf.LP
-opts = []
-for r in idf.itertuples():
-    inst = Instance.at_zero([r.s] * r.n, [r.o] * r.n, r.M)
-    opts.append(r.mcsf if r.mcsf == order_statistic_bound(inst) else bf_opt(inst, r.mcsf))
-idf["opt"] = opts
+idf["opt"] = [policy_vs_opt(Instance.at_zero([r.s] * r.n, [r.o] * r.n, r.M), lower_bound=order_statistic_bound,
+                            node_limit=2_000_000)["OPT"] for r in idf.itertuples()]
 idf["ratio_opt"] = idf.mcsf / idf.opt
 worst = idf.sort_values("ratio_opt", ascending=False).iloc[0]
 glue("ident_max_lp", f"{idf.ratio_lp.max():.3f}", display=False)
@@ -448,19 +382,7 @@ glue("ident_worst", f"n = {int(worst.n)}, s = {int(worst.s)}, o = {int(worst.o)}
 glue("ident_nonopt", int((idf.mcsf > idf.opt).sum()), display=False)
 
 # dense grid of s, o, q = n / M for the LP-based ratio (larger M than the exact grid)
-dense = []
-for M in dense_memories:
-    for s in (1, 2, 5, 10):
-        for o in sorted({1, 2, 3, 5, 8, 13, 21, (M - s) // 2, M - s} - {0}):
-            if s + o > M:
-                continue
-            for qn in (0.05, 0.1, 0.25, 0.5, 1.0, 2.0):
-                n = max(1, int(round(qn * M)))
-                tel = identical_batch_tel(n, s, o, M) if not identical_stagger_possible(s, o, M) else \
-                    mcsf(Instance.at_zero([s] * n, [o] * n, M)).tel
-                dense.append({"M": M, "s": s, "o": o, "q": qn, "n": n, "tel": tel,
-                              "ratio_lp": tel / identical_lp_value(n, s, o, M)})
-ddf = pd.DataFrame(dense)
+ddf = dense_grid(dense_memories)
 glue("dense_cases", len(ddf), display=False)
 glue("dense_max", f"{ddf.ratio_lp.max():.3f}", display=False)
 dmax = ddf.sort_values("ratio_lp", ascending=False).iloc[0]
@@ -486,14 +408,14 @@ plt.close(fig)
 # at most {glue:text}`ident_max_lp:s`. On the dense grid ({glue:text}`dense_cases:d` cases, $q = n/M$ up to
 # 2, $M \in$ `dense_memories`) MC-SF / LP (9) is at most {glue:text}`dense_max:s` (at {glue:text}`dense_argmax:s`).
 # So on everything we tried the paper's bound 4 holds with a wide margin, and we found no sign that 4
-# is tight: our worst certified ratio is {glue:text}`ident_max_opt:s`. (Whether 4 is attained
+# is tight: our worst certified ratio is {glue:text}`ident_max_opt:s` ({numref}`fig-ratio-ident`). (Whether 4 is attained
 # asymptotically is not settled by a finite grid.)
 #
 # ```{glue:figure} fig_ident
 # :name: fig-ratio-ident
 #
 # Identical requests. Left: MC-SF / certified OPT against the load $n(s+o)/M$. Right: MC-SF / LP (9)
-# on the dense grid; the dashed line is the paper's ratio 4.
+# on the dense grid; the dashed line is the paper's ratio 4 ({glue:text}`cap_ident:s`).
 # ```
 #
 # ### Our reconstruction of Appendix B.3: an LP, its dual (25)-(27), Lemmas B.1 and B.2
@@ -576,9 +498,8 @@ plt.close(fig)
 # MC-SF's staggered starts; we check that case numerically only.
 
 # %%
-print(f"[{time.perf_counter() - T0:.0f} s]")
 from kvlib.theory.ratio import (identical_completion_bound, identical_dual, identical_dual_violation, identical_lp_primal,
-                         identical_ratio_table, identical_rho, identical_time_indexed_lp)
+                         identical_rho, identical_time_indexed_lp)
 
 # --- SymPy: Lemma B.1 (base, the step that reduces to t + 1, value, optimal T*, strong duality) ---
 n_, s_, o2, t_, T_, tau, j_, kk_, M_ = sp.symbols("n s o t T tau j k M", positive=True)
@@ -602,13 +523,17 @@ b2_rho2 = sp.factor(2 - (2 * s_ + o2) / (s_ + o2) * om_over_v)  # k = 1, no stag
 b2_case2 = sp.simplify(sp.Rational(4, 3) * (j_ - 1) - j_)
 b1_ok = b1_base == 0 and b1_step == 0 and b1_closed == 0 and b1_value == 0 and b1_diff == 0 and b1_strong == 0
 b2_ok = all(bool(e.is_positive) for e in (b2_omv, b2_rho3, b2_rho2)) and sp.simplify(b2_case2 - (j_ - 4) / 3) == 0
-print("Lemma B.1: L(o) - o =", b1_base, "; L(t+1) - (t+1) given L(t) = t:", b1_step, "; L(t) - t =", b1_closed,
-      "; value:", b1_value, "; D(T+1) - D(T) - (n - MT/v):", b1_diff, "; primal - dual:", b1_strong)
-print("Lemma B.2: 2 - om/v =", b2_omv, "; 3 - (3/2) om/v =", b2_rho3, "; k = 1 without staggering:", b2_rho2,
-      "; case 2: (4/3)(j-1) - j =", b2_case2)
+sympy_rows = [("B.1", "L(o) - o", b1_base), ("B.1", "L(t+1) - (t+1) given L(t) = t", b1_step),
+              ("B.1", "L(t) - t", b1_closed), ("B.1", "dual value - D(T)", b1_value),
+              ("B.1", "D(T+1) - D(T) - (n - MT/v)", b1_diff), ("B.1", "primal - dual", b1_strong),
+              ("B.2", "2 - om/v", b2_omv), ("B.2", "3 - (3/2) om/v", b2_rho3),
+              ("B.2", "k = 1 without staggering", b2_rho2), ("B.2", "case 2: (4/3)(j-1) - j", b2_case2)]
+display(pd.DataFrame([(lem, what, str(e)) for lem, what, e in sympy_rows],
+                     columns=["lemma", "quantity", "SymPy (simplified)"]).set_index(["lemma", "quantity"]))
 assert b1_ok and b2_ok
 glue("b1_ok", "all reduce to 0" if b1_ok else "NOT all 0", display=False)
-glue("b2_rho3", sp.latex(b2_rho3), display=False)
+o_s, m_s, v_s = sp.symbols("o m v", positive=True)
+glue("b2_rho3", sp.Eq(3 - sp.Rational(3, 2) * o_s * m_s / v_s, b2_rho3, evaluate=False), display=False)
 glue("b2_ok", "all positive" if b2_ok else "NOT verified", display=False)
 
 # --- the exact grid: dual <= certified OPT, MC-SF completions <= o ceil(i/k), dual feasibility (exact) ---
@@ -637,27 +562,12 @@ glue("b3_grid_max_opt_dual", f"{(idf.opt / idf.D).max():.3f}", display=False)
 glue("b3_grid_max_mcsf_dual", f"{(idf.mcsf / idf.D).max():.3f}", display=False)
 
 # --- dense grid of s, o, q = n / M (closed forms, vectorised): U / D(T*) ---
-o_grid = np.unique(np.round(np.geomspace(1, b3_o_max, 40)).astype(np.int64))
-s_grid = np.array(b3_s_values, dtype=np.int64)
-q_grid = np.geomspace(1e-4, 4.0, 60)
-recs = []
-for s in s_grid:
-    for o in o_grid:
-        m = int(s + o)
-        for M in sorted({m, m + 1, m + int(s), m + int(s) + 1, 2 * m - 1, 2 * m, 2 * m + 1, 3 * m - 1, 3 * m,
-                         5 * m - 1, 10 * m - 1, 40 * m}):
-            n = np.unique(np.r_[np.arange(1, 121), np.maximum(1, np.round(q_grid * M)).astype(np.int64)])
-            U, D, rho = identical_ratio_table(s, o, M, n)
-            i = int(np.argmax(U / D))
-            recs.append({"s": int(s), "o": int(o), "M": M, "k": M // m, "rho": float(rho[0]),
-                         "stagger": M % m > s, "n_worst": int(n[i]), "q_worst": float(n[i] / M),
-                         "U/D": float(U[i] / D[i]), "U/D at q >= 1": float((U / D)[n >= M].max()) if (n >= M).any() else np.nan})
-b3 = pd.DataFrame(recs)
+b3, b3_points = batch_dual_grid(b3_s_values, b3_o_max)
 proved = b3[b3.rho <= 3]
 assump = b3[b3.k >= 2]
 open_ = b3[b3.rho > 3]
 glue("b3_cases", len(b3), display=False)
-glue("b3_points", int(len(b3) * (120 + len(q_grid))), display=False)
+glue("b3_points", int(b3_points), display=False)
 glue("b3_sup_proved", f"{proved['U/D'].max():.3f}", display=False)
 glue("b3_sup_assump", f"{assump['U/D'].max():.3f}", display=False)
 wa = assump.sort_values("U/D").iloc[-1]
@@ -671,19 +581,7 @@ glue("b3_rho_max_assump", f"{assump.rho.max():.4f}", display=False)
 glue("b3_large_q", f"{assump['U/D at q >= 1'].max():.3f}", display=False)
 
 # --- the open region (k = 1, staggering, rho > 3): MC-SF itself, simulated, against D(T*) ---
-sim = []
-for s in (1, 2):
-    for o in b3_sim_outputs:
-        m = s + o
-        for M in (2 * m - 1, 2 * m - 2, (7 * m) // 4):
-            if identical_rho(s, o, M) <= 3:
-                continue
-            for n in b3_sim_n:
-                tel = mcsf(Instance.at_zero([s] * n, [o] * n, M)).tel
-                d = float(identical_dual(n, s, o, M).value)
-                sim.append({"s": s, "o": o, "M": M, "n": n, "rho": float(identical_rho(s, o, M)),
-                            "MC-SF / D": tel / d, "U / D": identical_batch_tel(n, s, o, M) / d})
-sdf3 = pd.DataFrame(sim)
+sdf3 = open_region(b3_sim_outputs, b3_sim_n)
 glue("b3_sim_cases", len(sdf3), display=False)
 glue("b3_sim_max", f"{sdf3['MC-SF / D'].max():.3f}", display=False)
 glue("b3_sim_U_max", f"{sdf3['U / D'].max():.3f}", display=False)
@@ -709,9 +607,13 @@ plt.close(fig)
 # %% [markdown]
 # **SymPy.** Lemma B.1's base $L(o) - o$, its induction step $L(t+1) - (t+1)$ given $L(t) = t$, the
 # closed form $L(t) - t$, the dual value, $D(T+1) - D(T) - (n - MT/v)$ and primal minus dual objective:
-# {glue:text}`b1_ok:s`. Lemma B.2's inequalities $2 - om/v > 0$, $3 - \tfrac32\,om/v =$
-# {glue:text}`b2_rho3:s` $> 0$ (the $k \ge 2$ bound), the $k=1$ bound without staggering, and Case 2's
+# {glue:text}`b1_ok:s`. Lemma B.2's inequalities $2 - om/v > 0$, $3 - \tfrac32\,om/v > 0$ (the
+# $k \ge 2$ bound; SymPy's factored form below), the $k=1$ bound without staggering, and Case 2's
 # $\tfrac43(j-1) - j = (j-4)/3$: {glue:text}`b2_ok:s` (SymPy, positive symbols).
+#
+# ```{glue:math} b2_rho3
+# :label: eq-ratio-b2-rho3
+# ```
 #
 # **The exact grid** (the {glue:text}`ident_cases:d` cases above): the dual (25)-(27) is feasible
 # (checked constraint by constraint in exact rational arithmetic), equals the LP optimum (primal
@@ -743,14 +645,14 @@ plt.close(fig)
 # {glue:text}`b3_sup_open_at:s`), so our route to 4 fails there. MC-SF itself does far better because it
 # staggers: simulated on {glue:text}`b3_sim_cases:d` such instances, MC-SF / D is at most
 # {glue:text}`b3_sim_max:s` (the batch bound: {glue:text}`b3_sim_U_max:s`). Whether 001's Lemma B.2 covers
-# $M < 2(s+o)$, and how, we cannot tell without its text.
+# $M < 2(s+o)$, and how, we cannot tell without its text. {numref}`fig-ratio-b3` shows both regions.
 #
 # ```{glue:figure} fig_b3
 # :name: fig-ratio-b3
 #
 # Our reconstruction of Appendix B.3. Left: the largest batch bound over dual value, per $(s, o, M)$,
 # against $\rho$; Lemma B.2 covers $\rho \le 3$ (dotted line). Right: the region $\rho > 3$, where the
-# batch bound crosses 4 but MC-SF (simulated) stays far below.
+# batch bound crosses 4 but MC-SF (simulated) stays far below ({glue:text}`cap_b3:s`).
 # ```
 #
 # ## Proposition 4.2: per-round decision time
@@ -761,39 +663,11 @@ plt.close(fig)
 # requests at $t = 0$, $s \sim U\{1..10\}$, $o \sim U\{1..M/4\}$.
 
 # %%
-class Recording:
-    """Wraps a policy; records the queue length before each decision."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.name, self.preemptive, self.every_round = inner.name, inner.preemptive, inner.every_round
-        self.waiting = []
-        self.running = []
-
-    def reset(self, ctx):
-        self.inner.reset(ctx)
-
-    def on_arrival(self, t, ids):
-        self.inner.on_arrival(t, ids)
-
-    def on_complete(self, t, ids):
-        self.inner.on_complete(t, ids)
-
-    def waiting_count(self):
-        return self.inner.waiting_count()
-
-    def decide(self, t, running):
-        self.waiting.append(self.inner.waiting_count())
-        self.running.append(len(running.ids))
-        return self.inner.decide(t, running)
-
-
-print(f"[{time.perf_counter() - T0:.0f} s]")
 trows = []
 for M in timing_memories:
     n = 3 * M
     inst = Instance.at_zero(rng.integers(1, 11, size=n).tolist(), rng.integers(1, M // 4 + 1, size=n).tolist(), M)
-    pol = Recording(make_policy("mc-sf"))
+    pol = QueueRecorder(make_policy("mc-sf"))
     res = simulate(inst, pol, record_decision_times=True)
     assert check_schedule(inst, res.schedule).valid
     dt = np.asarray(res.decision_times)
@@ -802,7 +676,7 @@ for M in timing_memories:
                   "times": dt, "waiting": np.asarray(pol.waiting)})
 tdf = pd.DataFrame(trows)
 display(tdf.drop(columns=["times", "waiting"]).round(1))
-slope = np.polyfit(np.log(tdf.M), np.log(tdf["mean us"]), 1)[0]
+slope = fit_exponent(tdf.M, tdf["mean us"], points=len(tdf))
 glue("time_slope", f"{slope:.2f}", display=False)
 glue("time_maxM", int(tdf.M.max()), display=False)
 glue("time_mean_maxM", f"{tdf['mean us'].iloc[-1]:.0f}", display=False)
@@ -828,13 +702,14 @@ plt.close(fig)
 # {glue:text}`time_maxM:d`), below the $O(M^2)$ of Proposition 4.2. At these sizes a round costs mostly
 # constant (interpreter and numpy) overhead: on average {glue:text}`time_running_maxM:s` requests run and
 # {glue:text}`time_waiting_maxM:s` wait, and the prefix rule stops at the first request that does not fit,
-# so the number of eq. (5) tests per round is small. Wall-clock times on a shared machine are noisy; the
-# figure is a consistency check, not a complexity proof.
+# so the number of eq. (5) tests per round is small. Wall-clock times on a shared machine are noisy;
+# {numref}`fig-ratio-time` is a consistency check, not a complexity proof.
 #
 # ```{glue:figure} fig_time
 # :name: fig-ratio-time
 #
-# MC-SF per-round decision time against $M$ (left) and against the number of waiting requests (right).
+# MC-SF per-round decision time against $M$ (left) and against the number of waiting requests (right)
+# ({glue:text}`cap_time:s`; wall-clock times on a shared machine).
 # ```
 #
 # ## The earlier version (004): Theorem 4.2, exact optimality
@@ -846,32 +721,28 @@ plt.close(fig)
 # `kvlib.optimum.bruteforce` (no solver); when MC-SF's TEL equals the order-statistic lower bound OS it is optimal without search.
 # Every counterexample is confirmed by `kvlib.optimum.exact.solve` (HiGHS), the second independent proof.
 
-# %%
-print(f"[{time.perf_counter() - T0:.0f} s]")
+# %% tags=["teach"]
 sweep = []
-tic = time.perf_counter()
 for M in range(2, sweep_M_max + 1):
     for s in (1, 2, 3):
         for n in range(1, sweep_n_max + 1):
-            for outs in itertools.combinations_with_replacement(range(1, sweep_o_max + 1), n):
-                if s + max(outs) > M:
-                    continue
-                inst = Instance.at_zero([s] * n, list(outs), M)
-                mc = mcsf(inst).tel
-                opt = mc if mc == order_statistic_bound(inst) else brute_force_opt(inst, upper=mc)[0]
-                sweep.append({"M": M, "s": s, "n": n, "outputs": outs, "mcsf": mc, "opt": opt,
+            for inst in at_zero_instances(n, M, prompts=[s], o_max=sweep_o_max):
+                r, outs = policy_vs_opt(inst, lower_bound=order_statistic_bound), tuple(inst.output.tolist())
+                sweep.append({"M": M, "s": s, "n": n, "outputs": outs, "mcsf": r["tel"], "opt": r["OPT"],
                               "thm43": M >= 2 * (s + max(outs))})
 sdf = pd.DataFrame(sweep)
-sweep_seconds = time.perf_counter() - tic
+
+# %%
 bad = sdf[sdf.mcsf > sdf.opt].copy()
 bad["key"] = bad.n * 1000 + bad.M * 10 + bad.outputs.map(sum)
 bad = bad.sort_values(["n", "M", "s"], key=None)
 confirmed = 0
 for r in bad.itertuples() if confirm_max is None else bad.head(int(confirm_max)).itertuples():
-    sol = solve(Instance.at_zero([r.s] * r.n, list(r.outputs), r.M), time_limit=10, threads=1)
-    assert sol.optimal and sol.upper == r.opt, (r, sol)
+    sol = certify(Instance.at_zero([r.s] * r.n, list(r.outputs), r.M), method="ip", time_limit=10)
+    assert sol.proved and sol.upper == r.opt, (r, sol)
     confirmed += 1
-print(f"{len(sdf)} instances in {sweep_seconds:.0f} s; {len(bad)} where MC-SF is not optimal ({confirmed} confirmed by HiGHS)")
+display(Markdown(f"**{len(sdf)}** instances; MC-SF not optimal on **{len(bad)}** "
+                 f"(the {confirmed} smallest confirmed by HiGHS)."))
 glue("sweep_n", len(sdf), display=False)
 glue("sweep_bad", len(bad), display=False)
 glue("sweep_confirmed", confirmed, display=False)
@@ -890,18 +761,18 @@ display(bad.head(8)[["n", "M", "s", "outputs", "mcsf", "opt", "thm43"]])
 #
 # ### The smallest counterexample
 
-# %%
+# %% tags=["teach"]
 ce = Instance.at_zero([1, 1, 1, 1], [1, 1, 3, 3], 5)
 ce_mc = mcsf(ce)
 ce_opt, ce_starts, _ = brute_force_opt(ce)
-ce_sol = solve(ce, time_limit=10, threads=1)
+ce_sol = certify(ce, method="ip", time_limit=10)
 ce_sf, ce_sf_starts, _ = brute_force_opt(ce, sf_ordered=True)
-assert check_schedule(ce, Schedule(ce_starts)).valid and ce_sol.optimal and ce_sol.upper == ce_opt
+assert check_schedule(ce, Schedule(ce_starts)).valid and ce_sol.proved and ce_sol.upper == ce_opt
 smallest = bad.sort_values(["n", "M"]).iloc[0]
 assert (int(smallest.n), int(smallest.M)) == (4, 5)
-for name, st in (("MC-SF", ce_mc.schedule.starts), ("optimal", ce_starts)):
-    prof = [int(x) for x in __import__("kvlib").memory_profile(ce, Schedule(st))]
-    print(f"{name:8s} starts {st}  TEL {check_schedule(ce, Schedule(st)).tel}  memory by time {prof}")
+display(pd.DataFrame([{"schedule": name, "starts": st, "TEL": check_schedule(ce, Schedule(st)).tel,
+                        "memory at t = 1, 2, ...": [int(x) for x in memory_profile(ce, Schedule(st))]}
+                       for name, st in (("MC-SF", ce_mc.schedule.starts), ("optimal", ce_starts))]).set_index("schedule"))
 glue("ce_mc", ce_mc.tel, display=False)
 glue("ce_opt", ce_opt, display=False)
 glue("ce_mc_starts", str(ce_mc.schedule.starts), display=False)
@@ -936,25 +807,8 @@ glue("ce_highs", ce_sol.upper, display=False)
 # (`kvlib.optimum.bounds.volume_lower_bound`, valid for any arrivals) as $T$ grows.
 
 # %%
-print(f"[{time.perf_counter() - T0:.0f} s]")
-M_reg = 60
-s_vals, o_vals = np.arange(1, 6), np.arange(1, 16)
-Evol = float(np.mean([[s * o + o * (o + 1) / 2 for o in o_vals] for s in s_vals]))
-cap = M_reg / Evol
-rrows = []
-for load in (0.7, 1.3):
-    lam = load * cap
-    for T in regret_horizons:
-        for rep in range(regret_seeds):
-            g = np.random.default_rng([seed, int(T), rep, int(load * 10)])
-            counts = g.poisson(lam, size=T)
-            counts[0] = max(counts[0], 1)
-            a = np.repeat(np.arange(T), counts)
-            inst = Instance.from_arrays(a, g.integers(1, 6, size=len(a)), g.integers(1, 16, size=len(a)), M_reg)
-            res = mcsf(inst)
-            lb = volume_lower_bound(inst)
-            rrows.append({"load": load, "T": T, "n": inst.n, "avg mcsf": res.tel / inst.n, "avg LB": lb / inst.n,
-                          "gap": (res.tel - lb) / inst.n})
+cap = volume_capacity(60, 5, 15)  # requests per round whose expected volume fills M = 60
+rrows = regret_gap((0.7, 1.3), regret_horizons, regret_seeds, seed=seed, M=60, s_max=5, o_max=15)
 rdf = pd.DataFrame(rrows).groupby(["load", "T"]).mean().reset_index()
 display(rdf.round(2))
 fig, ax = plt.subplots(figsize=(5, 3.2))
@@ -978,12 +832,13 @@ glue("reg_T_last", int(rdf["T"].max()), display=False)
 # The volume capacity is {glue:text}`reg_cap:s` requests per round. Below capacity (load 0.7) the gap in
 # average latency goes from {glue:text}`reg_lo_first:s` at $T$ = {glue:text}`reg_T_first:d` to
 # {glue:text}`reg_lo_last:s` at $T$ = {glue:text}`reg_T_last:d`; above capacity (load 1.3) from
-# {glue:text}`reg_hi_first:s` to {glue:text}`reg_hi_last:s`.
+# {glue:text}`reg_hi_first:s` to {glue:text}`reg_hi_last:s` ({numref}`fig-ratio-regret`).
 #
 # ```{glue:figure} fig_regret
 # :name: fig-ratio-regret
 #
-# Average latency of MC-SF minus the average of a certified lower bound, against the horizon.
+# Average latency of MC-SF minus the average of a certified lower bound, against the horizon
+# ({glue:text}`cap_regret:s`).
 # ```
 #
 # **What this can and cannot show.** The gap is measured against a *lower bound*, not the hindsight
@@ -1021,6 +876,3 @@ glue("reg_T_last", int(rdf["T"].max()), display=False)
 #   against the dual) is measured, not proved.
 # - Tightness of the ratio 4 and of the constant of Theorem 4.3 beyond the grids searched.
 # - 004 Theorem 5.3: only an empirical gap against a lower bound, at finite horizons.
-
-# %%
-print(f"chapter ran in {time.perf_counter() - T0:.0f} s")

@@ -59,22 +59,25 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import sympy as sp
+from IPython.display import Math, display
 from myst_nb import glue
-from scipy import stats
 
-from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
-from kvlib.optimum.exact import solve
+from kvlib import Instance, simulate
+from kvlib.book.runs import run_checked
+from kvlib.book.stats import ci
+from kvlib.book.synthetic import EC1_DISTRIBUTIONS, ec1_sample
+from kvlib.book.timing import best_of
+from kvlib.optimum.certify import certify
+from kvlib.theory.chain48 import link_table, telescoped
+from kvlib.theory.search import hill_climb, random_at_zero_instance, variable_prompt_space
 from kvlib.policies.wyz import (
     F_exact,
-    brute_force_argmin,
     dp_argmin,
     lemma1_holds,
-    phase1,
     quantile_argmin,
     scaled_dp_argmin,
     CHAIN_LINKS,
     proof_chain,
-    separate_starts,
     sorted_f,
     swap_argmin,
 )
@@ -85,17 +88,17 @@ trials = trials or (2 if QUICK else 30)
 opt_trials = opt_trials or (20 if QUICK else 300)
 adv_steps = adv_steps or (25 if QUICK else 400)
 chain_steps = chain_steps or (25 if QUICK else 300)
-print(f"mode = {mode}, seed = {seed}, n = {n}, trials = {trials}, opt_trials = {opt_trials}, adv_steps = {adv_steps}")
+print(f"This chapter was produced in {mode!r} mode with seed {seed}: n = {n}, trials = {trials}, "
+      f"opt_trials = {opt_trials}, adv_steps = {adv_steps}, chain_steps = {chain_steps}.")
 T0 = time.perf_counter()
+glue("cap_chain", f"{mode} mode, seed {seed}: {opt_trials} random small instances and three adversarial searches "
+                  f"({adv_steps}, {chain_steps} and {4 * chain_steps} steps), IP time limit {time_limit:g} s", display=False)
 ALL_BATCHES = []  # (source, o of the batch) for the Lemma 1 check
 
 
 def run(inst, name, **opts):
-    """Simulate a registered policy and validate the schedule with the independent checker."""
-    pol = make_policy(name, **opts)
-    res = simulate(inst, pol)
-    rep = check_schedule(inst, res.schedule)
-    assert rep.valid and rep.tel == res.tel, rep.violations
+    """Simulate a registered policy (schedule validated by the independent checker); record its Phase-1 batches."""
+    res, pol = run_checked(inst, name, **opts)
     if getattr(pol, "batches", None) is not None:
         ALL_BATCHES.extend((name + str(sorted(opts.items())), inst.output[b]) for b in pol.batches)
     return res, pol
@@ -129,16 +132,17 @@ def run(inst, name, **opts):
 #
 # 002's Example 1: $M = 64$, one request $(s, o) = (63, 1)$ and 21 requests $(1, 2)$.
 
-# %%
+# %% tags=["teach"]
 ex1 = Instance.at_zero([63] + [1] * 21, [1] + [2] * 21, 64)
 ex1_mcsf, _ = run(ex1, "mc-sf")
 ex1_sf, ex1_pol = run(ex1, "sorted-f")
 ex1_sfl, _ = run(ex1, "sorted-f", phase1_constraint="lookahead")
-ex1_opt = solve(ex1, time_limit=time_limit, threads=1)
-assert ex1_opt.optimal
-print("MC-SF TEL", ex1_mcsf.tel, "starts", ex1_mcsf.schedule.starts[:3], "...")
-print("Sorted-F TEL", ex1_sf.tel, "batches", [list(map(int, b)) for b in ex1_pol.batches])
-print("Sorted-F (lookahead Phase 1) TEL", ex1_sfl.tel, "; OPT", ex1_opt.upper)
+ex1_opt = certify(ex1, method="ip", time_limit=time_limit)
+assert ex1_opt.proved
+display(pd.DataFrame({"TEL": [ex1_mcsf.tel, ex1_sf.tel, ex1_sfl.tel, ex1_opt.upper]},
+                     index=["MC-SF", "Sorted-F", "Sorted-F (lookahead Phase 1)", "OPT (certified)"]))
+
+# %%
 f_small = F_exact([2] * 21)
 glue("ex1_mcsf", ex1_mcsf.tel, display=False)
 glue("ex1_sf", ex1_sf.tel, display=False)
@@ -163,7 +167,7 @@ glue("ex1_match", "agree with" if (ex1_mcsf.tel, ex1_sf.tel) == (64, 45) else "d
 # computes the difference of total latency between the two orders. *This is our rendering of the
 # exchange argument; the numbers of the paper's Example 2 are not reproduced here.*
 
-# %%
+# %% tags=["teach"]
 kX, kY, OX, OY = sp.symbols("k_X k_Y O_X O_Y", positive=True)
 tauX, tauY = OX / kX, OY / kY
 # each member completes at its batch start + (its own output); the batch after waits the batch duration
@@ -172,12 +176,20 @@ tel_YX = OY + (kX * tauY + OX)
 diff = sp.simplify(tel_XY - tel_YX)
 FX, FY = OX / kX**2, OY / kY**2
 identity = sp.simplify(diff - kX * kY * (FX - FY))
-print("TEL(X then Y) - TEL(Y then X) =", diff, "; minus k_X k_Y (F(X) - F(Y)) =", identity)
-assert identity == 0
-glue("ex2_diff", f"$k_X k_Y\\,(F(X) - F(Y))$", display=False)
+assert identity == 0  # the difference is k_X k_Y (F(X) - F(Y))
+TEL_XY, TEL_YX = sp.symbols(r"\mathrm{TEL}_{XY} \mathrm{TEL}_{YX}")
+display(Math(sp.latex(TEL_XY - TEL_YX) + " = " + sp.latex(diff)))
+glue("ex2_diff", sp.Eq(TEL_XY - TEL_YX, kX * kY * (sp.Function("F")(sp.Symbol("X")) - sp.Function("F")(sp.Symbol("Y")))),
+     display=False)
 
 # %% [markdown]
-# The difference is exactly {glue:text}`ex2_diff:s`: putting the batch with the smaller $F$ first is
+# The difference is exactly
+#
+# ```{glue:math} ex2_diff
+# :label: eq-sortedf-exchange
+# ```
+#
+# (SymPy: the difference computed above minus $k_X k_Y\,(F(X) - F(Y))$ simplifies to 0): putting the batch with the smaller $F$ first is
 # never worse, which is the rule Phase 1 applies greedily (smallest $F$ first). With the true
 # durations $\max_{i\in X} o_i$ in place of the average, Lemma 1 bounds the error by a factor 2.
 #
@@ -254,30 +266,23 @@ assert not bad
 # `kvlib.optimum.exact` (instances the solver does not close within `time_limit` are dropped and counted),
 # and record TEL(Sorted-F) / OPT for both Phase-1 constraints, together with MC-SF / OPT.
 
-# %%
-def small_instance(r):
-    M = int(r.integers(10, 25))
-    k = int(r.integers(4, 8))
-    s = r.integers(1, M // 2 + 1, k)
-    o = np.array([r.integers(1, M - x + 1) for x in s])
-    return Instance.at_zero(s, o, M)
-
-
+# %% tags=["teach"]
 UNCLOSED = []  # (instance, certified interval) of every solve not closed within time_limit
 
 
 def certified_opt(inst):
-    res = solve(inst, time_limit=time_limit, threads=1)
-    if not res.optimal:
-        UNCLOSED.append((inst, res.lower, res.upper))
-    return res.upper if res.optimal else None
+    """OPT certified by kvlib.optimum.certify (the IP), or None (and the interval recorded) if not closed in time."""
+    c = certify(inst, method="ip", time_limit=time_limit)
+    if not c.proved:
+        UNCLOSED.append((inst, c.lower, c.upper))
+    return c.opt
 
 
 rng = np.random.default_rng([seed, 2])
 rows, dropped = [], 0
 CHAIN_ROWS = []  # the proof-chain objects of every instance with a certified optimum (section below)
 for t in range(opt_trials):
-    inst = small_instance(rng)
+    inst = random_at_zero_instance(rng)
     opt = certified_opt(inst)
     if opt is None:
         dropped += 1
@@ -291,6 +296,8 @@ for t in range(opt_trials):
     rows.append({"trial": t, "n": inst.n, "M": inst.memory, "OPT": opt, "Sorted-F": sf.tel,
                  "Sorted-F (lookahead)": sfl.tel, "MC-SF": mc.tel, "Sorted-F_separate": chain["separate"],
                  "s": inst.prompt.tolist(), "o": inst.output.tolist()})
+
+# %%
 small = pd.DataFrame(rows)
 for col in ("Sorted-F", "Sorted-F (lookahead)", "MC-SF"):
     small[col + " / OPT"] = small[col] / small["OPT"]
@@ -333,40 +340,17 @@ def chain_of(inst, source, opt=None, with_optimal_align=True):
 
 def ratio_of(inst):
     opt = certified_opt(inst)
-    if opt is None:
-        return None, None
-    return chain_of(inst, "adversarial: Sorted-F / OPT", opt)["Sorted-F"] / opt, opt
+    return None if opt is None else chain_of(inst, "adversarial: Sorted-F / OPT", opt)["Sorted-F"] / opt
 
 
-def mutate(inst, r):
-    s, o, M = inst.prompt.tolist(), inst.output.tolist(), inst.memory
-    move = r.integers(0, 5)
-    if move == 0 and len(s) < 8:
-        x = int(r.integers(1, M // 2 + 1)); s.append(x); o.append(int(r.integers(1, M - x + 1)))
-    elif move == 1 and len(s) > 2:
-        j = int(r.integers(len(s))); s.pop(j); o.pop(j)
-    else:
-        j = int(r.integers(len(s)))
-        if move % 2:
-            s[j] = int(np.clip(s[j] + r.integers(-4, 5), 1, M - 1)); o[j] = min(o[j], M - s[j])
-        else:
-            o[j] = int(np.clip(o[j] + r.integers(-6, 7), 1, M - s[j]))
-    return Instance.at_zero(s, o, M)
-
-
-rng = np.random.default_rng([seed, 3])
-cur = Instance.at_zero(worst["s"], worst["o"], int(worst["M"]))
-cur_ratio, cur_opt = ratio_of(cur)
-trace = [cur_ratio]
-for step in range(adv_steps):
-    cand = mutate(cur, rng)
-    r_, opt_ = ratio_of(cand)
-    if r_ is not None and r_ >= cur_ratio:
-        cur, cur_ratio, cur_opt = cand, r_, opt_
-    trace.append(cur_ratio)
+# %% tags=["teach"]
+SPACE = variable_prompt_space(n_max=8)  # prompts vary, 2..8 requests, M fixed (kvlib.theory.search)
+start = Instance.at_zero(worst["s"], worst["o"], int(worst["M"]))
+found = hill_climb(ratio_of, SPACE, np.random.default_rng([seed, 3]), start=start, steps=adv_steps)
+cur, cur_ratio, cur_opt = found.best, found.value, certified_opt(found.best)
 adv_sf = simulate(cur, sorted_f())
-print("adversarial instance: M =", cur.memory, "s =", cur.prompt.tolist(), "o =", cur.output.tolist())
-print("Sorted-F TEL", adv_sf.tel, "OPT", cur_opt, "ratio", round(cur_ratio, 4))
+display(pd.DataFrame([{"M": cur.memory, "s": cur.prompt.tolist(), "o": cur.output.tolist(), "TEL(Sorted-F)": adv_sf.tel,
+                        "OPT": cur_opt, "ratio": round(cur_ratio, 4)}], index=["adversarial instance"]))
 glue("adv_steps", adv_steps, display=False)
 glue("adv_ratio", f"{cur_ratio:.4f}", display=False)
 glue("adv_inst", f"M = {cur.memory}, s = {cur.prompt.tolist()}, o = {cur.output.tolist()}", display=False)
@@ -440,21 +424,12 @@ glue("adv_opt", cur_opt, display=False)
 # needed).
 
 # %%
-def adversarial(objective, start, steps, r, source, needs_opt=True):
-    """Local search over instances maximising objective(chain row); every visited instance is recorded."""
+def link_value(objective, source, needs_opt=True):
+    """objective(chain row) of an instance, recorded in CHAIN_ROWS; None if its optimum is needed but not certified."""
     def value(inst):
         opt = certified_opt(inst) if needs_opt else None
-        if needs_opt and opt is None:
-            return None
-        return objective(chain_of(inst, source, opt, with_optimal_align=needs_opt))
-
-    cur, best = start, value(start)
-    for _ in range(steps):
-        cand = mutate(cur, r)
-        v = value(cand)
-        if v is not None and v >= best:
-            cur, best = cand, v
-    return cur, best
+        return None if needs_opt and opt is None else objective(chain_of(inst, source, opt, with_optimal_align=needs_opt))
+    return value
 
 
 def argmax_instance(objective):
@@ -466,41 +441,18 @@ def argmax_instance(objective):
 
 obj7 = lambda c: c["Optimal_align"] / c["OPT"]
 obj5 = lambda c: c["separate"] / c["group"]
-adv7, adv7_val = adversarial(obj7, argmax_instance(obj7), chain_steps,
-                             np.random.default_rng([seed, 7]), "adversarial: Optimal_align / OPT")
-adv5, adv5_val = adversarial(obj5, argmax_instance(obj5), 4 * chain_steps,
-                             np.random.default_rng([seed, 8]), "adversarial: separate / group", needs_opt=False)
+s7 = hill_climb(link_value(obj7, "adversarial: Optimal_align / OPT"), SPACE, np.random.default_rng([seed, 7]),
+                start=argmax_instance(obj7), steps=chain_steps)
+s5 = hill_climb(link_value(obj5, "adversarial: separate / group", needs_opt=False), SPACE,
+                np.random.default_rng([seed, 8]), start=argmax_instance(obj5), steps=4 * chain_steps)
+(adv7, adv7_val), (adv5, adv5_val) = (s7.best, s7.value), (s5.best, s5.value)
 chain = pd.DataFrame(CHAIN_ROWS)
 chain["key"] = chain.apply(lambda r: (r["M"], tuple(r["s"]), tuple(r["o"])), axis=1)
 chain = chain.drop_duplicates("key")
-print(chain.groupby("source").size().rename("distinct instances").to_string())
-LINK_NOTE = {
-    "Thm 4: SF / separate": "checkable",
-    "Thm 5: separate / group": "checkable",
-    "Thm 6: group / align": "holds by construction (ratio <= 1)",
-    "bridge: align / Optimal_align": "not quoted; >= 1 by construction",
-    "Thm 7: Optimal_align / OPT": "checkable",
-}
-link_rows, ratios = [], {}
-for label, num, den, const in CHAIN_LINKS:
-    sub = chain.dropna(subset=[num, den])
-    r_ = (sub[num] / sub[den]).astype(float)
-    ratios[label] = r_
-    viol = sub[(r_ > const) if label.startswith("Thm 4") or label.startswith("Thm 7") else (r_ >= const)] \
-        if const is not None else sub.iloc[:0]
-    link_rows.append({"link": label, "claimed bound": "-" if const is None else const, "instances": len(sub),
-                      "max ratio": r_.max(), "mean ratio": r_.mean(), "violations": len(viol),
-                      "max reverse ratio": (1 / r_).max(), "status": LINK_NOTE[label]})
-links = pd.DataFrame(link_rows).set_index("link")
+display(chain.groupby("source").size().rename("distinct instances").to_frame())
+links, ratios = link_table(chain)
 display(links.round(4))
-
-full = chain.dropna(subset=["OPT", "Optimal_align"]).copy()
-consts = [c for _, _, _, c in CHAIN_LINKS if c is not None]
-full["product of the four bounded links"] = np.prod(
-    [(full[num] / full[den]).to_numpy(float) for label, num, den, c in CHAIN_LINKS if c is not None], axis=0)
-full["SF / OPT"] = full["Sorted-F"] / full["OPT"]
-assert np.allclose(full["SF / OPT"], full["product of the four bounded links"]
-                   * full["align"] / full["Optimal_align"])  # the five links telescope
+full = telescoped(chain)  # asserts that the five links multiply to TEL(Sorted-F) / OPT on every instance
 
 fig, axes = plt.subplots(1, len(CHAIN_LINKS), figsize=(16, 3.2))
 for ax, (label, num, den, const) in zip(axes, CHAIN_LINKS):
@@ -511,9 +463,9 @@ for ax, (label, num, den, const) in zip(axes, CHAIN_LINKS):
     ax.set_title(label, fontsize=8)
     ax.set_xlabel("ratio")
 axes[0].set_ylabel("instances")
-fig.suptitle("Proof-chain links of 002 Theorem 3, instance by instance (our reconstruction of the definitions)", fontsize=9)
 fig.tight_layout()
-plt.show()
+glue("fig_chain_links", fig, display=False)
+plt.close(fig)
 
 L = links["max ratio"]
 glue("chain_inst", len(full), display=False)
@@ -533,10 +485,11 @@ rev6_inst = Instance.at_zero(rev6["s"], rev6["o"], int(rev6["M"]))
 rev6_b = sorted_f()
 simulate(rev6_inst, rev6_b)
 from kvlib.policies.wyz import align_starts, group_order, group_starts
-print("instance with the largest align / group:", rev6["source"], "M =", rev6["M"], "s =", rev6["s"], "o =", rev6["o"])
-print("  group order (batches):", [b.tolist() for b in group_order(rev6_b.batches, rev6_inst.output)])
-print("  group starts:", group_starts(rev6_b.batches, rev6_inst.output).tolist(), "TEL", rev6["group"])
-print("  align starts:", align_starts(rev6_b.batches, rev6_inst.output).tolist(), "TEL", rev6["align"])
+display(pd.DataFrame({"schedule": ["group", "align"],
+                      "batches (group order)": [[b.tolist() for b in group_order(rev6_b.batches, rev6_inst.output)]] * 2,
+                      "starts": [group_starts(rev6_b.batches, rev6_inst.output).tolist(),
+                                 align_starts(rev6_b.batches, rev6_inst.output).tolist()],
+                      "TEL": [rev6["group"], rev6["align"]]}).set_index("schedule"))
 glue("chain_prod4_max", float(round(full["product of the four bounded links"].max(), 4)), display=False)
 glue("chain_prod_of_max", float(round(L["Thm 4: SF / separate"] * L["Thm 5: separate / group"]
                                       * L["Thm 6: group / align"] * L["Thm 7: Optimal_align / OPT"], 4)), display=False)
@@ -552,7 +505,8 @@ glue("chain_failures", "none" if not bad_links else ", ".join(bad_links), displa
 # %% [markdown]
 # On {glue:text}`chain_inst:d` distinct instances with a certified optimum (random small instances
 # and every instance visited by the three adversarial searches; {glue:text}`chain_inst_all:d` distinct
-# instances in all, the Theorem 5 search needing no optimum) the largest ratio of each link is:
+# instances in all, the Theorem 5 search needing no optimum) the largest ratio of each link is (the
+# distributions are in {numref}`fig-sortedf-links`):
 #
 # | link (our reconstruction) | claimed | largest measured | violations |
 # |---|---|---|---|
@@ -561,6 +515,13 @@ glue("chain_failures", "none" if not bad_links else ", ".join(bad_links), displa
 # | Theorem 6: group / align | $< 2$ | {glue:text}`chain_l6_max:.4f` (by construction $\le 1$) | {glue:text}`chain_l6_viol:d` of {glue:text}`chain_l6_n:d` |
 # | bridge: align / Optimal$_{\text{align}}$ | (not quoted) | {glue:text}`chain_lb_max:.4f` | — |
 # | Theorem 7: Optimal$_{\text{align}}$ / OPT | $\le 6$ | {glue:text}`chain_l7_max:.4f` | {glue:text}`chain_l7_viol:d` of {glue:text}`chain_l7_n:d` |
+#
+# ```{glue:figure} fig_chain_links
+# :name: fig-sortedf-links
+#
+# The proof-chain links of 002 Theorem 3, instance by instance, for our reconstruction of the
+# transformed schedules; dashed: the claimed bound ({glue:text}`cap_chain:s`).
+# ```
 #
 # Links with a violation: {glue:text}`chain_failures:s`. The reverse ratios are
 # group / separate $\le$ {glue:text}`chain_l5_rev:.4f` (grouping by length class can also lose) and
@@ -677,13 +638,6 @@ glue("two_e1_mcsf", f"{e1['MC-SF / Sorted-F']:.3f}", display=False)
 # seeded random orders each.
 
 # %%
-def timed(fn, reps=3):
-    best = np.inf
-    for _ in range(reps):
-        tic = time.perf_counter(); out = fn(); best = min(best, time.perf_counter() - tic)
-    return best, out
-
-
 ns = [25, 50, 100] if QUICK else [25, 50, 100, 200]
 Ms = [100, 200] if QUICK else [100, 200, 400]
 rng = np.random.default_rng([seed, 5])
@@ -700,7 +654,7 @@ for M in Ms:
         }
         ref = None
         for name, fn in sels.items():
-            sec, X = timed(fn)
+            sec, X = best_of(fn)
             fx = F_exact(o[X])
             ref = fx if ref is None else ref
             rows.append({"M": M, "n": nn, "selector": name, "ms": 1e3 * sec, "F / F(DP)": float(fx / ref)})
@@ -749,25 +703,6 @@ glue("t3_worst_sc", f"{tab3[tab3.selector == 'scaled DP (Alg. 3)']['F / F(DP)'].
 # that distribution's trials, and count those runs.
 
 # %%
-def draw(dist, r, k):
-    if dist == "Uniform":
-        return r.integers(1, 51, k), r.integers(1, 51, k)
-    if dist == "Normal":
-        f = lambda: np.clip(np.rint(r.normal(25, 10, k)), 1, 50).astype(int)
-        return f(), f()
-    if dist == "Binomial":
-        return np.maximum(r.binomial(50, 0.5, k), 1), np.maximum(r.binomial(50, 0.5, k), 1)
-    if dist == "Exponential":
-        f = lambda: np.minimum(1 + np.rint(r.exponential(10, k)), 50).astype(int)
-        return f(), f()
-    if dist == "Mixed":
-        short = r.random(k) < 0.5
-        s = np.where(short, r.integers(1, 11, k), r.integers(30, 51, k))
-        o = np.where(short, r.integers(1, 11, k), r.integers(30, 51, k))
-        return s, o
-    raise ValueError(dist)
-
-
 POLS = {
     "Sorted-LP": ("sorted-lp", {}),
     "Sorted-F (Swap)": ("sorted-f", {"selector": "swap"}),
@@ -777,11 +712,11 @@ POLS = {
     "FCFS": ("fcfs", {}),
 }
 rows, lp_fallbacks, lp_coarse = [], [], set()
-for dist in ["Uniform", "Normal", "Binomial", "Exponential", "Mixed"]:
+for dist in EC1_DISTRIBUTIONS:
     r = np.random.default_rng([seed, 6, len(dist)])
     k = 2 * n if dist == "Mixed" else n
     for t in range(trials):
-        s, o = draw(dist, r, k)
+        s, o = ec1_sample(dist, r, k)
         inst = Instance.at_zero(s, o, 100)
         for label, (name, opts) in POLS.items():
             tic = time.perf_counter()
@@ -800,14 +735,6 @@ for dist in ["Uniform", "Normal", "Binomial", "Exponential", "Mixed"]:
             rows.append({"distribution": dist, "n": k, "trial": t, "policy": label,
                          "avg latency": res.tel / k, "seconds": time.perf_counter() - tic})
 ec1 = pd.DataFrame(rows)
-
-
-def ci(x):
-    x = np.asarray(x, float)
-    if len(x) < 2:
-        return f"{x.mean():.2f}"
-    h = stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x))
-    return f"{x.mean():.2f} ± {h:.2f}"
 
 
 tab = ec1.pivot_table(index=["distribution", "n"], columns="policy", values="avg latency", aggfunc=ci)
