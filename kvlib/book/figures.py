@@ -1,6 +1,7 @@
 """Matplotlib pictures of schedules: a Gantt chart and the memory profile.
 
-Plain functions that draw on a given ``Axes`` (no global state, no style changes).
+Plain functions that draw on a given ``Axes`` (no global state, no style changes), and
+:func:`schedule_figure`, which puts both side by side for several schedules of one instance.
 """
 
 from __future__ import annotations
@@ -47,3 +48,26 @@ def memory_plot(instance: Instance, schedule: Schedule, ax, *, label: str | None
     ax.set_ylabel("tokens held")
     ax.set_ylim(0, instance.memory * 1.08)
     return ax
+
+
+def schedule_figure(instance: Instance, schedules: dict, *, figsize=None, height_ratios=(1.3, 1)):
+    """One column per schedule: its Gantt chart (:func:`gantt`) above its memory profile (:func:`memory_plot`).
+
+    ``schedules`` maps a column title (e.g. ``"MC-SF, TEL 31"``) to a :class:`Schedule` or a
+    sequence of start times.  The panels share the time axis.  Returns the figure (not shown).
+    """
+    import matplotlib.pyplot as plt
+
+    if not schedules:
+        raise ValueError("schedules is empty: give at least one {title: schedule}")
+    k = len(schedules)
+    fig, axes = plt.subplots(2, k, figsize=figsize or (3.7 * k, 4.6), sharex=True,
+                             height_ratios=list(height_ratios), squeeze=False)
+    for j, (title, sch) in enumerate(schedules.items()):
+        if not isinstance(sch, Schedule):
+            sch = Schedule(tuple(int(p) for p in sch))
+        gantt(instance, sch, axes[0, j])
+        axes[0, j].set_title(title)
+        memory_plot(instance, sch, axes[1, j])
+    fig.tight_layout()
+    return fig
