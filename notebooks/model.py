@@ -70,7 +70,7 @@ from myst_nb import glue
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, memory_profile, simulate
 from kvlib.core.instances import section51
-from kvlib.book.figures import gantt, memory_plot
+from kvlib.book.figures import schedule_figure
 from kvlib.policies import TracedLookaheadPrefix, by_output
 
 # %% [markdown]
@@ -169,12 +169,8 @@ glue("first_refusal_usage", int(first_refusal["usage"][0]), display=False)
 glue("first_refusal_time", int(first_refusal["checkpoints"][0]), display=False)
 glue("small_start0", int(small_results["mc-sf"].schedule.starts[0]), display=False)
 
-fig, axes = plt.subplots(2, 3, figsize=(11, 4.6), sharex=True, height_ratios=[1.3, 1])
-for k, (name, res) in enumerate(small_results.items()):
-    gantt(step_inst, res.schedule, axes[0, k])
-    axes[0, k].set_title(f"{name}: TEL {res.tel}")
-    memory_plot(step_inst, res.schedule, axes[1, k])
-fig.tight_layout()
+fig = schedule_figure(step_inst, {f"{name}: TEL {res.tel}": res.schedule for name, res in small_results.items()},
+                      figsize=(11, 4.6))
 glue("fig_small", fig, display=False)
 plt.close(fig)
 
