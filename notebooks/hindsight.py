@@ -60,9 +60,11 @@ from kvlib.optimum.bounds import latest_starts, left_shift_horizon, volume_lower
 from kvlib.core.checker import check_schedule
 from kvlib.optimum.exact import PAPER_SECTION51, heuristic_incumbent, lp_relaxation, section51_summary, solve
 from kvlib.core.instances import section51
-from kvlib.core.model import Instance, Schedule, memory_profile
+from kvlib.core.model import Instance, Schedule
 from kvlib.policies import make_policy
 from kvlib.core.simulate import simulate
+from kvlib.book.figures import schedule_figure
+from kvlib.book.section51 import best_policy_trial, certified_trial
 
 if mode not in ("quick", "full"):
     raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
@@ -191,26 +193,8 @@ glue("hs-tiny-seconds", f"{tiny_res.seconds:.2f}", display=False)
 
 
 # %%
-def draw(inst, starts, ax_gantt, ax_mem, title):
-    sch = Schedule(tuple(int(p) for p in starts))
-    prof = memory_profile(inst, sch)
-    for i, p in enumerate(starts):
-        ax_gantt.barh(i, inst.output[i], left=p, color=f"C{i % 10}", edgecolor="k")
-        ax_gantt.text(p + inst.output[i] / 2, i, f"s={inst.prompt[i]}", ha="center", va="center", fontsize=8)
-    ax_gantt.set_yticks(range(inst.n))
-    ax_gantt.set_ylabel("request")
-    ax_gantt.set_title(title)
-    ax_mem.step(np.arange(len(prof)), prof, where="mid")
-    ax_mem.axhline(inst.memory, color="r", ls="--", label="M")
-    ax_mem.set_xlabel("time t")
-    ax_mem.set_ylabel("tokens held")
-    ax_mem.legend()
-
-
-fig, axes = plt.subplots(2, 2, figsize=(10, 5), sharex=True)
-draw(tiny, tiny_res.starts, axes[0, 0], axes[1, 0], f"hindsight optimum, TEL {tiny_res.upper}")
-draw(tiny, tiny_mcsf.schedule.starts, axes[0, 1], axes[1, 1], f"MC-SF, TEL {tiny_mcsf.tel}")
-fig.tight_layout()
+fig = schedule_figure(tiny, {f"hindsight optimum, TEL {tiny_res.upper}": tiny_res.starts,
+                             f"MC-SF, TEL {tiny_mcsf.tel}": tiny_mcsf.schedule}, figsize=(10, 5))
 plt.show()
 
 # %% [markdown]
@@ -458,26 +442,12 @@ glue("hs-bench-gap20-max", float(100 * after[after.n >= 20].gap.max()), display=
 # proved, i.e. MC-SF equals the certified lower bound.
 
 # %%
-def run_trial(model: int, k: int) -> dict:
-    t0 = time.perf_counter()
-    rng = np.random.default_rng([seed, model, k])
-    inst = section51(rng, model, n_range=(n_min, n_max), horizon_range=(horizon_min, horizon_max))
-    mc = simulate(inst, make_policy("mc-sf"), seed=0)
-    assert check_schedule(inst, mc.schedule).valid
-    r = solve(inst, time_limit=time_limit, threads=threads)
-    assert check_schedule(inst, Schedule(r.starts)).tel == r.upper
-    return dict(model=f"AM{model}", trial=k, n=inst.n, M=inst.memory, mcsf=mc.tel, heuristic=r.incumbent,
-                lower=r.lower, upper=r.upper, volume_lb=r.extra["volume_lb"],
-                separation_lb=r.extra["separation_lb"], optimal=r.optimal,
-                seconds=r.seconds, trial_seconds=time.perf_counter() - t0, source=r.incumbent_source,
-                status=r.status, ratio_lo=mc.tel / r.upper, ratio_hi=mc.tel / r.lower, match=bool(mc.tel == r.lower))
-
-
 rows = []
 repro_start = time.perf_counter()
 for model in (1, 2):
     for k in range(trials):
-        row = run_trial(model, k)
+        row = certified_trial(model, k, seed=seed, n_range=(n_min, n_max), horizon_range=(horizon_min, horizon_max),
+                              time_limit=time_limit, threads=threads)
         rows.append(row)
         if results_csv:
             pd.DataFrame([row]).to_csv(results_csv, mode="w" if len(rows) == 1 else "a",  # a fresh file per run
@@ -575,21 +545,8 @@ plt.show()
 # full-mode reproduction) in both modes.
 
 # %%
-scan_rows = []
 scan_start = time.perf_counter()
-for model in (1, 2):
-    for k in range(scan_trials):
-        inst = section51(np.random.default_rng([seed, model, k]), model)
-        tels = {}
-        for name in ("mc-sf", "mc-sf2", "mc-benchmark", "fcfs"):
-            r = simulate(inst, make_policy(name), seed=0)
-            assert check_schedule(inst, r.schedule).valid, name
-            tels[name] = r.tel
-        best_name = min(tels, key=lambda k_: (tels[k_], k_ != "mc-sf"))
-        scan_rows.append({"model": f"AM{model}", "trial": k, "n": inst.n, "M": inst.memory,
-                          "mc-sf": tels["mc-sf"], "best": tels[best_name], "best policy": best_name,
-                          "ratio lower end": tels["mc-sf"] / tels[best_name]})
-scan = pd.DataFrame(scan_rows)
+scan = pd.DataFrame([best_policy_trial(model, k, seed=seed) for model in (1, 2) for k in range(scan_trials)])
 scan_seconds = time.perf_counter() - scan_start
 scan_summary = scan.groupby("model").agg(
     trials=("trial", "size"),
