@@ -59,23 +59,15 @@ import sympy as sp
 from IPython.display import Math
 from myst_nb import glue
 from scipy.optimize import curve_fit
-from scipy.sparse.linalg import eigsh
 
+from kvlib.policies.cyz import interval_instance
+from kvlib.theory import cyz_experiments as cx
 from kvlib.theory import rayleigh as ry
-from kvlib.core.checker import check_schedule
-from kvlib.policies.cyz import AMaxBatch, AMinProgress, interval_instance, run_interval
 
 if mode not in ("quick", "full"):
     raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
 print(f"This chapter was produced in {mode!r} mode with seed {seed}.")
 T0 = time.time()
-
-
-def tel(inst, name, lo, up, sd=0):
-    res = run_interval(inst, name, lo, up, seed=sd)
-    rep = check_schedule(inst, res.schedule, allow_cancellation=True)
-    assert rep.valid and rep.tel == res.tel, rep.violations[:3]
-    return int(res.tel)
 
 
 # %% [markdown]
@@ -103,7 +95,7 @@ def tel(inst, name, lo, up, sd=0):
 
 # %%
 ex1 = interval_instance([1] * 5, 10, 1)
-ex1_tel = {p: tel(ex1, p, 1, 4, seed) for p in ("h-sf", "a-max", "a-min")}
+ex1_tel = {p: cx.checked_tel(ex1, p, 1, 4, seed) for p in ("h-sf", "a-max", "a-min")}
 print(ex1_tel)
 glue("ex1_hsf", int(ex1_tel["h-sf"]), display=False)
 glue("ex1_amax", int(ex1_tel["a-max"]), display=False)
@@ -137,25 +129,8 @@ glue("ex1_amin", int(ex1_tel["a-min"]), display=False)
 #   $(1+\sqrt\alpha)^2/\big(\alpha(1+\alpha+2\alpha^{3/2})\big)$ (`ry.thm2_batch_ratio_limit`).
 
 # %%
-rows = []
-for alpha_inv in (4, 9):
-    for sc in thm2_scales:
-        l = sc * 2
-        u = alpha_inv * l
-        M = l * u
-        a = 4 * sc
-        b = int(round(a * np.sqrt(alpha_inv)))
-        o = np.array([l] * (a * u) + [u] * (b * l))
-        inst = interval_instance(o, M, 0, allow_zero_prompt=True)
-        h = tel(inst, "h-sf", l, u)
-        assert h == ry.thm2_hsf_tel(l, u, a, b)  # closed form = simulation, exactly
-        am = np.mean([tel(inst, "a-max", l, u, seed + r) for r in range(reps)])
-        ab = np.mean([tel(inst, AMaxBatch(), l, u, seed + r) for r in range(reps)])
-        rows.append(dict(alpha=1 / alpha_inv, l=l, u=u, M=M, N_l=a * u, N_u=b * l, hsf=h, amax=am,
-                         ratio_ours=am / h, ratio_batch_sim=ab / h, ratio_batch_model=ry.thm2_batch_amax_tel(l, u, a, b) / h,
-                         batch_limit=ry.thm2_batch_ratio_limit(1 / alpha_inv),
-                         paper_formula=ry.amax_theorem2_ratio(1 / alpha_inv)))
-thm2 = pd.DataFrame(rows)
+# H-SF's simulated TEL is asserted equal to the closed form ry.thm2_hsf_tel inside
+thm2 = cx.theorem2_table((4, 9), thm2_scales, reps, seed)
 print(thm2.round(3).to_string(index=False))
 
 # %%
@@ -199,19 +174,7 @@ glue("thm2_coinc", ", ".join(str(c**2) for c in sorted(coinc)), display=False)
 
 # %%
 alphas = [1 / 2, 1 / 3, 1 / 4, 1 / 6]
-worst = []
-for al in alphas:
-    l = 3
-    u = int(round(l / al))
-    M = 4 * (1 + u)
-    best = 0.0
-    for frac in np.linspace(0.0, 1.0, 6):
-        n = 60
-        o = np.where(np.arange(n) < int(frac * n), l, u)
-        inst = interval_instance(o, M, 1)
-        h = tel(inst, "h-sf", l, u)
-        best = max(best, max(tel(inst, "a-max", l, u, seed + r) / h for r in range(reps)))
-    worst.append(best)
+worst = cx.theorem1_worst_ratios(alphas, reps, seed, l=3, n=60)
 fig, ax = plt.subplots(figsize=(5, 3.2))
 ag = np.linspace(0.15, 1, 100)
 ax.plot(1 / ag, ry.amax_theorem1_bound(ag), label=r"Theorem 1 bound (paper's)")
@@ -442,22 +405,7 @@ glue("mineig_A500", float(mins[500][1]), display=False)
 
 # %%
 us = np.unique(np.round(np.logspace(0, np.log10(u_max), 18 if mode == "quick" else 30)).astype(int))
-lam, vmin = [], []
-for u in us:
-    A = ry.A_matrix(u)
-    if u <= 300:
-        lv, v = ry.largest_generalized(A)
-    else:
-        S = ry.whitened(A)
-        vals, vecs = eigsh(S, k=1, which="LA", tol=1e-12)
-        lv, y = float(vals[0]), vecs[:, 0]
-        wk = np.concatenate([[0.0], ry.hsf_weights(u)])
-        z = y / np.sqrt(np.diff(wk) / 2.0)
-        v = z - np.concatenate([z[1:], [0.0]])
-        v = v if v[np.argmax(np.abs(v))] > 0 else -v
-    lam.append(lv)
-    vmin.append(float(v.min() / np.abs(v).max()))
-lam = np.array(lam)
+lam, vmin = ry.lambda_max_curve(us, dense_max=300)
 fitf = lambda u, a, b, c: a * np.log(u + b) + c
 popt, _ = curve_fit(fitf, us.astype(float), lam, p0=(0.25, 0.3, 1.1), bounds=([0, -0.99, -10], [10, 100, 10]))
 big = us >= 10
@@ -526,13 +474,7 @@ glue("fig1_loose", float(Hu[-1] / lam[-1]), display=False)
 # surplus at once, and the survivors finish in synchronised batches), which is fact 1 above:
 
 # %%
-one = []
-for M1 in (240, pair_M + 1):  # 240 is divisible by every k = 1..6
-    for k in range(1, 7):
-        n1 = 6 * M1
-        inst = interval_instance([k] * n1, M1, 0, allow_zero_prompt=True)
-        one.append(dict(M=M1, k=k, amin_over_hsf=tel(inst, "a-min", 1, 8, seed) / tel(inst, "h-sf", 1, 8, seed)))
-one = pd.DataFrame(one)
+one = cx.single_length_ratios((240, pair_M + 1), range(1, 7), seed, load=6)  # 240: divisible by k = 1..6
 print(one.pivot(index="k", columns="M", values="amin_over_hsf").round(4))
 glue("one_len_equal", str(bool((one[one.M == 240].amin_over_hsf == 1.0).all())), display=False)
 glue("one_len_M2", int(pair_M + 1), display=False)
@@ -553,29 +495,8 @@ glue("one_len_max", float(one.amin_over_hsf.max()), display=False)
 # protected from eviction and fresh ones are evicted first):
 
 # %%
-def run_dist(sup, xdist, M, nn, sd, policies=("a-min",)):
-    o = np.random.default_rng([seed, sd, M, int(sup[-1])]).choice(sup, size=nn, p=xdist)
-    xs = np.array([np.mean(o == k) for k in sup])
-    inst = interval_instance(o, M, 0, allow_zero_prompt=True)
-    lo, up = int(sup.min()), int(sup.max())
-    h = tel(inst, "h-sf", lo, up, sd)
-    mm = np.minimum.outer(sup, sup).astype(float)
-    out = dict(hsf_over_fluid=h / (nn * nn / M * float(xs @ (mm**2 / 2.0) @ xs)), lemma2=ry.cr_amin(xs, sup))
-    for pol in policies:
-        obj = AMinProgress() if pol == "a-min-progress" else pol
-        res = run_interval(inst, obj, lo, up, seed=sd)
-        assert check_schedule(inst, res.schedule, allow_cancellation=True).valid
-        out[pol] = res.tel / h
-    return out
-
-
-rows = []
-for l in tp_ls:
-    sup = np.array([l, 4 * l])
-    for r in range(l2_seeds):
-        rows.append(dict(l=l, u=4 * l, seed=seed + r,
-                         **run_dist(sup, np.array([0.8, 0.2]), tp_M, tp_load * tp_M, seed + r, ("a-min", "a-min-progress"))))
-tp = pd.DataFrame(rows)
+tp = cx.two_point_runs(tp_ls, tp_M, tp_load, l2_seeds, seed, factor=4, p_short=0.8,
+                       policies=("a-min", "a-min-progress"))
 tp_sum = tp.groupby(["l", "u"]).agg(amin_min=("a-min", "min"), amin_max=("a-min", "max"),
                                     progress_min=("a-min-progress", "min"), progress_max=("a-min-progress", "max"),
                                     lemma2=("lemma2", "mean")).reset_index()
@@ -626,25 +547,7 @@ glue("tp_runs", int(l2_seeds), display=False)
 
 # %%
 u_m, c = 4, l2_scale
-n = pair_ratio * pair_M
-def tel_units(o, pol, sd):
-    inst = interval_instance(o, pair_M, 0, allow_zero_prompt=True)
-    return tel(inst, pol, c, c * u_m, sd) / (c * c * n * n / pair_M)
-pure = {(p, k): tel_units(np.full(n, c * k), p, seed) for p in ("a-min", "h-sf") for k in range(1, u_m + 1)}
-rows = []
-for i in range(1, u_m + 1):
-    for j in range(i + 1, u_m + 1):
-        est = {"a-min": [], "h-sf": []}
-        for r in range(reps):
-            o = np.array([c * i] * (n // 2) + [c * j] * (n // 2))
-            np.random.default_rng([seed, r, i, j]).shuffle(o)
-            for p in est:
-                est[p].append((4 * tel_units(o, p, seed + r) - pure[(p, i)] - pure[(p, j)]) / 2)
-        rows.append(dict(i=i, j=j, amin_measured=np.mean(est["a-min"]), A_reconstructed=float(ry.a_entry(i, j)),
-                         hsf_measured=np.mean(est["h-sf"]), B=i * i / 2))
-meas = pd.DataFrame(rows)
-meas["amin_rel_dev"] = meas.amin_measured / meas.A_reconstructed - 1
-meas["hsf_rel_dev"] = meas.hsf_measured / meas.B - 1
+meas, pure = cx.measured_cross_terms(u_m, c, pair_M, pair_ratio * pair_M, reps, seed)
 print(meas.round(3).to_string(index=False))
 print("diagonal (A_min, H-SF, k^2/2):", [(round(pure[("a-min", k)], 3), round(pure[("h-sf", k)], 3), k * k / 2) for k in range(1, u_m + 1)])
 glue("meas_c", int(c), display=False)
@@ -677,16 +580,7 @@ dists = {
     "geometric q=0.5 on c{1..8}": (c * np.arange(1, 9), 0.5 ** np.arange(8) / (0.5 ** np.arange(8)).sum()),
     "uniform on c{2..8}": (c * np.arange(2, 9), np.ones(7) / 7),
 }
-rows = []
-for name, (sup, xdist) in dists.items():
-    for M in M_list:
-        for r in range(l2_seeds):
-            rows.append(dict(dist=name, M=M, n=n_per_M * M, seed=seed + r, **run_dist(sup, xdist, M, n_per_M * M, seed + r)))
-lem2_all = pd.DataFrame(rows)
-lem2 = lem2_all.groupby(["dist", "M", "n"], sort=False).agg(
-    hsf_over_fluid=("hsf_over_fluid", "mean"), ratio_min=("a-min", "min"), ratio_max=("a-min", "max"),
-    lemma2=("lemma2", "mean")).reset_index()
-lem2["rel_dev_max"] = lem2.ratio_max / lem2.lemma2 - 1
+lem2_all, lem2 = cx.lemma2_runs(dists, M_list, n_per_M, l2_seeds, seed)
 print(lem2.round(4).to_string(index=False))
 
 # %%
@@ -780,23 +674,9 @@ glue("astar_f", float(astar), display=False)
 # %%
 fig2_u = [10, 13, 15, 20] if mode == "quick" else [7, 8, 10, 12, 13, 15, 17, 20, 25]
 fig2_reps = 1 if mode == "quick" else reps
-rows = []
-for M in fig2_M:
-    for u in fig2_u:
-        l = fig2_l
-        for frac in ((0.5, 0.7, 0.8) if mode == "quick" else (0.5, 0.7, 0.8, 0.9)):
-            n = 10 * M
-            o = np.where(np.arange(n) < int(frac * n), l, u)
-            np.random.default_rng([seed, M, u, int(100 * frac)]).shuffle(o)
-            inst = interval_instance(o, M, 0, allow_zero_prompt=True)
-            h = tel(inst, "h-sf", l, u)
-            for pol in (("a-l", "a-min") if mode == "quick" else ("a-l", "a-min", "a-random")):
-                for r in range(fig2_reps):
-                    rows.append(dict(M=M, alpha=l / u, frac_short=frac, policy=pol, seed=seed + r,
-                                     ratio=tel(inst, pol, l, u, seed + r) / h))
-fig2_all = pd.DataFrame(rows)
-fig2 = fig2_all.groupby(["M", "alpha", "policy"]).ratio.max().unstack()
-fig2["guess"] = np.maximum((3 - fig2.index.get_level_values("alpha")) / 2, 1 / (2 * fig2.index.get_level_values("alpha")))
+fig2_all, fig2 = cx.two_point_sweep(
+    fig2_M, fig2_u, fig2_l, (0.5, 0.7, 0.8) if mode == "quick" else (0.5, 0.7, 0.8, 0.9),
+    ("a-l", "a-min") if mode == "quick" else ("a-l", "a-min", "a-random"), fig2_reps, seed, load=10)
 print(fig2.round(3).to_string())
 fig, ax = plt.subplots(figsize=(5.5, 3.4))
 for M in fig2_M:
@@ -871,12 +751,8 @@ glue("geo_lim_ok", str(lim_ok), display=False)
 glue("geo_increasing", str(bool(np.all(np.diff(Rvals) > 0))), display=False)
 glue("geo_has_log", str(R_g.has(sp.log)), display=False)
 # the closed form against the truncated matrices (independent numerics)
-def geo_ratio(qq):
-    u = int(min(20000, max(200, np.ceil(40 / (1 - qq)))))
-    kk = np.arange(1, u + 1.0)
-    return ry.rayleigh(ry.A_matrix(u), ry.B_matrix(u), (1 - qq) * qq ** (kk - 1))
 qs = [0.1, 0.3, 0.5, 0.7, 0.9, 0.95] if mode == "quick" else [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98]
-geo = [geo_ratio(qq) for qq in qs]
+geo = [ry.geometric_ratio_truncated(qq) for qq in qs]
 glue("geo_num_err", float(max(abs(g - float(R_g.subs(q, qq))) for qq, g in zip(qs, geo))), display=False)
 fig, ax = plt.subplots(figsize=(5, 3.0))
 ax.plot(qgrid, Rvals, "-", label="closed form R(q) (reconstructed A)")
@@ -891,12 +767,8 @@ glue("geo_q05", float(R_g.subs(q, sp.Rational(1, 2))), display=False)
 
 # %%
 # Independent check of the limit, and two candidates for Theorem 8's 14/9 (ours, SymPy).
-# As q -> 1 the scaled geometric lengths become Exp(1).  For X, Y iid Exp(1), S = X + Y ~ Gamma(2)
-# (E S^2 = 6) is independent of U = X/S ~ U(0, 1), and m = S min(U, 1-U), M = S max(U, 1-U); the
-# kernels are homogeneous of degree 2, so E g(m, M) = 6 * 2 * int_0^{1/2} g(u, 1-u) du.
-u_c = sp.Symbol("u", positive=True)
-def cont(kernel):
-    return 6 * 2 * sp.integrate(kernel(u_c, 1 - u_c), (u_c, 0, sp.Rational(1, 2)))
+# As q -> 1 the scaled geometric lengths become Exp(1); cont(g) = E g(min(X, Y), max(X, Y)), X, Y iid Exp(1).
+cont = ry.exponential_pair_expectation
 EB = cont(lambda m, Mx: m**2 / 2)
 lim_cont = sp.simplify(cont(lambda m, Mx: m * Mx / 4 + m**2 / 2 - m**3 / (4 * Mx)) / EB)
 cand_m2 = sp.simplify(cont(lambda m, Mx: m * Mx / 4 + m**2 / 4) / EB)
@@ -941,18 +813,8 @@ glue("geo_cand_pow2", str(cand_pow2), display=False)
 # largest $M$:
 
 # %%
-rows = []
-for qq in (0.3, 0.6):
-    u = 12
-    xg = (1 - qq) * qq ** np.arange(u); xg /= xg.sum()
-    M = max(M_list); n = n_per_M * M
-    sup = l2_scale * np.arange(1, u + 1)
-    o = rng.choice(sup, size=n, p=xg)
-    inst = interval_instance(o, M, 0, allow_zero_prompt=True)
-    xs = np.array([np.mean(o == k) for k in sup])
-    rows.append(dict(q=qq, M=M, n=n, amin_over_hsf=tel(inst, "a-min", int(sup[0]), int(sup[-1]), seed) / tel(inst, "h-sf", int(sup[0]), int(sup[-1]), seed),
-                     lemma2=ry.cr_amin(xs, sup)))
-geo_sim = pd.DataFrame(rows); print(geo_sim.round(4).to_string(index=False))
+geo_sim = cx.geometric_runs((0.3, 0.6), 12, max(M_list), n_per_M * max(M_list), l2_scale, rng, seed)
+print(geo_sim.round(4).to_string(index=False))
 glue("geo_sim_max", float(geo_sim.amin_over_hsf.max()), display=False)
 glue("geo_sim_l2", float(geo_sim.lemma2.max()), display=False)
 
@@ -968,14 +830,9 @@ glue("geo_sim_l2", float(geo_sim.lemma2.max()), display=False)
 # at most $M/(s+1)$ requests; sorting for eviction and the look-ahead structure dominate):
 
 # %%
-rows = []
-for M in ([200, 800, 3200] if mode == "quick" else [200, 800, 3200, 12800]):
-    o = rng.integers(1, 9, size=3 * M)
-    inst = interval_instance(o, M, 1)
-    res = run_interval(inst, "a-min", 1, 8, seed=seed, record_decision_times=True)
-    rows.append(dict(M=M, rounds=res.rounds_decided, mean_us=1e6 * np.mean(res.decision_times),
-                     per_MlogM_ns=1e9 * np.mean(res.decision_times) / (M * np.log(M))))
-timing = pd.DataFrame(rows); print(timing.to_string(index=False))
+timing = cx.decision_times([200, 800, 3200] if mode == "quick" else [200, 800, 3200, 12800], rng, seed,
+                           load=3, max_length=8)
+print(timing.to_string(index=False))
 glue("t3_us", f"{timing.mean_us.iloc[-1]:.0f}", display=False)
 glue("t3_M", int(timing.M.iloc[-1]), display=False)
 
