@@ -67,7 +67,6 @@ splitwise_n = None
 import time as _time
 
 _T0 = _time.perf_counter()
-import hashlib
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -77,8 +76,11 @@ from myst_nb import glue
 
 from kvlib.serving.batchtime import EMBEDDED, default_model, fit_from_csv, profile_points
 from kvlib.policies import POLICIES
-from kvlib.serving.experiments import build_workload, run_spec
-from kvlib.book.sweeps import parallel_map
+from kvlib.serving.experiments import (build_workload, format_alpha, policy_label, slope_of,
+                                      smallest_stable_alpha)
+from kvlib.book.gluing import glue_value as g
+from kvlib.book.provenance import data_files
+from kvlib.book.sweeps import run_specs
 from kvlib.serving.workloads import (ARXIV_CSV, SPLITWISE_CSV, SYNTHETIC_LABEL, lmsys_fit_table, load_arxiv,
                              load_splitwise, resolve_shared_dir)
 
@@ -107,35 +109,20 @@ print(f"This chapter was produced in {mode!r} mode with seed {seed}"
       + (" (QUICK: reduced sizes and run counts, not the papers' scale)." if Q else " (the papers' scale)."))
 print(f"shared data directory: {SHARED if SHARED else 'NOT FOUND -> embedded coefficients and synthetic stand-ins'}")
 print(f"user CSV: {user_csv or 'none (LMSYS-like generator)'}; parallel backend {backend!r}, n_jobs = {n_jobs}")
-def g(name, value):
-    """glue a plain Python value (numpy scalars are converted, so the book can format them)."""
-    if isinstance(value, (np.floating, np.integer)):
-        value = value.item()
-    glue(name, value, display=False)
-
-
 LM_LABEL = f"user CSV {Path(user_csv).name}" if user_csv else SYNTHETIC_LABEL
 g("rt_mode", mode)
 g("rt_lmlabel", LM_LABEL)
 
 
+BASE = {"shared_dir": str(SHARED) if SHARED else None, "user_csv": user_csv, "memory": memory}
+
+
 def run_all(specs, desc):
-    base = {"shared_dir": str(SHARED) if SHARED else None, "user_csv": user_csv, "memory": memory}
-    return pd.DataFrame(parallel_map(run_spec, [dict(base, **s) for s in specs], n_jobs=n_jobs,
-                                     backend=backend, desc=desc))
+    return run_specs(specs, base=BASE, n_jobs=n_jobs, backend=backend, desc=desc)
 
 
-def sha(p):
-    return hashlib.sha256(Path(p).read_bytes()).hexdigest()
-
-
-files = []
-for name in (ARXIV_CSV, SPLITWISE_CSV, "a100_llama2_70b_mlp.csv", "a100_pairwise_nvlink_all_reduce.csv"):
-    p = SHARED / name if SHARED else None
-    files.append({"file": name, "present": bool(p and p.exists()), "sha256": sha(p) if p and p.exists() else "-"})
-if user_csv:
-    files.append({"file": str(user_csv), "present": Path(user_csv).exists(), "sha256": sha(user_csv)})
-pd.DataFrame(files)
+data_files(SHARED, (ARXIV_CSV, SPLITWISE_CSV, "a100_llama2_70b_mlp.csv", "a100_pairwise_nvlink_all_reduce.csv"),
+           extra=[user_csv] if user_csv else ())
 
 # %% [markdown]
 # ## The batch-time model
@@ -262,24 +249,10 @@ G = run_all([{"workload": "lmsys", "n": nG, "rate": r, "seed": s, "policy": "alp
               "max_rounds": cap[(r, s)], "check": False} for r in P["rates"] for s in grid_seeds for a in grid],
             "alpha grid")
 G["alpha"] = G["opts"].map(lambda o: o["alpha"])
-ok = G.groupby(["rate", "alpha"])["completed"].all().unstack(0)
-
-
-def smallest_alpha(col):
-    good = [a for a in ok.index if ok.loc[ok.index >= a, col].all()]
-    return min(good) if good else float("nan")
-
-
-A_HI, A_LO = smallest_alpha(RATE_HI), smallest_alpha(RATE_LO)
-
-
-def fmt_alpha(a):
-    return f"<= {a}" if a == min(grid) else str(a)
-
-
-g("rt_alpha_hi", fmt_alpha(A_HI))
-g("rt_alpha_lo", fmt_alpha(A_LO))
-pd.DataFrame({"rate": [RATE_HI, RATE_LO], "smallest alpha (ours)": [fmt_alpha(A_HI), fmt_alpha(A_LO)],
+A_HI, A_LO = (smallest_stable_alpha(G, r) for r in (RATE_HI, RATE_LO))
+g("rt_alpha_hi", format_alpha(A_HI, grid))
+g("rt_alpha_lo", format_alpha(A_LO, grid))
+pd.DataFrame({"rate": [RATE_HI, RATE_LO], "smallest alpha (ours)": [format_alpha(A_HI, grid), format_alpha(A_LO, grid)],
               "paper (001)": [0.21, 0.24], "grid": [f"{grid[0]}..{grid[-1]}"] * 2, "n": [nG] * 2,
               "workload": [LM_LABEL] * 2})
 
@@ -294,14 +267,9 @@ A_USE = max(0.3, float(np.nan_to_num(max(A_HI, A_LO), nan=0.3)))
 BENCH = [("mc-sf", {}), ("mc-benchmark", {}), ("alpha-greedy", {"alpha": A_USE}),
          ("alpha-beta-clearing", {"alpha": A_USE, "beta": 0.5})]
 
-
-def pname(p, o):
-    return p + ("" if not o else "(" + ", ".join(f"{k}={v}" for k, v in o.items()) + ")")
-
-
 F3 = run_all([{"workload": "lmsys", "n": n, "rate": r, "seed": seed + k, "policy": p, "opts": o}
               for r in P["rates"] for n in P["fig3_sizes"] for k in range(P["fig3_runs"]) for p, o in BENCH], "figure 3")
-F3["name"] = [pname(p, o) for p, o in zip(F3["policy"], F3["opts"])]
+F3["name"] = [policy_label(p, o) for p, o in zip(F3["policy"], F3["opts"])]
 assert F3["valid"].dropna().all()
 fig, ax = plt.subplots(1, 2, figsize=(12, 3.8))
 slopes = []
@@ -321,17 +289,11 @@ paper_slope = {(RATE_HI, "mc-sf"): "1/6", (RATE_LO, "mc-sf"): "1/800"}
 S["paper (001)"] = [paper_slope.get((r, p), "best benchmark ~1/2" if r == RATE_HI else "best benchmark ~1/100")
                     for r, p in zip(S.rate, S.policy)]
 
-
-def slope(r, p):
-    v = S[(S.rate == r) & (S.policy == p)]["slope (s per request)"]
-    return float(v.iloc[0]) if len(v) else float("nan")
-
-
-bench_hi = min(slope(RATE_HI, pname(p, o)) for p, o in BENCH[1:])
-bench_lo = min(slope(RATE_LO, pname(p, o)) for p, o in BENCH[1:])
-g("rt_s_sf_hi", 1 / slope(RATE_HI, "mc-sf"))
+bench_hi = min(slope_of(S, RATE_HI, policy_label(p, o)) for p, o in BENCH[1:])
+bench_lo = min(slope_of(S, RATE_LO, policy_label(p, o)) for p, o in BENCH[1:])
+g("rt_s_sf_hi", 1 / slope_of(S, RATE_HI, "mc-sf"))
 g("rt_s_b_hi", 1 / bench_hi)
-g("rt_s_sf_lo", 1 / slope(RATE_LO, "mc-sf"))
+g("rt_s_sf_lo", 1 / slope_of(S, RATE_LO, "mc-sf"))
 g("rt_s_b_lo", 1 / bench_lo)
 S.round(5)
 
@@ -350,7 +312,7 @@ T1_POL = [("mc-sf", {}), ("mc-benchmark", {})] + [("alpha-greedy", {"alpha": a})
     ("alpha-beta-clearing", {"alpha": 0.3, "beta": b}) for b in (0.2, 0.5)]
 T1 = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": RATE_HI, "seed": seed + 1000 + k, "policy": p,
                "opts": o} for k in range(P["table1_runs"]) for p, o in T1_POL], "table 1")
-T1["name"] = [pname(p, o) for p, o in zip(T1["policy"], T1["opts"])]
+T1["name"] = [policy_label(p, o) for p, o in zip(T1["policy"], T1["opts"])]
 tab1 = T1.groupby("name", sort=False)["avg_latency"].agg(["mean", "std", "max", "min"])
 tab1["unfinished runs"] = T1.groupby("name", sort=False)["completed"].apply(lambda c: int((~c).sum()))
 tab1["paper average (001 Table 1)"] = [{"mc-sf": 32.112, "mc-benchmark": 46.472, "alpha-greedy(alpha=0.3)": 51.933}.get(i, "-")
@@ -387,7 +349,7 @@ for a_, (_, r) in zip(ax, MEM.iterrows()):
     ts, mem = r["trace"]
     a_.plot(ts, mem, lw=0.6)
     a_.axhline(memory, color="k", ls=":", lw=0.8)
-    a_.set(title=pname(r["policy"], r["opts"]) + ("" if r["completed"] else "\nendless clearing: stopped"),
+    a_.set(title=policy_label(r["policy"], r["opts"]) + ("" if r["completed"] else "\nendless clearing: stopped"),
            xlabel="time (s)")
 ax[0].set_ylabel("KV tokens held")
 fig.suptitle(f"memory over time, lambda = {RATE_HI}/s ({LM_LABEL})", y=1.02)
@@ -464,11 +426,11 @@ specs += [{"workload": "mixed002", "n": n, "seed": seed, "policy": p, "opts": o,
           for n in P["lp_sizes_002"] for p, o in LP002]
 specs.sort(key=lambda d: -d["n"])  # the largest (slowest) runs first, so the two workers finish together
 M2 = run_all(specs, "002 mixed")
-M2["name"] = [pname(p, o) for p, o in zip(M2["policy"], M2["opts"])]
+M2["name"] = [policy_label(p, o) for p, o in zip(M2["policy"], M2["opts"])]
 M2["scheduler_s"] = M2["reset_s"] + M2["decision_s"]
 M2 = M2.sort_values(["name", "n"], kind="stable")
 assert M2["valid"].all()
-ORDER2 = [c for c in (pname(p, o) for p, o in P002 + LP002) if c in set(M2.name)]
+ORDER2 = [c for c in (policy_label(p, o) for p, o in P002 + LP002) if c in set(M2.name)]
 fig, ax = plt.subplots(figsize=(7, 3.8))
 for nm in ORDER2:
     d = M2[M2.name == nm]
@@ -642,7 +604,7 @@ T3.round(2)
 SWP = [("fcfs", {}), ("mc-sf", {}), ("mc-benchmark", {}), ("alpha-greedy", {"alpha": A_USE})]
 SP = run_all([{"workload": "splitwise", "n": P["splitwise_n"], "rate": r, "seed": seed, "policy": p, "opts": o}
               for r in P["splitwise_rates"] for p, o in SWP], "splitwise")
-SP["name"] = [pname(p, o) for p, o in zip(SP["policy"], SP["opts"])]
+SP["name"] = [policy_label(p, o) for p, o in zip(SP["policy"], SP["opts"])]
 assert SP["valid"].dropna().all()
 SP.pivot_table(index="rate", columns="name", values="avg_latency").round(2)
 
@@ -664,7 +626,7 @@ ALL += [(p, o, None) for p, o in P002[2:] + LP002]
 ALL += [(p, {}, 0.5) for p in P003]
 C = run_all([{"workload": "mixed002", "n": nC, "rate": None, "seed": seed, "policy": p, "opts": o, "pred": pr}
              for p, o, pr in ALL], "all policies")
-C["name"] = [pname(p, o) for p, o in zip(C["policy"], C["opts"])]
+C["name"] = [policy_label(p, o) for p, o in zip(C["policy"], C["opts"])]
 C["scheduler_s"] = C["reset_s"] + C["decision_s"]
 print(f"{nC} requests, mixed 002 workload ({LM_LABEL} + arXiv), all at t = 0, M = {memory}")
 C[["name", "pred", "completed", "valid", "avg_latency", "makespan", "evictions", "scheduler_s"]].sort_values("avg_latency").round(3)
