@@ -60,5 +60,27 @@ def test_schedule_figure_one_column_per_schedule():
     assert list(ys) == list(memory_profile(inst, Schedule((4, 0, 0))))
     assert axes[3].lines[1].get_ydata()[0] == 10  # the limit M
     plt.close(fig)
+    fig = schedule_figure(inst, {"a": res.schedule, "b": [4, 0, 0]}, layout="rows")
+    assert [ax.get_title() for ax in fig.axes] == ["a", "", "b", ""]
+    assert list(fig.axes[3].lines[0].get_ydata()) == list(memory_profile(inst, Schedule((4, 0, 0))))
+    plt.close(fig)
+    with pytest.raises(ValueError, match="layout must be"):
+        schedule_figure(inst, {"a": res.schedule}, layout="grid")
     with pytest.raises(ValueError, match="schedules is empty"):
         schedule_figure(inst, {})
+
+
+def test_styled_tables():
+    import pandas as pd
+
+    from kvlib.book.tables import styled
+
+    df = pd.DataFrame({"n": [1, 20000], "ratio": [1.23456, float("nan")], "whole": [9.0, 12.0], "ok": [True, False]})
+    html = styled(df, caption="TEL (rounds)").to_html()
+    assert "1.235" in html and "20,000" in html and "9.0" not in html and ">9<" in html
+    assert "nan" not in html.lower().replace("nan;", "") and "TEL (rounds)" in html
+    assert "1.2346" in styled(df, formats={"ratio": "{:.4f}"}).to_html()
+    with pytest.raises(KeyError, match="not in the table"):
+        styled(df, formats={"missing": "{:.1f}"})
+    with pytest.raises(TypeError, match="DataFrame"):
+        styled([1, 2])
