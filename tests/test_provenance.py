@@ -73,3 +73,18 @@ def test_plain_converts_numpy_scalars():
     assert type(plain(np.int64(3))) is int
     assert type(plain(np.bool_(True))) is bool
     assert plain("x") == "x"
+
+
+def test_glue_figure_closes_the_figure(capsys):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from kvlib.book.gluing import glue_figure, glue_value
+
+    fig, ax = plt.subplots()
+    n_before = len(plt.get_fignums())
+    glue_figure("test-fig", fig)
+    assert len(plt.get_fignums()) == n_before - 1
+    glue_value("test-value", np.int64(3))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plain", "glue_value"]
+__all__ = ["plain", "glue_value", "glue_figure"]
 
 
 def plain(value):
@@ -24,3 +24,13 @@ def glue_value(name: str, value) -> None:
     from myst_nb import glue
 
     glue(name, plain(value), display=False)
+
+
+def glue_figure(name: str, fig) -> None:
+    """Glue a Matplotlib figure for a ``{glue:figure}`` directive and close it, so the code cell does
+    not show it a second time."""
+    import matplotlib.pyplot as plt
+    from myst_nb import glue
+
+    glue(name, fig, display=False)
+    plt.close(fig)
