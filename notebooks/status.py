@@ -74,7 +74,7 @@ build = pd.DataFrame(
         ("Python", sys.version.split()[0]),
         ("platform", platform.platform()),
         ("shared data directory",
-         f"{manifest.get('shared_dir', 'unknown')} "
+         f"{Path(manifest.get('shared_dir', 'unknown')).name} "
          f"({'present' if manifest.get('shared_dir_exists') else 'absent'})"),
     ],
     columns=["item", "value"],

@@ -43,3 +43,14 @@ def test_run_specs_merges_base_and_keeps_order():
     df = run_specs(specs, base={"memory": 4000, "seed": 99}, n_jobs=1, progress=False)
     assert list(df.seed) == [0, 1] and list(df.memory) == [4000, 4000]
     assert df.completed.all() and df.valid.all()
+
+
+def test_parallel_map_without_progress_does_not_import_tqdm():
+    import subprocess
+    import sys
+
+    code = ("import sys; from kvlib.book.sweeps import parallel_map; "
+            "assert parallel_map(abs, [-1, 2], n_jobs=1, progress=False) == [1, 2]; "
+            "print('tqdm.auto' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

@@ -34,6 +34,14 @@ def _dask_client():
         return Client(processes=True)
 
 
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def parallel_map(
     fn: Callable[[Any], Any],
     items: Iterable[Any],
@@ -45,10 +53,14 @@ def parallel_map(
 ) -> list:
     """``[fn(x) for x in items]`` in parallel, in order, with a progress bar."""
     from joblib import Parallel, delayed, parallel_config
-    from tqdm.auto import tqdm
 
     items = list(items)
-    bar = tqdm(total=len(items), desc=desc, disable=not progress, leave=False)
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(items), desc=desc, leave=False)
+    else:  # no tqdm import at all: tqdm.auto warns (naming a file path) where ipywidgets is missing
+        bar = _NoBar()
     if backend == "sequential" or n_jobs == 1 or len(items) <= 1:
         out = []
         for x in items:
