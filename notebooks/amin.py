@@ -50,32 +50,24 @@ tp_load = 12            # requests per unit of memory there
 tp_ls = [1, 4]          # short lengths l of the two-point {l, 4l} runs
 
 # %%
-import time
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import sympy as sp
-from IPython.display import Math
+from IPython.display import Math, display
 from myst_nb import glue
 from scipy.optimize import curve_fit
-from scipy.sparse.linalg import eigsh
 
+from kvlib.policies.cyz import interval_instance
+from kvlib.theory import cyz_experiments as cx
+from kvlib.book.tables import styled
 from kvlib.theory import rayleigh as ry
-from kvlib.core.checker import check_schedule
-from kvlib.policies.cyz import AMaxBatch, AMinProgress, interval_instance, run_interval
 
 if mode not in ("quick", "full"):
     raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
 print(f"This chapter was produced in {mode!r} mode with seed {seed}.")
-T0 = time.time()
-
-
-def tel(inst, name, lo, up, sd=0):
-    res = run_interval(inst, name, lo, up, seed=sd)
-    rep = check_schedule(inst, res.schedule, allow_cancellation=True)
-    assert rep.valid and rep.tel == res.tel, rep.violations[:3]
-    return int(res.tel)
+glue("amin_mode", mode, display=False)
+glue("amin_reps", int(reps), display=False)
 
 
 # %% [markdown]
@@ -101,10 +93,10 @@ def tel(inst, name, lo, up, sd=0):
 #
 # $n=5$, $s=1$, $o_i=1$, interval $[1,4]$, $M=10$.
 
-# %%
+# %% tags=["teach"]
 ex1 = interval_instance([1] * 5, 10, 1)
-ex1_tel = {p: tel(ex1, p, 1, 4, seed) for p in ("h-sf", "a-max", "a-min")}
-print(ex1_tel)
+ex1_tel = {p: cx.checked_tel(ex1, p, 1, 4, seed) for p in ("h-sf", "a-max", "a-min")}
+display(styled(pd.DataFrame({"policy": list(ex1_tel), "TEL (rounds)": list(ex1_tel.values())})))
 glue("ex1_hsf", int(ex1_tel["h-sf"]), display=False)
 glue("ex1_amax", int(ex1_tel["a-max"]), display=False)
 glue("ex1_amin", int(ex1_tel["a-min"]), display=False)
@@ -137,26 +129,12 @@ glue("ex1_amin", int(ex1_tel["a-min"]), display=False)
 #   $(1+\sqrt\alpha)^2/\big(\alpha(1+\alpha+2\alpha^{3/2})\big)$ (`ry.thm2_batch_ratio_limit`).
 
 # %%
-rows = []
-for alpha_inv in (4, 9):
-    for sc in thm2_scales:
-        l = sc * 2
-        u = alpha_inv * l
-        M = l * u
-        a = 4 * sc
-        b = int(round(a * np.sqrt(alpha_inv)))
-        o = np.array([l] * (a * u) + [u] * (b * l))
-        inst = interval_instance(o, M, 0, allow_zero_prompt=True)
-        h = tel(inst, "h-sf", l, u)
-        assert h == ry.thm2_hsf_tel(l, u, a, b)  # closed form = simulation, exactly
-        am = np.mean([tel(inst, "a-max", l, u, seed + r) for r in range(reps)])
-        ab = np.mean([tel(inst, AMaxBatch(), l, u, seed + r) for r in range(reps)])
-        rows.append(dict(alpha=1 / alpha_inv, l=l, u=u, M=M, N_l=a * u, N_u=b * l, hsf=h, amax=am,
-                         ratio_ours=am / h, ratio_batch_sim=ab / h, ratio_batch_model=ry.thm2_batch_amax_tel(l, u, a, b) / h,
-                         batch_limit=ry.thm2_batch_ratio_limit(1 / alpha_inv),
-                         paper_formula=ry.amax_theorem2_ratio(1 / alpha_inv)))
-thm2 = pd.DataFrame(rows)
-print(thm2.round(3).to_string(index=False))
+# H-SF's simulated TEL is asserted equal to the closed form ry.thm2_hsf_tel inside
+thm2 = cx.theorem2_table((4, 9), thm2_scales, reps, seed)
+display(styled(thm2.rename(columns={"M": "M (tokens)", "hsf": "H-SF TEL", "amax": "A_max TEL (mean)",
+                                    "ratio_ours": "A_max / H-SF", "ratio_batch_sim": "batch A_max / H-SF (sim.)",
+                                    "ratio_batch_model": "batch A_max / H-SF (closed form)",
+                                    "batch_limit": "batch limit", "paper_formula": "paper's limit"})))
 
 # %%
 last = thm2.groupby("alpha").tail(1).set_index("alpha")
@@ -199,33 +177,32 @@ glue("thm2_coinc", ", ".join(str(c**2) for c in sorted(coinc)), display=False)
 
 # %%
 alphas = [1 / 2, 1 / 3, 1 / 4, 1 / 6]
-worst = []
-for al in alphas:
-    l = 3
-    u = int(round(l / al))
-    M = 4 * (1 + u)
-    best = 0.0
-    for frac in np.linspace(0.0, 1.0, 6):
-        n = 60
-        o = np.where(np.arange(n) < int(frac * n), l, u)
-        inst = interval_instance(o, M, 1)
-        h = tel(inst, "h-sf", l, u)
-        best = max(best, max(tel(inst, "a-max", l, u, seed + r) / h for r in range(reps)))
-    worst.append(best)
+worst = cx.theorem1_worst_ratios(alphas, reps, seed, l=3, n=60)
 fig, ax = plt.subplots(figsize=(5, 3.2))
 ag = np.linspace(0.15, 1, 100)
 ax.plot(1 / ag, ry.amax_theorem1_bound(ag), label=r"Theorem 1 bound (paper's)")
 ax.plot(1 / ag, ry.amax_theorem2_ratio(ag), "--", label=r"Theorem 2 limit (paper's)")
 ax.plot(1 / ag, ry.thm2_batch_ratio_limit(ag), ":", label="synchronous-batch A_max (ours)")
 ax.plot([1 / a for a in alphas], worst, "o", label="worst simulated A_max / H-SF")
-ax.set_xlabel(r"$\alpha^{-1} = u/l$"); ax.set_ylabel("ratio"); ax.legend(fontsize=8)
-plt.show()
+ax.set_xlabel(r"$\alpha^{-1} = u/l$"); ax.set_ylabel("ratio to H-SF"); ax.legend(fontsize=8)
+fig.tight_layout()
+glue("amin-fig-thm1", fig, display=False)
+plt.close(fig)
 glue("thm1_worst", float(max(worst)), display=False)
 assert all(w <= ry.amax_theorem1_bound(a) + 1e-9 for w, a in zip(worst, alphas))
 
 # %% [markdown]
-# The largest simulated ratio is {glue:text}`thm1_worst:.3f`, well inside Theorem 1's bound at every
-# $\alpha$ tried.
+# ```{glue:figure} amin-fig-thm1
+# :name: fig-amin-thm1
+#
+# A_max's ratio to H-SF against $u/l$: the paper's Theorem 1 bound and Theorem 2 limit, our
+# synchronous-batch limit, and the worst simulated ratio over two-point instances ($l = 3$,
+# $n = 60$, $s = 1$, $M = 4(1+u)$, six mixtures, {glue:text}`amin_reps:d` seeds each;
+# {glue:text}`amin_mode:s` mode).
+# ```
+#
+# The largest simulated ratio ({ref}`figure <fig-amin-thm1>`) is {glue:text}`thm1_worst:.3f`, well
+# inside Theorem 1's bound at every $\alpha$ tried.
 #
 # %% [markdown]
 # ## Corollary 1: the matrices $A_u$ and $B_u$ (our reconstruction)
@@ -244,7 +221,7 @@ assert all(w <= ry.amax_theorem1_bound(a) + 1e-9 for w, a in zip(worst, alphas))
 # = x^\top B_u x$ with $b_{ij} = w_{\min(i,j)}/2$. SymPy confirms the coefficient identity (cross
 # terms equal $2b_{ij}$):
 
-# %%
+# %% tags=["teach"]
 u4 = 4
 x = sp.symbols(f"x1:{u4 + 1}")
 xv = sp.Matrix(x)
@@ -295,7 +272,7 @@ glue("tri_umax", int(u_sym), display=False)
 #
 # SymPy solves for it:
 
-# %%
+# %% tags=["teach"]
 l_, u_, a_, lam_ = sp.symbols("l u a lambda", positive=True)
 A2 = sp.Matrix([[l_**2 / 2, a_], [a_, u_**2 / 2]])
 B2 = sp.Matrix([[l_**2 / 2, l_**2 / 2], [l_**2 / 2, u_**2 / 2]])
@@ -328,8 +305,13 @@ glue("a_formula_ok", str(same), display=False)
 # an **independent** test of the reconstruction.
 #
 # **The proof's coefficient identity.** The reconstructed TEL expression
-# $T_A(x) = \tfrac14\big(\sum_k k x_k\big)^2 + \sum_k x_k\big(\sum_{j<k} x_j (j^2 - \tfrac{j^3}{2k})
-# + x_k \tfrac{k^2}{4}\big)$ has cross terms $2a_{ij}$ and equals $x^\top A_u x$:
+#
+# $$
+# T_A(x) = \tfrac14\Big(\sum_k k x_k\Big)^2
+#   + \sum_k x_k\Big(\sum_{j<k} x_j \big(j^2 - \tfrac{j^3}{2k}\big) + x_k \tfrac{k^2}{4}\Big)
+# $$
+#
+# has cross terms $2a_{ij}$ and equals $x^\top A_u x$:
 
 # %%
 TA = sp.Rational(1, 4) * sum((k + 1) * x[k] for k in range(u4)) ** 2 + sum(
@@ -361,7 +343,8 @@ for u in range(1, u_sym + 1):
     t_old = (ry.B_sym(u).inv() * ry.A_candidate_sym(u)).trace()
     tr_rows.append(dict(u=u, trace_A=str(t_new), H_u=str(Hn(u)), equal=(t_new == Hn(u)), trace_old_candidate=str(t_old)))
 trdf = pd.DataFrame(tr_rows)
-print(trdf.to_string(index=False))
+display(styled(trdf.rename(columns={"trace_A": "tr(B^-1 A)", "H_u": "H_u", "equal": "equal",
+                                    "trace_old_candidate": "tr(B^-1 A), previous candidate"})))
 glue("tr_exact_ok", str(bool(trdf.equal.all())), display=False)
 big_u = 10**5 if mode == "quick" else 10**6
 kk = np.arange(1, big_u + 1, dtype=float)
@@ -404,7 +387,9 @@ glue("gft", Math(r"\hat g(\xi) = " + sp.latex(sp.factor(gft))), display=False)
 glue("gft_ok", str(gft_ok), display=False)
 mins = {u: (float(np.linalg.eigvalsh(ry.lemma3_kernel(u))[0]), float(np.linalg.eigvalsh(ry.A_matrix(u))[0]),
             float(np.linalg.eigvalsh(ry.B_matrix(u))[0])) for u in (5, 50, 500)}
-print("smallest eigenvalues (G, A, B):", mins)
+display(styled(pd.DataFrame([{"u": u, "min eig G": g_, "min eig A_u": a_, "min eig B_u": b_}
+                              for u, (g_, a_, b_) in mins.items()]), formats={c: "{:.3g}" for c in
+                                                                              ("min eig G", "min eig A_u", "min eig B_u")}))
 glue("mineig_G500", float(mins[500][0]), display=False)
 glue("mineig_A500", float(mins[500][1]), display=False)
 
@@ -442,22 +427,7 @@ glue("mineig_A500", float(mins[500][1]), display=False)
 
 # %%
 us = np.unique(np.round(np.logspace(0, np.log10(u_max), 18 if mode == "quick" else 30)).astype(int))
-lam, vmin = [], []
-for u in us:
-    A = ry.A_matrix(u)
-    if u <= 300:
-        lv, v = ry.largest_generalized(A)
-    else:
-        S = ry.whitened(A)
-        vals, vecs = eigsh(S, k=1, which="LA", tol=1e-12)
-        lv, y = float(vals[0]), vecs[:, 0]
-        wk = np.concatenate([[0.0], ry.hsf_weights(u)])
-        z = y / np.sqrt(np.diff(wk) / 2.0)
-        v = z - np.concatenate([z[1:], [0.0]])
-        v = v if v[np.argmax(np.abs(v))] > 0 else -v
-    lam.append(lv)
-    vmin.append(float(v.min() / np.abs(v).max()))
-lam = np.array(lam)
+lam, vmin = ry.lambda_max_curve(us, dense_max=300)
 fitf = lambda u, a, b, c: a * np.log(u + b) + c
 popt, _ = curve_fit(fitf, us.astype(float), lam, p0=(0.25, 0.3, 1.1), bounds=([0, -0.99, -10], [10, 100, 10]))
 big = us >= 10
@@ -470,9 +440,13 @@ ax.semilogx(us, fitf(us, *popt), "-", label=f"our fit {popt[0]:.4f} log(u{popt[1
 ax.semilogx(us, paper, "--", label="paper's fit 0.2555 log(u+0.2793)+1.1587")
 ax.semilogx(us, Hu, ":", label=r"$H_u = \mathrm{tr}(B_u^{-1}A_u)$")
 ax.set_xlabel("u"); ax.set_ylabel("ratio"); ax.legend(fontsize=7)
-plt.show()
+fig.tight_layout()
+glue("amin-fig-fig1", fig, display=False)
+plt.close(fig)
 fig1 = pd.DataFrame(dict(u=us, lam_max=lam, paper_fit=paper, H_u=Hu, min_entry_of_v=vmin))
-print(fig1.round(4).to_string(index=False))
+display(styled(fig1.rename(columns={"lam_max": "lambda_max", "paper_fit": "paper's fit",
+                                    "min_entry_of_v": "min entry of v / max"}), precision=4,
+               formats={"min entry of v / max": "{:.2e}"}))
 # maximum over x >= 0 against the unconstrained eigenvalue (small u, multiplicative ascent)
 cmp_rows = []
 for u in (5, 20, 80):
@@ -480,7 +454,9 @@ for u in (5, 20, 80):
     lv, v = ry.largest_generalized(A, B)
     ms, _ = ry.max_over_simplex(A, B, x0=np.abs(v), iters=300)
     cmp_rows.append(dict(u=u, eig=lv, max_x_ge_0=ms, min_entry_of_v=v.min()))
-print(pd.DataFrame(cmp_rows).to_string(index=False))
+display(styled(pd.DataFrame(cmp_rows).rename(columns={"eig": "lambda_max", "max_x_ge_0": "max over x >= 0",
+                                                      "min_entry_of_v": "min entry of v"}), precision=4,
+               formats={"min entry of v": "{:.2e}"}))
 glue("fig1_fit", f"{popt[0]:.4f} log(u {popt[1]:+.4f}) {popt[2]:+.4f}", display=False)
 glue("fig1_fit10", f"{popt10[0]:.4f} log(u {popt10[1]:+.4f}) {popt10[2]:+.4f}", display=False)
 glue("fig1_lam_umax", float(lam[-1]), display=False)
@@ -495,7 +471,15 @@ glue("fig1_minv", float(min(vmin)), display=False)
 glue("fig1_loose", float(Hu[-1] / lam[-1]), display=False)
 
 # %% [markdown]
-# At $u$ = {glue:text}`fig1_umax:d` the largest generalized eigenvalue is
+# ```{glue:figure} amin-fig-fig1
+# :name: fig-amin-fig1
+#
+# 003 Figure 1 recomputed: $\lambda_{\max}(A_u, B_u)$ of the reconstructed matrices for $u$ up to
+# `u_max` (= {glue:text}`fig1_umax:d` here, {glue:text}`amin_mode:s` mode), our log fit, the paper's
+# fit and the trace bound $H_u$.
+# ```
+#
+# At $u$ = {glue:text}`fig1_umax:d` the largest generalized eigenvalue ({ref}`figure <fig-amin-fig1>`) is
 # {glue:text}`fig1_lam_umax:.4f`; the paper's fit gives {glue:text}`fig1_paper_umax:.4f` there.
 # Over $10 \le u \le$ {glue:text}`fig1_umax:d` our eigenvalues and the paper's fitted curve differ by
 # at most {glue:text}`fig1_dev10:.4f`, and over $u \ge 100$ by at most {glue:text}`fig1_dev100:.4f` (below $u = 10$, where a log fit cannot be exact, by up to
@@ -526,14 +510,9 @@ glue("fig1_loose", float(Hu[-1] / lam[-1]), display=False)
 # surplus at once, and the survivors finish in synchronised batches), which is fact 1 above:
 
 # %%
-one = []
-for M1 in (240, pair_M + 1):  # 240 is divisible by every k = 1..6
-    for k in range(1, 7):
-        n1 = 6 * M1
-        inst = interval_instance([k] * n1, M1, 0, allow_zero_prompt=True)
-        one.append(dict(M=M1, k=k, amin_over_hsf=tel(inst, "a-min", 1, 8, seed) / tel(inst, "h-sf", 1, 8, seed)))
-one = pd.DataFrame(one)
-print(one.pivot(index="k", columns="M", values="amin_over_hsf").round(4))
+one = cx.single_length_ratios((240, pair_M + 1), range(1, 7), seed, load=6)  # 240: divisible by k = 1..6
+display(styled(one.pivot(index="k", columns="M", values="amin_over_hsf")
+               .rename(columns=lambda m: f"A_min / H-SF, M = {m}").reset_index(), precision=4))
 glue("one_len_equal", str(bool((one[one.M == 240].amin_over_hsf == 1.0).all())), display=False)
 glue("one_len_M2", int(pair_M + 1), display=False)
 glue("one_len_min", float(one.amin_over_hsf.min()), display=False)
@@ -553,33 +532,14 @@ glue("one_len_max", float(one.amin_over_hsf.max()), display=False)
 # protected from eviction and fresh ones are evicted first):
 
 # %%
-def run_dist(sup, xdist, M, nn, sd, policies=("a-min",)):
-    o = np.random.default_rng([seed, sd, M, int(sup[-1])]).choice(sup, size=nn, p=xdist)
-    xs = np.array([np.mean(o == k) for k in sup])
-    inst = interval_instance(o, M, 0, allow_zero_prompt=True)
-    lo, up = int(sup.min()), int(sup.max())
-    h = tel(inst, "h-sf", lo, up, sd)
-    mm = np.minimum.outer(sup, sup).astype(float)
-    out = dict(hsf_over_fluid=h / (nn * nn / M * float(xs @ (mm**2 / 2.0) @ xs)), lemma2=ry.cr_amin(xs, sup))
-    for pol in policies:
-        obj = AMinProgress() if pol == "a-min-progress" else pol
-        res = run_interval(inst, obj, lo, up, seed=sd)
-        assert check_schedule(inst, res.schedule, allow_cancellation=True).valid
-        out[pol] = res.tel / h
-    return out
-
-
-rows = []
-for l in tp_ls:
-    sup = np.array([l, 4 * l])
-    for r in range(l2_seeds):
-        rows.append(dict(l=l, u=4 * l, seed=seed + r,
-                         **run_dist(sup, np.array([0.8, 0.2]), tp_M, tp_load * tp_M, seed + r, ("a-min", "a-min-progress"))))
-tp = pd.DataFrame(rows)
+tp = cx.two_point_runs(tp_ls, tp_M, tp_load, l2_seeds, seed, factor=4, p_short=0.8,
+                       policies=("a-min", "a-min-progress"))
 tp_sum = tp.groupby(["l", "u"]).agg(amin_min=("a-min", "min"), amin_max=("a-min", "max"),
                                     progress_min=("a-min-progress", "min"), progress_max=("a-min-progress", "max"),
                                     lemma2=("lemma2", "mean")).reset_index()
-print(tp_sum.round(4).to_string(index=False))
+display(styled(tp_sum.rename(columns={"amin_min": "A_min / H-SF (min)", "amin_max": "A_min / H-SF (max)",
+                                      "progress_min": "AMinProgress (min)", "progress_max": "AMinProgress (max)",
+                                      "lemma2": "Lemma 2 (reconstructed)"}), precision=4))
 big_l = tp[tp.l == max(tp_ls)]
 glue("tp_lmax", int(max(tp_ls)), display=False)
 glue("tp_lit_lo", float(big_l["a-min"].min()), display=False)
@@ -626,27 +586,14 @@ glue("tp_runs", int(l2_seeds), display=False)
 
 # %%
 u_m, c = 4, l2_scale
-n = pair_ratio * pair_M
-def tel_units(o, pol, sd):
-    inst = interval_instance(o, pair_M, 0, allow_zero_prompt=True)
-    return tel(inst, pol, c, c * u_m, sd) / (c * c * n * n / pair_M)
-pure = {(p, k): tel_units(np.full(n, c * k), p, seed) for p in ("a-min", "h-sf") for k in range(1, u_m + 1)}
-rows = []
-for i in range(1, u_m + 1):
-    for j in range(i + 1, u_m + 1):
-        est = {"a-min": [], "h-sf": []}
-        for r in range(reps):
-            o = np.array([c * i] * (n // 2) + [c * j] * (n // 2))
-            np.random.default_rng([seed, r, i, j]).shuffle(o)
-            for p in est:
-                est[p].append((4 * tel_units(o, p, seed + r) - pure[(p, i)] - pure[(p, j)]) / 2)
-        rows.append(dict(i=i, j=j, amin_measured=np.mean(est["a-min"]), A_reconstructed=float(ry.a_entry(i, j)),
-                         hsf_measured=np.mean(est["h-sf"]), B=i * i / 2))
-meas = pd.DataFrame(rows)
-meas["amin_rel_dev"] = meas.amin_measured / meas.A_reconstructed - 1
-meas["hsf_rel_dev"] = meas.hsf_measured / meas.B - 1
-print(meas.round(3).to_string(index=False))
-print("diagonal (A_min, H-SF, k^2/2):", [(round(pure[("a-min", k)], 3), round(pure[("h-sf", k)], 3), k * k / 2) for k in range(1, u_m + 1)])
+meas, pure = cx.measured_cross_terms(u_m, c, pair_M, pair_ratio * pair_M, reps, seed)
+display(styled(meas.rename(columns={"amin_measured": "A_min measured", "A_reconstructed": "a_ij (reconstructed)",
+                                    "hsf_measured": "H-SF measured", "B": "b_ij", "amin_rel_dev": "A_min rel. dev.",
+                                    "hsf_rel_dev": "H-SF rel. dev."})))
+display(styled(pd.DataFrame({"k": range(1, u_m + 1), "A_min (pure run)": [pure[("a-min", k)] for k in range(1, u_m + 1)],
+                             "H-SF (pure run)": [pure[("h-sf", k)] for k in range(1, u_m + 1)],
+                             "k^2/2": [k * k / 2 for k in range(1, u_m + 1)]}), formats={"k^2/2": "{:.1f}"},
+               caption=f"diagonal, units c^2 n^2/M"))
 glue("meas_c", int(c), display=False)
 glue("meas_amin_dev", float(meas.amin_rel_dev.abs().max()), display=False)
 glue("meas_amin_dev_mean", float(meas.amin_rel_dev.abs().mean()), display=False)
@@ -677,17 +624,10 @@ dists = {
     "geometric q=0.5 on c{1..8}": (c * np.arange(1, 9), 0.5 ** np.arange(8) / (0.5 ** np.arange(8)).sum()),
     "uniform on c{2..8}": (c * np.arange(2, 9), np.ones(7) / 7),
 }
-rows = []
-for name, (sup, xdist) in dists.items():
-    for M in M_list:
-        for r in range(l2_seeds):
-            rows.append(dict(dist=name, M=M, n=n_per_M * M, seed=seed + r, **run_dist(sup, xdist, M, n_per_M * M, seed + r)))
-lem2_all = pd.DataFrame(rows)
-lem2 = lem2_all.groupby(["dist", "M", "n"], sort=False).agg(
-    hsf_over_fluid=("hsf_over_fluid", "mean"), ratio_min=("a-min", "min"), ratio_max=("a-min", "max"),
-    lemma2=("lemma2", "mean")).reset_index()
-lem2["rel_dev_max"] = lem2.ratio_max / lem2.lemma2 - 1
-print(lem2.round(4).to_string(index=False))
+lem2_all, lem2 = cx.lemma2_runs(dists, M_list, n_per_M, l2_seeds, seed)
+display(styled(lem2.rename(columns={"M": "M (tokens)", "hsf_over_fluid": "H-SF / fluid", "ratio_min": "A_min / H-SF (min)",
+                                    "ratio_max": "A_min / H-SF (max)", "lemma2": "Lemma 2 (reconstructed)",
+                                    "rel_dev_max": "max rel. dev."}), precision=4))
 
 # %%
 top = lem2[lem2.M == max(M_list)]
@@ -740,7 +680,8 @@ for c in crit:
     ok_interior = all(0 < c.subs(Rl, av) < 1 for av in (sp.Rational(1, 10), sp.Rational(1, 2), sp.Rational(9, 10)))
     vals.append((c, sp.simplify(Rp.subs(p, c)), ok_interior))
 best = [v for v in vals if v[2] and sp.simplify(v[1] - (3 - Rl) / 2) == 0]
-print(vals)
+display(styled(pd.DataFrame([{"critical p": f"${sp.latex(c)}$", "R(p)": f"${sp.latex(v)}$", "interior": ok_}
+                              for c, v, ok_ in vals])))
 glue("t6_ok", str(len(best) == 1), display=False)
 glue("t6_pstar", Math(r"p^* = " + (sp.latex(best[0][0]) if best else r"\text{none}")), display=False)
 
@@ -756,7 +697,6 @@ glue("t6_pstar", Math(r"p^* = " + (sp.latex(best[0][0]) if best else r"\text{non
 # %%
 a_s = sp.Symbol("a")
 astar = [r for r in sp.solve(sp.Eq(a_s * (3 - a_s), 1), a_s) if 0 < r < 1][0]
-print("alpha* =", astar, "=", float(astar))
 glue("astar", Math(r"\alpha^* = " + sp.latex(astar)), display=False)
 glue("astar_f", float(astar), display=False)
 
@@ -780,24 +720,11 @@ glue("astar_f", float(astar), display=False)
 # %%
 fig2_u = [10, 13, 15, 20] if mode == "quick" else [7, 8, 10, 12, 13, 15, 17, 20, 25]
 fig2_reps = 1 if mode == "quick" else reps
-rows = []
-for M in fig2_M:
-    for u in fig2_u:
-        l = fig2_l
-        for frac in ((0.5, 0.7, 0.8) if mode == "quick" else (0.5, 0.7, 0.8, 0.9)):
-            n = 10 * M
-            o = np.where(np.arange(n) < int(frac * n), l, u)
-            np.random.default_rng([seed, M, u, int(100 * frac)]).shuffle(o)
-            inst = interval_instance(o, M, 0, allow_zero_prompt=True)
-            h = tel(inst, "h-sf", l, u)
-            for pol in (("a-l", "a-min") if mode == "quick" else ("a-l", "a-min", "a-random")):
-                for r in range(fig2_reps):
-                    rows.append(dict(M=M, alpha=l / u, frac_short=frac, policy=pol, seed=seed + r,
-                                     ratio=tel(inst, pol, l, u, seed + r) / h))
-fig2_all = pd.DataFrame(rows)
-fig2 = fig2_all.groupby(["M", "alpha", "policy"]).ratio.max().unstack()
-fig2["guess"] = np.maximum((3 - fig2.index.get_level_values("alpha")) / 2, 1 / (2 * fig2.index.get_level_values("alpha")))
-print(fig2.round(3).to_string())
+fig2_all, fig2 = cx.two_point_sweep(
+    fig2_M, fig2_u, fig2_l, (0.5, 0.7, 0.8) if mode == "quick" else (0.5, 0.7, 0.8, 0.9),
+    ("a-l", "a-min") if mode == "quick" else ("a-l", "a-min", "a-random"), fig2_reps, seed, load=10)
+display(styled(fig2.reset_index().rename(columns={"M": "M (tokens)", "a-l": "A_l (worst)", "a-min": "A_min (worst)",
+                                                   "a-random": "A_random (worst)", "guess": "our guessed envelope"})))
 fig, ax = plt.subplots(figsize=(5.5, 3.4))
 for M in fig2_M:
     sub = fig2.loc[M]
@@ -808,8 +735,9 @@ ax.plot(ag, (3 - ag) / 2, "k--", lw=1, label=r"$(3-\alpha)/2$ (paper's Thm 6, A_
 ax.plot(ag, 1 / (2 * ag), "k-.", lw=1, label=r"$1/(2\alpha)$ (our guess)")
 ax.axvline(float(astar), c="grey", lw=0.8, ls=":")
 ax.set_xlabel(r"$\alpha = l/u$"); ax.set_ylabel("worst simulated ratio to H-SF"); ax.legend(fontsize=6.5)
-ax.set_title("Figure 2 redrawn from simulation (two-point lengths)", fontsize=9)
-plt.show()
+fig.tight_layout()
+glue("amin-fig-fig2", fig, display=False)
+plt.close(fig)
 big = fig2.loc[max(fig2_M)]
 glue("fig2_Mmax", int(max(fig2_M)), display=False)
 glue("fig2_l", int(fig2_l), display=False)
@@ -832,7 +760,16 @@ else:
     glue("fig2_drift", f"one memory only (M = {fig2_M[0]}) in this mode; the full mode compares several", display=False)
 
 # %% [markdown]
-# At $M$ = {glue:text}`fig2_Mmax:d` ($l$ = {glue:text}`fig2_l:d`), A_l's worst two-point ratio is
+# ```{glue:figure} amin-fig-fig2
+# :name: fig-amin-fig2
+#
+# 003 Figure 2's quantity redrawn from simulation: worst two-point ratio to H-SF of A_l and A_min
+# against $\alpha = l/u$ ($l$ = {glue:text}`fig2_l:d`, $s = 0$, $n = 10M$, memories `fig2_M`,
+# {glue:text}`amin_mode:s` mode), with $(3-\alpha)/2$ (the paper's Theorem 6), our guess
+# $1/(2\alpha)$ and $\alpha^*$ (dotted).
+# ```
+#
+# At $M$ = {glue:text}`fig2_Mmax:d` ($l$ = {glue:text}`fig2_l:d`; {ref}`figure <fig-amin-fig2>`), A_l's worst two-point ratio is
 # {glue:text}`fig2_al_worst:.3f` over our grid (at the smallest $\alpha$ =
 # {glue:text}`fig2_min_alpha:.2f`: {glue:text}`fig2_al_at_min_alpha:.3f`); it is above A_min's at
 # {glue:text}`fig2_al_over_amin:d` of {glue:text}`fig2_n_alpha:d` values of $\alpha$, and above
@@ -860,9 +797,7 @@ lim0 = sp.limit(R_g, q, 0, "+")
 lim_ok = sp.simplify(lim1 - (10 - 12 * sp.log(2))) == 0
 qgrid = np.linspace(0.005, 0.995, 199)
 Rvals = np.array([float(R_g.subs(q, g)) for g in qgrid])
-print("x^T B x =", xBx_g)
-print("R(q) =", R_g)
-print("limit q->1:", lim1, "=", float(lim1), "; limit q->0:", lim0, "; increasing on the grid:", bool(np.all(np.diff(Rvals) > 0)))
+assert lim0 == 1
 glue("geo_xBx", Math(r"x^\top B x = " + sp.latex(xBx_g)), display=False)
 glue("geo_R", Math(r"R(q) = \frac{x^\top A x}{x^\top B x} = " + sp.latex(R_g)), display=False)
 glue("geo_lim_sym", Math(r"\lim_{q\to1^-} R(q) = " + sp.latex(lim1)), display=False)
@@ -871,12 +806,8 @@ glue("geo_lim_ok", str(lim_ok), display=False)
 glue("geo_increasing", str(bool(np.all(np.diff(Rvals) > 0))), display=False)
 glue("geo_has_log", str(R_g.has(sp.log)), display=False)
 # the closed form against the truncated matrices (independent numerics)
-def geo_ratio(qq):
-    u = int(min(20000, max(200, np.ceil(40 / (1 - qq)))))
-    kk = np.arange(1, u + 1.0)
-    return ry.rayleigh(ry.A_matrix(u), ry.B_matrix(u), (1 - qq) * qq ** (kk - 1))
 qs = [0.1, 0.3, 0.5, 0.7, 0.9, 0.95] if mode == "quick" else [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98]
-geo = [geo_ratio(qq) for qq in qs]
+geo = [ry.geometric_ratio_truncated(qq) for qq in qs]
 glue("geo_num_err", float(max(abs(g - float(R_g.subs(q, qq))) for qq, g in zip(qs, geo))), display=False)
 fig, ax = plt.subplots(figsize=(5, 3.0))
 ax.plot(qgrid, Rvals, "-", label="closed form R(q) (reconstructed A)")
@@ -885,18 +816,16 @@ ax.axhline(float(lim1), ls=":", c="k", label=r"$10-12\ln 2$ ($q\to1$)")
 ax.axhline(1.7, ls="--", c="r", label="1.7 (paper's Fig. 3 bound)")
 ax.axhline(14 / 9, ls="-.", c="g", label="14/9 (paper's Thm 8)")
 ax.set_xlabel("q"); ax.set_ylabel("ratio"); ax.legend(fontsize=7)
-plt.show()
+fig.tight_layout()
+glue("amin-fig-geo", fig, display=False)
+plt.close(fig)
 glue("geo_max", float(Rvals.max()), display=False)
 glue("geo_q05", float(R_g.subs(q, sp.Rational(1, 2))), display=False)
 
 # %%
 # Independent check of the limit, and two candidates for Theorem 8's 14/9 (ours, SymPy).
-# As q -> 1 the scaled geometric lengths become Exp(1).  For X, Y iid Exp(1), S = X + Y ~ Gamma(2)
-# (E S^2 = 6) is independent of U = X/S ~ U(0, 1), and m = S min(U, 1-U), M = S max(U, 1-U); the
-# kernels are homogeneous of degree 2, so E g(m, M) = 6 * 2 * int_0^{1/2} g(u, 1-u) du.
-u_c = sp.Symbol("u", positive=True)
-def cont(kernel):
-    return 6 * 2 * sp.integrate(kernel(u_c, 1 - u_c), (u_c, 0, sp.Rational(1, 2)))
+# As q -> 1 the scaled geometric lengths become Exp(1); cont(g) = E g(min(X, Y), max(X, Y)), X, Y iid Exp(1).
+cont = ry.exponential_pair_expectation
 EB = cont(lambda m, Mx: m**2 / 2)
 lim_cont = sp.simplify(cont(lambda m, Mx: m * Mx / 4 + m**2 / 2 - m**3 / (4 * Mx)) / EB)
 cand_m2 = sp.simplify(cont(lambda m, Mx: m * Mx / 4 + m**2 / 4) / EB)
@@ -906,7 +835,6 @@ f_ = lambda t: t / 4 + t**2 / 2 - t**3 / 4
 num2 = sp.Rational(1, 2) + 2 * sp.summation(qq_**d_ * f_(sp.Integer(2) ** -d_), (d_, 1, sp.oo))
 den2 = sp.Rational(1, 2) + 2 * sp.summation(qq_**d_ * sp.Integer(2) ** (-2 * d_) / 2, (d_, 1, sp.oo))
 cand_pow2 = sp.nsimplify(sp.simplify((num2 / den2).subs(qq_, 1)))
-print("continuous limit:", lim_cont, "; kernel with m^3/(4M) -> m^2/4:", cand_m2, "; lengths 2^-k, q -> 1:", cand_pow2)
 glue("geo_lim_cont_ok", str(sp.simplify(lim_cont - lim1) == 0), display=False)
 glue("geo_cand_m2_f", float(cand_m2), display=False)
 glue("geo_cand_pow2_f", float(cand_pow2), display=False)
@@ -922,7 +850,15 @@ glue("geo_cand_pow2", str(cand_pow2), display=False)
 # ```{glue:math} geo_lim_sym
 # ```
 #
-# (units $n^2/M$, $s=0$; SymPy confirms the limit is $10-12\ln2$: {glue:text}`geo_lim_ok:s`; the
+# ```{glue:figure} amin-fig-geo
+# :name: fig-amin-geo
+#
+# The geometric quotient $R(q)$ of the reconstructed forms (closed form, line; truncated matrices,
+# dots) against the paper's Figure 3 bound 1.7, Theorem 8's 14/9 and the limit $10 - 12\ln 2$
+# ($s = 0$; the same in both modes except the dots' grid).
+# ```
+#
+# ({ref}`Figure <fig-amin-geo>`; units $n^2/M$, $s=0$; SymPy confirms the limit is $10-12\ln2$: {glue:text}`geo_lim_ok:s`; the
 # closed form agrees with the truncated matrices to {glue:text}`geo_num_err:.1e`, and the
 # continuous limit (lengths $\mathrm{Exp}(1)$; $m$, $M$ the smaller and larger of two), integrated by
 # SymPy, gives the same value: {glue:text}`geo_lim_cont_ok:s`). $R$ rises from 1
@@ -941,18 +877,9 @@ glue("geo_cand_pow2", str(cand_pow2), display=False)
 # largest $M$:
 
 # %%
-rows = []
-for qq in (0.3, 0.6):
-    u = 12
-    xg = (1 - qq) * qq ** np.arange(u); xg /= xg.sum()
-    M = max(M_list); n = n_per_M * M
-    sup = l2_scale * np.arange(1, u + 1)
-    o = rng.choice(sup, size=n, p=xg)
-    inst = interval_instance(o, M, 0, allow_zero_prompt=True)
-    xs = np.array([np.mean(o == k) for k in sup])
-    rows.append(dict(q=qq, M=M, n=n, amin_over_hsf=tel(inst, "a-min", int(sup[0]), int(sup[-1]), seed) / tel(inst, "h-sf", int(sup[0]), int(sup[-1]), seed),
-                     lemma2=ry.cr_amin(xs, sup)))
-geo_sim = pd.DataFrame(rows); print(geo_sim.round(4).to_string(index=False))
+geo_sim = cx.geometric_runs((0.3, 0.6), 12, max(M_list), n_per_M * max(M_list), l2_scale, rng, seed)
+display(styled(geo_sim.rename(columns={"M": "M (tokens)", "amin_over_hsf": "A_min / H-SF",
+                                       "lemma2": "Lemma 2 (reconstructed)"}), precision=4))
 glue("geo_sim_max", float(geo_sim.amin_over_hsf.max()), display=False)
 glue("geo_sim_l2", float(geo_sim.lemma2.max()), display=False)
 
@@ -968,14 +895,10 @@ glue("geo_sim_l2", float(geo_sim.lemma2.max()), display=False)
 # at most $M/(s+1)$ requests; sorting for eviction and the look-ahead structure dominate):
 
 # %%
-rows = []
-for M in ([200, 800, 3200] if mode == "quick" else [200, 800, 3200, 12800]):
-    o = rng.integers(1, 9, size=3 * M)
-    inst = interval_instance(o, M, 1)
-    res = run_interval(inst, "a-min", 1, 8, seed=seed, record_decision_times=True)
-    rows.append(dict(M=M, rounds=res.rounds_decided, mean_us=1e6 * np.mean(res.decision_times),
-                     per_MlogM_ns=1e9 * np.mean(res.decision_times) / (M * np.log(M))))
-timing = pd.DataFrame(rows); print(timing.to_string(index=False))
+timing = cx.decision_times([200, 800, 3200] if mode == "quick" else [200, 800, 3200, 12800], rng, seed,
+                           load=3, max_length=8)
+display(styled(timing.rename(columns={"M": "M (tokens)", "mean_us": "mean per step (µs)",
+                                      "per_MlogM_ns": "per M log M (ns)"}), precision=0))
 glue("t3_us", f"{timing.mean_us.iloc[-1]:.0f}", display=False)
 glue("t3_M", int(timing.M.iloc[-1]), display=False)
 
@@ -1023,6 +946,3 @@ glue("t3_M", int(timing.M.iloc[-1]), display=False)
 # sums (executed above) contains $\ln(1+q)$ and tends to $10-12\ln2$; (iv) the
 # details of A_l, A_random and multi-interval A_min are our readings. The real-trace experiments of
 # Section 6 are in {ref}`chapter-realtrace`.
-
-# %%
-print(f"chapter wall time {time.time() - T0:.1f} s")

@@ -60,9 +60,11 @@ from kvlib.optimum.bounds import latest_starts, left_shift_horizon, volume_lower
 from kvlib.core.checker import check_schedule
 from kvlib.optimum.exact import PAPER_SECTION51, heuristic_incumbent, lp_relaxation, section51_summary, solve
 from kvlib.core.instances import section51
-from kvlib.core.model import Instance, Schedule, memory_profile
+from kvlib.core.model import Instance, Schedule
 from kvlib.policies import make_policy
 from kvlib.core.simulate import simulate
+from kvlib.book.figures import schedule_figure
+from kvlib.book.section51 import best_policy_trial, certified_trial
 
 if mode not in ("quick", "full"):
     raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
@@ -173,7 +175,7 @@ glue("hs-timelimit", f"{time_limit:g}", display=False)
 #
 # Six requests, all arriving at $t = 0$, with $M = 12$:
 
-# %%
+# %% tags=["teach"]
 tiny = Instance.at_zero([2, 1, 3, 1, 2, 1], [4, 6, 2, 3, 5, 2], 12)
 tiny_res = solve(tiny, time_limit=30, threads=threads)
 tiny_rep = check_schedule(tiny, Schedule(tiny_res.starts))
@@ -181,9 +183,9 @@ assert tiny_res.optimal and tiny_rep.valid and tiny_rep.tel == tiny_res.upper
 tiny_mcsf = simulate(tiny, make_policy("mc-sf"), seed=0)
 assert check_schedule(tiny, tiny_mcsf.schedule).valid
 tiny_lp = lp_relaxation(tiny)
-print(pd.DataFrame({"a": tiny.arrival, "s": tiny.prompt, "o": tiny.output,
-                    "optimal start": tiny_res.starts, "MC-SF start": tiny_mcsf.schedule.starts}))
-print(f"OPT = {tiny_res.upper} (proved: {tiny_res.optimal}), MC-SF = {tiny_mcsf.tel}, LP = {tiny_lp:.3f}")
+display(pd.DataFrame({"request": range(tiny.n), "arrival a": tiny.arrival, "prompt s (tokens)": tiny.prompt,
+                      "output o (rounds)": tiny.output, "optimal start": tiny_res.starts,
+                      "MC-SF start": tiny_mcsf.schedule.starts}).style.hide(axis="index"))
 glue("hs-tiny-opt", int(tiny_res.upper), display=False)
 glue("hs-tiny-mcsf", int(tiny_mcsf.tel), display=False)
 glue("hs-tiny-lp", f"{tiny_lp:.2f}", display=False)
@@ -191,33 +193,24 @@ glue("hs-tiny-seconds", f"{tiny_res.seconds:.2f}", display=False)
 
 
 # %%
-def draw(inst, starts, ax_gantt, ax_mem, title):
-    sch = Schedule(tuple(int(p) for p in starts))
-    prof = memory_profile(inst, sch)
-    for i, p in enumerate(starts):
-        ax_gantt.barh(i, inst.output[i], left=p, color=f"C{i % 10}", edgecolor="k")
-        ax_gantt.text(p + inst.output[i] / 2, i, f"s={inst.prompt[i]}", ha="center", va="center", fontsize=8)
-    ax_gantt.set_yticks(range(inst.n))
-    ax_gantt.set_ylabel("request")
-    ax_gantt.set_title(title)
-    ax_mem.step(np.arange(len(prof)), prof, where="mid")
-    ax_mem.axhline(inst.memory, color="r", ls="--", label="M")
-    ax_mem.set_xlabel("time t")
-    ax_mem.set_ylabel("tokens held")
-    ax_mem.legend()
-
-
-fig, axes = plt.subplots(2, 2, figsize=(10, 5), sharex=True)
-draw(tiny, tiny_res.starts, axes[0, 0], axes[1, 0], f"hindsight optimum, TEL {tiny_res.upper}")
-draw(tiny, tiny_mcsf.schedule.starts, axes[0, 1], axes[1, 1], f"MC-SF, TEL {tiny_mcsf.tel}")
-fig.tight_layout()
-plt.show()
+fig = schedule_figure(tiny, {f"hindsight optimum, TEL {tiny_res.upper}": tiny_res.starts,
+                             f"MC-SF, TEL {tiny_mcsf.tel}": tiny_mcsf.schedule}, figsize=(8, 4.6))
+glue("hs-fig-tiny", fig, display=False)
+plt.close(fig)
 
 # %% [markdown]
 # The optimum has TEL {glue:text}`hs-tiny-opt:d` (proved in {glue:text}`hs-tiny-seconds:s` s), MC-SF
 # reaches {glue:text}`hs-tiny-mcsf:d`, and the LP relaxation gives {glue:text}`hs-tiny-lp:s`. Each bar is a
 # run from $p_i$ to $p_i + o_i$; the lower panels show the memory held at every integer time, which
-# the checker verifies to stay at or below $M$.
+# the checker verifies to stay at or below $M$ ({ref}`figure <fig-hs-tiny>`).
+#
+# ```{glue:figure} hs-fig-tiny
+# :name: fig-hs-tiny
+#
+# The hindsight-optimal schedule (left) and MC-SF's (right) on the six-request instance ($M = 12$,
+# all requests at $t = 0$; the same in quick and full mode): each run as a bar over the rounds it
+# occupies (top; the tick marks the arrival) and the tokens held at every time (bottom; red: $M$).
+# ```
 #
 # ## The LP relaxation and why the IP is hard
 #
@@ -238,7 +231,10 @@ for k, n in enumerate(lp_sizes):
                         IP_upper=r.upper, proved=r.optimal, seconds=round(r.seconds, 1), MC_SF=mc,
                         LP_over_IPupper=round(lp / r.upper, 3)))
 lp_table = pd.DataFrame(lp_rows)
-print(lp_table.to_string(index=False))
+display(lp_table.rename(columns={"M": "M (tokens)", "seconds": "solve (s)", "MC_SF": "MC-SF",
+                                 "LP_over_IPupper": "LP / IP upper"}).style.hide(axis="index")
+        .format({"LP": "{:.2f}", "solve (s)": "{:.1f}", "LP / IP upper": "{:.3f}"})
+        .set_caption("TEL (rounds): bounds, certified IP interval and MC-SF"))
 glue("hs-lp-ratio-min", f"{lp_table.LP_over_IPupper.min():.3f}", display=False)
 glue("hs-lp-ratio-max", f"{lp_table.LP_over_IPupper.max():.3f}", display=False)
 glue("hs-lp-by-mip", int(((lp_table.lower_from == "peak-conflict MIP") & lp_table.proved).sum()), display=False)
@@ -266,7 +262,10 @@ for k, n in enumerate([10, 20, 40, 60]):
                           left_shift_horizon=left_shift_horizon(inst), incumbent_makespan=int((start_inc + inst.output).max()),
                           columns=int(width.sum()), nonzeros_row3=int((width * inst.output).sum())))
 size_table = pd.DataFrame(size_rows)
-print(size_table.to_string(index=False))
+display(size_table.rename(columns={"M": "M (tokens)", "horizon": "horizon (rounds)",
+                                   "left_shift_horizon": "left-shift horizon (rounds)",
+                                   "incumbent_makespan": "incumbent makespan (rounds)",
+                                   "nonzeros_row3": "non-zeros in (3)"}).style.hide(axis="index").format(thousands=","))
 last = size_table.iloc[-1]
 glue("hs-size-cols60", f"{int(last['columns']):,}", display=False)
 glue("hs-size-nnz60", f"{size_table.nonzeros_row3.iloc[-1]:,}", display=False)
@@ -314,8 +313,6 @@ from kvlib.optimum.cpsat import cpsat_solve_subprocess, non_overlap_cliques
 tiny_cp = cpsat_solve_subprocess(tiny, time_limit=20, workers=threads)
 assert tiny_cp.status == "OPTIMAL" and tiny_cp.tel == tiny_res.upper
 assert check_schedule(tiny, Schedule(tuple(int(p) for p in tiny_cp.starts))).tel == tiny_res.upper
-print(f"CP-SAT: {tiny_cp.status}, TEL {tiny_cp.tel} (HiGHS: {tiny_res.upper}), {tiny_cp.seconds:.1f} s "
-      f"including the child process start-up")
 glue("hs-tiny-cp-seconds", f"{tiny_cp.seconds:.1f}", display=False)
 
 # %% [markdown]
@@ -390,7 +387,8 @@ cell = bench.assign(cell=[f"{100 * g:.1f}% / {t:.0f} s{' *' if o else ''}"
                           for g, t, o in zip(bench.gap, bench.seconds, bench.optimal)])
 ideas = cell.pivot(index="instance", columns="config", values="cell")[order]
 ideas = ideas.loc[list(dict.fromkeys(bench.instance))]
-display(ideas)
+display(ideas.reset_index().rename_axis(columns=None).style.hide(axis="index")
+        .set_caption("final gap / wall time of the whole call (30 s limit)"))
 before = bench[bench.config == "windows+warm+sym"].set_index("instance")
 after = bench[bench.config == "sparse+cpsat+nopresolve+sep+mip"].set_index("instance")
 glue("hs-bench-proved-before", int(before.optimal.sum()), display=False)
@@ -411,7 +409,10 @@ sep_tab = after.loc[ideas.index, ["volume_lb", "separation_lb", "separation_seco
 sep_tab = sep_tab.astype({"volume": int, "separation": int}).round({"seconds": 2})
 sep_tab["reported_lower"] = after.lower
 sep_tab["sep_is_lower"] = (sep_tab.separation == sep_tab.reported_lower) & (sep_tab.separation > sep_tab.volume)
-print(sep_tab.to_string())
+display(sep_tab.reset_index().rename_axis(columns=None)
+        .rename(columns={"volume": "volume bound", "separation": "separation bound", "seconds": "separation LP (s)",
+                         "reported_lower": "reported lower bound", "sep_is_lower": "separation is the lower bound"})
+        .style.hide(axis="index").format({"separation LP (s)": "{:.2f}"}))
 glue("hs-sep-is-lower", int(sep_tab.sep_is_lower.sum()), display=False)
 glue("hs-sep-above-volume", int((sep_tab.separation > sep_tab.volume).sum()), display=False)
 glue("hs-sep-max-seconds", float(sep_tab.seconds.max()), display=False)
@@ -457,42 +458,26 @@ glue("hs-bench-gap20-max", float(100 * after[after.n >= 20].gap.max()), display=
 # solver proved optimality. A trial counts as an exact match when $\text{MC-SF} = \mathrm{OPT}$ is
 # proved, i.e. MC-SF equals the certified lower bound.
 
-# %%
-def run_trial(model: int, k: int) -> dict:
-    t0 = time.perf_counter()
-    rng = np.random.default_rng([seed, model, k])
-    inst = section51(rng, model, n_range=(n_min, n_max), horizon_range=(horizon_min, horizon_max))
-    mc = simulate(inst, make_policy("mc-sf"), seed=0)
-    assert check_schedule(inst, mc.schedule).valid
-    r = solve(inst, time_limit=time_limit, threads=threads)
-    assert check_schedule(inst, Schedule(r.starts)).tel == r.upper
-    return dict(model=f"AM{model}", trial=k, n=inst.n, M=inst.memory, mcsf=mc.tel, heuristic=r.incumbent,
-                lower=r.lower, upper=r.upper, volume_lb=r.extra["volume_lb"],
-                separation_lb=r.extra["separation_lb"], optimal=r.optimal,
-                seconds=r.seconds, trial_seconds=time.perf_counter() - t0, source=r.incumbent_source,
-                status=r.status, ratio_lo=mc.tel / r.upper, ratio_hi=mc.tel / r.lower, match=bool(mc.tel == r.lower))
-
-
+# %% tags=["teach"]
 rows = []
 repro_start = time.perf_counter()
 for model in (1, 2):
     for k in range(trials):
-        row = run_trial(model, k)
+        row = certified_trial(model, k, seed=seed, n_range=(n_min, n_max), horizon_range=(horizon_min, horizon_max),
+                              time_limit=time_limit, threads=threads)
         rows.append(row)
         if results_csv:
             pd.DataFrame([row]).to_csv(results_csv, mode="w" if len(rows) == 1 else "a",  # a fresh file per run
                                         header=(len(rows) == 1), index=False)
 repro_seconds = time.perf_counter() - repro_start
 res = pd.DataFrame(rows)
-print(f"reproduction ({mode} mode): {len(res)} solves in {repro_seconds:.1f} s wall time "
-      f"(time limit {time_limit:g} s per solve, build included)")
 
 # %%
 PAPER = PAPER_SECTION51
 summary = section51_summary(res)
-print("Ours (every ratio as a certified interval [MC-SF/upper, MC-SF/lower]) next to the paper's "
-      "(001 Section 5.1, Gurobi, n in [40, 60]):")
-print(summary.to_string())
+display(summary.reset_index().rename(columns={"index": ""}).style.hide(axis="index")
+        .set_caption("MC-SF / OPT: ours as certified intervals [MC-SF/upper, MC-SF/lower], "
+                     "beside the paper's (001 Section 5.1, Gurobi, n in [40, 60])"))
 for m in ("AM1", "AM2"):
     d = res[res.model == m]
     key = m.lower()
@@ -515,7 +500,7 @@ glue("hs-paper-am1-matches", "114 of 200", display=False)
 glue("hs-repro-seconds", f"{repro_seconds:.0f}", display=False)
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+fig, axes = plt.subplots(1, 2, figsize=(8, 3.2))
 for ax, m in zip(axes, ("AM1", "AM2")):
     d = res[res.model == m]
     bins = np.linspace(1.0, max(1.3, float(d.ratio_hi.max()) + 0.01), 30)
@@ -528,11 +513,21 @@ for ax, m in zip(axes, ("AM1", "AM2")):
     ax.set_ylabel("trials")
     ax.legend(fontsize=7)
 fig.tight_layout()
-plt.show()
+glue("hs-fig-hist", fig, display=False)
+plt.close(fig)
 
 # %% [markdown]
-# The histograms are drawn as in 001 Figure 2, but each trial contributes both ends of its certified
-# interval; only the black outline (trials proved optimal) is a histogram of exact ratios.
+# ```{glue:figure} hs-fig-hist
+# :name: fig-hs-hist
+#
+# MC-SF / OPT on Arrival Model 1 (left) and 2 (right): both ends of each trial's certified interval
+# ({glue:text}`hs-trials:d` trials per model, {glue:text}`hs-mode:s` mode, {glue:text}`hs-timelimit:s` s
+# per solve); the black outline counts the trials proved optimal.
+# ```
+#
+# The histograms of {ref}`the figure above <fig-hs-hist>` are drawn as in 001 Figure 2, but each trial
+# contributes both ends of its certified interval; only the black outline (trials proved optimal) is a
+# histogram of exact ratios.
 #
 # **Side by side.** AM1: the average ratio lies in [{glue:text}`hs-am1-avg-lo:s`,
 # {glue:text}`hs-am1-avg-hi:s`] (the paper's: {glue:text}`hs-paper-am1-avg:s`), the worst in
@@ -575,21 +570,8 @@ plt.show()
 # full-mode reproduction) in both modes.
 
 # %%
-scan_rows = []
 scan_start = time.perf_counter()
-for model in (1, 2):
-    for k in range(scan_trials):
-        inst = section51(np.random.default_rng([seed, model, k]), model)
-        tels = {}
-        for name in ("mc-sf", "mc-sf2", "mc-benchmark", "fcfs"):
-            r = simulate(inst, make_policy(name), seed=0)
-            assert check_schedule(inst, r.schedule).valid, name
-            tels[name] = r.tel
-        best_name = min(tels, key=lambda k_: (tels[k_], k_ != "mc-sf"))
-        scan_rows.append({"model": f"AM{model}", "trial": k, "n": inst.n, "M": inst.memory,
-                          "mc-sf": tels["mc-sf"], "best": tels[best_name], "best policy": best_name,
-                          "ratio lower end": tels["mc-sf"] / tels[best_name]})
-scan = pd.DataFrame(scan_rows)
+scan = pd.DataFrame([best_policy_trial(model, k, seed=seed) for model in (1, 2) for k in range(scan_trials)])
 scan_seconds = time.perf_counter() - scan_start
 scan_summary = scan.groupby("model").agg(
     trials=("trial", "size"),
@@ -597,8 +579,12 @@ scan_summary = scan.groupby("model").agg(
     worst_lower_end=("ratio lower end", "max"),
     mcsf_certified_not_optimal=("ratio lower end", lambda r: int((r > 1).sum())),
 )
-display(scan_summary)
-display(scan[scan.model == "AM1"]["best policy"].value_counts().rename("best policy, AM1").to_frame())
+display(scan_summary.reset_index().rename(columns={
+    "average_lower_end": "average lower end", "worst_lower_end": "worst lower end",
+    "mcsf_certified_not_optimal": "MC-SF certified not optimal (trials)"}).style.hide(axis="index")
+    .format({"average lower end": "{:.4f}", "worst lower end": "{:.4f}"}))
+display(scan[scan.model == "AM1"]["best policy"].value_counts().rename("AM1 trials").rename_axis("best policy")
+        .reset_index().style.hide(axis="index"))
 # The prose below says our AM1 numbers contradict the paper's (86 of 200 = 43% not optimal, average
 # 1.005); fail loudly if a parameter change makes that false.
 am1 = scan_summary.loc["AM1"]
@@ -627,7 +613,6 @@ for m in ("AM1", "AM2"):
 
 # %%
 chapter_seconds = time.perf_counter() - CHAPTER_START
-print(f"chapter run time: {chapter_seconds:.1f} s ({mode} mode)")
 glue("hs-chapter-seconds", f"{chapter_seconds:.0f}", display=False)
 
 # %% [markdown]

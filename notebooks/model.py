@@ -46,11 +46,7 @@ print(f"This chapter was produced in {mode!r} mode with seed {seed}.")
 # and will produce $o_i$ output tokens. If it is started at $p_i \ge a_i$ it is processed, without
 # interruption, for $o_i$ consecutive rounds; at the end of its $j$-th round (time $p_i + j$) it holds
 # $s_i + j$ tokens of KV cache. So at an integer time $t$ it holds
-#
-# $$
-# m_i(t) = (s_i + t - p_i)\,\mathbb 1\{p_i < t \le p_i + o_i\},
-# $$
-#
+# $m_i(t) = (s_i + t - p_i)\,\mathbb 1\{p_i < t \le p_i + o_i\}$ tokens;
 # it completes at $c_i = p_i + o_i$ and its latency is $c_i - a_i$. A schedule is feasible when
 # $\sum_i m_i(t) \le M$ at every integer $t$. The objective is the total end-to-end latency
 # $\mathrm{TEL} = \sum_i (c_i - a_i)$.
@@ -70,7 +66,7 @@ from myst_nb import glue
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, memory_profile, simulate
 from kvlib.core.instances import section51
-from kvlib.book.figures import gantt, memory_plot
+from kvlib.book.figures import schedule_figure
 from kvlib.policies import TracedLookaheadPrefix, by_output
 
 # %% [markdown]
@@ -81,7 +77,7 @@ from kvlib.policies import TracedLookaheadPrefix, by_output
 # prompt of 3 tokens and produces 4, request 1 arrives one round later with a prompt of 2 tokens and
 # produces 3. The table lists the tokens each holds at every time when both start on arrival.
 
-# %%
+# %% tags=["teach"]
 two = Instance.from_arrays(arrival=[0, 1], prompt=[3, 2], output=[4, 3], memory=12)
 together = Schedule(starts=(0, 1))
 prof = memory_profile(two, together)
@@ -89,12 +85,12 @@ rows = []
 for t in range(len(prof)):
     held = [int(two.prompt[i] + t - p) if p < t <= p + two.output[i] else 0
             for i, p in enumerate(together.starts)]
-    rows.append({"t": t, "request 0": held[0], "request 1": held[1], "total": int(prof[t])})
-display(pd.DataFrame(rows).set_index("t"))
+    rows.append({"t": t, "request 0 (tokens)": held[0], "request 1 (tokens)": held[1], "total (tokens)": int(prof[t])})
+display(pd.DataFrame(rows).style.hide(axis="index"))
 rep_together = check_schedule(two, together)
+assert rep_together.valid
 glue("two_peak", int(prof.max()), display=False)
 glue("two_tel", rep_together.tel, display=False)
-print(f"peak {prof.max()} tokens at t = {int(prof.argmax())}; TEL = {rep_together.tel}; checker: valid = {rep_together.valid}")
 
 # %% [markdown]
 # Both requests complete on time (request 0 at 4, request 1 at 5), the peak is
@@ -102,13 +98,12 @@ print(f"peak {prof.max()} tokens at t = {int(prof.argmax())}; TEL = {rep_togethe
 # start times are no longer feasible. The checker names the first time the limit is broken, and the
 # best we can do is to delay request 1 until request 0 has released its cache:
 
-# %%
+# %% tags=["teach"]
 small_cache = Instance.from_arrays(arrival=[0, 1], prompt=[3, 2], output=[4, 3], memory=9)
-rep_bad = check_schedule(small_cache, together)
-print("start both on arrival, M = 9:", rep_bad.violations)
+rep_bad = check_schedule(small_cache, together)  # start both on arrival: infeasible
 delayed = simulate(small_cache, make_policy("mc-sf"))
 rep_ok = check_schedule(small_cache, delayed.schedule)
-print("MC-SF, M = 9: starts", delayed.schedule.starts, "TEL", rep_ok.tel, "valid", rep_ok.valid)
+assert not rep_bad.valid and rep_ok.valid
 glue("two_bad_first", rep_bad.violations[0], display=False)
 glue("two_delayed_tel", rep_ok.tel, display=False)
 glue("two_delayed_start", int(delayed.schedule.starts[1]), display=False)
@@ -123,9 +118,11 @@ glue("two_delayed_start", int(delayed.schedule.starts[1]), display=False)
 # requests by output length and starts the longest prefix $U$ of that order for which
 #
 # $$
-# \sum_{i \in R_t} (s_i + t' - p_i)\,\mathbb 1\{t' \le p_i + o_i\}
-# + \sum_{i \in U} (s_i + t' - t)\,\mathbb 1\{t' \le t + o_i\} \;\le\; M
-# \qquad \text{for every completion time } t' > t \text{ of a request in } R_t \cup U,
+# \begin{aligned}
+# &\sum_{i \in R_t} (s_i + t' - p_i)\,\mathbb 1\{t' \le p_i + o_i\}
+# + \sum_{i \in U} (s_i + t' - t)\,\mathbb 1\{t' \le t + o_i\} \;\le\; M \\
+# &\qquad \text{for every completion time } t' > t \text{ of a request in } R_t \cup U,
+# \end{aligned}
 # \tag{5}
 # $$
 #
@@ -146,12 +143,12 @@ glue("two_delayed_start", int(delayed.schedule.starts[1]), display=False)
 # Every row is one evaluation of (5): the candidate, the check-points it would create, the usage at
 # each, and the verdict. MC-SF stops at the first candidate that fails.
 
-# %%
+# %% tags=["teach"]
 step_inst = Instance.at_zero(prompt=[5, 6, 1], output=[4, 3, 1], memory=10)
 traced = TracedLookaheadPrefix(by_output, "mc-sf")
 step_res = simulate(step_inst, traced)
 steps = pd.DataFrame(traced.steps)
-display(steps)
+display(steps.rename(columns={"usage": "usage (tokens)", "max usage": "max usage (tokens)"}).style.hide(axis="index"))
 step_check = check_schedule(step_inst, step_res.schedule)
 assert step_check.valid and step_check.tel == step_res.tel
 
@@ -169,12 +166,8 @@ glue("first_refusal_usage", int(first_refusal["usage"][0]), display=False)
 glue("first_refusal_time", int(first_refusal["checkpoints"][0]), display=False)
 glue("small_start0", int(small_results["mc-sf"].schedule.starts[0]), display=False)
 
-fig, axes = plt.subplots(2, 3, figsize=(11, 4.6), sharex=True, height_ratios=[1.3, 1])
-for k, (name, res) in enumerate(small_results.items()):
-    gantt(step_inst, res.schedule, axes[0, k])
-    axes[0, k].set_title(f"{name}: TEL {res.tel}")
-    memory_plot(step_inst, res.schedule, axes[1, k])
-fig.tight_layout()
+fig = schedule_figure(step_inst, {f"{name}: TEL {res.tel}": res.schedule for name, res in small_results.items()},
+                      layout="rows", figsize=(8, 6.6))
 glue("fig_small", fig, display=False)
 plt.close(fig)
 
@@ -187,12 +180,14 @@ plt.close(fig)
 # (001 Algorithm 2) and {glue:text}`small_tel_fcfs` for FCFS with the same test
 # (start times {glue:text}`small_starts_mc-sf`, {glue:text}`small_starts_mc-benchmark` and
 # {glue:text}`small_starts_fcfs`; these three TELs are also hand-computed in `tests/test_core.py`).
+# {ref}`The figure below <fig-model-small>` shows the three schedules.
 #
 # ```{glue:figure} fig_small
 # :name: fig-model-small
 #
-# Gantt charts (top; the black tick marks the arrival) and memory held over time (bottom; red: $M$)
-# for the three look-ahead policies on the three-request instance.
+# Gantt charts (left; the black tick marks the arrival) and memory held over time (right; red: $M$)
+# for the three look-ahead policies on the three-request instance ($M = 10$, $(s, o) = (5, 4), (6, 3), (1, 1)$,
+# all at $t = 0$; the same in quick and full mode). Times in rounds, memory in tokens.
 # ```
 #
 # :::{prf:remark} Our reading of MC-Benchmark and FCFS
@@ -226,8 +221,10 @@ for k in range(n_instances):
 table = pd.DataFrame(records)
 wide = table.pivot(index="instance", columns="policy", values="TEL")
 ratio = (wide.div(wide["mc-sf"], axis=0)).mean().rename("mean TEL / MC-SF TEL")
-display(table.pivot(index=["instance", "n", "M"], columns="policy", values="TEL").head(10))
-display(ratio.to_frame())
+display(table.pivot(index=["instance", "n", "M"], columns="policy", values="TEL").head(10).reset_index()
+        .rename(columns={"M": "M (tokens)"}).rename_axis(columns=None).style.hide(axis="index")
+        .set_caption("TEL (rounds) of each policy on the first instances"))
+display(ratio.reset_index().style.hide(axis="index").format({"mean TEL / MC-SF TEL": "{:.3f}"}))
 glue("rand_count", n_instances, display=False)
 glue("rand_valid", len(table), display=False)
 glue("rand_fcfs_ratio", f"{ratio['fcfs']:.3f}", display=False)
@@ -270,10 +267,7 @@ glue("rand_mcsf_best", int((wide.min(axis=1) == wide["mc-sf"]).sum()), display=F
 # $L = 80$, $H = 8192$, $D = 2$ bytes (fp16), about 140 GB of weights, and two
 # 80 GB A100s, 160 GB in all.
 
-# %%
-from IPython.display import display
-from myst_nb import glue
-
+# %% tags=["teach"]
 from kvlib.serving import hardware as hw
 
 m = hw.LLAMA2_70B
@@ -289,8 +283,9 @@ cap = {
     for attn, b in (("mha", b_mha), ("gqa", b_gqa))
     for unit, u in (("gb", hw.GB), ("gib", hw.GiB))
 }
-for (attn, unit), value in cap.items():
-    print(f"{attn.upper()}, {unit.upper():>3}: {value:>7,d} tokens")
+display(pd.DataFrame([{"attention": attn.upper(), "unit": {"gb": "GB (10^9 bytes)", "gib": "GiB (2^30 bytes)"}[unit],
+                       "capacity (tokens)": value} for (attn, unit), value in cap.items()])
+        .style.hide(axis="index").format({"capacity (tokens)": "{:,}"}))
 
 glue("kv_bytes_mha", b_mha, display=False)
 glue("kv_bytes_gqa", b_gqa, display=False)
@@ -349,11 +344,6 @@ glue("kv_n_readings", len(table), display=False)
 implied = target * b_mha  # bytes that 16,492 MHA tokens would need
 glue("kv_implied_gb", implied / hw.GB, display=False)
 glue("kv_implied_gib", implied / hw.GiB, display=False)
-print(f"16,492 follows from some reading: {follows}")
-print(f"nearest reading: {nearest.kv}, {nearest.attention}, {nearest.unit}, "
-      f"{nearest.scope} -> {int(nearest.capacity_tokens):,} tokens")
-print(f"16,492 MHA tokens need {implied:,} bytes = {implied / hw.GB:.2f} GB "
-      f"= {implied / hw.GiB:.2f} GiB of free memory")
 
 # %% [markdown]
 # **16,492 does not follow from the stated formula.** None of the

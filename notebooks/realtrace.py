@@ -67,18 +67,22 @@ splitwise_n = None
 import time as _time
 
 _T0 = _time.perf_counter()
-import hashlib
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from myst_nb import glue
+from IPython.display import display
 
 from kvlib.serving.batchtime import EMBEDDED, default_model, fit_from_csv, profile_points
 from kvlib.policies import POLICIES
-from kvlib.serving.experiments import build_workload, run_spec
-from kvlib.book.sweeps import parallel_map
+from kvlib.serving.experiments import (build_workload, format_alpha, policy_label, slope_of,
+                                      smallest_stable_alpha)
+from kvlib.book.gluing import glue_figure
+from kvlib.book.gluing import glue_value as g
+from kvlib.book.tables import styled
+from kvlib.book.provenance import data_files
+from kvlib.book.sweeps import run_specs
 from kvlib.serving.workloads import (ARXIV_CSV, SPLITWISE_CSV, SYNTHETIC_LABEL, lmsys_fit_table, load_arxiv,
                              load_splitwise, resolve_shared_dir)
 
@@ -105,37 +109,27 @@ RATE_HI, RATE_LO = P["rates"]
 SHARED = resolve_shared_dir(shared_dir)
 print(f"This chapter was produced in {mode!r} mode with seed {seed}"
       + (" (QUICK: reduced sizes and run counts, not the papers' scale)." if Q else " (the papers' scale)."))
-print(f"shared data directory: {SHARED if SHARED else 'NOT FOUND -> embedded coefficients and synthetic stand-ins'}")
-print(f"user CSV: {user_csv or 'none (LMSYS-like generator)'}; parallel backend {backend!r}, n_jobs = {n_jobs}")
-def g(name, value):
-    """glue a plain Python value (numpy scalars are converted, so the book can format them)."""
-    if isinstance(value, (np.floating, np.integer)):
-        value = value.item()
-    glue(name, value, display=False)
-
-
+print("shared data directory: " + ("found" if SHARED else "not found -> embedded coefficients and synthetic stand-ins")
+      + f"; user CSV: {Path(user_csv).name if user_csv else 'none (LMSYS-like generator)'}")
 LM_LABEL = f"user CSV {Path(user_csv).name}" if user_csv else SYNTHETIC_LABEL
 g("rt_mode", mode)
 g("rt_lmlabel", LM_LABEL)
+for _k in ("fig3_runs", "table1_n", "splitwise_n"):
+    g(f"rt_{_k}", P[_k])
+g("rt_fig3_sizes", ", ".join(f"{n:,}" for n in P["fig3_sizes"]))
+g("rt_sizes_002", ", ".join(f"{n:,}" for n in P["sizes_002"]))
+g("rt_sizes_003", ", ".join(f"{n:,}" for n in P["sizes_003"]))
+
+
+BASE = {"shared_dir": str(SHARED) if SHARED else None, "user_csv": user_csv, "memory": memory}
 
 
 def run_all(specs, desc):
-    base = {"shared_dir": str(SHARED) if SHARED else None, "user_csv": user_csv, "memory": memory}
-    return pd.DataFrame(parallel_map(run_spec, [dict(base, **s) for s in specs], n_jobs=n_jobs,
-                                     backend=backend, desc=desc))
+    return run_specs(specs, base=BASE, n_jobs=n_jobs, backend=backend, desc=desc, progress=False)
 
 
-def sha(p):
-    return hashlib.sha256(Path(p).read_bytes()).hexdigest()
-
-
-files = []
-for name in (ARXIV_CSV, SPLITWISE_CSV, "a100_llama2_70b_mlp.csv", "a100_pairwise_nvlink_all_reduce.csv"):
-    p = SHARED / name if SHARED else None
-    files.append({"file": name, "present": bool(p and p.exists()), "sha256": sha(p) if p and p.exists() else "-"})
-if user_csv:
-    files.append({"file": str(user_csv), "present": Path(user_csv).exists(), "sha256": sha(user_csv)})
-pd.DataFrame(files)
+styled(data_files(SHARED, (ARXIV_CSV, SPLITWISE_CSV, "a100_llama2_70b_mlp.csv", "a100_pairwise_nvlink_all_reduce.csv"),
+                  extra=[user_csv] if user_csv else ()), caption="data files (SHA-256 of those present)")
 
 # %% [markdown]
 # ## The batch-time model
@@ -144,11 +138,8 @@ pd.DataFrame(files)
 # :label: rt-batchtime
 # A batch of round $t$ prefills the prompts of the requests started at $t$
 # ($P$ tokens, squared sizes summing to $Q$) and decodes one token for each of the
-# $D$ requests started earlier, which attend to $K$ cached tokens in total. Its time is
-# $$
-# \tau(P, D, K) = L\,\big[f(P+D) + 2\,g\big(2h(P+D)\big) + a_{\mathrm{dec}} K + a_{\mathrm{pre}} Q\big] + e(P+D)
-# \quad\text{ms},
-# $$
+# $D$ requests started earlier, which attend to $K$ cached tokens in total. Its time
+# $\tau(P, D, K)$, in ms, is given by {eq}`eq-rt-batchtime` below,
 # with $L = 80$ layers and $h = 8192$: $f$ is the per-layer time of the non-attention
 # operators (piecewise linear with one knee, fitted to Vidur's profile at tensor
 # parallelism 2), $g$ the NVLink all-reduce time of a message of $2h(P+D)$ bytes
@@ -161,12 +152,20 @@ pd.DataFrame(files)
 # A100's fp16 peak).
 # ```
 #
+# ```{math}
+# :label: eq-rt-batchtime
+# \tau(P, D, K) = L\,\big[f(P+D) + 2\,g\big(2h(P+D)\big) + a_{\mathrm{dec}} K + a_{\mathrm{pre}} Q\big] + e(P+D)
+# \quad\text{ms}
+# ```
+#
 # The coefficients are embedded in `kvlib.serving.batchtime.EMBEDDED` with their provenance;
 # when the CSVs are present the chapter refits them and checks they agree.
 
-# %%
+# %% tags=["teach"]
 model = default_model()
 prov = EMBEDDED["provenance"]
+_PROV_KEYS = ("mlp_csv", "mlp_sha256", "allreduce_csv", "allreduce_sha256", "fit_date", "layer_r2",
+              "layer_median_rel_err", "layer_max_rel_err", "allreduce_r2")
 coef = pd.DataFrame([{k: v for k, v in EMBEDDED.items() if k != "provenance"}]).T.rename(columns={0: "value"})
 if SHARED and (SHARED / "a100_llama2_70b_mlp.csv").exists():
     refit = fit_from_csv(SHARED)
@@ -175,17 +174,18 @@ if SHARED and (SHARED / "a100_llama2_70b_mlp.csv").exists():
     print("refit from the CSVs agrees with the embedded coefficients:", agree)
 else:
     print("CSV profiles absent: using the EMBEDDED coefficients (fitted from the files named below)")
-print({k: prov[k] for k in ("mlp_csv", "mlp_sha256", "allreduce_csv", "allreduce_sha256", "fit_date",
-                            "layer_r2", "layer_median_rel_err", "layer_max_rel_err", "allreduce_r2")})
+display(styled(pd.DataFrame({"provenance": list(_PROV_KEYS), "value": [str(prov[k]) for k in _PROV_KEYS]})))
 g("rt_r2", prov["layer_r2"])
 g("rt_relerr", 100 * prov["layer_median_rel_err"])
 g("rt_ms1", model.batch_ms(0, 1, 100))
 g("rt_ms200", model.batch_ms(0, 200, 16000))
 g("rt_ms_pre", model.batch_ms(2000, 0, 0, 2000**2))
-coef
+styled(coef.rename_axis("coefficient").reset_index(), formats={c: "{:.6g}" for c in coef.columns})
 
 # %%
-fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
+fig, axs = plt.subplots(2, 2, figsize=(8, 6))
+ax = axs.ravel()
+ax[3].axis("off")
 T = np.arange(1, 4097)
 if SHARED and (SHARED / "a100_llama2_70b_mlp.csv").exists():
     Tm, ym = profile_points(SHARED)
@@ -204,9 +204,20 @@ for d in (0, 50, 150):
 ax[2].set(xlabel="prefill tokens P", ylabel="ms per batch", title="batches with a prefill")
 ax[2].legend(fontsize=8)
 fig.tight_layout()
+glue_figure("rt-batchtime", fig)
 
 # %% [markdown]
-# The fit of the per-layer operators has $R^2 =$ {glue:text}`rt_r2:.4f` and a median
+# ```{glue:figure} rt-batchtime
+# :name: fig-rt-batchtime
+#
+# The batch-time model of {prf:ref}`rt-batchtime` (Llama-2-70B on two A100s, tensor
+# parallelism 2; the same in quick and full mode): per-layer time of the non-attention operators
+# (fit $f$, with Vidur's profile points when the CSVs are present), decode-only batches, and
+# batches with one prefill.
+# ```
+
+# %% [markdown]
+# The fit of the per-layer operators ({ref}`figure <fig-rt-batchtime>`) has $R^2 =$ {glue:text}`rt_r2:.4f` and a median
 # relative error of {glue:text}`rt_relerr:.1f` %. A single decode token takes
 # {glue:text}`rt_ms1:.1f` ms (weight-bound), 200 decoding requests holding 16,000
 # tokens {glue:text}`rt_ms200:.1f` ms, and a batch with one 2,000-token prompt
@@ -221,7 +232,7 @@ fig.tight_layout()
 
 # %%
 fit = lmsys_fit_table(refit=not Q)
-fit.round(3)
+styled(fit)
 
 # %%
 wl = []
@@ -233,7 +244,7 @@ for w in (build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_cs
 WL = pd.DataFrame(wl)
 g("rt_sw_label", WL.loc[2, "label"])
 g("rt_ax_label", WL.loc[1, "label"])
-WL
+styled(WL, precision=1, caption="lengths in tokens")
 
 # %% [markdown]
 # ## 001 Section 5.2: MC-SF against the benchmarks ({glue:text}`rt_lmlabel`)
@@ -251,7 +262,7 @@ WL
 # $\alpha$ of the grid at and above which every run of alpha-protection greedy finished
 # ("<= a" when even the smallest grid value never looped).
 
-# %%
+# %% tags=["teach"]
 grid = P["alpha_grid"]
 nG = P["alpha_grid_n"]
 grid_seeds = [seed] if Q else [seed, seed + 1, seed + 2]
@@ -262,26 +273,13 @@ G = run_all([{"workload": "lmsys", "n": nG, "rate": r, "seed": s, "policy": "alp
               "max_rounds": cap[(r, s)], "check": False} for r in P["rates"] for s in grid_seeds for a in grid],
             "alpha grid")
 G["alpha"] = G["opts"].map(lambda o: o["alpha"])
-ok = G.groupby(["rate", "alpha"])["completed"].all().unstack(0)
-
-
-def smallest_alpha(col):
-    good = [a for a in ok.index if ok.loc[ok.index >= a, col].all()]
-    return min(good) if good else float("nan")
-
-
-A_HI, A_LO = smallest_alpha(RATE_HI), smallest_alpha(RATE_LO)
-
-
-def fmt_alpha(a):
-    return f"<= {a}" if a == min(grid) else str(a)
-
-
-g("rt_alpha_hi", fmt_alpha(A_HI))
-g("rt_alpha_lo", fmt_alpha(A_LO))
-pd.DataFrame({"rate": [RATE_HI, RATE_LO], "smallest alpha (ours)": [fmt_alpha(A_HI), fmt_alpha(A_LO)],
-              "paper (001)": [0.21, 0.24], "grid": [f"{grid[0]}..{grid[-1]}"] * 2, "n": [nG] * 2,
-              "workload": [LM_LABEL] * 2})
+A_HI, A_LO = (smallest_stable_alpha(G, r) for r in (RATE_HI, RATE_LO))
+g("rt_alpha_hi", format_alpha(A_HI, grid))
+g("rt_alpha_lo", format_alpha(A_LO, grid))
+styled(pd.DataFrame({"rate (requests/s)": [RATE_HI, RATE_LO],
+                     "smallest alpha (ours)": [format_alpha(A_HI, grid), format_alpha(A_LO, grid)],
+                     "paper (001)": [0.21, 0.24], "grid": [f"{grid[0]}..{grid[-1]}"] * 2, "n": [nG] * 2,
+                     "workload": [LM_LABEL] * 2}), formats={"paper (001)": "{:.2f}"})
 
 # %% [markdown]
 # Ours: {glue:text}`rt_alpha_hi` at high demand, {glue:text}`rt_alpha_lo` at low demand
@@ -294,16 +292,11 @@ A_USE = max(0.3, float(np.nan_to_num(max(A_HI, A_LO), nan=0.3)))
 BENCH = [("mc-sf", {}), ("mc-benchmark", {}), ("alpha-greedy", {"alpha": A_USE}),
          ("alpha-beta-clearing", {"alpha": A_USE, "beta": 0.5})]
 
-
-def pname(p, o):
-    return p + ("" if not o else "(" + ", ".join(f"{k}={v}" for k, v in o.items()) + ")")
-
-
 F3 = run_all([{"workload": "lmsys", "n": n, "rate": r, "seed": seed + k, "policy": p, "opts": o}
               for r in P["rates"] for n in P["fig3_sizes"] for k in range(P["fig3_runs"]) for p, o in BENCH], "figure 3")
-F3["name"] = [pname(p, o) for p, o in zip(F3["policy"], F3["opts"])]
+F3["name"] = [policy_label(p, o) for p, o in zip(F3["policy"], F3["opts"])]
 assert F3["valid"].dropna().all()
-fig, ax = plt.subplots(1, 2, figsize=(12, 3.8))
+fig, ax = plt.subplots(1, 2, figsize=(8, 3.4), sharey=False)
 slopes = []
 for j, r in enumerate(P["rates"]):
     sub = F3[F3.rate == r].groupby(["name", "n"])["avg_latency"].mean().unstack(0)
@@ -312,31 +305,35 @@ for j, r in enumerate(P["rates"]):
         ax[j].plot(y.index, y.values, "o-", label=c)
         if len(y) >= 2:
             slopes.append({"rate": r, "policy": c, "slope (s per request)": np.polyfit(y.index, y.values, 1)[0]})
-    ax[j].set(title=f"lambda = {r}/s ({LM_LABEL})", xlabel="number of requests", ylabel="average latency (s)")
-    ax[j].legend(fontsize=7)
+    ax[j].set(title=f"λ = {r:g}/s", xlabel="number of requests", ylabel="average latency (s)")
+    ax[j].legend(fontsize=6)
 fig.tight_layout()
+glue_figure("rt-fig3", fig)
 S = pd.DataFrame(slopes)
 S["1/slope"] = 1 / S["slope (s per request)"]
 paper_slope = {(RATE_HI, "mc-sf"): "1/6", (RATE_LO, "mc-sf"): "1/800"}
 S["paper (001)"] = [paper_slope.get((r, p), "best benchmark ~1/2" if r == RATE_HI else "best benchmark ~1/100")
                     for r, p in zip(S.rate, S.policy)]
 
-
-def slope(r, p):
-    v = S[(S.rate == r) & (S.policy == p)]["slope (s per request)"]
-    return float(v.iloc[0]) if len(v) else float("nan")
-
-
-bench_hi = min(slope(RATE_HI, pname(p, o)) for p, o in BENCH[1:])
-bench_lo = min(slope(RATE_LO, pname(p, o)) for p, o in BENCH[1:])
-g("rt_s_sf_hi", 1 / slope(RATE_HI, "mc-sf"))
+bench_hi = min(slope_of(S, RATE_HI, policy_label(p, o)) for p, o in BENCH[1:])
+bench_lo = min(slope_of(S, RATE_LO, policy_label(p, o)) for p, o in BENCH[1:])
+g("rt_s_sf_hi", 1 / slope_of(S, RATE_HI, "mc-sf"))
 g("rt_s_b_hi", 1 / bench_hi)
-g("rt_s_sf_lo", 1 / slope(RATE_LO, "mc-sf"))
+g("rt_s_sf_lo", 1 / slope_of(S, RATE_LO, "mc-sf"))
 g("rt_s_b_lo", 1 / bench_lo)
-S.round(5)
+styled(S.rename(columns={"rate": "rate (requests/s)"}), formats={"slope (s per request)": "{:.5f}", "1/slope": "{:.1f}"})
 
 # %% [markdown]
-# Fitted slopes (seconds of average latency per additional request; we print
+# ```{glue:figure} rt-fig3
+# :name: fig-rt-fig3
+#
+# 001 Figure 3 setting: average latency against the number of requests at $\lambda = 50$/s
+# (left) and $10$/s (right); {glue:text}`rt_lmlabel` lengths, $M = 16{,}492$, sizes
+# {glue:text}`rt_fig3_sizes`, {glue:text}`rt_fig3_runs` run(s) per point
+# ({glue:text}`rt_mode` mode).
+# ```
+#
+# Fitted slopes ({ref}`figure <fig-rt-fig3>`; seconds of average latency per additional request; we print
 # 1/slope): at high demand MC-SF 1/{glue:text}`rt_s_sf_hi:.1f` against the best
 # benchmark's 1/{glue:text}`rt_s_b_hi:.1f` (paper: about 1/6 against 1/2); at low demand
 # 1/{glue:text}`rt_s_sf_lo:.0f` against 1/{glue:text}`rt_s_b_lo:.0f` (paper: 1/800 against
@@ -345,12 +342,12 @@ S.round(5)
 #
 # ### Table 1: repeated runs at $\lambda = 50$ (the paper: 1,000 requests, 50 runs)
 
-# %%
+# %% tags=["teach"]
 T1_POL = [("mc-sf", {}), ("mc-benchmark", {})] + [("alpha-greedy", {"alpha": a}) for a in (0.25, 0.3)] + [
     ("alpha-beta-clearing", {"alpha": 0.3, "beta": b}) for b in (0.2, 0.5)]
 T1 = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": RATE_HI, "seed": seed + 1000 + k, "policy": p,
                "opts": o} for k in range(P["table1_runs"]) for p, o in T1_POL], "table 1")
-T1["name"] = [pname(p, o) for p, o in zip(T1["policy"], T1["opts"])]
+T1["name"] = [policy_label(p, o) for p, o in zip(T1["policy"], T1["opts"])]
 tab1 = T1.groupby("name", sort=False)["avg_latency"].agg(["mean", "std", "max", "min"])
 tab1["unfinished runs"] = T1.groupby("name", sort=False)["completed"].apply(lambda c: int((~c).sum()))
 tab1["paper average (001 Table 1)"] = [{"mc-sf": 32.112, "mc-benchmark": 46.472, "alpha-greedy(alpha=0.3)": 51.933}.get(i, "-")
@@ -365,9 +362,10 @@ g("rt_t1_order", "agrees with the paper's (MC-SF < MC-Benchmark < alpha = 0.3)" 
      else "differs from the paper's (MC-SF < MC-Benchmark < alpha = 0.3)")
 g("rt_t1_ratio", float(np.mean(np.array(_ours) / np.array([32.112, 46.472, 51.933]))))
 g("rt_t1_runs", P["table1_runs"])
-print(f"{P['table1_runs']} runs of {P['table1_n']} requests, lambda = {RATE_HI}/s, {LM_LABEL}; latency in seconds;\n"
-      "statistics over the runs that finished (a run stopped as an endless clearing loop counts in 'unfinished runs')")
-tab1.round(3)
+styled(tab1.rename(columns={c: f"{c} (s)" for c in ("mean", "std", "max", "min")}).rename_axis("policy").reset_index(),
+       formats={"paper average (001 Table 1)": lambda v: v if isinstance(v, str) else f"{v:.3f}"},
+       caption=f"{P['table1_runs']} runs of {P['table1_n']} requests, λ = {RATE_HI:g}/s, {LM_LABEL}; statistics over "
+               "the runs that finished (a run stopped as an endless clearing loop counts in 'unfinished runs')")
 
 # %% [markdown]
 # Over {glue:text}`rt_t1_runs` runs of {glue:text}`rt_t1_n` requests
@@ -378,20 +376,35 @@ tab1.round(3)
 # times the paper's (see "Disagreements" below).
 #
 # ### Memory over time and the $\alpha$ and $\beta$ sweeps (001 Figures 6-11)
+#
+# {ref}`The first figure below <fig-rt-memory>` follows the memory held over one run of four
+# policies; {ref}`the second <fig-rt-sweeps>` sweeps the $\alpha$ and $\beta$ of the
+# alpha-protection baselines.
 
 # %%
 MEM = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": RATE_HI, "seed": seed, "policy": p, "opts": o,
                 "keep_trace": True} for p, o in T1_POL[:3] + T1_POL[-1:]], "memory traces")
-fig, ax = plt.subplots(1, len(MEM), figsize=(14, 3.2), sharey=True)
+fig, axs = plt.subplots(2, 2, figsize=(8, 5.2), sharey=True)
+ax = axs.ravel()
 for a_, (_, r) in zip(ax, MEM.iterrows()):
     ts, mem = r["trace"]
     a_.plot(ts, mem, lw=0.6)
     a_.axhline(memory, color="k", ls=":", lw=0.8)
-    a_.set(title=pname(r["policy"], r["opts"]) + ("" if r["completed"] else "\nendless clearing: stopped"),
+    a_.set(title=policy_label(r["policy"], r["opts"]) + ("" if r["completed"] else "\nendless clearing: stopped"),
            xlabel="time (s)")
 ax[0].set_ylabel("KV tokens held")
-fig.suptitle(f"memory over time, lambda = {RATE_HI}/s ({LM_LABEL})", y=1.02)
+ax[2].set_ylabel("KV tokens held")
 fig.tight_layout()
+glue_figure("rt-memory", fig)
+
+# %% [markdown]
+# ```{glue:figure} rt-memory
+# :name: fig-rt-memory
+#
+# KV tokens held over time for four policies (001 Figures 6-11 setting), $\lambda = 50$/s,
+# {glue:text}`rt_table1_n` {glue:text}`rt_lmlabel` requests, one run each; dotted: $M = 16{,}492$
+# ({glue:text}`rt_mode` mode).
+# ```
 
 # %%
 alphas = [0.2, 0.25, 0.3, 0.35, 0.4] if Q else [round(a, 2) for a in np.arange(0.15, 0.501, 0.05)]
@@ -402,20 +415,30 @@ SW = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": r, "seed": seed,
                  "opts": {"alpha": 0.3, "beta": b}, "check": False} for r in P["rates"] for b in betas], "alpha/beta sweeps")
 SW["alpha"] = SW.opts.map(lambda o: o["alpha"])
 SW["beta"] = SW.opts.map(lambda o: o["beta"])
-fig, ax = plt.subplots(1, 2, figsize=(12, 3.6))
+fig, ax = plt.subplots(1, 2, figsize=(8, 3.4))
 for r in P["rates"]:
     for p in ("alpha-greedy", "alpha-beta-clearing"):
         d = SW[(SW.rate == r) & (SW.policy == p) & (SW.alpha.isin(alphas)) & ((SW.beta == 0.5) | (p == "alpha-greedy"))]
         d = d.drop_duplicates("alpha").sort_values("alpha")
-        ax[0].plot(d.alpha, d.avg_latency, "o-", label=f"{p}, lambda={r}")
+        ax[0].plot(d.alpha, d.avg_latency, "o-", label=f"{p}, λ = {r:g}/s")
     d = SW[(SW.rate == r) & (SW.policy == "alpha-beta-clearing") & (SW.alpha == 0.3)].drop_duplicates("beta").sort_values("beta")
-    ax[1].plot(d.beta, d.avg_latency, "o-", label=f"alpha = 0.3, lambda={r}")
-ax[0].set(xlabel="alpha", ylabel="average latency (s)", title="alpha sweep (beta = 0.5 for beta-clearing)")
-ax[1].set(xlabel="beta", ylabel="average latency (s)", title="beta sweep")
+    ax[1].plot(d.beta, d.avg_latency, "o-", label=f"α = 0.3, λ = {r:g}/s")
+ax[0].set(xlabel="α", ylabel="average latency (s)", title="α sweep")
+ax[1].set(xlabel="β", ylabel="average latency (s)", title="β sweep")
 for a_ in ax:
-    a_.legend(fontsize=7)
+    a_.legend(fontsize=6)
 fig.tight_layout()
-print("missing points = runs that did not finish (endless clearing)")
+glue_figure("rt-sweeps", fig)
+
+# %% [markdown]
+# ```{glue:figure} rt-sweeps
+# :name: fig-rt-sweeps
+#
+# Average latency of the alpha-protection baselines against $\alpha$ (left; $\beta = 0.5$ for
+# $\beta$-clearing) and of $\beta$-clearing against $\beta$ (right; $\alpha = 0.3$), one run of
+# {glue:text}`rt_table1_n` {glue:text}`rt_lmlabel` requests per point ({glue:text}`rt_mode` mode).
+# Missing points are runs stopped as endless clearing loops.
+# ```
 
 # %% [markdown]
 # ## 002 Section 7: mixed LMSYS-like and arXiv requests at $t = 0$
@@ -456,7 +479,8 @@ P002 = [("fcfs", {}), ("mc-sf", {})]
 P002 += [(p, o) for p, o in [("sorted-f", {"selector": "swap"}), ("sorted-f", {"selector": "quantile"})] if p in have]
 LP002 = [(p, {}) for p in ("sorted-lp", "lp-swap") if p in have]
 pending = [p for p in ("sorted-f", "sorted-lp", "lp-swap", "a-max", "a-min", "h-sf") if p not in have]
-print("policies pending (not in kvlib.policies.POLICIES yet):", pending or "none")
+if pending:
+    print("policies pending (not in kvlib.policies.POLICIES yet):", pending)
 nmax2 = max(P["sizes_002"])
 specs = [{"workload": "mixed002", "n": n, "seed": seed, "policy": p, "opts": o, "keep_latency": n == nmax2}
          for n in P["sizes_002"] for p, o in P002]
@@ -464,29 +488,37 @@ specs += [{"workload": "mixed002", "n": n, "seed": seed, "policy": p, "opts": o,
           for n in P["lp_sizes_002"] for p, o in LP002]
 specs.sort(key=lambda d: -d["n"])  # the largest (slowest) runs first, so the two workers finish together
 M2 = run_all(specs, "002 mixed")
-M2["name"] = [pname(p, o) for p, o in zip(M2["policy"], M2["opts"])]
+M2["name"] = [policy_label(p, o) for p, o in zip(M2["policy"], M2["opts"])]
 M2["scheduler_s"] = M2["reset_s"] + M2["decision_s"]
 M2 = M2.sort_values(["name", "n"], kind="stable")
 assert M2["valid"].all()
-ORDER2 = [c for c in (pname(p, o) for p, o in P002 + LP002) if c in set(M2.name)]
-fig, ax = plt.subplots(figsize=(7, 3.8))
+ORDER2 = [c for c in (policy_label(p, o) for p, o in P002 + LP002) if c in set(M2.name)]
+fig, ax = plt.subplots(figsize=(6, 3.6))
 for nm in ORDER2:
     d = M2[M2.name == nm]
     ax.plot(d.n, d.avg_latency, "o-", label=nm)
-ax.set(xlabel="number of requests", ylabel="average latency (s)",
-       title=f"002 Figure 8 (our reading): mixed workload, all at t = 0\n({LM_LABEL} + arXiv)")
+ax.set(xlabel="number of requests", ylabel="average latency (s)")
 ax.legend(fontsize=7)
 fig.tight_layout()
+glue_figure("rt-002-fig8", fig)
 T2 = M2.pivot_table(index="n", columns="name", values="avg_latency")[ORDER2]
 g("rt_002_n", nmax2)
 g("rt_002_sf", T2.loc[nmax2, "mc-sf"])
 g("rt_002_fcfs", T2.loc[nmax2, "fcfs"])
 g("rt_002_sorted", T2.loc[nmax2, "sorted-f(selector=swap)"] if "sorted-f(selector=swap)" in T2 else float("nan"))
 g("rt_002_quant", T2.loc[nmax2, "sorted-f(selector=quantile)"] if "sorted-f(selector=quantile)" in T2 else float("nan"))
-T2.round(2)
+styled(T2.reset_index(), precision=2, caption="average latency (s)")
 
 # %% [markdown]
-# *002 Figure 8, our reading* (average latency in seconds against the number of
+# ```{glue:figure} rt-002-fig8
+# :name: fig-rt-002-fig8
+#
+# 002 Figure 8 (our reading): average latency against the number of requests, mixed workload
+# (80 % {glue:text}`rt_lmlabel`, 20 % arXiv) all at $t = 0$, $M = 16{,}492$, sizes
+# {glue:text}`rt_sizes_002` ({glue:text}`rt_mode` mode).
+# ```
+#
+# *002 Figure 8, our reading* ({ref}`figure <fig-rt-002-fig8>`; average latency in seconds against the number of
 # requests, {glue:text}`rt_lmlabel` + arXiv). At {glue:text}`rt_002_n:d` requests: FCFS
 # {glue:text}`rt_002_fcfs:.1f` s, MC-SF {glue:text}`rt_002_sf:.1f` s, Sorted-F (swap)
 # {glue:text}`rt_002_sorted:.1f` s, Sorted-F (quantile) {glue:text}`rt_002_quant:.1f` s;
@@ -494,16 +526,16 @@ T2.round(2)
 
 # %%
 big = M2[M2.n == nmax2].set_index("name").loc[[c for c in ORDER2 if c in set(M2[M2.n == nmax2].name)]]
-fig, ax = plt.subplots(1, 2, figsize=(12, 3.8), sharey=True)
+fig, ax = plt.subplots(1, 2, figsize=(8, 3.6), sharey=True)
 for j, src in enumerate(("LMSYS-like", "arXiv")):
     for nm, r in big.iterrows():
         lat = np.sort(r["latency_s"][r["source"] == src])
         ax[j].plot(lat, np.arange(1, len(lat) + 1) / len(lat), label=f"{nm} (mean {lat.mean():.0f} s)")
     ax[j].set(xlabel="latency (s)", title=f"{src} requests ({int((big.iloc[0]['source'] == src).sum())} of {nmax2})")
-    ax[j].legend(fontsize=7)
+    ax[j].legend(fontsize=6)
 ax[0].set_ylabel("fraction of requests")
-fig.suptitle(f"002 Figure EC.2 (our reading): per-request latency distribution at n = {nmax2}", y=1.02)
 fig.tight_layout()
+glue_figure("rt-002-ec2", fig)
 EC2 = pd.DataFrame({nm: {f"{src} {stat}": float(f(r["latency_s"][r["source"] == src]))
                          for src in ("LMSYS-like", "arXiv")
                          for stat, f in (("mean", np.mean), ("median", np.median), ("p90", lambda v: np.quantile(v, 0.9)))}
@@ -513,10 +545,19 @@ g("rt_ec2_sf_ax", EC2.loc["mc-sf", "arXiv mean"])
 g("rt_ec2_sf_lm", EC2.loc["mc-sf", "LMSYS-like mean"])
 g("rt_ec2_fcfs_lm", EC2.loc["fcfs", "LMSYS-like mean"])
 g("rt_ec2_fcfs_ax", EC2.loc["fcfs", "arXiv mean"])
-EC2.round(2)
+styled(EC2.rename(columns=lambda c: c if c.endswith("(s)") else f"{c} (s)").rename_axis("policy").reset_index(),
+       precision=2, caption="per-request latency")
 
 # %% [markdown]
-# *002 Figure EC.2, our reading.* At {glue:text}`rt_002_n:d` requests the arXiv
+# ```{glue:figure} rt-002-ec2
+# :name: fig-rt-002-ec2
+#
+# 002 Figure EC.2 (our reading): distribution of the per-request latency at
+# {glue:text}`rt_002_n:d` requests, LMSYS-like (left) and arXiv (right) requests of the mixed
+# workload, all at $t = 0$ ({glue:text}`rt_mode` mode).
+# ```
+#
+# *002 Figure EC.2, our reading* ({ref}`figure <fig-rt-002-ec2>`). At {glue:text}`rt_002_n:d` requests the arXiv
 # requests (long prompts) wait {glue:text}`rt_ec2_sf_ax:.0f` s on average under MC-SF
 # against {glue:text}`rt_ec2_sf_lm:.0f` s for the LMSYS-like ones; under FCFS the two
 # groups wait {glue:text}`rt_ec2_fcfs_lm:.0f` s and {glue:text}`rt_ec2_fcfs_ax:.0f` s.
@@ -524,14 +565,14 @@ EC2.round(2)
 # ### Scheduler computation time and the LP
 
 # %%
-fig, ax = plt.subplots(figsize=(7, 3.6))
+fig, ax = plt.subplots(figsize=(6, 3.4))
 for nm in ORDER2:
     d = M2[M2.name == nm]
     ax.plot(d.n, d.scheduler_s, "o-", label=nm)
-ax.set(xlabel="number of requests", ylabel="scheduler time (s)", yscale="log",
-       title="schedulers' own computation time (002 Section 7 setting)")
+ax.set(xlabel="number of requests", ylabel="scheduler time (s)", yscale="log")
 ax.legend(fontsize=7)
 fig.tight_layout()
+glue_figure("rt-002-sched", fig)
 TS = M2.pivot_table(index="n", columns="name", values="scheduler_s")[ORDER2]
 _w = build_workload({"workload": "mixed002", "n": nmax2, "seed": seed, "shared_dir": str(SHARED) if SHARED else None,
                      "user_csv": user_csv})
@@ -545,11 +586,17 @@ g("rt_lp_nmax", int(NLP))
 for key, nm in (("slp", "sorted-lp"), ("lps", "lp-swap"), ("sfs", "sorted-f(selector=swap)")):
     g(f"rt_002_t_{key}", TS.loc[NLP, nm] if nm in TS else float("nan"))
     g(f"rt_002_{key}", T2.loc[NLP, nm] if nm in T2 else float("nan"))
-print(f"at n = {nmax2}: horizon {_H} rounds, automatic LP time step D = {STEP_MAX}")
-TS.round(2)
+styled(TS.reset_index(), precision=2, caption="scheduler time (s)")
 
 # %% [markdown]
-# At {glue:text}`rt_lp_nmax:d` requests Sorted-LP reaches an average latency of
+# ```{glue:figure} rt-002-sched
+# :name: fig-rt-002-sched
+#
+# The schedulers' own computation time (planning at reset plus all decisions, log scale) in
+# the 002 Section 7 setting, measured on a shared 2-core machine ({glue:text}`rt_mode` mode).
+# ```
+#
+# At {glue:text}`rt_lp_nmax:d` requests ({ref}`figure <fig-rt-002-sched>`) Sorted-LP reaches an average latency of
 # {glue:text}`rt_002_slp:.1f` s and LP-Swap {glue:text}`rt_002_lps:.1f` s (Sorted-F (swap):
 # {glue:text}`rt_002_sfs:.1f` s). Their scheduler times, {glue:text}`rt_002_t_slp:.1f` s and
 # {glue:text}`rt_002_t_lps:.1f` s (Sorted-F (swap): {glue:text}`rt_002_t_sfs:.1f` s), are
@@ -578,10 +625,14 @@ g("rt_lpx_dslp_max", 100 * float(LPX.tel_change_sorted_lp.abs().max()))
 g("rt_lpx_dlps_max", 100 * float(LPX.tel_change_lp_swap.abs().max()))
 g("rt_lpx_dslp_big", 100 * float(LPX.loc[LPX.step == STEP_MAX, "tel_change_sorted_lp"].iloc[0]))
 g("rt_lpx_dlps_big", 100 * float(LPX.loc[LPX.step == STEP_MAX, "tel_change_lp_swap"].iloc[0]))
-print(f"{_wx.n} requests ({_wx.label}), horizon {LPX.horizon.iloc[0]} rounds; step = grid step D of the bucket model")
-LPX[["step", "approx_seconds", "exact_value", "approx_value", "kendall_tau", "max_rank_shift",
-     "exact_tel_sorted_lp", "approx_tel_sorted_lp", "tel_change_sorted_lp", "exact_tel_lp_swap",
-     "approx_tel_lp_swap", "tel_change_lp_swap"]].round(4)
+styled(LPX[["step", "approx_seconds", "exact_value", "approx_value", "kendall_tau", "max_rank_shift",
+            "exact_tel_sorted_lp", "approx_tel_sorted_lp", "tel_change_sorted_lp", "exact_tel_lp_swap",
+            "approx_tel_lp_swap", "tel_change_lp_swap"]].rename(columns={
+    "step": "step D (rounds)", "approx_seconds": "approximate LP (s)", "exact_tel_sorted_lp": "Sorted-LP TEL, exact LP",
+    "approx_tel_sorted_lp": "Sorted-LP TEL, approx.", "tel_change_sorted_lp": "Sorted-LP TEL change",
+    "exact_tel_lp_swap": "LP-Swap TEL, exact LP", "approx_tel_lp_swap": "LP-Swap TEL, approx.",
+    "tel_change_lp_swap": "LP-Swap TEL change"}), precision=4,
+       caption=f"{_wx.n} requests ({_wx.label}), horizon {LPX.horizon.iloc[0]} rounds; TEL in rounds")
 
 # %% [markdown]
 # Over these steps Kendall's $\tau$ between the exact and the approximate LP orders is at
@@ -595,22 +646,23 @@ LPX[["step", "approx_seconds", "exact_value", "approx_value", "kendall_tau", "ma
 #
 # ## 003 Section 6: interval predictions
 
-# %%
+# %% tags=["teach"]
 P003 = [p for p in ("a-max", "a-min", "h-sf") if p in have]
 PREDS = ["wide", "buckets", 0.1, 0.95, 0.99]
 M3 = run_all([{"workload": "lmsys", "n": n, "rate": None, "seed": seed, "policy": p, "pred": pr}
               for pr in PREDS for n in P["sizes_003"] for p in P003], "003 intervals")
 assert M3["valid"].all()
 M3["pred"] = M3["pred"].map(lambda x: {"wide": "[1,1000]", "buckets": "10 buckets"}.get(x, f"x={x}"))
-fig, ax = plt.subplots(1, len(PREDS), figsize=(15, 3.2), sharey=False)
+fig, axs = plt.subplots(3, 2, figsize=(8, 8))
+ax = axs.ravel()
+ax[-1].axis("off")
 for a_, (pr, d) in zip(ax, M3.groupby("pred", sort=False)):
     for p, e in d.groupby("policy"):
         a_.plot(e.n, e.avg_latency, "o-", label=p)
-    a_.set(title=pr, xlabel="requests")
-ax[0].set_ylabel("average latency (s)")
+    a_.set(title=f"prediction {pr}", xlabel="requests", ylabel="average latency (s)")
 ax[0].legend(fontsize=7)
-fig.suptitle(f"003 Figures 5-7 setting ({LM_LABEL}, all at t = 0)", y=1.03)
 fig.tight_layout()
+glue_figure("rt-003", fig)
 T3 = M3.pivot_table(index=["pred", "n"], columns="policy", values="avg_latency")
 n3 = max(P["sizes_003"])
 if {"a-max", "a-min", "h-sf"} <= set(P003):
@@ -620,10 +672,18 @@ if {"a-max", "a-min", "h-sf"} <= set(P003):
             g(f"rt_003_{pr_key}_{pol.replace('-', '')}", T3.loc[(pr_name, n3), pol])
     _better = [pr for pr in T3.index.get_level_values(0).unique() if T3.loc[(pr, n3), "a-min"] < T3.loc[(pr, n3), "a-max"]]
     g("rt_003_amin_better", ", ".join(_better) if _better else "none")
-T3.round(2)
+styled(T3.reset_index(), precision=2, caption="average latency (s)")
 
 # %% [markdown]
-# At {glue:text}`rt_003_n` requests ({glue:text}`rt_lmlabel`): with the uninformative
+# ```{glue:figure} rt-003
+# :name: fig-rt-003
+#
+# 003 Figures 5-7 setting: average latency of A_max, A_min and H-SF against the number of
+# requests (sizes {glue:text}`rt_sizes_003`, {glue:text}`rt_lmlabel`, all at $t = 0$) for each
+# interval prediction ({glue:text}`rt_mode` mode).
+# ```
+#
+# At {glue:text}`rt_003_n` requests ({glue:text}`rt_lmlabel`; {ref}`figure <fig-rt-003>`): with the uninformative
 # prediction $[1, 1000]$, A_max {glue:text}`rt_003_wide_amax:.1f` s, A_min
 # {glue:text}`rt_003_wide_amin:.1f` s, H-SF {glue:text}`rt_003_wide_hsf:.1f` s; with
 # $x = 0.1$: {glue:text}`rt_003_x01_amax:.1f`, {glue:text}`rt_003_x01_amin:.1f`,
@@ -642,9 +702,11 @@ T3.round(2)
 SWP = [("fcfs", {}), ("mc-sf", {}), ("mc-benchmark", {}), ("alpha-greedy", {"alpha": A_USE})]
 SP = run_all([{"workload": "splitwise", "n": P["splitwise_n"], "rate": r, "seed": seed, "policy": p, "opts": o}
               for r in P["splitwise_rates"] for p, o in SWP], "splitwise")
-SP["name"] = [pname(p, o) for p, o in zip(SP["policy"], SP["opts"])]
+SP["name"] = [policy_label(p, o) for p, o in zip(SP["policy"], SP["opts"])]
 assert SP["valid"].dropna().all()
-SP.pivot_table(index="rate", columns="name", values="avg_latency").round(2)
+styled(SP.pivot_table(index="rate", columns="name", values="avg_latency").reset_index()
+       .rename(columns={"rate": "rate (requests/s)"}), precision=2,
+       caption=f"average latency (s), first {P['splitwise_n']} requests of {WL.loc[2, 'label']}")
 
 # %% [markdown]
 # ## Every policy on one workload
@@ -664,10 +726,12 @@ ALL += [(p, o, None) for p, o in P002[2:] + LP002]
 ALL += [(p, {}, 0.5) for p in P003]
 C = run_all([{"workload": "mixed002", "n": nC, "rate": None, "seed": seed, "policy": p, "opts": o, "pred": pr}
              for p, o, pr in ALL], "all policies")
-C["name"] = [pname(p, o) for p, o in zip(C["policy"], C["opts"])]
+C["name"] = [policy_label(p, o) for p, o in zip(C["policy"], C["opts"])]
 C["scheduler_s"] = C["reset_s"] + C["decision_s"]
-print(f"{nC} requests, mixed 002 workload ({LM_LABEL} + arXiv), all at t = 0, M = {memory}")
-C[["name", "pred", "completed", "valid", "avg_latency", "makespan", "evictions", "scheduler_s"]].sort_values("avg_latency").round(3)
+styled(C[["name", "pred", "completed", "valid", "avg_latency", "makespan", "evictions", "scheduler_s"]]
+       .sort_values("avg_latency").rename(columns={"pred": "prediction x", "avg_latency": "average latency (s)",
+                                                   "makespan": "makespan (s)", "scheduler_s": "scheduler time (s)"}),
+       caption=f"{nC} requests, mixed 002 workload ({LM_LABEL} + arXiv), all at t = 0, M = {memory:,} tokens")
 
 # %% [markdown]
 # ## Disagreements with the papers
@@ -692,7 +756,6 @@ C[["name", "pred", "completed", "valid", "avg_latency", "makespan", "evictions",
 # %%
 ELAPSED = _time.perf_counter() - _T0
 g("rt_elapsed", ELAPSED)
-print(f"mode {mode!r}: the whole chapter took {ELAPSED:.1f} s of wall time with n_jobs = {n_jobs} ({backend}).")
 
 # %% [markdown]
 # This run ({glue:text}`rt_mode` mode) took {glue:text}`rt_elapsed:.0f` s. Throughput of

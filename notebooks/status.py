@@ -35,23 +35,14 @@ import datetime as dt
 import json
 import os
 import platform
-import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 
-import nbformat
 import pandas as pd
 import yaml
 from IPython.display import Markdown, display
 
-
-def find_root(start: Path) -> Path:
-    for p in (start, *start.parents):
-        if (p / "book" / "chapters.yml").exists():
-            return p
-    raise FileNotFoundError("cannot find book/chapters.yml above " + str(start))
-
+from kvlib.book.provenance import chapter_rows, find_root, git, provenance_notes, version, yes_no
 
 root = find_root(Path.cwd())
 executed = Path(os.environ.get("KVBOOK_EXECUTED_DIR", root / "book" / "_executed"))
@@ -59,17 +50,8 @@ manifest_path = Path(os.environ.get("KVBOOK_MANIFEST", executed / "run_manifest.
 manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {"chapters": {}}
 chapters = yaml.safe_load((root / "book" / "chapters.yml").read_text())
 
-
-def git(*args):
-    try:
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-
-
-head = git("rev-parse", "HEAD") or "unknown"
-porcelain = git("status", "--porcelain")
+head = git(root, "rev-parse", "HEAD") or "unknown"
+porcelain = git(root, "status", "--porcelain")
 dirty_now = None if porcelain is None else bool(porcelain.strip())
 
 
@@ -81,10 +63,6 @@ def show(df):
 # ## Build
 
 # %% tags=["hide-input"]
-def yes_no(x):
-    return {True: "yes", False: "no"}.get(x, "unknown")
-
-
 build = pd.DataFrame(
     [
         ("git commit (runner)", manifest.get("git_sha", "unknown")),
@@ -96,7 +74,7 @@ build = pd.DataFrame(
         ("Python", sys.version.split()[0]),
         ("platform", platform.platform()),
         ("shared data directory",
-         f"{manifest.get('shared_dir', 'unknown')} "
+         f"{Path(manifest.get('shared_dir', 'unknown')).name} "
          f"({'present' if manifest.get('shared_dir_exists') else 'absent'})"),
     ],
     columns=["item", "value"],
@@ -115,14 +93,6 @@ DISTRIBUTIONS = [
     "jupyter-book", "sphinx", "myst-nb", "papermill",
 ]
 
-
-def version(dist):
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "not installed"
-
-
 versions = pd.DataFrame([(d, version(d)) for d in DISTRIBUTIONS], columns=["package", "version"])
 show(versions)
 
@@ -134,36 +104,7 @@ show(versions)
 # timestamps recorded by the runner, and the commit it was executed at.
 
 # %% tags=["hide-input"]
-def fmt_params(params):
-    return ", ".join(f"{k}={v!r}" for k, v in params.items()) if params else ""
-
-
-rows = []
-for name in chapters:
-    if name == "status":
-        continue
-    nb_path = executed / f"{name}.ipynb"
-    rec = manifest.get("chapters", {}).get(name, {})
-    if nb_path.exists():
-        pm = nbformat.read(nb_path, as_version=4).metadata.get("papermill", {})
-        params = dict(pm.get("parameters", {}))
-        duration = pm.get("duration")
-    else:
-        params, duration = {}, None
-    sha = rec.get("git_sha") or "unknown"
-    rows.append(
-        {
-            "chapter": name,
-            "executed": "yes" if nb_path.exists() else "NO",
-            "mode": params.get("mode", "unknown"),
-            "parameters": fmt_params(params),
-            "wall time (s)": rec.get("wall_time_s"),
-            "papermill duration (s)": None if duration is None else round(duration, 2),
-            "started (UTC)": rec.get("started", ""),
-            "finished (UTC)": rec.get("finished", ""),
-            "commit": sha[:12] + (" (dirty)" if rec.get("git_dirty") else ""),
-        }
-    )
+rows = chapter_rows(chapters, executed, manifest, skip=("status",))
 table = pd.DataFrame(rows)
 display(
     table.style.hide(axis="index").format(
@@ -178,15 +119,6 @@ display(
 # listed below when they occur.
 
 # %% tags=["hide-input"]
-notes = []
-for r in rows:
-    if r["executed"] != "yes":
-        notes.append(f"- chapter `{r['chapter']}` has not been executed")
-    if r["mode"] != manifest.get("mode", mode):
-        notes.append(f"- chapter `{r['chapter']}` ran in mode {r['mode']!r}, "
-                     f"the book in {manifest.get('mode', mode)!r}")
-    if not r["commit"].startswith(str(manifest.get("git_sha", ""))[:12]):
-        notes.append(f"- chapter `{r['chapter']}` ran at commit {r['commit']}, "
-                     f"the runner at {str(manifest.get('git_sha'))[:12]}")
+notes = provenance_notes(rows, manifest, mode)
 display(Markdown("\n".join(notes) if notes else
                  "All chapters were executed in this run, in the same mode, at the same commit."))

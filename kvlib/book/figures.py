@@ -1,6 +1,7 @@
 """Matplotlib pictures of schedules: a Gantt chart and the memory profile.
 
-Plain functions that draw on a given ``Axes`` (no global state, no style changes).
+Plain functions that draw on a given ``Axes`` (no global state, no style changes), and
+:func:`schedule_figure`, which puts both side by side for several schedules of one instance.
 """
 
 from __future__ import annotations
@@ -47,3 +48,37 @@ def memory_plot(instance: Instance, schedule: Schedule, ax, *, label: str | None
     ax.set_ylabel("tokens held")
     ax.set_ylim(0, instance.memory * 1.08)
     return ax
+
+
+def schedule_figure(instance: Instance, schedules: dict, *, figsize=None, height_ratios=(1.3, 1),
+                    layout: str = "columns"):
+    """Each schedule's Gantt chart (:func:`gantt`) beside its memory profile (:func:`memory_plot`).
+
+    ``schedules`` maps a title (e.g. ``"MC-SF, TEL 31"``) to a :class:`Schedule` or a sequence of
+    start times.  ``layout="columns"``: one column per schedule, Gantt chart above memory
+    (``height_ratios``); ``layout="rows"``: one row per schedule, Gantt chart left of memory (at
+    most two panels side by side, for narrow pages).  All panels share the time axis.  Returns the
+    figure (not shown).
+    """
+    import matplotlib.pyplot as plt
+
+    if not schedules:
+        raise ValueError("schedules is empty: give at least one {title: schedule}")
+    if layout not in ("columns", "rows"):
+        raise ValueError(f"layout must be 'columns' or 'rows', got {layout!r}")
+    k = len(schedules)
+    if layout == "columns":
+        fig, axes = plt.subplots(2, k, figsize=figsize or (3.7 * k, 4.6), sharex=True,
+                                 height_ratios=list(height_ratios), squeeze=False)
+        pairs = [(axes[0, j], axes[1, j]) for j in range(k)]
+    else:
+        fig, axes = plt.subplots(k, 2, figsize=figsize or (8, 2.4 * k), sharex=True, squeeze=False)
+        pairs = [(axes[j, 0], axes[j, 1]) for j in range(k)]
+    for (ax_g, ax_m), (title, sch) in zip(pairs, schedules.items()):
+        if not isinstance(sch, Schedule):
+            sch = Schedule(tuple(int(p) for p in sch))
+        gantt(instance, sch, ax_g)
+        ax_g.set_title(title)
+        memory_plot(instance, sch, ax_m)
+    fig.tight_layout()
+    return fig

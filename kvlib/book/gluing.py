@@ -1,6 +1,40 @@
-"""Glue many values at once, and the values the chapter "Lower-bound instances" glues per failed claim."""
+"""Glue values into the book (myst-nb), for ``{glue:text}`` roles in the prose.
+
+myst-nb stores a glued object's ``repr``; a NumPy scalar would then appear as
+``np.float64(1.5)`` and a format spec such as ``:.2f`` would fail on it.
+:func:`glue_value` and :func:`glue_all` convert NumPy scalars to the Python numbers they hold first.
+:func:`first_failure` computes the values the chapter "Lower-bound instances" glues per failed claim.
+"""
 
 from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["plain", "glue_value", "glue_all", "glue_figure", "first_failure"]
+
+
+def plain(value):
+    """``value`` with NumPy scalars (``np.float64``, ``np.int64``, ``np.bool_``) replaced by Python ones."""
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return value.item()
+    return value
+
+
+def glue_value(name: str, value) -> None:
+    """``myst_nb.glue(name, plain(value), display=False)``: glue without showing the value in the cell."""
+    from myst_nb import glue
+
+    glue(name, plain(value), display=False)
+
+
+def glue_figure(name: str, fig) -> None:
+    """Glue a Matplotlib figure for a ``{glue:figure}`` directive and close it, so the code cell does
+    not show it a second time."""
+    import matplotlib.pyplot as plt
+    from myst_nb import glue
+
+    glue(name, fig, display=False)
+    plt.close(fig)
 
 
 def glue_all(values: dict) -> None:
@@ -8,7 +42,7 @@ def glue_all(values: dict) -> None:
     from myst_nb import glue
 
     for name, value in values.items():
-        glue(name, value, display=False)
+        glue(name, plain(value), display=False)
 
 
 def first_failure(table, prefix: str, tel_col: str, claim_col: str) -> tuple[int | None, dict]:

@@ -16,6 +16,10 @@ Workloads (``spec["workload"]``):
                  their real arrival times, rescaled to mean ``rate`` per second
                  (native times if ``rate`` is None).
 
+Reading the results: :func:`policy_label` names a policy with its options,
+:func:`smallest_stable_alpha` finds 001 Section 5.2's smallest alpha without endless
+clearing in a grid of runs, :func:`slope_of` reads a fitted latency slope.
+
 Predictions (``spec["pred"]``, 003 Section 6): ``None`` (true ``o`` known),
 ``"wide"`` (``[1, 1000]``), ``"buckets"`` (``[100k+1, 100k+100]`` containing
 ``o``) or a float ``x`` (``[floor((1-x) o), ceil((1+x) o)]``, lower at least 1).
@@ -31,7 +35,8 @@ from kvlib.serving.realtime import PAPER_MEMORY, simulate_realtime
 from kvlib.serving.workloads import (load_arxiv, load_splitwise, load_user_csv, lmsys_like, mixed_002, poisson_arrivals,
                         rescale_trace, sample)
 
-__all__ = ["build_workload", "intervals", "run_spec"]
+__all__ = ["build_workload", "intervals", "run_spec", "policy_label", "smallest_stable_alpha", "format_alpha",
+           "slope_of"]
 
 
 def build_workload(spec: dict):
@@ -107,3 +112,35 @@ def run_spec(spec: dict) -> dict:
         out["source"] = (np.where(np.asarray(src) == 1, "arXiv", "LMSYS-like") if src is not None
                          else np.full(w.n, w.label, dtype=object))
     return out
+
+
+def policy_label(policy: str, opts: dict | None = None) -> str:
+    """``"alpha-greedy(alpha=0.3)"``: the policy name with its options in order (just the name if none)."""
+    return policy + ("" if not opts else "(" + ", ".join(f"{k}={v}" for k, v in opts.items()) + ")")
+
+
+def smallest_stable_alpha(runs, rate) -> float:
+    """Smallest ``alpha`` of the grid at and above which every run at ``rate`` completed (001 Section 5.2).
+
+    ``runs`` is a table with columns ``rate``, ``alpha`` and ``completed`` (one row per run, e.g.
+    several seeds per point).  A grid value counts only if all runs at it *and at every larger
+    alpha* completed, so a single endless clearing loop above it disqualifies it.  Returns NaN when
+    no grid value qualifies; raises ``KeyError`` naming ``rate`` if the table has no run at it.
+    """
+    ok = runs.groupby(["rate", "alpha"])["completed"].all().unstack(0)
+    if rate not in ok.columns:
+        raise KeyError(f"no run at rate {rate!r} (rates present: {list(ok.columns)})")
+    good = [a for a in ok.index if ok.loc[ok.index >= a, rate].all()]
+    return min(good) if good else float("nan")
+
+
+def format_alpha(alpha, grid) -> str:
+    """``"<= a"`` when ``alpha`` is the smallest grid value (the threshold may lie below the grid), else ``str(alpha)``."""
+    return f"<= {alpha}" if alpha == min(grid) else str(alpha)
+
+
+def slope_of(slopes, rate, policy, column: str = "slope (s per request)") -> float:
+    """The fitted slope of ``policy`` at ``rate`` in a table with columns ``rate``, ``policy`` and
+    ``column``; NaN when that pair was not fitted (fewer than two sizes)."""
+    v = slopes[(slopes.rate == rate) & (slopes.policy == policy)][column]
+    return float(v.iloc[0]) if len(v) else float("nan")

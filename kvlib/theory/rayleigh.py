@@ -202,6 +202,42 @@ def cr_amin(x, support=None) -> float:
     return float(x @ A @ x / (x @ (m**2 / 2) @ x))
 
 
+def lambda_max(u: int, *, dense_max: int = 300) -> tuple[float, np.ndarray]:
+    """Largest generalized eigenvalue of the reconstructed ``(A_u, B_u)`` and its vector (003 Figure 1).
+
+    Up to ``u = dense_max`` a dense symmetric eigensolver on the whitened matrix
+    (:func:`largest_generalized`); beyond, Lanczos (``scipy.sparse.linalg.eigsh``, tolerance
+    ``1e-12``) on the same whitened matrix, so no dense inverse is formed.  The vector is
+    ``C^-T y`` (suffix differences), normalised so its largest entry in absolute value is positive.
+    """
+    if u < 1:
+        raise ValueError(f"u must be a positive integer, got {u!r}")
+    A = A_matrix(u)
+    if u <= dense_max:
+        return largest_generalized(A)
+    from scipy.sparse.linalg import eigsh
+
+    vals, vecs = eigsh(whitened(A), k=1, which="LA", tol=1e-12)
+    lv, y = float(vals[0]), vecs[:, 0]
+    wk = np.concatenate([[0.0], hsf_weights(u)])
+    z = y / np.sqrt(np.diff(wk) / 2.0)
+    v = z - np.concatenate([z[1:], [0.0]])
+    v = v if v[np.argmax(np.abs(v))] > 0 else -v
+    return lv, v
+
+
+def lambda_max_curve(us, *, dense_max: int = 300) -> tuple[np.ndarray, list[float]]:
+    """:func:`lambda_max` for every ``u`` in ``us``: the eigenvalues and, per ``u``, the smallest entry
+    of the maximising vector relative to its largest (``>= 0`` means the maximum over ``x >= 0``,
+    the competitive ratio, equals the eigenvalue)."""
+    lam, vmin = [], []
+    for u in us:
+        lv, v = lambda_max(int(u), dense_max=dense_max)
+        lam.append(lv)
+        vmin.append(float(v.min() / np.abs(v).max()))
+    return np.array(lam), vmin
+
+
 # ------------------------------------------------------------------ geometric lengths (003 Figure 3, Theorem 8)
 
 
@@ -255,6 +291,33 @@ def geometric_forms_sym(q: sp.Symbol | None = None) -> tuple[sp.Expr, sp.Expr, s
     xBx = pref * (diag + cross(2, 0))
     ratio = sp.factor(sp.expand(sp.simplify(xAx / xBx).subs(sp.log(1 - q**2), sp.log(1 - q) + sp.log(1 + q))))
     return sp.simplify(xAx), sp.factor(sp.simplify(xBx)), ratio
+
+
+def geometric_ratio_truncated(q: float, *, u_min: int = 200, u_max: int = 20000) -> float:
+    """Rayleigh quotient ``x^T A x / x^T B x`` of geometric lengths ``x_k = (1-q) q^(k-1)`` on the
+    truncated matrices ``A_u``, ``B_u`` (numerical counterpart of :func:`geometric_forms_sym`).
+
+    ``u = min(u_max, max(u_min, ceil(40 / (1 - q))))``, so the neglected tail mass ``q^u`` is below
+    ``e^-40`` unless ``u_max`` binds.  ``q`` must lie in ``(0, 1)``.
+    """
+    if not 0 < q < 1:
+        raise ValueError(f"q must lie in (0, 1), got {q!r}")
+    u = int(min(u_max, max(u_min, np.ceil(40 / (1 - q)))))
+    kk = np.arange(1, u + 1.0)
+    return rayleigh(A_matrix(u), B_matrix(u), (1 - q) * q ** (kk - 1))
+
+
+def exponential_pair_expectation(kernel) -> sp.Expr:
+    """``E kernel(min(X, Y), max(X, Y))`` for ``X, Y`` iid ``Exp(1)``, exactly (SymPy), for a kernel
+    homogeneous of degree 2 -- the ``q -> 1`` limit of geometric lengths (our derivation).
+
+    ``S = X + Y ~ Gamma(2)`` (``E S^2 = 6``) is independent of ``U = X/S ~ U(0, 1)``, and
+    ``min = S min(U, 1-U)``, ``max = S max(U, 1-U)``; homogeneity gives
+    ``E g(min, max) = 6 * 2 * int_0^{1/2} g(u, 1-u) du``.  ``kernel(m, M)`` must accept SymPy
+    expressions.
+    """
+    u = sp.Symbol("u", positive=True)
+    return 6 * 2 * sp.integrate(kernel(u, 1 - u), (u, 0, sp.Rational(1, 2)))
 
 
 # ------------------------------------------------------------------ A_max (003 Theorems 1-2)

@@ -1,0 +1,134 @@
+"""The 003 experiment helpers of kvlib.theory.cyz_experiments and the Figure 1 / Figure 3 numerics of
+kvlib.theory.rayleigh used by the A_min chapter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from kvlib.policies.cyz import interval_instance
+from kvlib.theory import cyz_experiments as cx
+from kvlib.theory import rayleigh as ry
+
+
+def test_checked_tel_example_1_by_hand():
+    # 003 Section 3.2, Example 1: n = 5, s = 1, o = 1, interval [1, 4], M = 10.
+    # H-SF starts all five (each holds 2 tokens): TEL 5.  A_max reserves s + u = 5 tokens per
+    # request, so two run per round: latencies 1, 1, 2, 2, 3 -> 9.  A_min starts from l = 1: 5.
+    ex1 = interval_instance([1] * 5, 10, 1)
+    assert [cx.checked_tel(ex1, p, 1, 4, 0) for p in ("h-sf", "a-max", "a-min")] == [5, 9, 5]
+
+
+def test_theorem2_table_hsf_closed_form_and_limits():
+    t = cx.theorem2_table([4, 9], [1], reps=1, seed=0)
+    assert list(t.alpha) == pytest.approx([0.25, 1 / 9])
+    for _, r in t.iterrows():
+        l, u = int(r.l), int(r.u)
+        a = 4
+        b = int(round(a * np.sqrt(u // l)))
+        assert r.hsf == ry.thm2_hsf_tel(l, u, a, b)
+        assert r.N_l == a * u and r.N_u == b * l and r.M == l * u
+        assert r.ratio_ours == pytest.approx(r.amax / r.hsf)
+    assert t.paper_formula.iloc[0] == pytest.approx(6.0)
+    assert t.batch_limit.iloc[0] == pytest.approx(ry.thm2_batch_ratio_limit(0.25))
+
+
+def test_theorem1_worst_ratio_within_bound():
+    alphas = [1 / 2, 1 / 4]
+    worst = cx.theorem1_worst_ratios(alphas, reps=1, seed=0, l=3, n=20)
+    assert len(worst) == 2
+    for w, a in zip(worst, alphas):
+        assert 1.0 <= w <= ry.amax_theorem1_bound(a)
+
+
+def test_single_length_amin_equals_hsf_when_k_divides_M():
+    df = cx.single_length_ratios([12], [1, 2, 3, 4], seed=0, load=6)
+    assert list(df.k) == [1, 2, 3, 4]
+    assert (df.amin_over_hsf == 1.0).all()
+
+
+def test_run_distribution_reproducible_and_lemma2_of_empirical_distribution():
+    sup = np.array([2, 8])
+    a = cx.run_distribution(sup, np.array([0.8, 0.2]), 40, 200, 3, seed=1, policies=("a-min", "a-min-progress"))
+    b = cx.run_distribution(sup, np.array([0.8, 0.2]), 40, 200, 3, seed=1, policies=("a-min", "a-min-progress"))
+    assert a == b
+    o = np.random.default_rng([1, 3, 40, 8]).choice(sup, size=200, p=[0.8, 0.2])
+    xs = np.array([np.mean(o == k) for k in sup])
+    assert a["lemma2"] == pytest.approx(ry.cr_amin(xs, sup))
+    assert set(a) == {"hsf_over_fluid", "lemma2", "a-min", "a-min-progress"}
+    # one length only: A_min loses nothing against H-SF
+    one = cx.run_distribution(np.array([4]), np.array([1.0]), 40, 200, 0, seed=0)
+    assert one["a-min"] == 1.0 and one["lemma2"] == pytest.approx(1.0)
+
+
+def test_two_point_runs_rows_and_seeds():
+    df = cx.two_point_runs([1, 2], memory=40, load=4, runs=2, seed=5, policies=("a-min",))
+    assert list(zip(df.l, df.u, df.seed)) == [(1, 4, 5), (1, 4, 6), (2, 8, 5), (2, 8, 6)]
+    assert (df["a-min"] > 0).all()
+
+
+def test_measured_cross_terms_diagonal_and_deviations():
+    meas, pure = cx.measured_cross_terms(2, 4, 40, 160, 1, 0)
+    assert list(zip(meas.i, meas.j)) == [(1, 2)]
+    assert set(pure) == {(p, k) for p in ("a-min", "h-sf") for k in (1, 2)}
+    r = meas.iloc[0]
+    assert r.A_reconstructed == pytest.approx(float(ry.a_entry(1, 2)))
+    assert r.B == 0.5
+    assert r.hsf_rel_dev == pytest.approx(r.hsf_measured / r.B - 1)
+    # one length, one policy: the pure runs equal each other (A_min = H-SF on a single length)
+    assert pure[("a-min", 1)] == pytest.approx(pure[("h-sf", 1)])
+
+
+def test_lemma2_runs_summary():
+    dists = {"two-point": (np.array([4, 16]), np.array([0.8, 0.2]))}
+    runs, summ = cx.lemma2_runs(dists, [40], load=4, runs=2, seed=0)
+    assert len(runs) == 2 and len(summ) == 1
+    s = summ.iloc[0]
+    assert s.ratio_min == runs["a-min"].min() and s.ratio_max == runs["a-min"].max()
+    assert s.rel_dev_max == pytest.approx(s.ratio_max / s.lemma2 - 1)
+
+
+def test_two_point_sweep_worst_and_guess():
+    runs, worst = cx.two_point_sweep([20], [10], 5, (0.5,), ("a-min",), reps=1, seed=0, load=4)
+    assert len(runs) == 1
+    assert worst.loc[(20, 0.5), "a-min"] == runs.ratio.max()
+    assert worst.loc[(20, 0.5), "guess"] == pytest.approx(max((3 - 0.5) / 2, 1 / (2 * 0.5)))
+
+
+def test_geometric_runs_and_decision_times_use_the_given_rng():
+    g1 = cx.geometric_runs((0.5,), 4, 40, 120, 2, np.random.default_rng(0), 0)
+    g2 = cx.geometric_runs((0.5,), 4, 40, 120, 2, np.random.default_rng(0), 0)
+    assert g1.equals(g2) and list(g1.columns) == ["q", "M", "n", "amin_over_hsf", "lemma2"]
+    t = cx.decision_times([20], np.random.default_rng(0), 0)
+    assert list(t.M) == [20] and t.rounds.iloc[0] > 0 and t.mean_us.iloc[0] > 0
+
+
+def test_lambda_max_lanczos_matches_dense():
+    lv_dense, v_dense = ry.lambda_max(320, dense_max=400)
+    lv_lanczos, v_lanczos = ry.lambda_max(320, dense_max=300)
+    assert lv_lanczos == pytest.approx(lv_dense, rel=1e-9)
+    assert np.allclose(v_lanczos / np.abs(v_lanczos).max(), v_dense / np.abs(v_dense).max(), atol=1e-6)
+    lam, vmin = ry.lambda_max_curve([1, 2])
+    assert lam[0] == pytest.approx(1.0) and len(vmin) == 2
+    with pytest.raises(ValueError, match="u must be"):
+        ry.lambda_max(0)
+
+
+def test_geometric_truncated_matches_closed_form():
+    _, _, R = ry.geometric_forms_sym()
+    q = sorted(R.free_symbols, key=str)[0]
+    for qq in (0.2, 0.5, 0.9):
+        assert ry.geometric_ratio_truncated(qq) == pytest.approx(float(R.subs(q, qq)), rel=1e-9)
+    with pytest.raises(ValueError, match="q must lie"):
+        ry.geometric_ratio_truncated(1.0)
+
+
+def test_exponential_pair_expectation():
+    # min of two Exp(1) is Exp(2): E min^2 = 1/2
+    assert ry.exponential_pair_expectation(lambda m, M: m**2) == sp.Rational(1, 2)
+    # min * max = X Y, E XY = 1
+    assert sp.simplify(ry.exponential_pair_expectation(lambda m, M: m * M)) == 1
+    lim = sp.simplify(ry.exponential_pair_expectation(lambda m, M: m * M / 4 + m**2 / 2 - m**3 / (4 * M))
+                      / ry.exponential_pair_expectation(lambda m, M: m**2 / 2))
+    assert sp.simplify(lim - (10 - 12 * sp.log(2))) == 0
