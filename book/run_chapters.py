@@ -217,6 +217,19 @@ def convert(name: str, workdir: Path) -> Path:
     return out
 
 
+def portable_path(path: Path | str) -> str:
+    """``path`` relative to the repository root (the kernels' working directory).
+
+    What the pages show (injected parameters, the status page) must not name
+    directories of the build machine; an absolute path stays only where no
+    relative one exists (another drive).
+    """
+    try:
+        return Path(os.path.relpath(Path(path).resolve(), REPO_ROOT)).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def chapter_parameters(
     name: str, nb_path: Path, params: dict[str, Any], shared_dir: Path
 ) -> dict[str, Any]:
@@ -241,7 +254,7 @@ def chapter_parameters(
         )
     params = dict(params)
     if "shared_dir" in declared and "shared_dir" not in params:
-        params["shared_dir"] = str(shared_dir)
+        params["shared_dir"] = portable_path(shared_dir)
     return params
 
 
@@ -512,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
             "git_sha": git["sha"],
             "git_dirty": git["dirty"],
             "python": sys.version.split()[0],
-            "shared_dir": shared_dir,
+            "shared_dir": portable_path(shared_dir),  # relative to the repository root
             "shared_dir_exists": Path(shared_dir).is_dir(),
         }
     )
