@@ -94,11 +94,12 @@ def set_theme_mode(app: Sphinx, config: Any) -> None:
 
     Without ``default_mode`` pydata-sphinx-theme starts a first visit with the
     mode "" and logs the console error "Got invalid theme mode: ." (Jupyter
-    Book's configuration has no key for it).
+    Book's configuration has no key for it; the theme reads it from the
+    template context).
     """
-    opts = dict(config.html_theme_options or {})
-    opts.setdefault("default_mode", "light")
-    config.html_theme_options = opts
+    ctx = dict(config.html_context or {})
+    ctx.setdefault("default_mode", "light")
+    config.html_context = ctx
 
 
 # --------------------------------------------------------------------------- duplicate scripts
