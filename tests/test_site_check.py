@@ -176,3 +176,68 @@ def test_paper_titles_recognised():
     assert not ext.paper_label("Latest starts")
     assert not ext.paper_label("0012 things")
     assert not ext.paper_label("TEL of MC-SF on 002 Theorem 1's instance")
+
+
+# --------------------------------------------------------------------------- labels of results
+
+
+def test_labels_of_results_in_a_small_sphinx_build(tmp_path):
+    """A paper's result shows the paper's label, ours K.chapter.n; refs and the index agree."""
+    pytest.importorskip("sphinx_proof")
+    pytest.importorskip("myst_parser")
+    from sphinx.application import Sphinx
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
+        "extensions = ['myst_parser', 'sphinx_proof', 'kvbook_sphinx']\n"
+        "myst_enable_extensions = ['colon_fence', 'dollarmath']\n"
+        "project = 'kvbook'\nauthor = 'The kvbook authors'\n"
+        "prf_realtyp_to_countertyp = {'lemma': 'theorem', 'proposition': 'theorem',"
+        " 'definition': 'theorem'}\n", "utf8")
+    (src / "index.md").write_text(
+        "# Book\n\n```{toctree}\n:numbered:\nch1\nresults\n```\n", "utf8")
+    (src / "ch1.md").write_text("""# Chapter one
+
+:::{prf:definition} Memory
+:label: def-mem
+A definition of ours.
+:::
+
+:::{prf:theorem} 001 Theorem 4.3 (MC-SF is O(1)-competitive)
+:label: thm-001-4-3
+:nonumber:
+The paper's statement, paraphrased.
+:::
+
+:::{prf:lemma} 002 Lemma 1
+:label: lem-002-1
+Numbered by mistake: still the paper's label.
+:::
+
+:::{prf:proposition} Our bound
+:label: prop-ours
+Ours.
+:::
+
+See {prf:ref}`thm-001-4-3`, {prf:ref}`prop-ours` and {prf:ref}`lem-002-1`.
+""", "utf8")
+    (src / "results.md").write_text("# Results\n\n```{kvbook-results}\n```\n", "utf8")
+    out = tmp_path / "out"
+    app = Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html",
+                 status=None, warning=None, freshenv=True, warningiserror=True)
+    app.build()
+    ch1 = (out / "ch1.html").read_text("utf8")
+    assert "Definition K.1.1" in ch1
+    assert "Proposition K.1.2" in ch1  # one counter: the paper's blocks take no number
+    assert "001 Theorem 4.3 (MC-SF is O(1)-competitive)" in ch1
+    assert "Theorem (001" not in ch1 and "K.1.3" not in ch1
+    assert ">001 Theorem 4.3</a>" in ch1 and ">Proposition K.1.2</a>" in ch1
+    assert ">002 Lemma 1</a>" in ch1
+    results = (out / "results.html").read_text("utf8")
+    for text in ("Definition K.1.1 (Memory)", "001 Theorem 4.3 (MC-SF is O(1)-competitive)",
+                 "002 Lemma 1", "Proposition K.1.2 (Our bound)"):
+        assert text in results, text
+    assert 'href="ch1.html#prop-ours"' in results
