@@ -111,8 +111,9 @@ def machine_paths(extra: Iterable[str] = ()) -> list[str]:
     except (OSError, ValueError, AttributeError):
         pass
     paths.update(extra)
-    # "/" or very short paths would match everything
-    return sorted(p.rstrip("/") for p in paths if p and len(p.rstrip("/")) > 4)
+    # only absolute paths; "/" or very short ones would match everything
+    return sorted(p.rstrip("/") for p in paths
+                  if p and os.path.isabs(p) and len(p.rstrip("/")) > 4)
 
 
 PATH_PATTERNS = (

@@ -99,6 +99,12 @@ def test_list_pages_skips_assets_and_redirects(site):
     assert check_site.screenshot_name("chapters/model.html") == "chapters-model.png"
 
 
+def test_machine_paths_are_absolute_and_include_the_checkout():
+    paths = check_site.machine_paths(["../shared", "/", "/srv/build/kvbook"])
+    assert str(ROOT.resolve()) in paths and "/srv/build/kvbook" in paths
+    assert "../shared" not in paths and "/" not in paths and "" not in paths
+
+
 def test_missing_site_is_a_clear_error(tmp_path):
     with pytest.raises(check_site.SiteCheckError, match="no built site"):
         check_site.check_pages(tmp_path / "nothing")
