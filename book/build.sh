@@ -5,9 +5,11 @@
 #   MODE=full bash book/build.sh  # full mode (paper scale); same as: bash book/build.sh --full
 #
 # Steps: install the project with its book and test extras; execute every
-# chapter with papermill (book/run_chapters.py); build the HTML with Jupyter
-# Book, treating every warning (including missing references, -n) as an error.
-# The site lands in book/_build/html/index.html.
+# chapter with papermill (book/run_chapters.py) into chapters/ (git-ignored);
+# build the HTML with Jupyter Book, treating every warning (including missing
+# references, -n) as an error.  The site lands in book/_build/html/index.html
+# (chapter pages at chapters/NAME.html); python book/check_site.py then opens
+# every page in headless Chromium.
 #
 # Environment: MODE=quick|full, JOBS=N (parallel chapter executions, default 2),
 # SKIP_INSTALL=1 to skip the pip install step, SHARED_DIR=PATH for the shared
@@ -66,3 +68,4 @@ fi
 test -f book/_build/html/_static/mathjax/tex-chtml.js
 
 echo "==> done in $(( $(date +%s) - start )) s (mode: $MODE): book/_build/html/index.html"
+echo "    (open every page in headless Chromium: python book/check_site.py)"

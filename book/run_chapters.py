@@ -7,16 +7,25 @@ For every chapter NAME listed in ``book/chapters.yml`` this script
    temporary directory,
 2. executes it with papermill (kernel ``python3``, working directory = the
    repository root) with the chapter's parameters for the chosen mode, and
-3. writes the executed notebook to ``book/_executed/NAME.ipynb``.
+3. tags the code cells for the page (see :func:`tag_cells`: plumbing is folded
+   away behind Jupyter Book's show/hide toggle unless the cell is tagged
+   ``teach``) and writes the executed notebook to ``chapters/NAME.ipynb``
+   (at the repository root, generated and git-ignored; the page's URL is
+   ``chapters/NAME.html``).
+
+Kernels run with ``TQDM_DISABLE=1`` (no progress bars on the pages) and
+``PYTHONWARNINGS=ignore`` (no warnings on the pages); a cell that still writes
+to stderr is named in the runner's log, and ``_config.yml`` removes stderr
+output from the pages.  Errors are not affected: a failing cell fails the run.
 
 Chapters run in parallel (``--jobs``); the chapter ``status`` runs last, after
-all others have finished, and reads ``book/_executed/run_manifest.json``, which
+all others have finished, and reads ``chapters/run_manifest.json``, which
 records per chapter: parameters, mode, wall time, start/end timestamps and the
 git commit (and whether the working tree was dirty).
 
 If any chapter fails, the script names the chapter and the failing cell's error,
-does not run ``status``, removes the stale ``book/_executed/NAME.ipynb`` (the
-failed notebook is kept as ``book/_executed/NAME.failed.ipynb``) and exits with
+does not run ``status``, removes the stale ``chapters/NAME.ipynb`` (the
+failed notebook is kept as ``chapters/NAME.failed.ipynb``) and exits with
 status 1.
 
 Examples::
@@ -47,13 +56,25 @@ from typing import Any
 BOOK_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BOOK_DIR.parent
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
-EXECUTED_DIR = BOOK_DIR / "_executed"
+EXECUTED_DIR = REPO_ROOT / "chapters"  # executed notebooks; URL chapters/NAME.html
+EXECUTED_PREFIX = "chapters/"  # how _toc.yml names them
 CHAPTERS_FILE = BOOK_DIR / "chapters.yml"
 MANIFEST = EXECUTED_DIR / "run_manifest.json"
 KERNEL_NAME = "python3"
 STATUS_CHAPTER = "status"
 REQUIRED_PARAMETERS = ("mode", "seed")
 MODES = ("quick", "full")
+
+# Cell tags (Jupyter Book / MyST-NB).  A code cell a reader should see is tagged
+# TEACH_TAG by the chapter's author; every other code cell is folded away with
+# HIDE_TAG (the reader can still open it).  Cells already carrying one of
+# KEEP_TAGS are left as their author tagged them.
+TEACH_TAG = "teach"
+HIDE_TAG = "hide-input"
+KEEP_TAGS = frozenset({TEACH_TAG, "remove-cell", "remove-input", "hide-cell", "hide-input",
+                       "hide-output"})
+# Environment of the kernels: no progress bars, no warnings on the pages.
+KERNEL_ENV = {"TQDM_DISABLE": "1", "PYTHONWARNINGS": "ignore"}
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -114,7 +135,7 @@ def load_chapters(path: Path = CHAPTERS_FILE) -> dict[str, dict[str, dict[str, A
 
 
 def toc_chapters(toc: Path = REPO_ROOT / "_toc.yml") -> list[str]:
-    """Names NAME of the ``book/_executed/NAME`` entries of _toc.yml, in order."""
+    """Names NAME of the ``chapters/NAME`` entries of _toc.yml, in order."""
     import yaml
 
     names: list[str] = []
@@ -122,7 +143,7 @@ def toc_chapters(toc: Path = REPO_ROOT / "_toc.yml") -> list[str]:
     def walk(node: Any) -> None:
         if isinstance(node, dict):
             f = node.get("file")
-            if isinstance(f, str) and f.startswith("book/_executed/"):
+            if isinstance(f, str) and f.startswith(EXECUTED_PREFIX):
                 names.append(Path(f).with_suffix("").name if f.endswith(".ipynb") else Path(f).name)
             for v in node.values():
                 walk(v)
@@ -143,11 +164,11 @@ def check_toc(chapters: dict[str, Any]) -> list[str]:
     """Mismatches between _toc.yml and chapters.yml (each would break or hide a page)."""
     in_toc = toc_chapters()
     problems = [
-        f"_toc.yml lists book/_executed/{n}, but book/chapters.yml has no chapter {n!r}"
+        f"_toc.yml lists {EXECUTED_PREFIX}{n}, but book/chapters.yml has no chapter {n!r}"
         for n in in_toc if n not in chapters
     ]
     problems += [
-        f"book/chapters.yml has chapter {n!r}, but _toc.yml has no 'file: book/_executed/{n}'"
+        f"book/chapters.yml has chapter {n!r}, but _toc.yml has no 'file: {EXECUTED_PREFIX}{n}'"
         for n in chapters if n not in in_toc
     ]
     return problems
@@ -196,6 +217,19 @@ def convert(name: str, workdir: Path) -> Path:
     return out
 
 
+def portable_path(path: Path | str) -> str:
+    """``path`` relative to the repository root (the kernels' working directory).
+
+    What the pages show (injected parameters, the status page) must not name
+    directories of the build machine; an absolute path stays only where no
+    relative one exists (another drive).
+    """
+    try:
+        return Path(os.path.relpath(Path(path).resolve(), REPO_ROOT)).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def chapter_parameters(
     name: str, nb_path: Path, params: dict[str, Any], shared_dir: Path
 ) -> dict[str, Any]:
@@ -220,8 +254,49 @@ def chapter_parameters(
         )
     params = dict(params)
     if "shared_dir" in declared and "shared_dir" not in params:
-        params["shared_dir"] = str(shared_dir)
+        params["shared_dir"] = portable_path(shared_dir)
     return params
+
+
+def tag_cells(nb: Any) -> int:
+    """Fold away the plumbing: tag code cells ``hide-input`` unless they teach.
+
+    Every code cell gets HIDE_TAG unless it already carries a tag in KEEP_TAGS
+    (``teach`` marks a cell the chapter shows on purpose).  The ``parameters``
+    cell and papermill's ``injected-parameters`` cell are hidden the same way
+    (a ``teach`` tag on them is ignored): their values stay reachable through
+    the toggle, and the status chapter lists them.  Returns the number of
+    cells tagged.
+    """
+    n = 0
+    for cell in nb.cells:
+        if cell.get("cell_type") != "code":
+            continue
+        tags = list(cell.setdefault("metadata", {}).get("tags", []))
+        plumbing = "parameters" in tags or "injected-parameters" in tags
+        if plumbing:
+            tags = [t for t in tags if t != TEACH_TAG]
+        if plumbing or not KEEP_TAGS.intersection(tags):
+            if HIDE_TAG not in tags:
+                tags.append(HIDE_TAG)
+                n += 1
+        cell["metadata"]["tags"] = tags
+    return n
+
+
+def cells_writing_stderr(nb: Any) -> list[dict[str, Any]]:
+    """Code cells with stderr output (removed from the pages; named in the log)."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if cell.get("cell_type") != "code":
+            continue
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream" and out.get("name") == "stderr":
+                text = _ANSI.sub("", "".join(out.get("text", ""))).strip()
+                found.append({"cell_index": index,
+                              "first_line": text.splitlines()[0][:200] if text else ""})
+                break
+    return found
 
 
 # --------------------------------------------------------------------------- worker
@@ -243,12 +318,13 @@ def run_one(
     os.environ["KVBOOK_MODE"] = mode
     os.environ["KVBOOK_EXECUTED_DIR"] = str(EXECUTED_DIR)
     os.environ["KVBOOK_MANIFEST"] = str(MANIFEST)
+    os.environ.update(KERNEL_ENV)  # inherited by the papermill kernel
 
     git = git_info()
     record: dict[str, Any] = {
         "chapter": name,
         "source": f"notebooks/{name}.py",
-        "output": f"book/_executed/{name}.ipynb",
+        "output": f"{EXECUTED_PREFIX}{name}.ipynb",
         "mode": mode,
         "parameters": params,
         "kernel": KERNEL_NAME,
@@ -277,6 +353,10 @@ def run_one(
                 execution_timeout=cell_timeout,
             )
         nb = nbformat.read(running, as_version=4)
+        tag_cells(nb)
+        stderr_cells = cells_writing_stderr(nb)
+        if stderr_cells:
+            record["stderr_cells"] = stderr_cells
         nb.metadata["kvbook"] = {
             "chapter": name,
             "mode": mode,
@@ -311,7 +391,7 @@ def run_one(
     if record["status"] != "ok":
         if running.exists():
             os.replace(running, failed)
-            record["failed_notebook"] = f"book/_executed/{failed.name}"
+            record["failed_notebook"] = f"{EXECUTED_PREFIX}{failed.name}"
         final.unlink(missing_ok=True)  # never leave a stale chapter behind
     record["finished"] = now_iso()
     record["wall_time_s"] = round(time.perf_counter() - t0, 3)
@@ -365,12 +445,19 @@ def describe_failure(rec: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def report_stderr(rec: dict[str, Any]) -> None:
+    """Name the cells of a chapter that wrote to stderr (the page does not show it)."""
+    for c in rec.get("stderr_cells", []):
+        print(f"[run_chapters] note: {rec['chapter']}: cell {c['cell_index']} wrote to stderr "
+              f"(removed from the page): {c['first_line']}", file=sys.stderr)
+
+
 # --------------------------------------------------------------------------- main
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
-        description="Execute kvbook's chapters (notebooks/*.py) with papermill into book/_executed/."
+        description="Execute kvbook's chapters (notebooks/*.py) with papermill into chapters/."
     )
     ap.add_argument("--mode", choices=MODES, default="quick",
                     help="quick = CI scale, full = paper scale (default: quick)")
@@ -438,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
             "git_sha": git["sha"],
             "git_dirty": git["dirty"],
             "python": sys.version.split()[0],
-            "shared_dir": shared_dir,
+            "shared_dir": portable_path(shared_dir),  # relative to the repository root
             "shared_dir_exists": Path(shared_dir).is_dir(),
         }
     )
@@ -467,6 +554,7 @@ def main(argv: list[str] | None = None) -> int:
             write_manifest(manifest, list(chapters))
             if rec["status"] == "ok":
                 print(f"[run_chapters] {name}: ok in {rec['wall_time_s']:.1f} s")
+                report_stderr(rec)
             else:
                 failures.append(rec)
                 print(f"[run_chapters] {name}: FAILED", file=sys.stderr)
@@ -488,6 +576,7 @@ def main(argv: list[str] | None = None) -> int:
             print("\n[run_chapters] " + describe_failure(rec), file=sys.stderr)
             return 1
         print(f"[run_chapters] {STATUS_CHAPTER}: ok in {rec['wall_time_s']:.1f} s")
+        report_stderr(rec)
 
     print(f"[run_chapters] all chapters ok ({time.perf_counter() - t0:.1f} s); "
           f"manifest: {MANIFEST.relative_to(REPO_ROOT)}")

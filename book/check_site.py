@@ -1,0 +1,437 @@
+#!/usr/bin/env python
+"""Open every page of the built book in headless Chromium and report what a reader would trip over.
+
+Run after the book build (``bash book/build.sh``)::
+
+    python book/check_site.py                 # fail (exit 1) on any finding
+    python book/check_site.py --report-only   # print the findings, exit 0
+    python book/check_site.py --only chapters/model.html --full-page
+
+The site (``book/_build/html``) is served on 127.0.0.1 and every page is opened
+in headless Chromium (Debian packages ``chromium`` and ``chromium-driver``,
+driven by selenium).  A screenshot of each page goes to
+``book/_build/screenshots/NAME.png`` (NAME = the page's path, '/' -> '-').  Each
+finding names the page, the kind of defect and the culprit:
+
+``math``        a ``$``, ``\\frac``, ``\\begin``, ``\\(`` or ``\\)`` left in the rendered
+                text outside MathJax's output and code (unrendered TeX), or a MathJax
+                error box;
+``overflow``    the page is wider than the window, or a block sticks out of the
+                main column without a scroll box of its own;
+``figure``      an image in the content that is not in a figure with a caption;
+``nan``         a table cell that reads NaN (or <NA>, NaT);
+``highs``       the text ``Running HiGHS`` (a solver banner on the page);
+``path``        an absolute path of the build machine (the checkout and the directory
+                holding it, the shared data directory, the home or a temporary
+                directory; example commands in hand-written code blocks
+                outside notebook cells are not checked);
+``words``       the words "issue", "session" or "previous reading" in the prose;
+``console``     an error in the browser's console (script error, missing file, ...).
+
+Exit status: 0 if no finding (or ``--report-only``), 1 if any finding, 2 if the
+check could not run (no build, no Chromium).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import socketserver
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_HTML = REPO_ROOT / "book" / "_build" / "html"
+DEFAULT_SHOTS = REPO_ROOT / "book" / "_build" / "screenshots"
+SKIP_DIRS = {"_static", "_sources", "_images", "_sphinx_design_static"}
+WINDOW = (1280, 1000)
+CHROMIUM_FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage", "--hide-scrollbars",
+)
+KINDS = ("math", "overflow", "figure", "nan", "highs", "path", "words", "console")
+
+
+class SiteCheckError(RuntimeError):
+    """The check cannot run (no build, no browser)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    page: str
+    kind: str
+    culprit: str
+
+    def __str__(self) -> str:
+        return f"{self.page}: {self.kind}: {self.culprit}"
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def list_pages(html_dir: Path) -> list[str]:
+    """Relative paths of the HTML pages (no assets, no redirect stubs), sorted."""
+    pages = []
+    for path in sorted(html_dir.rglob("*.html")):
+        rel = path.relative_to(html_dir)
+        if rel.parts and rel.parts[0] in SKIP_DIRS:
+            continue
+        head = path.read_text(encoding="utf8", errors="replace")[:2000].lower()
+        if 'http-equiv="refresh"' in head:  # index.html: a redirect to the root page
+            continue
+        pages.append(rel.as_posix())
+    return pages
+
+
+def screenshot_name(page: str) -> str:
+    return re.sub(r"\.html$", "", page).replace("/", "-") + ".png"
+
+
+def machine_paths(extra: Iterable[str] = ()) -> list[str]:
+    """Absolute paths of this machine that must not appear on a page."""
+    paths = {str(REPO_ROOT), str(REPO_ROOT.resolve()), tempfile.gettempdir(),
+             str(Path.home()),
+             # the directory holding the checkout (e.g. the shared data directory beside it)
+             str(REPO_ROOT.resolve().parent)}
+    manifest = REPO_ROOT / "chapters" / "run_manifest.json"
+    try:  # the shared data directory the chapters were run with
+        shared = json.loads(manifest.read_text(encoding="utf8")).get("shared_dir")
+        if isinstance(shared, str):
+            paths.add(shared)
+    except (OSError, ValueError, AttributeError):
+        pass
+    paths.update(extra)
+    # only absolute paths; "/" or very short ones would match everything
+    return sorted(p.rstrip("/") for p in paths
+                  if p and os.path.isabs(p) and len(p.rstrip("/")) > 4)
+
+
+PATH_PATTERNS = (
+    r"/tmp/\S", r"/var/folders/\S", r"/private/var/\S", r"/home/[A-Za-z0-9_.-]+/",
+    r"/root/\S", r"/Users/[A-Za-z0-9_.-]+/", r"[A-Za-z]:\\\\Users\\\\",
+)
+
+
+# --------------------------------------------------------------------------- server
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+
+class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def serve(html_dir: Path) -> tuple[_Server, str]:
+    handler = functools.partial(_QuietHandler, directory=str(html_dir))
+    server = _Server(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+# --------------------------------------------------------------------------- browser
+
+
+def find_chromium() -> tuple[str, str]:
+    """(chromium binary, chromedriver) or SiteCheckError naming what is missing."""
+    browser = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
+                    if shutil.which(n)), None)
+    driver = shutil.which("chromedriver") or (
+        "/usr/lib/chromium/chromedriver" if Path("/usr/lib/chromium/chromedriver").exists()
+        else None)
+    missing = [n for n, p in (("chromium", browser), ("chromedriver (chromium-driver)", driver))
+               if not p]
+    if missing:
+        raise SiteCheckError(
+            f"not found on PATH: {', '.join(missing)}; install with "
+            "'apt-get update && apt-get install -y chromium chromium-driver'")
+    return browser, driver
+
+
+def start_browser(user_data_dir: str):
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError as exc:
+        raise SiteCheckError("selenium is not installed: pip install -e '.[book]'") from exc
+    browser, driver = find_chromium()
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = browser
+    for flag in CHROMIUM_FLAGS:
+        opts.add_argument(flag)
+    opts.add_argument(f"--user-data-dir={user_data_dir}")
+    opts.add_argument(f"--window-size={WINDOW[0]},{WINDOW[1]}")
+    opts.set_capability("goog:loggingOptions", {"browser": "ALL"})
+    return webdriver.Chrome(options=opts, service=Service(executable_path=driver))
+
+
+# The in-page checks: one function returning a list of [kind, culprit].
+PAGE_JS = r"""
+const cfg = arguments[0];
+const out = [];
+const add = (kind, culprit) => out.push([kind, culprit]);
+const main = document.querySelector('article.bd-article') || document.querySelector('main')
+             || document.body;
+const SKIP_TEXT = 'script,style,noscript,template,textarea,svg,mjx-container,.MathJax';
+const CODE = 'pre,code,kbd,samp,.highlight';
+const where = (node) => {
+  const el = node.nodeType === 1 ? node : node.parentElement;
+  const sec = el ? el.closest('section[id]:not(#proof-content)') : null;
+  return sec ? '(in #' + sec.id + ')' : '';
+};
+const snippet = (text, i, n) => {
+  const s = Math.max(0, i - 40), e = Math.min(text.length, i + n + 40);
+  return (s > 0 ? '...' : '') + text.slice(s, e).replace(/\s+/g, ' ').trim() + (e < text.length ? '...' : '');
+};
+function* textNodes(root, skip) {
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+    acceptNode: (n) => (n.parentElement && n.parentElement.closest(skip))
+      ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT });
+  let n;
+  while ((n = walker.nextNode())) yield n;
+}
+const limit = {};
+const addLimited = (kind, culprit) => {
+  limit[kind] = (limit[kind] || 0) + 1;
+  if (limit[kind] <= cfg.max_per_kind) add(kind, culprit);
+  else if (limit[kind] === cfg.max_per_kind + 1) add(kind, '(more of this kind on the page not listed)');
+};
+
+// math: TeX left in the text outside MathJax output and code
+const mathRe = /\$|\\frac|\\begin\b|\\\(|\\\)/g;
+for (const n of textNodes(document.body, SKIP_TEXT + ',' + CODE)) {
+  const t = n.nodeValue; let m; mathRe.lastIndex = 0;
+  while ((m = mathRe.exec(t))) {
+    addLimited('math', `'${m[0]}' in "${snippet(t, m.index, m[0].length)}" ${where(n)}`);
+    break;
+  }
+}
+for (const e of document.querySelectorAll('mjx-merror, .MathJax_Error, mjx-container [data-mjx-error]')) {
+  addLimited('math', `MathJax error: ${(e.getAttribute('data-mjx-error') || e.textContent || '').slice(0, 120)} ${where(e)}`);
+}
+
+// overflow: page wider than the window; blocks sticking out of the main column
+const docW = document.documentElement.scrollWidth, winW = document.documentElement.clientWidth;
+if (docW > winW + 1) add('overflow', `page is ${docW}px wide in a ${winW}px window`);
+const col = main.getBoundingClientRect();
+const scrolls = (el) => { const s = getComputedStyle(el);
+  return ['auto', 'scroll', 'hidden', 'clip'].includes(s.overflowX); };
+const reported = [];
+for (const el of main.querySelectorAll('*')) {
+  if (reported.some(r => r.contains(el))) continue;
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0) continue;
+  if (r.right <= col.right + 2 && r.left >= col.left - 2) continue;
+  let boxed = false;
+  for (let a = el.parentElement; a && a !== main; a = a.parentElement) {
+    if (scrolls(a)) { boxed = true; break; }
+  }
+  if (boxed) continue;
+  const st = getComputedStyle(el);
+  if (st.position === 'fixed' || st.visibility === 'hidden') continue;
+  reported.push(el);
+  const desc = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
+    (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).slice(0, 3).join('.') : '');
+  addLimited('overflow', `${desc} spans x=${Math.round(r.left)}..${Math.round(r.right)}, column x=${Math.round(col.left)}..${Math.round(col.right)} ${where(el)}`);
+}
+
+// figures: every content image in a figure with a caption
+for (const img of main.querySelectorAll('img')) {
+  const r = img.getBoundingClientRect();
+  if (img.closest('.sidebar-primary-item,.navbar-brand,header,nav')) continue;
+  if (r.width > 0 && r.width < 48 && r.height < 48) continue;  // icons
+  const fig = img.closest('figure');
+  const cap = fig ? fig.querySelector('figcaption') : null;
+  if (!cap || !cap.textContent.trim()) {
+    const raw = img.getAttribute('src') || '';
+    const src = raw.startsWith('data:') ? '(inline image)' : raw.split('/').pop().slice(0, 60);
+    const alt = img.getAttribute('alt') ? ` alt="${img.getAttribute('alt').slice(0, 60)}"` : '';
+    addLimited('figure', `image ${src}${alt} has no caption ${where(img)}`);
+  }
+}
+
+// NaN in tables
+for (const c of main.querySelectorAll('td,th')) {
+  const t = c.textContent.trim();
+  if (/^(-?nan|<NA>|NaT)$/i.test(t)) {
+    const row = c.parentElement ? c.parentElement.textContent.replace(/\s+/g, ' ').trim().slice(0, 100) : '';
+    addLimited('nan', `cell '${t}' in row "${row}" ${where(c)}`);
+  }
+}
+
+// whole-page text (code included): solver banners and machine paths
+const allText = [];
+for (const n of textNodes(document.body, 'script,style,noscript,template')) allText.push([n, n.nodeValue]);
+for (const [n, t] of allText) {
+  const i = t.indexOf('Running HiGHS');
+  if (i >= 0) addLimited('highs', `"${snippet(t, i, 13)}" ${where(n)}`);
+}
+const pathRes = cfg.path_patterns.map(p => new RegExp(p));
+for (const [n, t] of allText) {
+  const el = n.parentElement;
+  // example commands in hand-written code blocks (outside notebook cells) may name paths
+  if (el && el.closest('div[class*="highlight-"]') && !el.closest('.cell')) continue;
+  let hit = null;
+  for (const p of cfg.machine_paths) { const i = t.indexOf(p); if (i >= 0) { hit = [i, p.length]; break; } }
+  if (!hit) for (const re of pathRes) { const m = re.exec(t); if (m) { hit = [m.index, m[0].length]; break; } }
+  if (hit) addLimited('path', `"${snippet(t, hit[0], hit[1])}" ${where(n)}`);
+}
+
+// words in the prose (not code, not the bibliography)
+const wordRe = /\b(issues?|sessions?|previous reading)\b/i;
+for (const n of textNodes(main, SKIP_TEXT + ',' + CODE + ',.citation,dl.citation,.bibliography')) {
+  const t = n.nodeValue; const m = wordRe.exec(t);
+  if (m) addLimited('words', `'${m[0]}' in "${snippet(t, m.index, m[0].length)}" ${where(n)}`);
+}
+return out;
+"""
+
+WAIT_MATHJAX_JS = r"""
+const done = arguments[arguments.length - 1];
+const mj = window.MathJax;
+if (mj && mj.startup && mj.startup.promise) {
+  mj.startup.promise.then(() => done('ok')).catch((e) => done('error: ' + e));
+} else { done('none'); }
+"""
+
+
+def _console_errors(driver) -> list[str]:
+    try:
+        entries = driver.get_log("browser")
+    except Exception:  # a driver without log support
+        return []
+    return [re.sub(r"\s+", " ", e.get("message", ""))[:300] for e in entries
+            if e.get("level") == "SEVERE"]
+
+
+def check_pages(html_dir: Path, pages: list[str] | None = None, shots_dir: Path | None = None,
+                full_page: bool = False, extra_paths: Iterable[str] = (),
+                max_per_kind: int = 8, log=None) -> list[Finding]:
+    """Open ``pages`` (default: all) of ``html_dir`` in Chromium; return the findings."""
+    html_dir = Path(html_dir)
+    if not (html_dir / "index.html").exists() and not any(html_dir.glob("*.html")):
+        raise SiteCheckError(f"no built site in {html_dir} (run: bash book/build.sh)")
+    pages = list_pages(html_dir) if pages is None else pages
+    for p in pages:
+        if not (html_dir / p).is_file():
+            raise SiteCheckError(f"page {p!r} not found in {html_dir}")
+    cfg = {
+        "machine_paths": machine_paths([str(html_dir.resolve()), *extra_paths]),
+        "path_patterns": list(PATH_PATTERNS),
+        "max_per_kind": max_per_kind,
+    }
+    if shots_dir is not None:
+        shots_dir.mkdir(parents=True, exist_ok=True)
+    findings: list[Finding] = []
+    server, base = serve(html_dir)
+    with tempfile.TemporaryDirectory(prefix="kvbook-chromium-") as profile:
+        driver = start_browser(profile)
+        try:
+            driver.set_page_load_timeout(120)
+            driver.set_script_timeout(120)
+            for page in pages:
+                if log:
+                    log(f"[check_site] {page}")
+                _console_errors(driver)  # drop what an earlier page left
+                driver.set_window_size(*WINDOW)
+                driver.get(base + page)
+                state = driver.execute_async_script(WAIT_MATHJAX_JS)
+                if isinstance(state, str) and state.startswith("error"):
+                    findings.append(Finding(page, "math", f"MathJax failed to start: {state}"))
+                for kind, culprit in driver.execute_script(PAGE_JS, cfg):
+                    findings.append(Finding(page, kind, culprit))
+                for msg in _console_errors(driver):
+                    msg = msg.replace(base, "/")
+                    findings.append(Finding(page, "console", msg))
+                if shots_dir is not None:
+                    _screenshot(driver, shots_dir / screenshot_name(page), full_page)
+                # every page is judged as a reader's first visit
+                driver.execute_script("try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}")
+        finally:
+            driver.quit()
+            server.shutdown()
+            server.server_close()
+    return findings
+
+
+def _screenshot(driver, path: Path, full_page: bool) -> None:
+    if full_page:
+        height = int(driver.execute_script(
+            "return Math.min(document.documentElement.scrollHeight, 20000)"))
+        driver.set_window_size(WINDOW[0], max(WINDOW[1], height))
+    driver.save_screenshot(str(path))
+    if full_page:
+        driver.set_window_size(*WINDOW)
+
+
+# --------------------------------------------------------------------------- report
+
+
+def summarize(findings: list[Finding]) -> str:
+    by_page: dict[str, dict[str, int]] = {}
+    for f in findings:
+        by_page.setdefault(f.page, {}).setdefault(f.kind, 0)
+        by_page[f.page][f.kind] += 1
+    lines = []
+    for page, kinds in by_page.items():
+        lines.append(f"  {page}: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--html-dir", type=Path, default=DEFAULT_HTML,
+                    help="the built site (default: book/_build/html)")
+    ap.add_argument("--screenshots", type=Path, default=DEFAULT_SHOTS,
+                    help="where the screenshots go (default: book/_build/screenshots)")
+    ap.add_argument("--no-screenshots", action="store_true")
+    ap.add_argument("--full-page", action="store_true",
+                    help="screenshot the whole page (up to 20,000 px), not the first screen")
+    ap.add_argument("--only", nargs="+", metavar="PAGE",
+                    help="check only these pages (paths relative to the site, e.g. chapters/model.html)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="print the findings but exit 0")
+    ap.add_argument("--json", type=Path, help="also write the findings to this JSON file")
+    ap.add_argument("--max-per-kind", type=int, default=8,
+                    help="findings of one kind listed per page (default 8)")
+    args = ap.parse_args(argv)
+    try:
+        findings = check_pages(
+            args.html_dir, args.only, None if args.no_screenshots else args.screenshots,
+            full_page=args.full_page, max_per_kind=args.max_per_kind,
+            log=lambda m: print(m, file=sys.stderr))
+    except SiteCheckError as exc:
+        print(f"check_site: {exc}", file=sys.stderr)
+        return 2
+    n_pages = len(args.only) if args.only else len(list_pages(args.html_dir))
+    for f in findings:
+        print(f)
+    if args.json:
+        args.json.write_text(json.dumps([f.__dict__ for f in findings], indent=1) + "\n", "utf8")
+    if findings:
+        print(f"\ncheck_site: {len(findings)} finding(s) on "
+              f"{len({f.page for f in findings})} of {n_pages} page(s):\n{summarize(findings)}")
+        if args.report_only:
+            print("check_site: --report-only: not failing")
+            return 0
+        return 1
+    print(f"check_site: {n_pages} page(s), no findings"
+          + ("" if args.no_screenshots else f"; screenshots in {args.screenshots}"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

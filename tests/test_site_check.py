@@ -1,0 +1,249 @@
+"""The site checker (book/check_site.py) on small synthetic pages: each defect is found, a clean page passes.
+
+Also the build plumbing of book/run_chapters.py (cell tags) and the labels of
+results of book/_ext/kvbook_sphinx.py.  The browser tests are skipped when
+Chromium, chromedriver or selenium is missing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+check_site = _load("kvbook_check_site", ROOT / "book" / "check_site.py")
+
+PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>t</title>
+<link rel="icon" href="data:,">
+<style>body {{ margin: 0; }} main {{ width: 600px; margin-left: 100px; }}
+ pre.scroll {{ overflow-x: auto; }}</style></head>
+<body><main><article class="bd-article"><section id="sec">
+<h1>A page</h1>
+{body}
+</section></article></main></body></html>
+"""
+
+CLEAN = """
+<p>The memory limit is respected at every time; the ratio is 1.25.</p>
+<figure><img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==" width="200" height="100">
+<figcaption>Latency against load.</figcaption></figure>
+<table><tr><th>policy</th><th>TEL</th></tr><tr><td>mc-sf</td><td>12</td></tr></table>
+<pre class="scroll">{long}</pre>
+<pre>price = "$5"  # code may hold a dollar sign and \\frac</pre>
+<mjx-container>$x$ rendered</mjx-container>
+<div class="highlight-bash"><pre>jupytext -o /tmp/model.ipynb</pre></div>
+""".format(long="x" * 400)
+
+DEFECTS = {
+    "math": "<p>The ratio is $\\frac{1}{2}$ here.</p>",
+    "overflow": '<div style="width: 1500px">a wide table</div>',
+    "figure": '<img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==" width="200" height="100">',
+    "nan": "<table><tr><th>a</th></tr><tr><td>NaN</td></tr></table>",
+    "highs": "<div class=\"cell_output\"><pre>Running HiGHS 1.16.0 (git hash: f3f113d)</pre></div>",
+    "path": "<div class=\"cell\"><pre>wrote /tmp/kvbook-model-abc/out.csv</pre></div>",
+    "words": "<p>As discussed in the issue, the numbers differ.</p>",
+    "console": "<script>throw new Error('boom');</script>",
+}
+
+
+def _have_browser() -> bool:
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return False
+    try:
+        check_site.find_chromium()
+    except check_site.SiteCheckError:
+        return False
+    return True
+
+
+browser = pytest.mark.skipif(not _have_browser(), reason="chromium/chromedriver/selenium missing")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    d = tmp_path_factory.mktemp("site")
+    (d / "clean.html").write_text(PAGE.format(body=CLEAN), "utf8")
+    for kind, body in DEFECTS.items():
+        (d / f"{kind}.html").write_text(PAGE.format(body=CLEAN + body), "utf8")
+    (d / "dup.html").write_text(PAGE.format(
+        body=CLEAN + "<script>const THEBE_JS_URL = 1;</script><script>const THEBE_JS_URL = 1;</script>"),
+        "utf8")
+    (d / "index.html").write_text(
+        '<html><head><meta http-equiv="Refresh" content="0; url=clean.html" /></head></html>', "utf8")
+    (d / "_static").mkdir()
+    (d / "_static" / "asset.html").write_text("<p>$</p>", "utf8")
+    return d
+
+
+def test_list_pages_skips_assets_and_redirects(site):
+    pages = check_site.list_pages(site)
+    assert "clean.html" in pages and "math.html" in pages
+    assert "index.html" not in pages
+    assert not any(p.startswith("_static/") for p in pages)
+    assert check_site.screenshot_name("chapters/model.html") == "chapters-model.png"
+
+
+def test_machine_paths_are_absolute_and_include_the_checkout():
+    paths = check_site.machine_paths(["../shared", "/", "/srv/build/kvbook"])
+    assert str(ROOT.resolve()) in paths and "/srv/build/kvbook" in paths
+    assert "../shared" not in paths and "/" not in paths and "" not in paths
+
+
+def test_missing_site_is_a_clear_error(tmp_path):
+    with pytest.raises(check_site.SiteCheckError, match="no built site"):
+        check_site.check_pages(tmp_path / "nothing")
+
+
+@browser
+def test_each_defect_found_and_clean_page_passes(site, tmp_path):
+    pages = ["clean.html", "dup.html", *(f"{k}.html" for k in DEFECTS)]
+    findings = check_site.check_pages(site, pages, shots_dir=tmp_path / "shots")
+    by_page: dict[str, set[str]] = {}
+    for f in findings:
+        by_page.setdefault(f.page, set()).add(f.kind)
+    assert "clean.html" not in by_page, [str(f) for f in findings if f.page == "clean.html"]
+    for kind in DEFECTS:
+        assert by_page.get(f"{kind}.html") == {kind}, (kind, [str(f) for f in findings])
+    dup = [f for f in findings if f.page == "dup.html"]
+    assert dup and all(f.kind == "console" for f in dup)
+    assert any("THEBE_JS_URL" in f.culprit for f in dup)
+    # the culprit names the offending text
+    math = [f for f in findings if f.page == "math.html"]
+    assert any("frac" in f.culprit or "$" in f.culprit for f in math)
+    assert (tmp_path / "shots" / "clean.png").stat().st_size > 0
+
+
+@browser
+def test_main_report_only_and_strict(site, capsys):
+    args = ["--html-dir", str(site), "--no-screenshots", "--only", "words.html"]
+    assert check_site.main(args) == 1
+    assert check_site.main(args + ["--report-only"]) == 0
+    out = capsys.readouterr().out
+    assert "words.html: words: 'issue'" in out
+    assert check_site.main(["--html-dir", str(site), "--no-screenshots", "--only", "clean.html"]) == 0
+
+
+# --------------------------------------------------------------------------- build plumbing
+
+
+def test_tag_cells_hides_plumbing_keeps_teaching_cells():
+    nbformat = pytest.importorskip("nbformat")
+    run_chapters = _load("kvbook_run_chapters", ROOT / "book" / "run_chapters.py")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Title"),
+        nbformat.v4.new_code_cell("mode = 'quick'", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("mode = 'full'", metadata={"tags": ["injected-parameters"]}),
+        nbformat.v4.new_code_cell("import kvlib"),
+        nbformat.v4.new_code_cell("simulate(...)", metadata={"tags": ["teach"]}),
+        nbformat.v4.new_code_cell("x", metadata={"tags": ["remove-cell"]}),
+        nbformat.v4.new_code_cell("y", metadata={"tags": ["hide-output"]}),
+        nbformat.v4.new_code_cell("z", metadata={"tags": ["remove-output"]}),
+    ]
+    run_chapters.tag_cells(nb)
+    tags = [c.metadata.get("tags", []) for c in nb.cells]
+    assert tags[0] == []
+    assert "hide-input" in tags[1] and "hide-input" in tags[2]
+    assert tags[3] == ["hide-input"]
+    assert tags[4] == ["teach"]
+    assert tags[5] == ["remove-cell"] and tags[6] == ["hide-output"]
+    assert tags[7] == ["remove-output", "hide-input"]
+    assert run_chapters.tag_cells(nb) == 0  # idempotent
+
+
+def test_shared_dir_passed_relative_to_the_repository():
+    run_chapters = _load("kvbook_run_chapters", ROOT / "book" / "run_chapters.py")
+    assert run_chapters.portable_path(ROOT.parent / "shared") == "../shared"
+    assert run_chapters.portable_path(ROOT / "data" / "x.csv") == "data/x.csv"
+
+
+def test_paper_titles_recognised():
+    pytest.importorskip("sphinx")
+    pytest.importorskip("sphinx_proof")
+    ext = _load("kvbook_sphinx_ext", ROOT / "book" / "_ext" / "kvbook_sphinx.py")
+    assert ext.paper_label("001 Theorem 4.3 (MC-SF)")
+    assert ext.paper_label("004 Theorem 4.2")
+    assert not ext.paper_label("Latest starts")
+    assert not ext.paper_label("0012 things")
+    assert not ext.paper_label("TEL of MC-SF on 002 Theorem 1's instance")
+
+
+# --------------------------------------------------------------------------- labels of results
+
+
+def test_labels_of_results_in_a_small_sphinx_build(tmp_path):
+    """A paper's result shows the paper's label, ours K.chapter.n; refs and the index agree."""
+    pytest.importorskip("sphinx_proof")
+    pytest.importorskip("myst_parser")
+    from sphinx.application import Sphinx
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
+        "extensions = ['myst_parser', 'sphinx_proof', 'kvbook_sphinx']\n"
+        "myst_enable_extensions = ['colon_fence', 'dollarmath']\n"
+        "project = 'kvbook'\nauthor = 'The kvbook authors'\n"
+        "prf_realtyp_to_countertyp = {'lemma': 'theorem', 'proposition': 'theorem',"
+        " 'definition': 'theorem'}\n", "utf8")
+    (src / "index.md").write_text(
+        "# Book\n\n```{toctree}\n:numbered:\nch1\nresults\n```\n", "utf8")
+    (src / "ch1.md").write_text("""# Chapter one
+
+:::{prf:definition} Memory
+:label: def-mem
+A definition of ours.
+:::
+
+:::{prf:theorem} 001 Theorem 4.3 (MC-SF is O(1)-competitive)
+:label: thm-001-4-3
+:nonumber:
+The paper's statement, paraphrased.
+:::
+
+:::{prf:lemma} 002 Lemma 1
+:label: lem-002-1
+Numbered by mistake: still the paper's label.
+:::
+
+:::{prf:proposition} Our bound
+:label: prop-ours
+Ours.
+:::
+
+See {prf:ref}`thm-001-4-3`, {prf:ref}`prop-ours` and {prf:ref}`lem-002-1`.
+""", "utf8")
+    (src / "results.md").write_text("# Results\n\n```{kvbook-results}\n```\n", "utf8")
+    out = tmp_path / "out"
+    app = Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html",
+                 status=None, warning=None, freshenv=True, warningiserror=True)
+    app.build()
+    ch1 = (out / "ch1.html").read_text("utf8")
+    assert "Definition K.1.1" in ch1
+    assert "Proposition K.1.2" in ch1  # one counter: the paper's blocks take no number
+    assert "001 Theorem 4.3 (MC-SF is O(1)-competitive)" in ch1
+    assert "Theorem (001" not in ch1 and "K.1.3" not in ch1
+    assert ">001 Theorem 4.3</a>" in ch1 and ">Proposition K.1.2</a>" in ch1
+    assert ">002 Lemma 1</a>" in ch1
+    results = (out / "results.html").read_text("utf8")
+    for text in ("Definition K.1.1 (Memory)", "001 Theorem 4.3 (MC-SF is O(1)-competitive)",
+                 "002 Lemma 1", "Proposition K.1.2 (Our bound)"):
+        assert text in results, text
+    assert 'href="ch1.html#prop-ours"' in results
