@@ -21,7 +21,7 @@
 # date, the Python and library versions, and for every chapter the papermill
 # parameters, the mode and the wall time of its execution. It is executed by
 # `book/run_chapters.py` after all other chapters, from their executed notebooks
-# in `book/_executed/` and the runner's manifest `book/_executed/run_manifest.json`.
+# in `chapters/` and the runner's manifest `chapters/run_manifest.json`.
 
 # %% tags=["parameters"]
 mode = "quick"
@@ -45,7 +45,7 @@ from IPython.display import Markdown, display
 from kvlib.book.provenance import chapter_rows, find_root, git, provenance_notes, version, yes_no
 
 root = find_root(Path.cwd())
-executed = Path(os.environ.get("KVBOOK_EXECUTED_DIR", root / "book" / "_executed"))
+executed = Path(os.environ.get("KVBOOK_EXECUTED_DIR", root / "chapters"))
 manifest_path = Path(os.environ.get("KVBOOK_MANIFEST", executed / "run_manifest.json"))
 manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {"chapters": {}}
 chapters = yaml.safe_load((root / "book" / "chapters.yml").read_text())

@@ -1,7 +1,7 @@
 """Provenance of a built book: git commit, library versions, data-file checksums, chapter runs.
 
 Used by the status page (``notebooks/status.py``), which reads the runner's manifest
-``book/_executed/run_manifest.json`` and the executed notebooks, and by chapters that name the
+``chapters/run_manifest.json`` and the executed notebooks, and by chapters that name the
 data files they read (:func:`data_files`).  Nothing here raises on a missing git or a missing
 file: the page reports ``"unknown"``, ``"-"`` or ``"not installed"`` instead, because a book
 built from a source archive (no ``.git``) must still build.

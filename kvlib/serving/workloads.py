@@ -259,7 +259,7 @@ def lmsys_like(rng: np.random.Generator, n: int, arrival_s=None) -> Workload:
 def resolve_shared_dir(shared_dir: str | os.PathLike | None, repo_root: str | os.PathLike | None = None) -> Path | None:
     """Find the shared data directory: as given, relative to the repository root, or from
     ``$KVBOOK_SHARED_DIR`` (with or without a trailing ``data``).  ``None`` if not found."""
-    root = Path(repo_root) if repo_root is not None else Path(__file__).resolve().parents[1]
+    root = Path(repo_root) if repo_root is not None else Path(__file__).resolve().parents[2]
     cands: list[Path] = []
     for base in ([shared_dir] if shared_dir else []) + ([os.environ["KVBOOK_SHARED_DIR"]] if os.environ.get("KVBOOK_SHARED_DIR") else []):
         p = Path(base)
