@@ -34,11 +34,17 @@ POLICIES: dict[str, tuple[Callable[..., Policy], str]] = {
     "a-min": (cyz.a_min,
               "003 Alg. 2, A_min: adaptive lower bounds, ordered eviction (needs lower,upper)"),
     "a-min-multi": (cyz.a_min_multi,
-                    "003 Alg. 5, multi-interval A_min (our reading; needs lower,upper)"),
+                    "003 Alg. 5, multi-interval A_min: Alg. 2 started from each request's bin lower end (needs lower,upper)"),
     "a-l": (cyz.a_l,
-            "003 Alg. 6, A_l: fixed lower bounds, random eviction (our reading; needs lower,upper)"),
+            "003 Alg. 6, A_l (promote-l): FIFO; a request unfinished after l tokens is requeued at the back "
+            "with estimate u (two-point lengths; needs lower,upper)"),
     "a-random": (cyz.a_random,
-                 "003 Alg. 4, A_random: A_min with random eviction (our reading; needs lower,upper)"),
+                 "003 Alg. 4, auxiliary A_random: knows the true o, one random permutation, admission in that order, "
+                 "never evicts (simulate with the true o revealed)"),
+    "a-min-random-evict": (cyz.a_min_random_evict,
+                           "ours, not 003's: A_min with uniformly random eviction order (needs lower,upper)"),
+    "a-l-random-evict": (cyz.a_l_random_evict,
+                         "ours, not 003's: fixed estimates l_i, random eviction on overflow (needs lower,upper)"),
 }
 
 POLICIES.update({
