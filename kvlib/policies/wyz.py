@@ -144,7 +144,7 @@ def dp_cells(n: int, kmax: int, capacity: int) -> int:
     return int(n) * (int(kmax) + 1) * (int(capacity) + 1)
 
 
-def _guard(name: str, n: int, kmax: int, capacity: int, memory: int) -> None:
+def _guard(name: str, n: int, kmax: int, capacity: int, memory: int, hint: str = "") -> None:
     cells = dp_cells(n, kmax, capacity)
     if cells > DP_MAX_CELLS:
         raise SelectorTooLarge(
@@ -152,7 +152,7 @@ def _guard(name: str, n: int, kmax: int, capacity: int, memory: int) -> None:
             f"n * (kmax + 1) * (capacity + 1) = {n} * {kmax + 1} * {capacity + 1} = {cells:.3g} cells "
             f"(about {cells / 8 / 2 ** 30:.1f} GiB of traceback bits; limit {DP_MAX_CELLS:.3g} cells). "
             "Use selector 'swap' (002 Algorithm 4) or 'quantile' (Algorithm 5), which run at any size, "
-            "or 'auto', which picks the exact DP only where it fits."
+            "or 'auto', which picks the exact DP only where it fits." + hint
         )
 
 
@@ -370,7 +370,8 @@ def scaled_dp_argmin(s, o, memory: int, constraint: str = "peak", epsilon: float
     wh, cap = par["w_hat"], par["M_hat"]
     n = len(s)
     kmax = n if int(wh.min()) == 0 else max(1, min(n, cap // int(wh.min())))
-    _guard("scaled-dp", n, kmax, cap, memory)
+    _guard("scaled-dp", n, kmax, cap, memory,
+           f" (Here lambda = {par['lambda']}; a larger epsilon or a smaller B shrinks the table.)")
     return _dp(wh, o, cap, kmax, None, "smaller")
 
 
