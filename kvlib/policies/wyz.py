@@ -296,7 +296,8 @@ def dp_argmin(s, o, memory: int, constraint: str = "peak") -> np.ndarray:
     """Exact DP, 002 Algorithm 2 (Appendix EC.3, Section 5.1), as written.
 
     ``dp[k][m]`` = least ``sum o`` over ``k`` requests of total peak ``sum (s + o) = m <= M``,
-    requests in input order, strict-improvement relaxation; the final scan over
+    requests in input order (in :func:`phase1`: the remaining requests by id),
+    strict-improvement relaxation, ``path`` as the set stored with the cell; the final scan over
     ``k = 1..n``, ``m = 0..M`` keeps the first strictly smaller ``dp[k][m] / k^2``, so
     among batches of equal ``F`` the **smallest** ``|X|`` wins, then the smallest ``m``
     (Algorithm 1 line 4 breaks the same tie toward the larger ``|X|``: that is
