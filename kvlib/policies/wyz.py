@@ -857,6 +857,9 @@ def sorted_f(selector: str = "auto", phase1_constraint: str = "peak", epsilon: f
     * **Phase-1 constraint.** Line 4 writes ``M(X, p_i + o_i) <= M`` (the batch started
       together fits at each member's completion; ``"lookahead"``), Algorithms 2-5 and
       the proof use ``sum (s + o) <= M`` (``"peak"``, our default).
+    * **Batch boundaries.** Phase 2 treats the list as one queue (lines 12-18 never
+      refer to batches): a request of the next batch starts as soon as everything before
+      it has started and it fits, even while members of the previous batch still run.
     * **Ties.** Equal ``(F, |X|)``: the DP's choice (least memory, then Algorithm 2's
       path); equal ``o`` inside a batch: request id.
     * **Clock.** Admissions start at ``t = 0`` and a request started at ``p`` completes at
