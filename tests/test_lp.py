@@ -103,3 +103,109 @@ def test_lp_after_other_highs_solves_with_other_thread_counts():
     for t in (2, 1, 2):
         assert lp_relaxation(inst, threads=t)[0] == pytest.approx(first)
     assert peak_conflict_bound(inst, threads=2)["relaxation_solved"]
+
+
+# ---------------------------------------------------------------------------
+# 002 Algorithms 6 and 7 as written, hand-checked (exact LP: step 1, simplex)
+
+from kvlib.policies.wyz_lp import _policy_from_rank, lp_swap, lp_swap_phase1, sorted_lp  # noqa: E402
+
+EXACT_LP = dict(time_step=1, formulation="per-time", solver="simplex")
+F1 = Instance.at_zero([1, 3], [3, 1], 5)  # r1 = (1,3), r2 = (3,1), M = 5
+
+
+def _tel(inst, pol):
+    res = simulate(inst, pol)
+    rep = check_schedule(inst, res.schedule)
+    assert rep.valid and rep.tel == res.tel, rep.violations
+    return res.tel, list(res.schedule.starts)
+
+
+def test_relax_lp_by_hand_F1():
+    # Relax-LP (002 eqs. (8)-(11)) on F1.  With a = x[1,0], b = x[2,0]: the row at t = 1 reads
+    # 2a + 4b <= 5 (r1 holds s+1 = 2, r2 holds 4).  Objective 4 + y1 + y2 >= 4 + (1 - a) + (1 - b),
+    # and a + b <= 1.75 under a, b <= 1, with equality only at a = 1, b = 3/4; putting r2's other
+    # 1/4 at t = 1 is feasible (t = 2: r1 holds 3, r2 holds 4/4 = 1).  Optimum 4.25, y = (0, 1/4).
+    value, x, vi, vt, _, _ = lp_relaxation(F1, **EXACT_LP)
+    assert value == pytest.approx(4.25)
+    y = np.bincount(vi, weights=x * vt, minlength=2)
+    assert y == pytest.approx([0.0, 0.25])
+    assert lp_order(F1, key="start", **EXACT_LP).tolist() == [0, 1]
+    assert lp_order(F1, key="completion", **EXACT_LP).tolist() == [1, 0]  # y + o = (3, 1.25)
+
+
+def test_sorted_lp_by_hand_F1():
+    # Algorithm 6: order by y = [r1, r2].  t = 0: r1 starts (holds 2, 3, 4 at t = 1..3); r2 would add 4
+    # at t = 1 (6 > 5) -> break; at t = 1, 2 it would make 7, 8 with r1; r1 ends at 3, r2 starts at 3.
+    # Completions 3, 4: TEL 7.  Our completion order [r2, r1]: r2 at 0, r1 at 1 -> TEL 1 + 4 = 5.
+    assert _tel(F1, sorted_lp(**EXACT_LP)) == (7, [0, 3])
+    assert _tel(F1, make_policy("sorted-lp-completion", **EXACT_LP)) == (5, [1, 0])
+
+
+def test_lp_swap_by_hand_G1():
+    # Algorithm 7 on F1, y = (0, 1/4).  Iteration 1: order r1, r2; first fit takes r1 (mem 4), r2 does
+    # not fit (8 > 5); swap r1 -> r2: mem 4 - 4 + 4 <= 5 and o 1 < 3 -> {r2}; no further swap.
+    # Iteration 2: {r1}.  List [r2, r1]: r2 at 0, r1 at 1 -> TEL 5 (better than Sorted-LP's 7).
+    pol = lp_swap(**EXACT_LP)
+    assert _tel(F1, pol) == (5, [1, 0])
+    assert [b.tolist() for b in pol.batches] == [[1], [0]]
+
+
+def test_lp_swap_phase1_by_hand_G2():
+    # Given y1 < y2 < y3; M = 6; r1 = (3,2), r2 = (1,3), r3 = (1,1), peaks 5, 4, 2.
+    # Iteration 1: first fit takes r1 only (r2: 9, r3: 7); swap pass r_out = r1: r_in = r2 fits (4) but
+    # o 3 > 2; r_in = r3 fits (2), o 1 < 2 -> {r3}; next pass: no non-member has o < 1.  The size stays 1
+    # (Algorithm 4 cannot add r2 although {r3, r2} fits).  Iteration 2: {r1} (r2 has the larger o).
+    # Iteration 3: {r2}.  List [r3, r1, r2]: r3, r1 at 0 (6 tokens at t=1, 5 at t=2); r2 blocked until
+    # r1 ends at 2 (t=0: 8, t=1: 7), starts at 2, ends 5.  TEL 1 + 2 + 5 = 8.
+    # Our lp-swap-ours on the same order: batches [[r3, r2], [r1]], TEL 9.
+    inst = Instance.at_zero([3, 1, 1], [2, 3, 1], 6)
+    rank = np.array([0, 1, 2])
+    b = lp_swap_phase1(inst.prompt, inst.output, 6, rank)
+    assert [x.tolist() for x in b] == [[2], [0], [1]]
+    assert _tel(inst, _policy_from_rank(rank, "lp-swap", True, "paper")) == (8, [0, 2, 0])
+    ours = _policy_from_rank(rank, "lp-swap-ours", True, "ours")
+    assert _tel(inst, ours)[0] == 9
+    assert [x.tolist() for x in ours.batches] == [[2, 1], [0]]
+
+
+def test_lp_swap_start_batch_G3():
+    # Given y1 < y2 < y3; M = 10; (1,1), (1,1), (1,5): first fit packs all three (2 + 2 + 6 = 10), no
+    # candidate is left, so one batch {r1, r2, r3} (our best-F-prefix start would cut it to {r1, r2}).
+    b = lp_swap_phase1([1, 1, 1], [1, 1, 5], 10, np.array([0, 1, 2]))
+    assert [x.tolist() for x in b] == [[0, 1, 2]]
+    inst = Instance.at_zero([1, 1, 1], [1, 1, 5], 10)
+    ours = _policy_from_rank(np.array([0, 1, 2]), "lp-swap-ours", True, "ours")
+    simulate(inst, ours)
+    assert [x.tolist() for x in ours.batches] == [[0, 1], [2]]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_instances())
+def test_lp_policies_follow_their_keys(inst):
+    """Sorted-LP's list is ascending in y; LP-Swap's batches partition the requests, each fits the peak
+    constraint, is sorted by o and has the size of its first-fit pack; all schedules pass the checker."""
+    inst = Instance.at_zero(inst.prompt, inst.output, inst.memory)
+    value, x, vi, vt, _, _ = lp_relaxation(inst, **EXACT_LP)
+    y = np.bincount(vi, weights=x * vt, minlength=inst.n)
+    rank = lp_order(inst, **EXACT_LP)
+    lst = np.argsort(rank)
+    assert np.all(np.diff(np.round(y[lst], 6)) >= 0)
+    pol = lp_swap(**EXACT_LP)
+    _tel(inst, pol)
+    _tel(inst, sorted_lp(**EXACT_LP))
+    s, o, M = inst.prompt, inst.output, inst.memory
+    assert sorted(np.concatenate(pol.batches).tolist()) == list(range(inst.n))
+    for b in pol.batches:
+        assert int((s[b] + o[b]).sum()) <= M and np.all(np.diff(o[b]) >= 0)
+
+
+def test_lp_variant_options_are_named():
+    with pytest.raises(ValueError, match="key"):
+        lp_order(F1, key="end")
+    with pytest.raises(ValueError, match="peak test"):
+        lp_swap(phase1_constraint="lookahead")
+    with pytest.raises(ValueError, match="variant"):
+        compare_lp_orders(F1, variant="nope")
+    res = simulate(F1, make_policy("lp-swap-ours", phase1_constraint="lookahead"))
+    assert check_schedule(F1, res.schedule).valid

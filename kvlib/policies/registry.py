@@ -12,7 +12,12 @@ from kvlib.core.protocol import Policy
 import kvlib.policies.cyz as cyz
 from kvlib.policies.jaillet import alpha_beta_clearing, alpha_greedy, fcfs, mc_benchmark, mc_sf
 from kvlib.policies.wyz import mc_sf2, sorted_f as _sorted_f
-from kvlib.policies.wyz_lp import lp_swap as _lp_swap, sorted_lp as _sorted_lp
+from kvlib.policies.wyz_lp import (
+    lp_swap as _lp_swap,
+    lp_swap_ours as _lp_swap_ours,
+    sorted_lp as _sorted_lp,
+    sorted_lp_completion as _sorted_lp_completion,
+)
 
 
 #: name -> (factory, one-line description).  Factories take keyword options.
@@ -49,9 +54,17 @@ POLICIES: dict[str, tuple[Callable[..., Policy], str]] = {
 
 POLICIES.update({
     "sorted-f": (_sorted_f, "Sorted-F, 002 Alg. 1: Phase-1 batches minimising F=sum o/|X|^2, then eq. (5) prefix "
-                 "(--selector dp|scaled-dp|swap|quantile, --phase1-constraint peak|lookahead, --epsilon, --B, --samples)"),
-    "sorted-lp": (_sorted_lp, "Sorted-LP, 002 Alg. 6: order by LP-relaxation completion time, then eq. (5) prefix (--time-step)"),
-    "lp-swap": (_lp_swap, "LP-Swap, 002 Alg. 7: swap-search Phase 1 seeded by the LP order (--time-step, --phase1-constraint)"),
+                 "(--selector: auto (default: exact DP where it fits, else swap) | dp (Alg. 2) | scaled-dp (Alg. 3) "
+                 "| swap (Alg. 4) | quantile (Alg. 5) | exact | scaled-dp-ours | swap-ours | quantile-ours; "
+                 "--phase1-constraint peak|lookahead, --epsilon, --B, --samples)"),
+    "sorted-lp": (_sorted_lp, "Sorted-LP, 002 Alg. 6: order by LP expected start time y, then eq. (5) prefix (--time-step)"),
+    "sorted-lp-completion": (_sorted_lp_completion,
+                             "Sorted-LP by LP completion time y+o (our variant, not 002 Alg. 6), then eq. (5) prefix "
+                             "(--time-step)"),
+    "lp-swap": (_lp_swap, "LP-Swap, 002 Alg. 7: first-fit in y order + Alg. 4 swaps per batch, then eq. (5) prefix "
+                "(--time-step)"),
+    "lp-swap-ours": (_lp_swap_ours, "LP-Swap variant (ours, not 002 Alg. 7): completion order, best-F prefix start, "
+                     "add/remove/swap search (--time-step, --phase1-constraint)"),
 })
 
 

@@ -1,44 +1,49 @@
 """Sorted-F of Wang, Ye, Zhou (002) for requests that all arrive at ``t = 0``.
 
-The quality metric of a batch ``X`` (002 Section 4) is
+The quality metric of a batch ``X`` (002 Section 3) is
 
     F(X) = sum_{i in X} o_i / |X|^2 .
 
-**Sorted-F (002 Algorithm 1).**  *Phase 1* repeatedly selects, among the
+**Sorted-F (002 Algorithm 1, Section 3).**  *Phase 1* repeatedly selects, among the
 requests not yet selected, a batch ``X`` minimising ``(F(X), -|X|)`` subject to a
 memory constraint, sorts it by ``o`` and appends it to a list.  *Phase 2*
 executes the list with the look-ahead admission test of 001 eq. (5): at every
 decision time the longest prefix of the remaining list that keeps eq. (5) is
-started (:class:`PlannedOrderPolicy`; ``phase2="scan"`` skips a request that
-does not fit instead of stopping).
+started (:class:`PlannedPrefix`; ``phase2="scan"``, ours, skips a request that
+does not fit instead of stopping).  :func:`sorted_f` lists the reading choices.
 
 **The Phase-1 memory constraint.**  Two readings appear in 002:
 
-* ``"peak"``: ``sum_{i in X} (s_i + o_i) <= M`` — the peaks of all members
-  added together.  This is the constraint of the exact DP (002 Algorithm 2) and
-  of the variants used in 002's experiments, so it is our default.
+* ``"peak"``: ``sum_{i in X} (s_i + o_i) <= M`` -- the peaks of all members
+  added together.  This is the constraint of Algorithms 2-5 and of the proof, so it
+  is our default.
 * ``"lookahead"``: the batch started together fits at each of its completion
   times, ``sum_{j in X, o_j >= o_i} (s_j + o_i) <= M`` for every ``i in X``
-  (Algorithm 1's ``M(X, p_i + o_i) <= M``).  It is weaker (admits more batches).
+  (Algorithm 1 line 4's ``M(X, p_i + o_i) <= M``).  It is weaker (admits more batches).
 
-**Selectors** (002 Section 5 and Appendix EC.3), all returning indices into the
-arrays they are given:
+**Selectors** (002 Section 5, Appendix EC.3), all returning indices into the
+arrays they are given.  002's pseudocode, as written (peak constraint only):
 
-* :func:`dp_argmin` — exact DP (Algorithm 2), ``O(n^2 M)``: for every batch size
-  ``k`` and memory ``W`` the least total output; the answer is the ``(k, W)``
-  minimising ``D[k, W] / k^2`` (ties: larger ``k``).
-* :func:`scaled_dp_argmin` — scaled DP (Algorithm 3).  *Our reading*: the DP of
-  Algorithm 2 with memory weights rounded **up** to a unit ``u = ceil(epsilon M /
-  B_ref)`` and batch sizes capped at ``B``; rounding up keeps every selected batch
-  feasible, the cost is ``O(n B M / u)``.  The paper's exact parameterisation is
-  not reproduced here.
-* :func:`swap_argmin` — local swap search (Algorithm 4): from a greedy batch,
-  apply the best improving add / remove / one-for-one swap until none improves.
-* :func:`quantile_argmin` — quantile greedy (Algorithm 5): for output-length
-  quantile thresholds, greedily pack the requests below the threshold in several
-  seeded random orders (and by ``s + o``), keeping the best prefix seen.
-* :func:`brute_force_argmin` — exhaustive argmin for small ``n`` (tests only).
+* :func:`dp_argmin` (``"dp"``) -- Algorithm 2, exact DP; ties in ``F`` to the smaller ``|X|``.
+* :func:`scaled_dp_argmin` (``"scaled-dp"``) -- Algorithm 3, weights rounded down by
+  ``lambda = max(1, epsilon M / B)``; may return a batch exceeding ``M``.
+* :func:`swap_argmin` (``"swap"``) -- Algorithm 4, first-fit by ``s + o`` then
+  first-improvement one-for-one swaps (batch size fixed).
+* :func:`quantile_argmin` (``"quantile"``) -- Algorithm 5, 0.3-quantile thresholds of a
+  half sample on ``s + o`` and ``o``, then a fill pass by ``o / (s + o)``.
 
+Not 002's pseudocode:
+
+* :func:`exact_argmin` (``"exact"``) -- Algorithm 1 line 4's argmin (ties to the larger
+  ``|X|``), both constraints; ``"auto"`` (the default of :func:`sorted_f`) uses it where
+  the DP fits :data:`AUTO_DP_CELLS`, else ``"swap"``.
+* our variants ``"scaled-dp-ours"`` (rounded up, always feasible), ``"swap-ours"``
+  (add / remove / swap, best improvement; satisfies Lemma 1) and ``"quantile-ours"``
+  (ten thresholds on ``o``, several orders, best-``F`` prefix);
+* :func:`brute_force_argmin` -- exhaustive argmin for small ``n`` (tests only).
+
+The DP selectors raise :class:`SelectorTooLarge` (a ``ValueError``) when their table
+would exceed :data:`DP_MAX_CELLS` cells, naming the selectors that can run.
 The LP-based Sorted-LP / LP-Swap (Algorithms 6, 7) live in :mod:`kvlib.policies.wyz_lp`.
 """
 
@@ -63,7 +68,7 @@ _INF = np.iinfo(np.int64).max // 4
 
 
 def F(o: Sequence[int] | np.ndarray) -> float:
-    """The quality metric ``F(X) = sum o / |X|^2`` (002 Section 4)."""
+    """The quality metric ``F(X) = sum o / |X|^2`` (002 Section 3)."""
     o = np.asarray(o)
     return float(o.sum()) / len(o) ** 2
 
@@ -119,38 +124,81 @@ def _check(constraint: str) -> None:
 
 
 # ---------------------------------------------------------------------------
-# selectors
+# size guard
 
 
-def brute_force_argmin(s, o, memory: int, constraint: str = "peak") -> np.ndarray:
-    """Exhaustive argmin of ``(F(X), -|X|)`` over all feasible non-empty subsets (``n <= 18``)."""
+class SelectorTooLarge(ValueError):
+    """A Phase-1 selector cannot run at this instance size (its table would not fit the memory budget)."""
+
+
+#: A DP selector refuses to run when its table has more cells than this: the traceback is one bit
+#: per (item, size, weight) cell, so 2**33 cells are 1 GiB.
+DP_MAX_CELLS = 2 ** 33
+#: ``selector="auto"`` uses the exact DP while its table has at most this many cells (about 25 MiB
+#: of traceback, well under a second per selection), and 002 Algorithm 4 (``swap``) above.
+AUTO_DP_CELLS = 2 * 10 ** 8
+
+
+def dp_cells(n: int, kmax: int, capacity: int) -> int:
+    """Cells of a DP table over ``n`` items, sizes ``0..kmax`` and weights ``0..capacity``."""
+    return int(n) * (int(kmax) + 1) * (int(capacity) + 1)
+
+
+def _guard(name: str, n: int, kmax: int, capacity: int, memory: int, hint: str = "") -> None:
+    cells = dp_cells(n, kmax, capacity)
+    if cells > DP_MAX_CELLS:
+        raise SelectorTooLarge(
+            f"selector {name!r} cannot run at n = {n}, M = {memory}: its DP table has "
+            f"n * (kmax + 1) * (capacity + 1) = {n} * {kmax + 1} * {capacity + 1} = {cells:.3g} cells "
+            f"(about {cells / 8 / 2 ** 30:.1f} GiB of traceback bits; limit {DP_MAX_CELLS:.3g} cells). "
+            "Use selector 'swap' (002 Algorithm 4) or 'quantile' (Algorithm 5), which run at any size, "
+            "or 'auto', which picks the exact DP only where it fits." + hint
+        )
+
+
+# ---------------------------------------------------------------------------
+# selectors: exact argmin (Algorithm 1 line 4, Algorithm 2)
+
+
+def brute_force_argmin(s, o, memory: int, constraint: str = "peak", prefer: str = "larger") -> np.ndarray:
+    """Exhaustive argmin of ``F(X)`` over all feasible non-empty subsets (``n <= 18``; tests only).
+
+    Ties in ``F``: ``prefer="larger"`` takes the largest ``|X|`` (002 Algorithm 1 line 4),
+    ``"smaller"`` the smallest (002 Algorithm 2's final scan); then the first subset in
+    lexicographic order of the indices.
+    """
     _check(constraint)
+    if prefer not in ("larger", "smaller"):
+        raise ValueError(f"prefer must be 'larger' or 'smaller', got {prefer!r}")
     s = np.asarray(s, dtype=np.int64)
     o = np.asarray(o, dtype=np.int64)
     n = len(s)
     if n > 18:
-        raise ValueError(f"brute force is for n <= 18, got {n}")
+        raise SelectorTooLarge(f"selector 'brute' is for n <= 18, got n = {n}; use 'auto', 'exact' or 'dp'")
+    sign = -1 if prefer == "larger" else 1
     best, best_key = None, None
     for k in range(1, n + 1):
         for X in itertools.combinations(range(n), k):
             X = list(X)
             if not batch_feasible(s[X], o[X], memory, constraint):
                 continue
-            key = _key(int(o[X].sum()), k)
+            key = (Fraction(int(o[X].sum()), k * k), sign * k)
             if best_key is None or key < best_key:
                 best, best_key = X, key
     return np.asarray(best, dtype=np.int64)
 
 
-def _best_cell(D: np.ndarray) -> tuple[int, int]:
-    """``(k, w)`` minimising ``(D[k, w] / k^2, -k)`` over finite cells with ``k >= 1``."""
+def _best_cell(D: np.ndarray, prefer: str) -> tuple[int, int]:
+    """The cell ``(k, w)``, ``k >= 1``, minimising ``D[k, w] / k^2``; among equal values the
+    largest (``prefer="larger"``) or smallest (``"smaller"``) ``k``, then the smallest ``w``."""
     mins = D[1:].min(axis=1)
     best_k, best_key = None, None
+    sign = -1 if prefer == "larger" else 1
     for k in range(1, D.shape[0]):
         m = int(mins[k - 1])
         if m >= _INF:
             continue
-        key = _key(m, k)
+        key = (Fraction(m, k * k), sign * k)
         if best_key is None or key < best_key:
             best_k, best_key = k, key
     if best_k is None:
@@ -158,17 +206,22 @@ def _best_cell(D: np.ndarray) -> tuple[int, int]:
     return best_k, int(np.argmin(D[best_k]))
 
 
-def _dp(weights: np.ndarray, o: np.ndarray, cap: int, kmax: int, row_ok: Callable[[int], np.ndarray] | None):
+def _dp(weights: np.ndarray, o: np.ndarray, cap: int, kmax: int, row_ok: Callable[[int], np.ndarray] | None,
+        prefer: str = "larger"):
     """Knapsack-by-count DP: ``D[k, w]`` = least sum of ``o`` over ``k`` items of total weight ``w``.
 
-    Items are processed in the given order; ``row_ok(idx)``, if given, is a
-    boolean ``(kmax + 1, cap + 1)`` mask of the states allowed right after adding
-    item ``idx``.  Returns the chosen item positions.
+    Items are processed in the given order, a cell is replaced only on a strict
+    improvement (002 Algorithm 2 lines 4-19; the reverse-``k`` loop is the same as
+    computing every candidate from the table before the item).  ``row_ok(idx)``, if
+    given, is a boolean ``(kmax + 1, cap + 1)`` mask of the states allowed right after
+    adding item ``idx``.  The traceback keeps one bit per cell and item (memory
+    ``n (kmax + 1) (cap + 1) / 8`` bytes); walking it backwards returns exactly the set
+    Algorithm 2 would have stored in ``path``.  Returns the chosen item positions.
     """
     n = len(weights)
     D = np.full((kmax + 1, cap + 1), _INF, dtype=np.int64)
     D[0, 0] = 0
-    take = np.zeros((n, kmax + 1, cap + 1), dtype=bool)
+    take = np.zeros((n, kmax + 1, (cap + 8) // 8), dtype=np.uint8)
     for idx in range(n):
         w = int(weights[idx])
         if w > cap:
@@ -179,14 +232,14 @@ def _dp(weights: np.ndarray, o: np.ndarray, cap: int, kmax: int, row_ok: Callabl
         if row_ok is not None:
             cand[~row_ok(idx)] = _INF
         better = cand < D
-        take[idx] = better
+        take[idx] = np.packbits(better, axis=1)
         D = np.where(better, cand, D)
-    k, w = _best_cell(D)
+    k, w = _best_cell(D, prefer)
     chosen = []
     for idx in range(n - 1, -1, -1):
         if k == 0:
             break
-        if take[idx, k, w]:
+        if (take[idx, k, w >> 3] >> (7 - (w & 7))) & 1:
             chosen.append(idx)
             k -= 1
             w -= int(weights[idx])
@@ -195,41 +248,254 @@ def _dp(weights: np.ndarray, o: np.ndarray, cap: int, kmax: int, row_ok: Callabl
 
 
 def _kmax(s: np.ndarray, o: np.ndarray, memory: int, cap: int | None = None) -> int:
+    """The largest size of a peak-feasible batch, ``min(n, M // min(s + o))`` (optionally capped)."""
     k = min(len(s), memory // max(1, int(s.min() + o.min())))
     return max(1, min(k, cap) if cap else k)
 
 
-def dp_argmin(s, o, memory: int, constraint: str = "peak") -> np.ndarray:
-    """Exact DP, 002 Algorithm 2: the argmin of ``(F(X), -|X|)``; ``O(n * kmax * M)`` time.
+def exact_argmin(s, o, memory: int, constraint: str = "peak") -> np.ndarray:
+    """The exact Phase-1 argmin of 002 Algorithm 1 line 4: least ``F``, ties to the **larger** ``|X|``.
 
-    ``constraint="peak"``: state (size ``k``, total ``sum (s + o)``).
-    ``constraint="lookahead"``: items in decreasing ``o``; state (size ``k``,
-    ``sum s``); adding item ``i`` (the shortest so far) is allowed iff
-    ``sum s + k o_i <= M`` — the batch's usage at the completion time ``o_i``.
+    Computed by the DP of Algorithm 2 with line 4's tie rule in the final scan
+    (Algorithm 2 itself keeps the smaller ``|X|``, see :func:`dp_argmin`); among
+    equal ``(F, |X|)`` the batch of least total memory, then Algorithm 2's path.
+    ``O(n * kmax * M)`` time, ``n * kmax * M / 8`` bytes; :class:`SelectorTooLarge`
+    above :data:`DP_MAX_CELLS`.
+
+    ``constraint="peak"``: state (size ``k``, total ``sum (s + o)``), as in Algorithm 2.
+    ``constraint="lookahead"`` (line 4 read literally; our extension of the DP): items in
+    decreasing ``o``; state (size ``k``, ``sum s``); adding item ``i`` (the shortest so far)
+    is allowed iff ``sum s + k o_i <= M`` -- the batch's usage at the completion time ``o_i``.
     """
     _check(constraint)
     s = np.asarray(s, dtype=np.int64)
     o = np.asarray(o, dtype=np.int64)
     kmax = _kmax(s, o, memory)
+    _guard("exact", len(s), kmax, memory, memory)
     if constraint == "peak":
-        return _dp(s + o, o, memory, kmax, None)
+        return _dp(s + o, o, memory, kmax, None, "larger")
     order = np.argsort(-o, kind="stable")
     so, oo = s[order], o[order]
     kk = np.arange(kmax + 1)[:, None]
     ww = np.arange(memory + 1)[None, :]
-    chosen = _dp(so, oo, memory, kmax, lambda idx: ww + kk * int(oo[idx]) <= memory)
+    chosen = _dp(so, oo, memory, kmax, lambda idx: ww + kk * int(oo[idx]) <= memory, "larger")
     return np.sort(order[chosen])
+
+
+def _peak_only(name: str, constraint: str) -> None:
+    _check(constraint)
+    if constraint != "peak":
+        raise ValueError(
+            f"selector {name!r} is 002's pseudocode, which uses the peak constraint sum(s + o) <= M only; "
+            f"for constraint {constraint!r} use 'exact' (or 'auto', 'brute', 'scaled-dp-ours', 'swap-ours', "
+            "'quantile-ours')"
+        )
+
+
+def dp_argmin(s, o, memory: int, constraint: str = "peak") -> np.ndarray:
+    """Exact DP, 002 Algorithm 2 (Appendix EC.3, Section 5.1), as written.
+
+    ``dp[k][m]`` = least ``sum o`` over ``k`` requests of total peak ``sum (s + o) = m <= M``,
+    requests in input order (in :func:`phase1`: the remaining requests by id),
+    strict-improvement relaxation, ``path`` as the set stored with the cell; the final scan over
+    ``k = 1..n``, ``m = 0..M`` keeps the first strictly smaller ``dp[k][m] / k^2``, so
+    among batches of equal ``F`` the **smallest** ``|X|`` wins, then the smallest ``m``
+    (Algorithm 1 line 4 breaks the same tie toward the larger ``|X|``: that is
+    :func:`exact_argmin`).  Peak constraint only (``ValueError`` otherwise);
+    :class:`SelectorTooLarge` above :data:`DP_MAX_CELLS` cells.
+    """
+    _peak_only("dp", constraint)
+    s = np.asarray(s, dtype=np.int64)
+    o = np.asarray(o, dtype=np.int64)
+    kmax = _kmax(s, o, memory)  # sizes above kmax have no finite cell; pruning them changes nothing
+    _guard("dp", len(s), kmax, memory, memory)
+    return _dp(s + o, o, memory, kmax, None, "smaller")
+
+
+# ---------------------------------------------------------------------------
+# selectors: 002 Algorithms 3-5 as written
+
+
+def _scale(epsilon, memory: int, B: int) -> Fraction:
+    """``lambda = max(1, epsilon M / B)`` exactly (``epsilon`` read as the decimal it prints as)."""
+    return max(Fraction(1), Fraction(repr(float(epsilon))) * int(memory) / int(B))
+
+
+def scaled_parameters(s, o, memory: int, epsilon: float = 0.05, B: int | None = None) -> dict:
+    """The quantities of 002 Algorithm 3 lines 1-2 and 6 for a request set (see :func:`scaled_dp_argmin`).
+
+    Returns ``lambda`` (a ``Fraction``), ``M_hat``, the scaled weights ``w_hat`` and ``B`` used.
+    """
+    if not epsilon > 0:
+        raise ValueError(f"epsilon must be positive, got {epsilon}")
+    s = np.asarray(s, dtype=np.int64)
+    o = np.asarray(o, dtype=np.int64)
+    if B is None:
+        B = _kmax(s, o, memory)
+    if int(B) != B or B < 1:
+        raise ValueError(f"B must be a positive integer, got {B!r}")
+    lam = _scale(epsilon, memory, int(B))
+    num, den = lam.numerator, lam.denominator
+    return {"lambda": lam, "B": int(B), "M_hat": int(memory) * den // num,
+            "w_hat": ((s + o) * den) // num}
 
 
 def scaled_dp_argmin(s, o, memory: int, constraint: str = "peak", epsilon: float = 0.05,
                      B: int | None = None) -> np.ndarray:
-    """Scaled DP, 002 Algorithm 3 (our reading): weights rounded up to a unit, sizes capped at ``B``.
+    """Scaled DP, 002 Algorithm 3 (Appendix EC.3, Section 5.2), as written.
+
+    ``lambda = max(1, epsilon M / B)``, ``M_hat = floor(M / lambda)``, weights
+    ``floor((s_i + o_i) / lambda)`` (rounded **down**); then Algorithm 2's DP on the
+    scaled weights with capacity ``M_hat`` and its final scan (ties: smaller ``|X|``,
+    then smaller scaled weight).
+
+    Reading choices (002 leaves them open):
+
+    * ``epsilon`` and ``B`` have no values in 002; our defaults are ``epsilon = 0.05`` and
+      ``B`` = the largest size of a peak-feasible batch, ``min(n, M // min(s + o))``, so
+      that ``B lambda = epsilon M`` bounds the rounding error of a batch of at most ``B``
+      requests.  ``lambda`` is computed exactly (``epsilon`` as its decimal).
+    * Because weights are rounded down, every peak-feasible batch is feasible for the
+      scaled problem, so the result has ``F <= F*`` (the exact optimum), and it may
+      **exceed the memory**: its true peak sum is below ``M + lambda |X|`` only.
+      This function returns it as is; :func:`phase1` appends it as is and Phase 2's
+      eq. (5) admission keeps the executed schedule within ``M`` (see :func:`sorted_f`).
+
+    Peak constraint only (``ValueError`` otherwise); :class:`SelectorTooLarge` when the
+    table ``n (kmax + 1)(M_hat + 1)`` exceeds :data:`DP_MAX_CELLS`.
+    """
+    _peak_only("scaled-dp", constraint)
+    s = np.asarray(s, dtype=np.int64)
+    o = np.asarray(o, dtype=np.int64)
+    par = scaled_parameters(s, o, memory, epsilon, B)
+    wh, cap = par["w_hat"], par["M_hat"]
+    n = len(s)
+    kmax = n if int(wh.min()) == 0 else max(1, min(n, cap // int(wh.min())))
+    _guard("scaled-dp", n, kmax, cap, memory,
+           f" (Here lambda = {par['lambda']}; a larger epsilon or a smaller B shrinks the table.)")
+    return _dp(wh, o, cap, kmax, None, "smaller")
+
+
+def local_swap(s, o, memory: int, X: Sequence[int], order: Sequence[int]) -> np.ndarray:
+    """The improvement loop of 002 Algorithm 4 (lines 9-32) from the batch ``X``.
+
+    Repeat: for each member ``r_out``, for each non-member ``r_in``, skip the pair if
+    ``mem - (s_out + o_out) + (s_in + o_in) > M``; otherwise, if the swap lowers ``F``
+    (with ``|X|`` fixed: ``o_in < o_out``), apply it and start a new pass (first
+    improvement).  Stop after a pass without an improving swap.  The size of ``X`` never
+    changes.  Reading choice: both loops scan the requests in ``order`` (the sorted
+    list ``I`` of the calling algorithm), members for ``r_out`` and non-members for ``r_in``.
+    Terminates because ``sum o`` strictly decreases.
+    """
+    s = np.asarray(s, dtype=np.int64)
+    o = np.asarray(o, dtype=np.int64)
+    order = np.asarray(order, dtype=np.int64)
+    w = s + o
+    inX = np.zeros(len(s), dtype=bool)
+    inX[np.asarray(X, dtype=np.int64)] = True
+    mem = int(w[inX].sum())
+    while True:
+        members = order[inX[order]]
+        outs = order[~inX[order]]
+        if len(outs) == 0:
+            break
+        wo, oo = w[outs], o[outs]
+        swapped = False
+        for r_out in members.tolist():
+            ok = (wo - int(w[r_out]) <= memory - mem) & (oo < int(o[r_out]))
+            hit = np.flatnonzero(ok)
+            if len(hit):
+                r_in = int(outs[hit[0]])
+                inX[r_out], inX[r_in] = False, True
+                mem += int(w[r_in]) - int(w[r_out])
+                swapped = True
+                break
+        if not swapped:
+            break
+    return np.sort(np.flatnonzero(inX)).astype(np.int64)
+
+
+def first_fit(s, o, memory: int, order: Sequence[int]) -> list[int]:
+    """Scan ``order`` and add every request whose peak still fits, ``mem + s + o <= M`` (skip the others)."""
+    X, mem = [], 0
+    sl, ol = np.asarray(s).tolist(), np.asarray(o).tolist()
+    for i in np.asarray(order).tolist():
+        if mem + sl[i] + ol[i] <= memory:
+            X.append(int(i))
+            mem += sl[i] + ol[i]
+    return X
+
+
+def swap_argmin(s, o, memory: int, constraint: str = "peak") -> np.ndarray:
+    """Local swap search, 002 Algorithm 4 (Appendix EC.3, Section 5.3), as written.
+
+    Lines 1-8: sort by ascending ``s + o`` (ties: input order -- our choice) and pack
+    first-fit (a request that does not fit is skipped); lines 9-32: :func:`local_swap`
+    (one-for-one swaps only, first improvement, ``|X|`` fixed by the packing).  The
+    result is a local optimum for swaps, not an ``F``-argmin, and need not satisfy
+    002 Lemma 1 (tests/test_sortedf.py, instance D1).  Peak constraint only.
+    """
+    _peak_only("swap", constraint)
+    s = np.asarray(s, dtype=np.int64)
+    o = np.asarray(o, dtype=np.int64)
+    order = np.argsort(s + o, kind="stable")
+    return local_swap(s, o, memory, first_fit(s, o, memory, order), order)
+
+
+def quantile_argmin(s, o, memory: int, constraint: str = "peak",
+                    rng: np.random.Generator | None = None) -> np.ndarray:
+    """Quantile greedy, 002 Algorithm 5 (Appendix EC.3, Section 5.4), as written.
+
+    Sort by ascending ``o``; draw a random sample of ``max(1, floor(n / 2))`` requests;
+    ``Q_p``, ``Q_o`` = 0.3-quantiles of the sample's ``s + o`` and ``o``; core pass in
+    ``o`` order: add ``r`` if ``s + o <= Q_p`` and ``o <= Q_o`` and it fits
+    (``mem + s + o <= M``); fill pass: the rest by ascending ``o / (s + o)``, add
+    whatever fits.  ``F`` is never computed.
+
+    Reading choices: the sample is drawn without replacement from ``rng`` (seeded by
+    :func:`phase1`); the quantile is numpy's default (linear interpolation); ties of
+    ``o`` keep the input order, ties of ``o / (s + o)`` keep the ``o`` order.  Peak
+    constraint only.
+    """
+    _peak_only("quantile", constraint)
+    s = np.asarray(s, dtype=np.int64)
+    o = np.asarray(o, dtype=np.int64)
+    if rng is None:
+        rng = np.random.default_rng(0)
+    n = len(s)
+    w = s + o
+    order = np.argsort(o, kind="stable")
+    sample = rng.choice(n, size=max(1, n // 2), replace=False)
+    Qp = float(np.quantile(w[sample], 0.3))
+    Qo = float(np.quantile(o[sample], 0.3))
+    inX = np.zeros(n, dtype=bool)
+    mem = 0
+    for r in order.tolist():
+        if w[r] <= Qp and o[r] <= Qo and mem + int(w[r]) <= memory:
+            inX[r] = True
+            mem += int(w[r])
+    rest = order[~inX[order]]
+    rest = rest[np.argsort(o[rest] / w[rest], kind="stable")]  # equal rationals give equal doubles
+    for r in rest.tolist():
+        if mem + int(w[r]) <= memory:
+            inX[r] = True
+            mem += int(w[r])
+    return np.flatnonzero(inX).astype(np.int64)
+
+
+# ---------------------------------------------------------------------------
+# selectors: our variants (not 002's pseudocode)
+
+
+def scaled_dp_ours_argmin(s, o, memory: int, constraint: str = "peak", epsilon: float = 0.05,
+                          B: int | None = None) -> np.ndarray:
+    """Our rounded-up DP (``scaled-dp-ours``; not 002 Algorithm 3): every batch it returns fits.
 
     The unit is ``u = max(1, floor(epsilon * M))``; each weight (``s + o``, or ``s``
     under ``"lookahead"``, where the check ``sum s + k o <= M`` is done in units
-    rounded up) becomes ``ceil(w / u)`` and the capacity ``floor(M / u)``, so every
-    batch it returns is feasible.  ``B`` caps the batch size (default: no cap
-    beyond ``M // min(s + o)``).  Cost ``O(n * B * M / u)``.
+    rounded up) becomes ``ceil(w / u)`` and the capacity ``floor(M / u)``.  ``B`` caps
+    the batch size (default: ``M // min(s + o)``); ties go to the larger ``|X|``; the best
+    singleton is returned if it beats the rounded optimum.  Cost ``O(n * B * M / u)``.
     """
     _check(constraint)
     if not epsilon > 0:
@@ -239,6 +505,7 @@ def scaled_dp_argmin(s, o, memory: int, constraint: str = "peak", epsilon: float
     u = max(1, int(math.floor(epsilon * memory)))
     cap = memory // u
     kmax = _kmax(s, o, memory, B)
+    _guard("scaled-dp-ours", len(s), kmax, cap, memory)
     single = np.asarray([int(np.lexsort((np.arange(len(o)), o))[0])], dtype=np.int64)
     try:
         if constraint == "peak":
@@ -294,15 +561,16 @@ def _best_prefix(s, o, memory, constraint, order) -> tuple[list[int], tuple]:
     return best, _key(best_key[0], best_key[1])
 
 
-def swap_argmin(s, o, memory: int, constraint: str = "peak", init: Sequence[int] | None = None,
-                max_iter: int = 1000) -> np.ndarray:
-    """Local swap search, 002 Algorithm 4.
+def swap_ours_argmin(s, o, memory: int, constraint: str = "peak", init: Sequence[int] | None = None,
+                     max_iter: int = 1000) -> np.ndarray:
+    """Our local search (``swap-ours``; a stronger variant of 002 Algorithm 4, not its pseudocode).
 
     Start from ``init`` (default: the better of the greedy packings by increasing
-    ``o`` and by increasing ``s + o``, each cut at its best prefix); repeatedly apply the move — add one request, remove one, or
-    swap one member for one non-member — that most improves ``(F, -|X|)`` while
-    keeping the Phase-1 constraint; stop at a local optimum (or after
-    ``max_iter`` moves).  Removal moves make every local optimum satisfy Lemma 1.
+    ``o`` and by increasing ``s + o``, each cut at its best-``F`` prefix); repeatedly apply
+    the move -- add one request, remove one, or swap one member for one non-member --
+    that most improves ``(F, -|X|)`` while keeping the Phase-1 constraint; stop at a
+    local optimum (or after ``max_iter`` moves).  Removal moves make every local
+    optimum satisfy 002 Lemma 1 (which Algorithm 4's output need not).
     """
     _check(constraint)
     s = np.asarray(s, dtype=np.int64)
@@ -317,7 +585,7 @@ def swap_argmin(s, o, memory: int, constraint: str = "peak", init: Sequence[int]
     else:
         X = [int(i) for i in init]
         if not X or not batch_feasible(s[X], o[X], memory, constraint):
-            raise ValueError("swap_argmin: init must be a non-empty feasible batch")
+            raise ValueError("swap_ours_argmin: init must be a non-empty feasible batch")
     w = s + o
     for _ in range(max_iter):
         inX = np.zeros(n, dtype=bool)
@@ -376,15 +644,16 @@ def swap_argmin(s, o, memory: int, constraint: str = "peak", init: Sequence[int]
     return np.asarray(sorted(X), dtype=np.int64)
 
 
-def quantile_argmin(s, o, memory: int, constraint: str = "peak", rng: np.random.Generator | None = None,
-                    quantiles: Sequence[float] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-                    samples: int = 4) -> np.ndarray:
-    """Quantile greedy, 002 Algorithm 5 (our reading; seeded sampling).
+def quantile_ours_argmin(s, o, memory: int, constraint: str = "peak", rng: np.random.Generator | None = None,
+                         quantiles: Sequence[float] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+                         samples: int = 4) -> np.ndarray:
+    """Our multi-threshold greedy (``quantile-ours``; not 002 Algorithm 5).
 
     For each quantile ``q`` of the remaining output lengths, the candidates are
     the requests with ``o <= quantile_q(o)``; they are packed greedily (skipping
     those that do not fit) by increasing ``s + o`` and in ``samples`` random
-    orders drawn from ``rng``; the best ``(F, -|X|)`` among all packs is returned.
+    orders drawn from ``rng``; the best ``(F, -|X|)`` among all packs (each cut at its
+    best prefix) is returned.
     """
     _check(constraint)
     s = np.asarray(s, dtype=np.int64)
@@ -407,52 +676,95 @@ def quantile_argmin(s, o, memory: int, constraint: str = "peak", rng: np.random.
 
 
 SELECTORS: dict[str, Callable[..., np.ndarray]] = {
+    # 002's pseudocode
     "dp": dp_argmin,
     "scaled-dp": scaled_dp_argmin,
     "swap": swap_argmin,
     "quantile": quantile_argmin,
+    # Algorithm 1 line 4's exact argmin, and our variants
+    "exact": exact_argmin,
+    "scaled-dp-ours": scaled_dp_ours_argmin,
+    "swap-ours": swap_ours_argmin,
+    "quantile-ours": quantile_ours_argmin,
     "brute": brute_force_argmin,
 }
+#: The selectors that are 002's pseudocode (Algorithms 2-5); they use the peak constraint only.
+PAPER_SELECTORS = ("dp", "scaled-dp", "swap", "quantile")
+#: Everything :func:`sorted_f` accepts: the selectors and ``"auto"``.
+SELECTOR_NAMES = ("auto",) + tuple(SELECTORS)
 
 
-def select(s, o, memory: int, selector: str = "dp", constraint: str = "peak", *, rng=None,
+def auto_selector(s, o, memory: int) -> str:
+    """``selector="auto"``: ``"exact"`` (Algorithm 1 line 4's argmin) while the DP table has at most
+    :data:`AUTO_DP_CELLS` cells, else ``"swap"`` (002 Algorithm 4, the selector 002 Section 7 found
+    best among those that scale).  A choice of ours, made once per Phase 1 from the whole request set."""
+    s = np.asarray(s, dtype=np.int64)
+    o = np.asarray(o, dtype=np.int64)
+    if len(s) == 0:
+        return "exact"
+    return "exact" if dp_cells(len(s), _kmax(s, o, memory), memory) <= AUTO_DP_CELLS else "swap"
+
+
+def _check_selector(selector: str, constraint: str) -> None:
+    if selector not in SELECTOR_NAMES:
+        raise ValueError(f"unknown selector {selector!r}; known: {', '.join(SELECTOR_NAMES)}")
+    _check(constraint)
+    if selector in PAPER_SELECTORS:
+        _peak_only(selector, constraint)
+
+
+def select(s, o, memory: int, selector: str = "exact", constraint: str = "peak", *, rng=None,
            epsilon: float = 0.05, B: int | None = None, quantiles=None, samples: int = 4,
            init=None) -> np.ndarray:
     """Run one selector by name (options that do not apply are ignored)."""
-    if selector == "dp":
-        return dp_argmin(s, o, memory, constraint)
-    if selector == "scaled-dp":
-        return scaled_dp_argmin(s, o, memory, constraint, epsilon=epsilon, B=B)
+    _check_selector(selector, constraint)
+    if selector == "auto":
+        selector = auto_selector(s, o, memory)
+    if selector in ("dp", "exact", "brute"):
+        return SELECTORS[selector](s, o, memory, constraint)
+    if selector in ("scaled-dp", "scaled-dp-ours"):
+        return SELECTORS[selector](s, o, memory, constraint, epsilon=epsilon, B=B)
     if selector == "swap":
-        return swap_argmin(s, o, memory, constraint, init=init)
+        return swap_argmin(s, o, memory, constraint)
+    if selector == "swap-ours":
+        return swap_ours_argmin(s, o, memory, constraint, init=init)
     if selector == "quantile":
-        kw = {} if quantiles is None else {"quantiles": quantiles}
-        return quantile_argmin(s, o, memory, constraint, rng=rng, samples=samples, **kw)
-    if selector == "brute":
-        return brute_force_argmin(s, o, memory, constraint)
-    raise ValueError(f"unknown selector {selector!r}; known: {', '.join(SELECTORS)}")
+        return quantile_argmin(s, o, memory, constraint, rng=rng)
+    kw = {} if quantiles is None else {"quantiles": quantiles}
+    return quantile_ours_argmin(s, o, memory, constraint, rng=rng, samples=samples, **kw)
 
 
 # ---------------------------------------------------------------------------
 # Phase 1
 
 
-def phase1(prompt, output, memory: int, selector: str = "dp", constraint: str = "peak", *,
+def phase1(prompt, output, memory: int, selector: str = "exact", constraint: str = "peak", *,
            seed: int = 0, init_order: np.ndarray | None = None, **options) -> list[np.ndarray]:
-    """Phase 1 of Sorted-F (002 Algorithm 1): the list of batches, each sorted by ``o`` (then id).
+    """Phase 1 of Sorted-F (002 Algorithm 1 lines 1-7): the list of batches, each sorted by ``o`` (then id).
 
-    ``init_order`` (a rank per request, used by LP-Swap) seeds each swap search
-    with the greedy pack of the remaining requests in that order.
+    Each iteration runs the selector on the remaining requests (in id order), sorts the
+    batch by ``o`` (ties: id) and removes it.  ``selector="auto"`` is resolved once, from
+    the whole request set (:func:`auto_selector`).  A batch is appended as the selector
+    returns it, even if it exceeds the memory (only 002 Algorithm 3 can return one,
+    :func:`scaled_dp_argmin`).  ``seed`` seeds one generator used by every random draw
+    (the quantile selectors).  ``init_order`` (a rank per request; only with
+    ``swap-ours``, used by ``lp-swap-ours``) seeds each search with the greedy pack of
+    the remaining requests in that order, cut at its best-``F`` prefix.
     """
+    _check_selector(selector, constraint)
     s = np.asarray(prompt, dtype=np.int64)
     o = np.asarray(output, dtype=np.int64)
+    if init_order is not None and selector != "swap-ours":
+        raise ValueError(f"init_order is only used by selector 'swap-ours', got {selector!r}")
+    if selector == "auto":
+        selector = auto_selector(s, o, memory)
     rng = np.random.default_rng(seed)
     remaining = np.arange(len(s))
     batches: list[np.ndarray] = []
     while len(remaining):
         rs, ro = s[remaining], o[remaining]
         init = None
-        if init_order is not None and selector == "swap":
+        if init_order is not None:
             order = np.argsort(np.asarray(init_order)[remaining], kind="stable")
             init, _ = _best_prefix(rs, ro, memory, constraint, order)
         X = select(rs, ro, memory, selector, constraint, rng=rng, init=init, **options)
@@ -521,24 +833,53 @@ def planned_policy(plan, name: str, phase2: str = "prefix") -> Policy:
     raise ValueError(f"phase2 must be 'prefix' or 'scan', got {phase2!r}")
 
 
-def sorted_f(selector: str = "dp", phase1_constraint: str = "peak", epsilon: float = 0.05,
+def sorted_f(selector: str = "auto", phase1_constraint: str = "peak", epsilon: float = 0.05,
              B: int | None = None, samples: int = 4, phase2: str = "prefix", seed: int = 0) -> Policy:
-    """Sorted-F, 002 Algorithm 1, with a Phase-1 selector (Algorithms 2-5) by name.
+    """Sorted-F, 002 Algorithm 1 (Section 3), with a Phase-1 selector by name.
 
-    ``selector``: ``dp`` (Alg. 2), ``scaled-dp`` (Alg. 3; ``epsilon``, ``B``),
-    ``swap`` (Alg. 4), ``quantile`` (Alg. 5; ``samples``, ``seed``).
-    ``phase1_constraint``: ``peak`` (default, ``sum (s + o) <= M``) or ``lookahead``.
+    Phase 1 (lines 1-7): :func:`phase1`; Phase 2 (lines 8-20): at every decision time
+    start the longest prefix of the remaining list that keeps 001 eq. (5)
+    (:class:`PlannedPrefix`; ``phase2="scan"`` is our variant that skips a request
+    that does not fit instead of stopping).
+
+    ``selector`` (002 Section 5, Appendix EC.3):
+
+    * ``"auto"`` (default, ours): ``"exact"`` where the DP table has at most
+      :data:`AUTO_DP_CELLS` cells, else ``"swap"`` (:func:`auto_selector`);
+    * ``"exact"``: line 4's argmin, ties to the larger ``|X|`` (:func:`exact_argmin`);
+    * 002's pseudocode, peak constraint only: ``"dp"`` (Alg. 2), ``"scaled-dp"``
+      (Alg. 3; ``epsilon``, ``B``), ``"swap"`` (Alg. 4), ``"quantile"`` (Alg. 5; ``seed``);
+    * our variants: ``"scaled-dp-ours"`` (``epsilon``, ``B`` = size cap),
+      ``"swap-ours"``, ``"quantile-ours"`` (``samples``, ``seed``); ``"brute"`` (tests).
+
+    Reading choices 002 leaves open:
+
+    * **Phase-1 constraint.** Line 4 writes ``M(X, p_i + o_i) <= M`` (the batch started
+      together fits at each member's completion; ``"lookahead"``), Algorithms 2-5 and
+      the proof use ``sum (s + o) <= M`` (``"peak"``, our default).
+    * **Batch boundaries.** Phase 2 treats the list as one queue (lines 12-18 never
+      refer to batches): a request of the next batch starts as soon as everything before
+      it has started and it fits, even while members of the previous batch still run.
+    * **Ties.** Equal ``(F, |X|)``: the DP's choice (least memory, then Algorithm 2's
+      path); equal ``o`` inside a batch: request id.
+    * **Clock.** Admissions start at ``t = 0`` and a request started at ``p`` completes at
+      ``p + o`` (002's Examples 1 and 2 count this way; line 11's ``t <- t + 1`` before the
+      first admission would add one to every completion).  Finished requests leave the
+      active set and the candidate is included in line 13's check.
+    * **A batch that exceeds the memory** (possible only with ``"scaled-dp"``, Algorithm 3
+      rounds weights down): 002 does not say what Sorted-F does with it.  We append it
+      as returned; Phase 2 admits its members only while eq. (5) holds, so the
+      schedule always respects ``M`` and the batch's members merely do not all start
+      together.
     """
-    if selector not in SELECTORS:
-        raise ValueError(f"unknown selector {selector!r}; known: {', '.join(SELECTORS)}")
-    _check(phase1_constraint)
+    _check_selector(selector, phase1_constraint)
 
     def plan(ctx: PolicyContext):
         b = phase1(ctx.prompt, ctx.output, ctx.memory, selector, phase1_constraint, seed=seed,
                    epsilon=epsilon, B=B, samples=samples)
         return order_from_batches(b, len(ctx.prompt)), b
 
-    return planned_policy(plan, "sorted-f" if selector == "dp" else f"sorted-f[{selector}]", phase2)
+    return planned_policy(plan, "sorted-f" if selector == "auto" else f"sorted-f[{selector}]", phase2)
 
 
 # ---------------------------------------------------------------------------

@@ -1,17 +1,21 @@
-"""LP-based schedulers of Wang, Ye, Zhou (002 Section 5 / Appendix EC.3): Sorted-LP and LP-Swap.
+"""LP-based schedulers of Wang, Ye, Zhou (002 Section 6, Appendix EC.4.1): Sorted-LP and LP-Swap.
 
-Both start from the LP relaxation of the time-indexed integer program of the
-hindsight problem (001 eq. (1)-(4) with 002's prompt sizes; 002's Relax-LP, *our
-reconstruction*): ``x[i, t] >= 0`` is the fraction of request ``i`` started at ``t``,
+Both start from 002's Relax-LP (eqs. (8)-(11), the relaxation of the time-indexed
+integer program (4)-(7) that 002 attributes to 001, with 002's prompt sizes):
+``x[i, t] >= 0`` is the fraction of request ``i`` started at ``t``,
 
     min  sum_{i,t} (t + o_i - a_i) x[i,t]
     s.t. sum_t x[i,t] = 1                                   for every i,
          sum_{i,t: t < tau <= t + o_i} (s_i + tau - t) x[i,t] <= M   for every tau = 1..T,
          0 <= x <= 1,  x[i,t] = 0 for t < a_i or t + o_i > T.
 
+(Our additions to eqs. (8)-(11): arrivals ``a_i`` (002 has all ``a_i = 0``), ``x <= 1``
+(implied) and no start with ``t + o_i > T``; 002 gives no rule for the horizon ``T``,
+ours is :func:`default_horizon`.)
+
 The LP is built as one sparse matrix and solved by HiGHS directly (``highspy``;
-interior point without crossover by default, since only the fractional
-completion times are used).  Three models (``formulation``):
+interior point without crossover by default; 002 names no solver, and a degenerate
+LP may have several optima, hence several orders).  Three models (``formulation``):
 
 * ``"bucket"`` (default) -- **our coarse approximation** of the Relax-LP for
   large instances: start times restricted to multiples of ``time_step = D`` and
@@ -36,12 +40,26 @@ buckets over the horizon of the 2,000-request experiment of 002 Section 7); the
 chapter and ``benchmarks/lp_scaling.py`` measure how much the ordering and the
 resulting TEL move against ``time_step = 1``.
 
+002's algorithms, as written:
+
 * :func:`sorted_lp` -- Sorted-LP (002 Algorithm 6): sort the requests by their
-  fractional LP completion time ``sum_t (t + o_i) x[i,t]`` (ties: ``o``, id) and run
-  Phase 2 (the look-ahead prefix rule) on that list.
-* :func:`lp_swap` -- LP-Swap (002 Algorithm 7), *our reading*: Phase 1 of Sorted-F
-  with the swap selector (Algorithm 4) where each local search starts from the
-  greedy pack of the remaining requests in LP order; Phase 2 as usual.
+  LP expected start time ``y_i = sum_t t x[i,t]`` and run Phase 2 (the look-ahead
+  prefix rule) on that list.
+* :func:`lp_swap` -- LP-Swap (002 Algorithm 7): ``y`` once; then, while requests
+  remain, first-fit pack of the remaining requests in ``y`` order (peak test), the
+  swap loop of Algorithm 4 from that pack (:func:`kvlib.policies.wyz.local_swap`),
+  the batch sorted by ``o`` appended to the list; Phase 2 as usual.
+
+Our variants (the former implementations, not 002's pseudocode):
+
+* :func:`sorted_lp_completion` (``sorted-lp-completion``) -- Sorted-LP ordered by the
+  fractional LP **completion** time ``y_i + o_i``.
+* :func:`lp_swap_ours` (``lp-swap-ours``) -- the completion order, each Phase-1 search
+  started from the pack in that order cut at its best-``F`` prefix, then our
+  add / remove / swap search (selector ``swap-ours``).
+
+Ties of the sort key (``y``, or ``y + o``, compared after rounding to ``1e-6``) are
+broken by ``o``, then request id -- our choice, 002 leaves them open.
 
 :func:`tiny_optimum` solves the dense model with integer ``x`` and step 1 (a
 certified optimum for small instances; tests and chapters prefer
@@ -58,7 +76,7 @@ import scipy.sparse as sp
 from kvlib.core.highs import run as run_highs
 from kvlib.core.model import Instance
 from kvlib.core.protocol import Policy, PolicyContext
-from kvlib.policies.wyz import order_from_batches, phase1, planned_policy
+from kvlib.policies.wyz import first_fit, local_swap, order_from_batches, phase1, planned_policy
 
 
 def _model(arrival, prompt, output, memory: int, horizon: int, time_step: int = 1):
@@ -280,7 +298,8 @@ def _arrays(obj):
 
 
 def default_horizon(a, s, o, M) -> int:
-    """The default LP horizon: ``1.2 *`` the makespan of Sorted-F (swap) plus ``max o`` (rounds)."""
+    """The default LP horizon (ours; 002 gives no rule): ``1.2 *`` the makespan of Sorted-F with our
+    ``swap-ours`` selector plus ``max o`` (rounds); :func:`lp_relaxation` doubles it until feasible."""
     return _default_horizon(a, s, o, M)
 
 
@@ -289,47 +308,126 @@ def _default_horizon(a, s, o, M) -> int:
     from kvlib.policies.wyz import sorted_f
 
     inst = Instance.from_arrays(a, s, o, M)
-    mk = simulate(inst, sorted_f("swap")).makespan
+    mk = simulate(inst, sorted_f("swap-ours")).makespan
     return int(1.2 * mk) + int(np.max(o))
 
 
-def lp_order(instance_or_ctx, **kw) -> np.ndarray:
-    """Rank of every request by fractional LP completion time (ties: ``o``, then id); ``kw`` go to :func:`lp_relaxation`."""
+LP_KEYS = ("start", "completion")
+
+
+def lp_order(instance_or_ctx, key: str = "start", **kw) -> np.ndarray:
+    """Rank of every request by its LP expected start ``y_i = sum_t t x[i,t]`` (``key="start"``, 002
+    Algorithm 6 line 5) or by its fractional completion ``y_i + o_i`` (``key="completion"``, ours);
+    ties: ``o``, then id.  ``kw`` go to :func:`lp_relaxation`."""
+    if key not in LP_KEYS:
+        raise ValueError(f"key must be one of {LP_KEYS}, got {key!r}")
     _, x, vi, vt, _, _ = lp_relaxation(instance_or_ctx, **kw)
-    return _rank_from_solution(x, vi, vt, _arrays(instance_or_ctx)[2])
+    return _rank_from_solution(x, vi, vt, _arrays(instance_or_ctx)[2], key)
+
+
+def _lp_options(formulation, max_nonzeros, solver) -> dict:
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
+    return dict(formulation=formulation, max_nonzeros=max_nonzeros, solver=solver)
 
 
 def sorted_lp(time_step: int | None = None, phase2: str = "prefix", formulation: str = "bucket",
               max_nonzeros: int | None = None, solver: str = "ipm") -> Policy:
-    """Sorted-LP, 002 Algorithm 6: the LP-completion-time order executed by Phase 2 (eq. (5) prefix).
+    """Sorted-LP, 002 Algorithm 6 (Section 6, Appendix EC.4.1), as written.
 
-    ``time_step=None``: automatic grid, i.e. our bucket approximation of the LP for
-    large instances (module docstring); ``time_step=1``: the exact relaxation.
-    ``formulation``, ``max_nonzeros`` and ``solver`` go to :func:`lp_relaxation`.
+    Solve the Relax-LP, ``y_i = sum_t t x*[i,t]`` (the expected start time), sort ascending by
+    ``y`` and run Algorithm 1's Phase 2 on that list (longest prefix keeping 001 eq. (5)).
+
+    Reading choices 002 leaves open: the horizon ``T`` (:func:`default_horizon`); the time
+    grid -- ``time_step=1`` with ``formulation="per-time"`` or ``"bucket"`` is the Relax-LP
+    itself, while the default ``time_step=None`` is our bucket approximation at large sizes
+    (module docstring); the solver (HiGHS interior point without crossover by default, so
+    ``y`` is that of the optimum it returns when the LP has several); ties of ``y``
+    (compared after rounding to ``1e-6``): ``o``, then id; the clock as in
+    :func:`kvlib.policies.wyz.sorted_f`.  ``phase2="scan"`` is our variant.
     """
-    lp_options = dict(formulation=formulation, max_nonzeros=max_nonzeros, solver=solver)
-    if formulation not in FORMULATIONS:
-        raise ValueError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
+    lp_options = _lp_options(formulation, max_nonzeros, solver)
 
     def plan(ctx: PolicyContext):
-        return lp_order(ctx, time_step=time_step, **lp_options), None
+        return lp_order(ctx, key="start", time_step=time_step, **lp_options), None
 
     return planned_policy(plan, "sorted-lp", phase2)
 
 
-def lp_swap(time_step: int | None = None, phase1_constraint: str = "peak", phase2: str = "prefix",
-            formulation: str = "bucket", max_nonzeros: int | None = None, solver: str = "ipm") -> Policy:
-    """LP-Swap, 002 Algorithm 7 (our reading): swap-search Phase 1 seeded by the LP order (options as :func:`sorted_lp`)."""
-    lp_options = dict(formulation=formulation, max_nonzeros=max_nonzeros, solver=solver)
-    if formulation not in FORMULATIONS:
-        raise ValueError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
+def sorted_lp_completion(time_step: int | None = None, phase2: str = "prefix", formulation: str = "bucket",
+                         max_nonzeros: int | None = None, solver: str = "ipm") -> Policy:
+    """Our variant of Sorted-LP (not 002 Algorithm 6): the list sorted by the fractional LP
+    completion time ``y_i + o_i`` (ties ``o``, id), then Phase 2.  Options as :func:`sorted_lp`."""
+    lp_options = _lp_options(formulation, max_nonzeros, solver)
 
     def plan(ctx: PolicyContext):
-        rank = lp_order(ctx, time_step=time_step, **lp_options)
-        b = phase1(ctx.prompt, ctx.output, ctx.memory, "swap", phase1_constraint, init_order=rank)
+        return lp_order(ctx, key="completion", time_step=time_step, **lp_options), None
+
+    return planned_policy(plan, "sorted-lp-completion", phase2)
+
+
+def lp_swap_phase1(prompt, output, memory: int, rank) -> list[np.ndarray]:
+    """Phase 1 of LP-Swap, 002 Algorithm 7 lines 5-18, given the rank of every request by ``y``.
+
+    While requests remain: the remaining requests in rank order (line 7); first-fit pack with
+    the peak test ``mem + s + o <= M`` (lines 8-14, skipping what does not fit); the swap loop of
+    002 Algorithm 4 (lines 9-32) from that pack with the remaining requests as candidates,
+    both scanned in rank order (line 15, :func:`kvlib.policies.wyz.local_swap`); the batch
+    sorted by ``o`` (ties: id) is appended and removed (lines 16-17).
+    """
+    s = np.asarray(prompt, dtype=np.int64)
+    o = np.asarray(output, dtype=np.int64)
+    rank = np.asarray(rank)
+    remaining = np.arange(len(s))
+    batches: list[np.ndarray] = []
+    while len(remaining):
+        order = remaining[np.argsort(rank[remaining], kind="stable")]
+        X = local_swap(s, o, memory, first_fit(s, o, memory, order), order)
+        X = X[np.lexsort((X, o[X]))]
+        batches.append(X)
+        remaining = remaining[~np.isin(remaining, X)]
+    return batches
+
+
+def lp_swap(time_step: int | None = None, phase1_constraint: str = "peak", phase2: str = "prefix",
+            formulation: str = "bucket", max_nonzeros: int | None = None, solver: str = "ipm") -> Policy:
+    """LP-Swap, 002 Algorithm 7 (Section 6, Appendix EC.4.1), as written.
+
+    ``y`` from the Relax-LP as in :func:`sorted_lp`; Phase 1 by :func:`lp_swap_phase1`
+    (first-fit pack in ``y`` order, then Algorithm 4's one-for-one first-improvement swaps;
+    the batch size is that of the pack); Phase 2 as Algorithm 1.
+
+    Reading choices: those of :func:`sorted_lp` for the LP and ``y``; "LocalSwap(X_init, I, M)"
+    (line 15) is read as Algorithm 4's improvement loop (its lines 9-32) started from
+    ``X_init``, with members and candidates scanned in ``y`` order.  The pseudocode uses the
+    peak test only, so ``phase1_constraint`` must be ``"peak"`` (``lp-swap-ours`` accepts both).
+    """
+    if phase1_constraint != "peak":
+        raise ValueError("lp-swap is 002 Algorithm 7, which packs with the peak test sum(s + o) <= M only; "
+                         f"got phase1_constraint={phase1_constraint!r} (lp-swap-ours accepts 'lookahead')")
+    lp_options = _lp_options(formulation, max_nonzeros, solver)
+
+    def plan(ctx: PolicyContext):
+        rank = lp_order(ctx, key="start", time_step=time_step, **lp_options)
+        b = lp_swap_phase1(ctx.prompt, ctx.output, ctx.memory, rank)
         return order_from_batches(b, len(ctx.prompt)), b
 
     return planned_policy(plan, "lp-swap", phase2)
+
+
+def lp_swap_ours(time_step: int | None = None, phase1_constraint: str = "peak", phase2: str = "prefix",
+                 formulation: str = "bucket", max_nonzeros: int | None = None, solver: str = "ipm") -> Policy:
+    """Our variant of LP-Swap (not 002 Algorithm 7): the LP **completion** order; each Phase-1 search
+    starts from the greedy pack of the remaining requests in that order cut at its best-``F`` prefix
+    and runs our add / remove / swap search (selector ``swap-ours``).  Options as :func:`lp_swap`."""
+    lp_options = _lp_options(formulation, max_nonzeros, solver)
+
+    def plan(ctx: PolicyContext):
+        rank = lp_order(ctx, key="completion", time_step=time_step, **lp_options)
+        b = phase1(ctx.prompt, ctx.output, ctx.memory, "swap-ours", phase1_constraint, init_order=rank)
+        return order_from_batches(b, len(ctx.prompt)), b
+
+    return planned_policy(plan, "lp-swap-ours", phase2)
 
 
 def tiny_optimum(instance: Instance, upper_tel: int | None = None, time_limit: float = 60.0):
@@ -365,18 +463,28 @@ def tiny_optimum(instance: Instance, upper_tel: int | None = None, time_limit: f
     return int(round(res.fun)), starts
 
 
-def _policy_from_rank(rank: np.ndarray, name: str, swap: bool, phase1_constraint: str = "peak") -> Policy:
+def _policy_from_rank(rank: np.ndarray, name: str, swap: bool, variant: str = "paper",
+                      phase1_constraint: str = "peak") -> Policy:
+    """The Sorted-LP (``swap=False``) or LP-Swap (``swap=True``) policy from a given rank; ``variant``
+    ``"paper"`` is Algorithm 7's Phase 1 (:func:`lp_swap_phase1`), ``"ours"`` that of :func:`lp_swap_ours`."""
     def plan(ctx: PolicyContext):
         if not swap:
             return rank, None
-        b = phase1(ctx.prompt, ctx.output, ctx.memory, "swap", phase1_constraint, init_order=rank)
+        if variant == "paper":
+            b = lp_swap_phase1(ctx.prompt, ctx.output, ctx.memory, rank)
+        else:
+            b = phase1(ctx.prompt, ctx.output, ctx.memory, "swap-ours", phase1_constraint, init_order=rank)
         return order_from_batches(b, len(ctx.prompt)), b
 
     return planned_policy(plan, name)
 
 
-def compare_lp_orders(instance: Instance, steps=(None,), reference: dict | None = None, **approx_kw) -> list[dict]:
+def compare_lp_orders(instance: Instance, steps=(None,), reference: dict | None = None, variant: str = "paper",
+                      **approx_kw) -> list[dict]:
     """How much the bucket approximation moves the Sorted-LP / LP-Swap orders and TELs against a reference LP.
+
+    ``variant="paper"``: 002's Algorithms 6 and 7 (order by ``y``); ``"ours"``: the
+    completion-time variants :func:`sorted_lp_completion` and :func:`lp_swap_ours`.
 
     ``reference`` is a :func:`lp_relaxation` keyword set (default: the exact relaxation,
     ``formulation="per-time", time_step=1``, dual simplex); every entry of ``steps`` is a
@@ -394,6 +502,9 @@ def compare_lp_orders(instance: Instance, steps=(None,), reference: dict | None 
     from kvlib.core.checker import check_schedule
     from kvlib.core.simulate import simulate
 
+    if variant not in ("paper", "ours"):
+        raise ValueError(f"variant must be 'paper' or 'ours', got {variant!r}")
+    key = "start" if variant == "paper" else "completion"
     reference = dict(formulation="per-time", time_step=1, solver="simplex") if reference is None else dict(reference)
     H = _default_horizon(instance.arrival, instance.prompt, instance.output, instance.memory)
 
@@ -401,9 +512,9 @@ def compare_lp_orders(instance: Instance, steps=(None,), reference: dict | None 
         t0 = time.perf_counter()
         value, x, vi, vt, _, step = lp_relaxation(instance, horizon=H, **kw)
         r = {"seconds": time.perf_counter() - t0, "value": value, "step": step,
-             "rank": _rank_from_solution(x, vi, vt, instance.output)}
+             "rank": _rank_from_solution(x, vi, vt, instance.output, key)}
         for pname, swap in (("sorted_lp", False), ("lp_swap", True)):
-            res = simulate(instance, _policy_from_rank(r["rank"], pname, swap))
+            res = simulate(instance, _policy_from_rank(r["rank"], pname, swap, variant))
             rep = check_schedule(instance, res.schedule)
             if not rep.valid:  # pragma: no cover - a bug, not a measurement
                 raise RuntimeError(f"{pname} schedule invalid: {rep.violations[:3]}")
@@ -426,11 +537,19 @@ def compare_lp_orders(instance: Instance, steps=(None,), reference: dict | None 
     return rows
 
 
-def _rank_from_solution(x, vi, vt, output) -> np.ndarray:
+def _rank_from_solution(x, vi, vt, output, key: str = "start") -> np.ndarray:
+    """Rank by ``y_i = sum_t t x[i,t] / sum_t x[i,t]`` (``key="start"``) or ``y_i + o_i``
+    (``"completion"``), compared after rounding to ``1e-6``; ties: ``o``, then id.
+
+    (``sum_t x[i,t] = 1`` in the LP; dividing by it removes the solver's tolerance.)
+    """
+    if key not in LP_KEYS:
+        raise ValueError(f"key must be one of {LP_KEYS}, got {key!r}")
     o = np.asarray(output, dtype=np.int64)
     n = len(o)
-    comp = np.bincount(vi, weights=x * (vt + o[vi]), minlength=n) / np.maximum(np.bincount(vi, weights=x, minlength=n), 1e-12)
-    order = np.lexsort((np.arange(n), o, np.round(comp, 6)))
+    shift = o[vi] if key == "completion" else 0
+    val = np.bincount(vi, weights=x * (vt + shift), minlength=n) / np.maximum(np.bincount(vi, weights=x, minlength=n), 1e-12)
+    order = np.lexsort((np.arange(n), o, np.round(val, 6)))
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
     return rank
