@@ -20,7 +20,7 @@ from kvlib.core.protocol import Policy, PolicyContext, Running
 def simulate_reference(instance, policy: Policy, *, seed: int = 0, known_output=None, lower=None, upper=None,
                        reveal_output: bool = True, max_rounds: int | None = None):
     """Run ``policy`` on ``instance`` with the plain engine; returns ``(schedule, rounds_decided)``."""
-    from kvlib.core.simulate import check_decision, validate_inputs
+    from kvlib.core.simulate import _reset, check_decision, validate_inputs
 
     seed, told, lower, upper, max_rounds = validate_inputs(
         instance, policy, seed=seed, known_output=known_output, lower=lower, upper=upper,
@@ -31,7 +31,7 @@ def simulate_reference(instance, policy: Policy, *, seed: int = 0, known_output=
     o = [int(x) for x in instance.output]
     ctx = PolicyContext(memory=M, arrival=instance.arrival, prompt=instance.prompt, output=told,
                         rng=np.random.default_rng(seed), lower=lower, upper=upper)
-    policy.reset(ctx)
+    _reset(policy, ctx)
     pending = sorted(range(n), key=lambda i: (a[i], i))  # arrival order, stable
     nxt_arr = 0
     state = np.zeros(n, dtype=np.int8)

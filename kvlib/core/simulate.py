@@ -41,7 +41,7 @@ from typing import Callable
 
 import numpy as np
 
-from kvlib.core.errors import InstanceError, ParameterError, PolicyError, SimulationStalled
+from kvlib.core.errors import InstanceError, KvlibError, ParameterError, PolicyError, SimulationStalled
 from kvlib.core.model import Instance, Schedule, peak_memory
 from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
 
@@ -161,6 +161,17 @@ def validate_inputs(instance: Instance, policy: Policy, *, seed, known_output, l
     return seed, told, lower, upper, int(max_rounds)
 
 
+def _reset(policy: Policy, ctx: PolicyContext) -> None:
+    """``policy.reset(ctx)``; a ``ValueError`` about the instance (e.g. a request alpha-protection can never
+    admit) becomes a :class:`ParameterError` naming the policy."""
+    try:
+        policy.reset(ctx)
+    except KvlibError:
+        raise
+    except ValueError as e:
+        raise ParameterError(f"{policy.name}: {e}") from None
+
+
 def _running_text(running: dict[int, int], s: np.ndarray, t: int, limit: int = 8) -> str:
     items = list(running.items())
     shown = ", ".join(f"{i} (started {p}, holds {int(s[i]) + t - p})" for i, p in items[:limit])
@@ -202,7 +213,7 @@ def simulate(
     o = instance.output
     ctx = PolicyContext(memory=M, arrival=arr, prompt=s, output=told, rng=np.random.default_rng(seed),
                         lower=lower, upper=upper)
-    policy.reset(ctx)
+    _reset(policy, ctx)
 
     s_list = s.tolist()
     o_list = o.tolist()
