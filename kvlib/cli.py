@@ -113,6 +113,7 @@ def _cpu_count() -> int:
 
 
 POSITIVE_INT = _int_arg(1, None, "a positive integer")
+MEMORY = _int_arg(None, None)  # sign checked by the command: "--memory must be positive, got ..."
 
 
 # --------------------------------------------------------------------------- help text
@@ -177,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim.add_argument("file", metavar="FILE.csv")
     sim.add_argument("--policy", required=True, metavar="NAME", help="one of: " + ", ".join(POLICIES))
-    sim.add_argument("--memory", "-M", required=True, type=POSITIVE_INT, help="KV-cache limit M in tokens")
+    sim.add_argument("--memory", "-M", required=True, type=MEMORY, help="KV-cache limit M in tokens")
     sim.add_argument("--seed", type=_int_arg(0, 2**63 - 1, "a non-negative integer"), default=0,
                      help="seed of the generator handed to the policy (random tie-breaks, clearing, quantile "
                      "samples; default 0)")
@@ -230,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     slv.add_argument("file", metavar="FILE.csv")
-    slv.add_argument("--memory", "-M", required=True, type=POSITIVE_INT, help="KV-cache limit M in tokens")
+    slv.add_argument("--memory", "-M", required=True, type=MEMORY, help="KV-cache limit M in tokens")
     slv.add_argument("--time-limit", type=_float_arg(0.0, 1e9, lo_open=True, what="a positive number of seconds"),
                      default=60.0, help="seconds for the solver (default 60)")
     ncpu = _cpu_count()
@@ -296,6 +297,8 @@ def _progress_bar(total: int, quiet: bool, desc: str, unit: str = "req"):
 def _read_instance(path: str, memory: int):
     from kvlib.core.traces import read_request_table
 
+    if memory <= 0:
+        raise _Fail(EXIT_BAD_INPUT, f"--memory must be positive, got {memory}")
     table = read_request_table(path)
     return table, table.instance(memory)
 
@@ -537,7 +540,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as e:  # argparse: --help (0) or a usage error (2, message already on stderr)
+    except SystemExit as e:  # argparse: --help (0, re-raised as argparse does) or a usage error (2, on stderr)
+        if e.code in (0, None):
+            raise
         return int(e.code) if isinstance(e.code, int) else EXIT_BAD_INPUT
     if args.command is None:
         parser.print_help()
