@@ -101,7 +101,7 @@ def _int_vector(x, n: int, what: str, *, minimum: int | None = 1) -> np.ndarray:
         bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) > 2.0**53))
         if len(bad):
             i = int(bad[0])
-            raise ParameterError(f"{what}: request {i} has {arr[i]!r}, not an integer")
+            raise ParameterError(f"{what}: request {i} has {arr[i].item()!r}, not an integer")
     arr = arr.astype(np.int64)
     if minimum is not None:
         low = np.flatnonzero(arr < minimum)
