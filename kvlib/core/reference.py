@@ -3,8 +3,9 @@
 Same protocol and the same five steps per time ``t`` as the fast engine (see
 :mod:`kvlib.core.simulate`), written the obvious way: completions found by
 scanning the running set, memory summed over the running set at every time the
-engine visits (at ``t`` and, after decisions, at ``t + 1``).  It is
-``O(running)`` per round and is not meant for large inputs; ``tests`` run both
+engine visits: every time at which something runs (it never jumps over
+such a time), at ``t`` and, after decisions, at ``t + 1``.  It is
+``O(running)`` per round, ``O(makespan)`` rounds, and is not meant for large inputs; ``tests`` run both
 engines on random instances and require identical schedules.
 """
 
@@ -62,11 +63,12 @@ def simulate_reference(instance, policy: Policy, *, seed: int = 0, known_output=
             policy.on_arrival(t, np.asarray(arrived, dtype=np.int64))
         waiting = policy.waiting_count()
         if waiting == 0 and not (policy.every_round and running):
-            cands = [a[pending[nxt_arr]]] if nxt_arr < n else []
-            cands += [p + o[i] for i, p in running.items()]
-            if not cands:
+            if running:  # step one round at a time while something runs (memory is checked at every time)
+                t += 1
+                continue
+            if nxt_arr >= n:
                 raise PolicyError(f"{policy.name}: nothing waits or runs at t={t} but {n - done} not done")
-            t = max(t + 1, min(cands))
+            t = max(t + 1, a[pending[nxt_arr]])
             continue
         rounds += 1
         if rounds > max_rounds:
