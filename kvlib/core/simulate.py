@@ -291,7 +291,8 @@ def simulate(
                 f"{policy.name}: more than {max_rounds} decision rounds at t={t} "
                 f"({n - done} requests unfinished, {len(running)} running, {waiting} waiting). Raise the round "
                 "limit (max_rounds=..., CLI --max-rounds) if the run is making progress, or change the policy's "
-                "options (e.g. a smaller alpha-greedy alpha clears less often, a larger one admits less) or the policy"
+                "options (alpha-greedy / alpha-beta-clearing: a larger --alpha keeps more memory free and clears less "
+                "often) or the policy"
             )
         if running:
             ids_run = np.fromiter(running.keys(), dtype=np.int64, count=len(running))
