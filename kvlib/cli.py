@@ -35,12 +35,15 @@ EXIT_CODES = {
                     "(the message names file, line, column, request or option)",
     EXIT_NO_CERTIFICATE: "solve: the solver gave no optimality certificate within --time-limit (the certified "
                          "interval lower <= OPT <= upper and the best schedule are still printed)",
-    EXIT_ROUND_LIMIT: "simulate: the run reached --max-rounds before every request finished",
+    EXIT_ROUND_LIMIT: "simulate: the run reached --max-rounds, or --stall-rounds rounds passed without a "
+                      "completion (a clearing loop), before every request finished",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
 }
 
-#: Progress bars are shown only for at least this many requests (and only when stderr is a terminal).
+#: Progress bars are shown only for at least this many requests (and only when stderr is a terminal):
+#: simulate counts completed requests, solve counts seconds of its time limit.
 PROGRESS_MIN_REQUESTS = 1000
+PROGRESS_MIN_REQUESTS_SOLVE = 30
 
 #: The policy options of ``kvlib simulate``: argparse dest -> flag.
 POLICY_FLAGS = {
@@ -185,6 +188,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--max-rounds", type=POSITIVE_INT, default=None,
                      help="stop with exit code 4 after this many decision rounds (default 10 * (sum of outputs "
                      "+ n) + 1000)")
+    sim.add_argument("--stall-rounds", type=POSITIVE_INT, default=None,
+                     help="stop with exit code 4 after this many decision rounds in a row with no request "
+                     "completing, i.e. a clearing loop (default 10 * max output + 1000)")
     sim.add_argument("--json", action="store_true",
                      help="print one JSON object on stdout (policy, n, memory, tel, avg_latency, makespan, "
                      "peak_memory, evictions, starts); everything else goes to stderr")
@@ -278,9 +284,9 @@ def build_parser() -> argparse.ArgumentParser:
 # --------------------------------------------------------------------------- helpers
 
 
-def _progress_bar(total: int, quiet: bool, desc: str, unit: str = "req"):
+def _progress_bar(total: int, quiet: bool, desc: str, unit: str = "req", minimum: int = PROGRESS_MIN_REQUESTS):
     """A tqdm bar on stderr, or None: only for large inputs, only when stderr is a terminal, never with --quiet."""
-    if quiet or total < PROGRESS_MIN_REQUESTS:
+    if quiet or total < minimum:
         return None
     try:
         if not sys.stderr.isatty():
@@ -385,7 +391,7 @@ def cmd_simulate(args: argparse.Namespace, out) -> int:
     interval_kw = _interval_options(args.policy, table)
     bar = _progress_bar(inst.n, args.quiet, f"simulate {args.policy}")
     try:
-        res = simulate(inst, policy, seed=args.seed, max_rounds=args.max_rounds,
+        res = simulate(inst, policy, seed=args.seed, max_rounds=args.max_rounds, stall_rounds=args.stall_rounds,
                        progress=bar.update if bar is not None else None, **interval_kw)
     finally:
         if bar is not None:
@@ -430,7 +436,7 @@ def cmd_simulate(args: argparse.Namespace, out) -> int:
 
 def _solve_bar(time_limit: float, quiet: bool, n: int):
     """A seconds bar up to the time limit, ticking in a daemon thread; returns a stop function."""
-    bar = _progress_bar(n, quiet, "solve", unit="s")
+    bar = _progress_bar(n, quiet, "solve", unit="s", minimum=PROGRESS_MIN_REQUESTS_SOLVE)
     if bar is None:
         return lambda: None
     import threading

@@ -243,3 +243,42 @@ def test_cli_simulate_checks_its_schedule(tmp_path, capsys):
     inst = read_instance_csv(f, 60)
     rep = check_schedule(inst, Schedule(tuple(doc["starts"])))
     assert code == 0 and rep.valid and rep.tel == doc["tel"] and rep.peak_memory == doc["peak_memory"]
+
+
+def test_clearing_loop_stops_early_with_advice(tmp_path, capsys):
+    """alpha-greedy clears this instance forever; it used to run silently until a huge round limit."""
+    from kvlib.core.simulate import default_stall_rounds
+    from kvlib.errors import SimulationStalled
+
+    inst = Instance.at_zero([2, 2, 1, 3], [3, 3, 5, 2], 10)
+    with pytest.raises(SimulationStalled, match="no request completed in 1050 decision rounds"):
+        simulate(inst, make_policy("alpha-greedy", alpha=0.2))
+    assert default_stall_rounds(inst) == 1050
+    f = tmp_path / "loop.csv"
+    write_instance_csv(inst, f)
+    code, out, err = _run(capsys, ["simulate", str(f), "--memory", "10", "--policy", "alpha-greedy", "--alpha", "0.2"])
+    assert code == 4 and out == "" and "a larger --alpha" in err and "--stall-rounds" in err
+    code, _, err = _run(capsys, ["simulate", str(f), "--memory", "10", "--policy", "alpha-greedy", "--alpha", "0.2",
+                                 "--stall-rounds", "20"])
+    assert code == 4 and "no request completed in 20 decision rounds" in err
+
+
+def test_solve_progress_bar_on_a_terminal(tmp_path, monkeypatch, capsys):
+    import time as _t
+
+    import kvlib.cli as cli
+    import kvlib.optimum.exact as ke
+
+    real = ke.solve
+
+    def slow(*a, **k):
+        _t.sleep(1.5)
+        return real(*a, **k)
+
+    monkeypatch.setattr(ke, "solve", slow)
+    monkeypatch.setattr(cli, "PROGRESS_MIN_REQUESTS_SOLVE", 1)
+    f = _file(tmp_path, SMALL)
+    tty = _Tty()
+    monkeypatch.setattr(sys, "stderr", tty)
+    assert main(["solve", str(f), "--memory", "8", "--time-limit", "5"]) == 0
+    assert "solve" in tty.getvalue() and "/5" in tty.getvalue()

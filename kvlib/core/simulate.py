@@ -46,7 +46,7 @@ from kvlib.core.model import Instance, Schedule, peak_memory
 from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
 
 __all__ = ["PolicyError", "SimulationStalled", "SimResult", "simulate", "check_decision", "validate_inputs",
-           "default_max_rounds"]
+           "default_max_rounds", "default_stall_rounds"]
 
 
 @dataclass
@@ -85,6 +85,11 @@ def default_max_rounds(instance: Instance) -> int:
     leaves room for clearing policies (001 Section 5.2) that redo work.
     """
     return 10 * (int(instance.output.sum()) + instance.n) + 1000
+
+
+def default_stall_rounds(instance: Instance) -> int:
+    """``10 * max o + 1000`` decision rounds in a row without a completion (see :func:`simulate`)."""
+    return 10 * int(instance.output.max()) + 1000
 
 
 def _int_vector(x, n: int, what: str, *, minimum: int | None = 1) -> np.ndarray:
@@ -191,6 +196,7 @@ def simulate(
     max_rounds: int | None = None,
     record_decision_times: bool = False,
     progress: Callable[[int], None] | None = None,
+    stall_rounds: int | None = None,
 ) -> SimResult:
     """Run ``policy`` on ``instance``.
 
@@ -200,12 +206,22 @@ def simulate(
     ``seed`` (a non-negative integer) seeds the generator handed to the policy
     (tie-breaking, random clearing).  ``max_rounds`` bounds the number of
     decision rounds (default :func:`default_max_rounds`); exceeding it raises
+    :class:`SimulationStalled`.  ``stall_rounds`` (default
+    :func:`default_stall_rounds`) bounds the decision rounds in a row with
+    something running and no request completing: a policy that never evicts
+    completes a request within ``max o`` rounds, so only a clearing loop (001
+    Section 5.2's baselines) can reach it; it also raises
     :class:`SimulationStalled`.  ``progress``, if given, is called with the
     number of requests that completed since its last call.
     """
     seed, told, lower, upper, max_rounds = validate_inputs(
         instance, policy, seed=seed, known_output=known_output, lower=lower, upper=upper,
         reveal_output=reveal_output, max_rounds=max_rounds)
+    if stall_rounds is None:
+        stall_rounds = default_stall_rounds(instance)
+    elif isinstance(stall_rounds, (bool, np.bool_)) or not isinstance(stall_rounds, (int, np.integer)) \
+            or stall_rounds < 1:
+        raise ParameterError(f"stall_rounds must be a positive integer, got {stall_rounds!r}")
     n = instance.n
     M = instance.memory
     arr = instance.arrival
@@ -233,6 +249,7 @@ def simulate(
     times: list[float] = []
     t = arr_sorted_list[0]
     checked = t  # memory is known to be <= M up to this time
+    since_progress = 0  # decision rounds with something running since the last completion
     every_round = bool(policy.every_round)
     perf = _time.perf_counter
 
@@ -259,6 +276,7 @@ def simulate(
                     state[i] = 3
                     fin.append(i)
             if fin:
+                since_progress = 0
                 done += len(fin)
                 policy.on_complete(t, np.asarray(fin, dtype=np.int64))
                 if progress is not None:
@@ -295,6 +313,16 @@ def simulate(
                 "often) or the policy"
             )
         if running:
+            since_progress += 1
+            if since_progress > stall_rounds:
+                raise SimulationStalled(
+                    f"{policy.name}: no request completed in {stall_rounds} decision rounds up to t={t} "
+                    f"({n - done} requests unfinished, {len(running)} running, {waiting} waiting, "
+                    f"{len(cancelled)} evictions so far): the policy keeps evicting what it started. Change the "
+                    "policy's options (alpha-greedy / alpha-beta-clearing: a larger --alpha keeps more memory "
+                    "free and clears less often) or the policy, or raise the limit (stall_rounds=..., CLI "
+                    "--stall-rounds)"
+                )
             ids_run = np.fromiter(running.keys(), dtype=np.int64, count=len(running))
             starts_run = np.fromiter(running.values(), dtype=np.int64, count=len(running))
         else:
