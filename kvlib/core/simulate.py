@@ -177,6 +177,11 @@ def _reset(policy: Policy, ctx: PolicyContext) -> None:
         raise ParameterError(f"{policy.name}: {e}") from None
 
 
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
 def _running_text(running: dict[int, int], s: np.ndarray, t: int, limit: int = 8) -> str:
     items = list(running.items())
     shown = ", ".join(f"{i} (started {p}, holds {int(s[i]) + t - p})" for i, p in items[:limit])
@@ -250,6 +255,10 @@ def simulate(
     t = arr_sorted_list[0]
     checked = t  # memory is known to be <= M up to this time
     since_progress = 0  # decision rounds with something running since the last completion
+    # the running set as read-only arrays in start order (what Running hands the policy), kept incrementally
+    ids_run = _frozen(np.zeros(0, dtype=np.int64))
+    starts_run = _frozen(np.zeros(0, dtype=np.int64))
+    stale_rows = False
     every_round = bool(policy.every_round)
     perf = _time.perf_counter
 
@@ -276,6 +285,7 @@ def simulate(
                     state[i] = 3
                     fin.append(i)
             if fin:
+                stale_rows = True
                 since_progress = 0
                 done += len(fin)
                 policy.on_complete(t, np.asarray(fin, dtype=np.int64))
@@ -323,11 +333,10 @@ def simulate(
                     "free and clears less often) or the policy, or raise the limit (stall_rounds=..., CLI "
                     "--stall-rounds)"
                 )
-            ids_run = np.fromiter(running.keys(), dtype=np.int64, count=len(running))
-            starts_run = np.fromiter(running.values(), dtype=np.int64, count=len(running))
-        else:
-            ids_run = np.zeros(0, dtype=np.int64)
-            starts_run = np.zeros(0, dtype=np.int64)
+        if stale_rows:  # drop completed requests from the running arrays (start order is kept)
+            keep = state[ids_run] == 2
+            ids_run, starts_run = _frozen(ids_run[keep]), _frozen(starts_run[keep])
+            stale_rows = False
         tic = perf()
         dec: Decision = policy.decide(t, Running(ids_run, starts_run))
         dt = perf() - tic
@@ -349,6 +358,12 @@ def simulate(
             start[i] = t
             W += s_list[i] - t
             heapq.heappush(ends, (t + o_list[i], i, t))
+        if dec.evict:  # rare: rebuild the arrays handed to the policy from the running dict
+            ids_run = _frozen(np.fromiter(running.keys(), dtype=np.int64, count=len(running)))
+            starts_run = _frozen(np.fromiter(running.values(), dtype=np.int64, count=len(running)))
+        elif dec.start:
+            ids_run = _frozen(np.concatenate((ids_run, np.asarray(dec.start, dtype=np.int64))))
+            starts_run = _frozen(np.concatenate((starts_run, np.full(len(dec.start), t, dtype=np.int64))))
         # 4. memory at t + 1
         if running:
             held = W + (t + 1) * len(running)
@@ -383,6 +398,11 @@ def check_decision(policy: Policy, dec: Decision, when: str, running: dict[int, 
     non-preemptive) or starts one that is not waiting.  ``state``: 0 future, 1 waiting, 2 running,
     3 done (evicted requests count as waiting again).  Shared by both simulators."""
     n = len(state)
+    if not dec.evict and len(dec.start) == 1:  # the common case, checked cheaply
+        i = dec.start[0]
+        if isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)) and 0 <= i < n \
+                and state[i] == 1:
+            return
     for i in dec.evict:
         if not policy.preemptive:
             raise PolicyError(f"{policy.name}: evicted request {i} at {when} but the policy is non-preemptive")
