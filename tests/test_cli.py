@@ -50,6 +50,9 @@ def test_highs_is_silent_at_construction_and_run():
     code = ("import highspy, kvlib.core.highs as kh\n"
             "h = highspy.Highs(); h2 = kh.new()\n"
             "h2.addVar(0, 1); h2.changeColCost(0, 1.0); kh.run(h2)\n"
+            "import cvxpy as cp\n"  # cvxpy's HiGHS interface (kvlib.theory.ratio, kvlib.optimum.exact.lp)
+            "x = cp.Variable(2, integer=True)\n"
+            "cp.Problem(cp.Minimize(cp.sum(x)), [x >= 1.5]).solve(solver=cp.HIGHS)\n"
             "print('ONLY-THIS')\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 0, r.stderr
