@@ -603,8 +603,15 @@ def main(argv: list[str] | None = None) -> int:
               "please report it with the input)", file=sys.stderr)
         return EXIT_INTERNAL
     if out:
-        sys.stdout.write("\n".join(out) + "\n")
-        sys.stdout.flush()
+        try:
+            sys.stdout.write("\n".join(out) + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:  # e.g. `kvlib convert TRACE.csv | head`: the reader left, which is fine
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+            except (OSError, ValueError, io.UnsupportedOperation):
+                pass
     return code
 
 
