@@ -1,87 +1,341 @@
-"""Command-line interface: ``kvlib simulate`` (and further subcommands as they land)."""
+"""Command-line interface: ``kvlib simulate``, ``kvlib solve`` and ``kvlib convert``.
+
+Streams: results go to stdout; messages, warnings and progress bars to stderr.
+With ``--json`` stdout carries exactly one JSON document: while the command
+runs, file descriptor 1 is pointed at stderr, so nothing a library prints
+(e.g. a solver's banner or log) can reach stdout before the document.
+
+Exit codes (also in ``kvlib --help``): see :data:`EXIT_CODES`.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import csv
+import io
 import json
+import math
+import os
 import sys
+import time
 
-from kvlib.core.checker import check_schedule
-from kvlib.core.model import InstanceError
-from kvlib.policies import POLICIES, make_policy
-from kvlib.core.simulate import PolicyError, SimulationStalled, simulate
-from kvlib.core.traces import read_request_table
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_BAD_INPUT = 2
+EXIT_NO_CERTIFICATE = 3
+EXIT_ROUND_LIMIT = 4
+EXIT_INTERRUPTED = 130
+
+EXIT_CODES = {
+    EXIT_OK: "success (solve: optimality proved)",
+    EXIT_INTERNAL: "internal error (a policy broke the model, or the checker rejected a schedule): a kvlib bug, "
+                   "please report it with the input",
+    EXIT_BAD_INPUT: "bad input: unreadable or malformed file, invalid option, or a request that can never run "
+                    "(the message names file, line, column, request or option)",
+    EXIT_NO_CERTIFICATE: "solve: the solver gave no optimality certificate within --time-limit (the certified "
+                         "interval lower <= OPT <= upper and the best schedule are still printed)",
+    EXIT_ROUND_LIMIT: "simulate: the run reached --max-rounds, or --stall-rounds rounds passed without a "
+                      "completion (a clearing loop), before every request finished",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+}
+
+#: Progress bars are shown only for at least this many requests (and only when stderr is a terminal):
+#: simulate counts completed requests, solve counts seconds of its time limit.
+PROGRESS_MIN_REQUESTS = 1000
+PROGRESS_MIN_REQUESTS_SOLVE = 30
+
+#: The policy options of ``kvlib simulate``: argparse dest -> flag.
+POLICY_FLAGS = {
+    "tie_break": "--tie-break",
+    "alpha": "--alpha",
+    "beta": "--beta",
+    "selector": "--selector",
+    "phase1_constraint": "--phase1-constraint",
+    "phase2": "--phase2",
+    "epsilon": "--epsilon",
+    "B": "--B",
+    "samples": "--samples",
+    "time_step": "--time-step",
+}
 
 
-def _policy_list() -> str:
+class _Fail(Exception):
+    """Leave the command with an exit code and a message on stderr."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+# --------------------------------------------------------------------------- argument types
+
+
+def _int_arg(lo: int | None = None, hi: int | None = None, what: str = "an integer"):
+    def parse(text: str) -> int:
+        from kvlib.core.errors import InstanceError
+        from kvlib.core.traces import parse_int
+
+        try:
+            v = parse_int(text, "value")
+        except InstanceError as e:
+            raise argparse.ArgumentTypeError(f"{str(e).removeprefix('value: ')}") from None
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text.strip()}")
+        return v
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def _float_arg(lo: float, hi: float | None = None, *, lo_open: bool = False, hi_open: bool = False,
+               what: str = "a number"):
+    def parse(text: str) -> float:
+        t = text.strip()
+        try:
+            if not t.isascii() or "_" in t:
+                raise ValueError
+            v = float(t)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{t!r} is not a number") from None
+        if not math.isfinite(v):
+            raise argparse.ArgumentTypeError(f"must be {what}, got {t}")
+        if v < lo or (lo_open and v == lo) or (hi is not None and (v > hi or (hi_open and v == hi))):
+            raise argparse.ArgumentTypeError(f"must be {what}, got {t}")
+        return v
+
+    parse.__name__ = "number"
+    return parse
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+POSITIVE_INT = _int_arg(1, None, "a positive integer")
+MEMORY = _int_arg(None, None)  # sign checked by the command: "--memory must be positive, got ..."
+
+
+# --------------------------------------------------------------------------- help text
+
+
+def _policy_lines() -> str:
+    from kvlib.policies import POLICIES
+    from kvlib.policies.registry import policy_options
+
     width = max(len(k) for k in POLICIES)
-    return "\n".join(f"  {k:<{width}}  {desc}" for k, (_, desc) in POLICIES.items())
+    lines = []
+    for k, (_, desc) in POLICIES.items():
+        opts = [POLICY_FLAGS[o] for o in policy_options(k) if o in POLICY_FLAGS]
+        lines.append(f"  {k:<{width}}  {desc}")
+        lines.append(f"  {'':<{width}}    options: {', '.join(opts) if opts else 'none'}")
+    return "\n".join(lines)
+
+
+def _exit_lines() -> str:
+    return "exit codes:\n" + "\n".join(f"  {c:<3}  {d}" for c, d in EXIT_CODES.items())
+
+
+def default_round_seconds() -> float:
+    """Default length of one round for ``kvlib convert`` (seconds), from :mod:`kvlib.serving.batchtime`.
+
+    One decode round of the batch-time model (Llama-2-70B on two A100s) for a
+    batch of 16 requests that together hold the papers' KV limit of 16,492
+    tokens (:data:`kvlib.serving.hardware.PAPER_KV_CAPACITY_TOKENS`), rounded to
+    0.1 ms.
+    """
+    from kvlib.serving.batchtime import default_model
+    from kvlib.serving.hardware import PAPER_KV_CAPACITY_TOKENS
+
+    ms = float(default_model().batch_ms(0, ROUND_BATCH, PAPER_KV_CAPACITY_TOKENS))
+    return round(ms, 1) / 1000.0
+
+
+#: Requests decoding in the batch that defines the default round length of ``kvlib convert``.
+ROUND_BATCH = 16
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kvlib",
         description="Scheduling LLM inference under a KV-cache memory limit M (kvbook companion library).",
-        epilog="policies:\n" + _policy_list(),
+        epilog="policies (and the options each takes):\n" + _policy_lines() + "\n\n" + _exit_lines(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    quiet_help = "no progress bar (bars appear only on large inputs and only when stderr is a terminal)"
     sim = sub.add_parser(
         "simulate",
         help="run an online policy on a CSV of requests (columns arrival,prompt,output)",
-        description="Run a policy on FILE.csv (header arrival,prompt,output; one integer request per line) "
-        "and print TEL, average latency, makespan and peak memory. The schedule is validated by the "
-        "independent checker before anything is printed.",
-        epilog="policies:\n" + _policy_list(),
+        description="Run a policy on FILE.csv (header arrival,prompt,output in any order, optional lower,upper "
+        "for the 003 interval policies; one request per line, plain integers) and print TEL, average latency, "
+        "makespan and peak memory. The schedule is validated by the independent checker before anything is "
+        "printed. A policy option that the chosen policy does not take is an error.",
+        epilog="policies (and the options each takes):\n" + _policy_lines() + "\n\n" + _exit_lines(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    from kvlib.policies import POLICIES
+
     sim.add_argument("file", metavar="FILE.csv")
-    sim.add_argument("--policy", required=True, choices=sorted(POLICIES), metavar="NAME",
-                     help="one of: " + ", ".join(POLICIES))
-    sim.add_argument("--memory", "-M", required=True, type=int, help="KV-cache limit M in tokens")
-    sim.add_argument("--seed", type=int, default=0, help="seed for random tie-breaking / clearing (default 0)")
-    sim.add_argument("--tie-break", choices=("index", "random"), default="index",
-                     help="break ties by request order (default) or at random from --seed")
-    sim.add_argument("--alpha", type=float, default=None, help="protection level for alpha-* policies")
-    sim.add_argument("--beta", type=float, default=None, help="clearing probability for alpha-beta-clearing")
-    sf = sim.add_argument_group("Sorted-F family (sorted-f, sorted-lp, lp-swap; 002 Algorithms 1-7)")
-    sf.add_argument("--selector", choices=("dp", "scaled-dp", "swap", "quantile"), default=None,
-                    help="Phase-1 selector of sorted-f: exact DP (Alg. 2, default), scaled DP (Alg. 3), "
-                    "local swap search (Alg. 4), quantile greedy (Alg. 5)")
-    sf.add_argument("--phase1-constraint", choices=("peak", "lookahead"), default=None,
-                    help="Phase-1 memory constraint: sum(s+o) <= M (peak, default) or the batch's look-ahead usage")
-    sf.add_argument("--phase2", choices=("prefix", "scan"), default=None,
-                    help="Phase 2: longest fitting prefix of the list (default) or scan the whole list")
-    sf.add_argument("--epsilon", type=float, default=None, help="scaled-dp: memory unit = floor(epsilon*M) (default 0.05)")
-    sf.add_argument("--B", "--batch-cap", dest="B", type=int, default=None, help="scaled-dp: largest batch size")
-    sf.add_argument("--samples", type=int, default=None, help="quantile: random orders per quantile (default 4; seeded by --seed)")
-    sf.add_argument("--time-step", type=int, default=None, help="sorted-lp/lp-swap: LP start-time grid step (default: automatic)")
-    sim.add_argument("--json", action="store_true", help="print a JSON object (tel, avg_latency, makespan, peak_memory, starts)")
+    sim.add_argument("--policy", required=True, metavar="NAME", help="one of: " + ", ".join(POLICIES))
+    sim.add_argument("--memory", "-M", required=True, type=MEMORY, help="KV-cache limit M in tokens")
+    sim.add_argument("--seed", type=_int_arg(0, 2**63 - 1, "a non-negative integer"), default=0,
+                     help="seed of the generator handed to the policy (random tie-breaks, clearing, quantile "
+                     "samples; default 0)")
+    sim.add_argument("--max-rounds", type=POSITIVE_INT, default=None,
+                     help="stop with exit code 4 after this many decision rounds (default 10 * (sum of outputs "
+                     "+ n) + 1000)")
+    sim.add_argument("--stall-rounds", type=POSITIVE_INT, default=None,
+                     help="stop with exit code 4 after this many decision rounds in a row with no request "
+                     "completing, i.e. a clearing loop (default 10 * max output + 1000)")
+    sim.add_argument("--json", action="store_true",
+                     help="print one JSON object on stdout (policy, n, memory, tel, avg_latency, makespan, "
+                     "peak_memory, evictions, starts); everything else goes to stderr")
+    sim.add_argument("--schedule-out", metavar="FILE.csv", default=None,
+                     help="write the schedule, one row per request: id,arrival,prompt,output,start,completion,"
+                     "latency,evictions")
+    sim.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
+    po = sim.add_argument_group("policy options (each applies only to the policies listed under it)")
+    po.add_argument("--tie-break", choices=("index", "random"), default=None,
+                    help="eq. (5) policies (mc-sf, mc-benchmark, fcfs, mc-sf2) and alpha-*: requests equal in "
+                    "the policy's order are taken by arrival time, then by line in the file (index, default) or "
+                    "in a random order drawn from --seed (random)")
+    po.add_argument("--alpha", type=_float_arg(0.0, 1.0, hi_open=True, what="in [0, 1)"), default=None,
+                    help="alpha-greedy, alpha-beta-clearing: protection level, admit while usage <= (1-alpha) M "
+                    "(default 0.25)")
+    po.add_argument("--beta", type=_float_arg(0.0, 1.0, lo_open=True, what="in (0, 1]"), default=None,
+                    help="alpha-beta-clearing: clearing probability (default 0.5)")
+    po.add_argument("--selector", choices=("dp", "scaled-dp", "swap", "quantile"), default=None,
+                    help="sorted-f: Phase-1 selector: exact DP (Alg. 2), scaled DP (Alg. 3), local swap search "
+                    "(Alg. 4), quantile greedy (Alg. 5)")
+    po.add_argument("--phase1-constraint", choices=("peak", "lookahead"), default=None,
+                    help="sorted-f, lp-swap: Phase-1 memory constraint: sum(s+o) <= M (peak) or the batch's "
+                    "look-ahead usage")
+    po.add_argument("--phase2", choices=("prefix", "scan"), default=None,
+                    help="sorted-f, sorted-lp, lp-swap: Phase 2: longest fitting prefix of the list or scan the "
+                    "whole list")
+    po.add_argument("--epsilon", type=_float_arg(0.0, 1.0, lo_open=True, what="in (0, 1]"), default=None,
+                    help="sorted-f --selector scaled-dp: memory unit = floor(epsilon*M) (default 0.05)")
+    po.add_argument("--B", "--batch-cap", dest="B", type=POSITIVE_INT, default=None,
+                    help="sorted-f --selector scaled-dp: largest batch size (a positive integer)")
+    po.add_argument("--samples", type=POSITIVE_INT, default=None,
+                    help="sorted-f --selector quantile: random orders per quantile (default 4; seeded by --seed)")
+    po.add_argument("--time-step", type=POSITIVE_INT, default=None,
+                    help="sorted-lp, lp-swap: LP start-time grid step (default: automatic)")
+
     slv = sub.add_parser(
         "solve",
         help="hindsight-optimal TEL of a CSV of requests: certified interval from the time-indexed IP",
         description="Solve the time-indexed integer program of 001 eq. (1)-(4) for FILE.csv with HiGHS and print "
         "a certified interval lower <= OPT <= upper, the best schedule found (validated by the independent "
-        "checker) and whether optimality is proved. A time limit never raises: it returns the interval.",
+        "checker) and whether optimality is proved. Reaching the time limit is not an error of the input: the "
+        "interval is printed and the exit code is 3.",
+        epilog=_exit_lines(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     slv.add_argument("file", metavar="FILE.csv")
-    slv.add_argument("--memory", "-M", required=True, type=int, help="KV-cache limit M in tokens")
-    slv.add_argument("--time-limit", type=float, default=60.0, help="seconds for the solver (default 60)")
-    slv.add_argument("--threads", type=int, default=2, help="solver threads (default 2)")
+    slv.add_argument("--memory", "-M", required=True, type=MEMORY, help="KV-cache limit M in tokens")
+    slv.add_argument("--time-limit", type=_float_arg(0.0, 1e9, lo_open=True, what="a positive number of seconds"),
+                     default=60.0, help="seconds for the solver (default 60)")
+    ncpu = _cpu_count()
+    slv.add_argument("--threads", type=_int_arg(1, ncpu, f"between 1 and the number of CPU cores ({ncpu})"),
+                     default=min(2, ncpu), help=f"solver threads, 1..{ncpu} (default {min(2, ncpu)})")
     slv.add_argument("--formulation", choices=("plain", "aggregated"), default="plain",
                      help="memory constraint written per time (plain) or through running sums (aggregated)")
     slv.add_argument("--json", action="store_true",
-                     help="print a JSON object (lower, upper, optimal, starts, seconds, status, gap, ...)")
+                     help="print one JSON object on stdout (lower, upper, optimal, starts, seconds, status, gap, "
+                     "...); everything else goes to stderr")
+    slv.add_argument("--schedule-out", metavar="FILE.csv", default=None,
+                     help="write the best schedule, one row per request: id,arrival,prompt,output,start,"
+                     "completion,latency,evictions")
+    slv.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
+
+    try:
+        rs = default_round_seconds()
+        rs_text = f"{rs:g}"
+    except Exception:  # pragma: no cover - the batch-time model is embedded
+        rs, rs_text = None, "(unavailable)"
+    cnv = sub.add_parser(
+        "convert",
+        help="convert a serving trace (arrival seconds, prompt/decode tokens) to a request CSV",
+        description="Read a Vidur/Splitwise-style trace CSV and write the request CSV (arrival,prompt,output) "
+        "that simulate and solve read. Columns: arrival time in seconds from arrived_at (or arrival_time, "
+        "timestamp), prompt tokens from num_prefill_tokens (or prompt_tokens, ...), output tokens from "
+        "num_decode_tokens (or output_tokens, ...). Rule: a request arriving x seconds into the trace arrives "
+        "at round floor(x / R), R = --round-seconds. The default R = " + rs_text + " s is one decode round of "
+        "kvlib's batch-time model (kvlib.serving.batchtime: Llama-2-70B on two A100s) for a batch of "
+        f"{ROUND_BATCH} requests holding M = 16,492 KV tokens. A trace without an arrival column (e.g. the "
+        "arXiv length statistics) puts every request at round 0. Any unusable row (a token count that is not a "
+        "positive integer, a negative, non-finite or decreasing arrival time) is an error naming its line.",
+        epilog=_exit_lines(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cnv.add_argument("file", metavar="TRACE.csv")
+    cnv.add_argument("--round-seconds", type=_float_arg(0.0, 1e9, lo_open=True, what="a positive number of "
+                     "seconds"), default=rs, help=f"length R of one round in seconds (default {rs_text})")
+    cnv.add_argument("--out", "-o", metavar="FILE.csv", default=None,
+                     help="write the request CSV here (default: stdout); the summary goes to stderr")
     return parser
 
 
-def _fail(msg: str) -> int:
-    print(f"kvlib: error: {msg}", file=sys.stderr)
-    return 2
+# --------------------------------------------------------------------------- helpers
+
+
+def _progress_bar(total: int, quiet: bool, desc: str, unit: str = "req", minimum: int = PROGRESS_MIN_REQUESTS):
+    """A tqdm bar on stderr, or None: only for large inputs, only when stderr is a terminal, never with --quiet."""
+    if quiet or total < minimum:
+        return None
+    try:
+        if not sys.stderr.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return None
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False, dynamic_ncols=True)
+
+
+def _read_instance(path: str, memory: int):
+    from kvlib.core.traces import read_request_table
+
+    if memory <= 0:
+        raise _Fail(EXIT_BAD_INPUT, f"--memory must be positive, got {memory}")
+    table = read_request_table(path)
+    return table, table.instance(memory)
+
+
+def write_schedule_csv(path: str, instance, schedule) -> None:
+    """One row per request: id,arrival,prompt,output,start,completion,latency,evictions."""
+    import numpy as np
+
+    from kvlib.core.errors import InstanceError
+
+    ev = np.zeros(instance.n, dtype=np.int64)
+    for i, _, _ in schedule.cancelled:
+        ev[i] += 1
+    p = schedule.start_array()
+    c = p + instance.output
+    lat = c - instance.arrival
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(("id", "arrival", "prompt", "output", "start", "completion", "latency", "evictions"))
+    w.writerows(zip(range(instance.n), instance.arrival.tolist(), instance.prompt.tolist(),
+                    instance.output.tolist(), p.tolist(), c.tolist(), lat.tolist(), ev.tolist()))
+    try:
+        with open(path, "w", newline="") as fh:
+            fh.write(buf.getvalue())
+    except OSError as e:
+        raise InstanceError(f"--schedule-out {path}: cannot write ({e.strerror or e})") from None
 
 
 def _interval_options(name: str, table) -> dict:
     """003 interval policies: pass the ``lower,upper`` columns (checked: lower <= output <= upper)."""
+    from kvlib.core.errors import InstanceError
     from kvlib.policies.cyz import INTERVAL_POLICIES, check_intervals
 
     if name not in INTERVAL_POLICIES:
@@ -98,27 +352,57 @@ def _interval_options(name: str, table) -> dict:
     return {"lower": lower, "upper": upper, "reveal_output": hindsight}
 
 
-def cmd_simulate(args: argparse.Namespace) -> int:
-    if args.memory is not None and args.memory <= 0:
-        return _fail(f"--memory must be positive, got {args.memory}")
+def _policy_from_args(args: argparse.Namespace):
+    import difflib
+
+    from kvlib.policies import POLICIES, make_policy
+    from kvlib.policies.registry import policy_options
+
+    name = args.policy
+    if name not in POLICIES:
+        close = difflib.get_close_matches(name, list(POLICIES), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise _Fail(EXIT_BAD_INPUT, f"--policy: unknown policy {name!r}{hint}; known: {', '.join(POLICIES)}")
+    accepted = policy_options(name)
+    given = {dest: getattr(args, dest) for dest in POLICY_FLAGS if getattr(args, dest) is not None}
+    foreign = [d for d in given if d not in accepted]
+    if foreign:
+        parts = []
+        for d in foreign:
+            owners = [p for p in POLICIES if d in policy_options(p)]
+            parts.append(f"{POLICY_FLAGS[d]} applies to {', '.join(owners)}")
+        takes = ", ".join(POLICY_FLAGS[o] for o in accepted if o in POLICY_FLAGS) or "no options"
+        raise _Fail(EXIT_BAD_INPUT, f"policy {name} does not take {', '.join(POLICY_FLAGS[d] for d in foreign)} "
+                    f"({'; '.join(parts)}); {name} takes {takes}")
+    if "seed" in accepted:
+        given["seed"] = args.seed
+    return make_policy(name, **given)
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_simulate(args: argparse.Namespace, out) -> int:
+    from kvlib.core.checker import check_schedule
+    from kvlib.core.simulate import simulate
+
+    policy = _policy_from_args(args)
+    table, inst = _read_instance(args.file, args.memory)
+    interval_kw = _interval_options(args.policy, table)
+    bar = _progress_bar(inst.n, args.quiet, f"simulate {args.policy}")
     try:
-        table = read_request_table(args.file)
-        inst = table.instance(args.memory)
-        interval_kw = _interval_options(args.policy, table)
-        policy = make_policy(args.policy, tie_break=args.tie_break, alpha=args.alpha, beta=args.beta,
-                             selector=args.selector, phase1_constraint=args.phase1_constraint,
-                             phase2=args.phase2, epsilon=args.epsilon, B=args.B, samples=args.samples,
-                             time_step=args.time_step, seed=args.seed)
-    except (InstanceError, ValueError) as e:
-        return _fail(str(e))
-    try:
-        res = simulate(inst, policy, seed=args.seed, **interval_kw)
-    except (PolicyError, SimulationStalled) as e:
-        return _fail(str(e))
+        res = simulate(inst, policy, seed=args.seed, max_rounds=args.max_rounds, stall_rounds=args.stall_rounds,
+                       progress=bar.update if bar is not None else None, **interval_kw)
+    finally:
+        if bar is not None:
+            bar.close()
     report = check_schedule(inst, res.schedule, allow_cancellation=policy.preemptive)
     if not report.valid or report.tel != res.tel:
-        return _fail("internal error: the checker rejected the policy's schedule: " + "; ".join(report.violations[:3]))
-    out = {
+        raise _Fail(EXIT_INTERNAL, "internal error: the checker rejected the policy's schedule: "
+                    + "; ".join(report.violations[:3]))
+    if args.schedule_out:
+        write_schedule_csv(args.schedule_out, inst, res.schedule)
+    doc = {
         "policy": res.policy,
         "n": inst.n,
         "memory": inst.memory,
@@ -130,57 +414,205 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         "starts": list(res.schedule.starts),
     }
     if args.json:
-        print(json.dumps(out))
+        out.append(json.dumps(doc))
     else:
-        print(f"policy        {res.policy}")
-        print(f"requests      {inst.n}")
-        print(f"memory M      {inst.memory}")
-        print(f"TEL           {res.tel}")
-        print(f"avg latency   {res.avg_latency:.4f}")
-        print(f"makespan      {res.makespan}")
-        print(f"peak memory   {res.peak_memory}")
+        lines = [
+            f"policy        {res.policy}",
+            f"requests      {inst.n}",
+            f"memory M      {inst.memory}",
+            f"TEL           {res.tel}",
+            f"avg latency   {res.avg_latency:.4f}",
+            f"makespan      {res.makespan}",
+            f"peak memory   {res.peak_memory}",
+        ]
         if res.evictions:
-            print(f"evictions     {res.evictions}")
-        print("checker       schedule valid")
-    return 0
+            lines.append(f"evictions     {res.evictions}")
+        lines.append("checker       schedule valid")
+        if args.schedule_out:
+            lines.append(f"schedule      written to {args.schedule_out}")
+        out.extend(lines)
+    return EXIT_OK
 
 
-def cmd_solve(args: argparse.Namespace) -> int:
-    if args.memory <= 0:
-        return _fail(f"--memory must be positive, got {args.memory}")
-    if args.time_limit <= 0:
-        return _fail(f"--time-limit must be positive, got {args.time_limit}")
-    try:
-        inst = read_request_table(args.file).instance(args.memory)
-    except (InstanceError, ValueError) as e:
-        return _fail(str(e))
+def _solve_bar(time_limit: float, quiet: bool, n: int):
+    """A seconds bar up to the time limit, ticking in a daemon thread; returns a stop function."""
+    bar = _progress_bar(n, quiet, "solve", unit="s", minimum=PROGRESS_MIN_REQUESTS_SOLVE)
+    if bar is None:
+        return lambda: None
+    import threading
+
+    bar.reset(total=round(time_limit))
+    stop = threading.Event()
+
+    def tick():
+        t0 = time.monotonic()
+        while not stop.wait(1.0):
+            bar.n = min(round(time.monotonic() - t0), bar.total)
+            bar.refresh()
+
+    th = threading.Thread(target=tick, daemon=True)
+    th.start()
+
+    def finish():
+        stop.set()
+        th.join(timeout=2)
+        bar.close()
+
+    return finish
+
+
+def cmd_solve(args: argparse.Namespace, out) -> int:
     from kvlib.optimum.exact import solve
+    from kvlib.core.model import Schedule
 
-    res = solve(inst, time_limit=args.time_limit, threads=args.threads, formulation=args.formulation)
+    _, inst = _read_instance(args.file, args.memory)
+    finish = _solve_bar(args.time_limit, args.quiet, inst.n)
+    try:
+        res = solve(inst, time_limit=args.time_limit, threads=args.threads, formulation=args.formulation)
+    finally:
+        finish()
+    if args.schedule_out:
+        write_schedule_csv(args.schedule_out, inst, Schedule(tuple(res.starts)))
     if args.json:
-        print(json.dumps(res.as_dict()))
+        out.append(json.dumps(res.as_dict()))
     else:
-        print(f"requests      {inst.n}")
-        print(f"memory M      {inst.memory}")
-        print(f"lower bound   {res.lower}")
-        print(f"upper bound   {res.upper}   (schedule validated by the checker)")
-        print(f"optimal       {'yes' if res.optimal else 'no (gap %.2f%%)' % (100 * res.gap)}")
-        print(f"solver        HiGHS, status {res.status}, {res.seconds:.2f} s")
-        print(f"warm start    {res.incumbent_source} (heuristic TEL {res.incumbent})")
-        print("starts        " + " ".join(str(p) for p in res.starts))
-    return 0
+        out.extend([
+            f"requests      {inst.n}",
+            f"memory M      {inst.memory}",
+            f"lower bound   {res.lower}",
+            f"upper bound   {res.upper}   (schedule validated by the checker)",
+            f"optimal       {'yes' if res.optimal else 'no (gap %.2f%%)' % (100 * res.gap)}",
+            f"solver        HiGHS, status {res.status}, {res.seconds:.2f} s",
+            f"warm start    {res.incumbent_source} (heuristic TEL {res.incumbent})",
+            "starts        " + " ".join(str(p) for p in res.starts),
+        ])
+        if args.schedule_out:
+            out.append(f"schedule      written to {args.schedule_out}")
+    if not res.optimal:
+        print(f"kvlib: no optimality certificate within --time-limit {args.time_limit:g} s; the interval "
+              f"[{res.lower}, {res.upper}] is certified (exit code {EXIT_NO_CERTIFICATE})", file=sys.stderr)
+        return EXIT_NO_CERTIFICATE
+    return EXIT_OK
 
 
-COMMANDS = {"simulate": cmd_simulate, "solve": cmd_solve}
+def cmd_convert(args: argparse.Namespace, out) -> int:
+    from kvlib.core.traces import convert_trace
+
+    if args.round_seconds is None:  # pragma: no cover - only if the batch-time model failed
+        raise _Fail(EXIT_BAD_INPUT, "--round-seconds is required (no default available)")
+    tr = convert_trace(args.file, args.round_seconds)
+    if args.out:
+        if os.path.abspath(args.out) == os.path.abspath(args.file):
+            raise _Fail(EXIT_BAD_INPUT, f"--out {args.out}: refusing to overwrite the input trace")
+        try:
+            tr.write(args.out)
+        except OSError as e:
+            raise _Fail(EXIT_BAD_INPUT, f"--out {args.out}: cannot write ({e.strerror or e})") from None
+    else:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(("arrival", "prompt", "output"))
+        w.writerows(zip(tr.arrival.tolist(), tr.prompt.tolist(), tr.output.tolist()))
+        out.append(buf.getvalue().rstrip("\n"))
+    cols = tr.columns
+    msg = [f"read {tr.n} requests from {tr.source}"]
+    if cols["arrival"] is None:
+        msg.append("no arrival column: every request arrives at round 0")
+    else:
+        msg.append(f"arrival = floor({cols['arrival']} / {tr.round_seconds:g} s): rounds "
+                   f"{int(tr.arrival.min())}..{int(tr.arrival.max())} "
+                   f"(trace {tr.first_seconds:g}..{tr.last_seconds:g} s)")
+    msg.append(f"prompt = {cols['prompt']}, output = {cols['output']}; max prompt + output = "
+               f"{int((tr.prompt + tr.output).max())} tokens (every M below this rejects a request)")
+    if args.out:
+        msg.append(f"wrote {args.out}")
+    for m in msg:
+        print(m, file=sys.stderr)
+    return EXIT_OK
+
+
+COMMANDS = {"simulate": cmd_simulate, "solve": cmd_solve, "convert": cmd_convert}
+
+
+def _message(e: BaseException) -> str:
+    return str(e) or type(e).__name__
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code (never raises, never prints a traceback unless
+    ``KVLIB_DEBUG=1``)."""
+    from kvlib.core.errors import KvlibError, ParameterError, PolicyError, SimulationStalled
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse: --help (0, re-raised as argparse does) or a usage error (2, on stderr)
+        if e.code in (0, None):
+            raise
+        return int(e.code) if isinstance(e.code, int) else EXIT_BAD_INPUT
     if args.command is None:
         parser.print_help()
-        return 0
-    return COMMANDS[args.command](args)
+        return EXIT_OK
+    out: list[str] = []
+    debug = os.environ.get("KVLIB_DEBUG", "") not in ("", "0")
+    code = EXIT_OK
+    try:
+        # with --json nothing but the document may reach stdout: point descriptor 1 (and sys.stdout) at stderr
+        # while the command runs, so a library's stray print or C-level log goes to stderr
+        guard = contextlib.ExitStack()
+        if getattr(args, "json", False) or args.command == "convert":
+            from kvlib.core.highs import stdout_fd_to
+
+            try:
+                err_fd = sys.stderr.fileno()
+            except (AttributeError, ValueError, io.UnsupportedOperation):
+                err_fd = None
+            if err_fd is not None:
+                guard.enter_context(stdout_fd_to(err_fd))
+            guard.enter_context(contextlib.redirect_stdout(sys.stderr))
+        with guard:
+            code = COMMANDS[args.command](args, out)
+    except _Fail as e:
+        print(f"kvlib: error: {e}", file=sys.stderr)
+        return e.code
+    except SimulationStalled as e:
+        print(f"kvlib: error: {e}", file=sys.stderr)
+        return EXIT_ROUND_LIMIT
+    except PolicyError as e:
+        print(f"kvlib: internal error: {e}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except (KvlibError, ParameterError) as e:
+        print(f"kvlib: error: {_message(e)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("kvlib: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except MemoryError:
+        print("kvlib: error: out of memory (the input is too large for this command)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (ValueError, OverflowError) as e:
+        # a check kvlib does not name yet (e.g. inside the solver): still no traceback
+        if debug:
+            raise
+        print(f"kvlib: error: {type(e).__name__}: {_message(e)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as e:  # noqa: BLE001 - the last line of defence against tracebacks
+        if debug:
+            raise
+        print(f"kvlib: internal error: {type(e).__name__}: {_message(e)} (set KVLIB_DEBUG=1 for the traceback; "
+              "please report it with the input)", file=sys.stderr)
+        return EXIT_INTERNAL
+    if out:
+        try:
+            sys.stdout.write("\n".join(out) + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:  # e.g. `kvlib convert TRACE.csv | head`: the reader left, which is fine
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+            except (OSError, ValueError, io.UnsupportedOperation):
+                pass
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

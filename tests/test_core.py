@@ -23,6 +23,7 @@ from kvlib import (
     total_latency,
 )
 from kvlib.cli import main
+from kvlib.policies.registry import policy_options
 from kvlib.core.lookahead import FutureMemory, naive_fits
 from kvlib.core.traces import read_instance_csv
 
@@ -173,7 +174,8 @@ def test_every_policy_produces_valid_schedules(inst, seed, tie):
 @given(inst=random_instance(), seed=st.integers(0, 5), alpha=st.sampled_from([0.0, 0.1, 0.3, 0.6]),
        beta=st.sampled_from([0.3, 1.0]))
 def test_clearing_baselines_semantics(inst, seed, alpha, beta):
-    pol = make_policy("alpha-beta-clearing" if beta < 1 else "alpha-greedy", alpha=alpha, beta=beta)
+    pol = (make_policy("alpha-beta-clearing", alpha=alpha, beta=beta) if beta < 1
+           else make_policy("alpha-greedy", alpha=alpha))  # alpha-greedy takes no beta
     if (inst.prompt + 1 > (1 - alpha) * inst.memory).any():
         with pytest.raises(ValueError, match="could never be admitted"):
             simulate(inst, pol, seed=seed)
@@ -202,7 +204,8 @@ def test_every_registered_policy_passes_the_checker(data):
     hi = [data.draw(st.integers(x, M - s)) for x in o]
     inst = Instance.at_zero([s] * n, o, M)
     for name in POLICIES:
-        pol = make_policy(name, alpha=0.5, beta=0.5)
+        opts = {k: 0.5 for k in ("alpha", "beta") if k in policy_options(name)}  # only options it takes
+        pol = make_policy(name, **opts)
         try:
             res = simulate(inst, pol, seed=1, lower=np.array(lo), upper=np.array(hi), max_rounds=20_000)
         except SimulationStalled:

@@ -40,22 +40,27 @@ class FutureMemory:
     def __init__(self, t: int, memory: int, prompt: np.ndarray, start: np.ndarray, end: np.ndarray) -> None:
         self.t = int(t)
         self.M = int(memory)
+        end = np.asarray(end, dtype=np.int64)
+        w = np.asarray(prompt, dtype=np.int64) - np.asarray(start, dtype=np.int64)
         live = end > t
-        e = np.asarray(end[live], dtype=np.int64)
-        w = np.asarray(prompt[live], dtype=np.int64) - np.asarray(start[live], dtype=np.int64)
-        if len(e) == 0:
+        if not live.all():
+            end, w = end[live], w[live]
+        m = len(end)
+        if m == 0:
             self.cps = np.zeros(0, dtype=np.int64)
             self.U = np.zeros(0, dtype=np.int64)
             self.K = np.zeros(0, dtype=np.int64)
             return
-        order = np.argsort(e, kind="stable")
-        e = e[order]
-        w = w[order]
-        cps, first = np.unique(e, return_index=True)
-        suffix_w = np.cumsum(w[::-1])[::-1]
-        count = len(e) - first
+        order = end.argsort(kind="stable")
+        e = end[order]
+        suffix_w = w[order][::-1].cumsum()[::-1]
+        new = np.empty(m, dtype=bool)  # first occurrence of each distinct completion time
+        new[0] = True
+        np.not_equal(e[1:], e[:-1], out=new[1:])
+        first = new.nonzero()[0]
+        cps = e[first]
         self.cps = cps
-        self.K = count.astype(np.int64)
+        self.K = m - first
         self.U = suffix_w[first] + cps * self.K
 
     def copy(self) -> "FutureMemory":
@@ -80,15 +85,14 @@ class FutureMemory:
         """Would starting a request ``(s, o)`` at ``t`` keep eq. (5) at every check-point?"""
         c = self.t + o
         cps = self.cps
-        idx = int(np.searchsorted(cps, c, side="right"))
+        idx = int(cps.searchsorted(c, side="right"))
         if idx > 0:
-            head = self.U[:idx] + cps[:idx]
-            if int(head.max()) + s - self.t > self.M:
+            if int((self.U[:idx] + cps[:idx]).max()) + s - self.t > self.M:
                 return False
-            if cps[idx - 1] == c:
+            if int(cps[idx - 1]) == c:
                 return True
         if idx < len(cps):
-            u_c = int(self.U[idx] - self.K[idx] * (cps[idx] - c))
+            u_c = int(self.U[idx]) - int(self.K[idx]) * (int(cps[idx]) - c)
         else:
             u_c = 0
         return u_c + s + o <= self.M
@@ -97,18 +101,18 @@ class FutureMemory:
         """Commit a request ``(s, o)`` started at ``t`` (no feasibility test)."""
         c = self.t + o
         cps = self.cps
-        idx = int(np.searchsorted(cps, c, side="right"))
-        if idx == 0 or cps[idx - 1] != c:
+        idx = int(cps.searchsorted(c, side="right"))
+        if idx == 0 or int(cps[idx - 1]) != c:
             if idx < len(cps):
-                u_c = self.U[idx] - self.K[idx] * (cps[idx] - c)
-                k_c = self.K[idx]
+                k_c = int(self.K[idx])
+                u_c = int(self.U[idx]) - k_c * (int(cps[idx]) - c)
             else:
                 u_c, k_c = 0, 0
-            self.cps = cps = np.insert(cps, idx, c)
-            self.U = np.insert(self.U, idx, u_c)
-            self.K = np.insert(self.K, idx, k_c)
+            self.cps = cps = np.concatenate((cps[:idx], np.array((c,), dtype=np.int64), cps[idx:]))
+            self.U = np.concatenate((self.U[:idx], np.array((u_c,), dtype=np.int64), self.U[idx:]))
+            self.K = np.concatenate((self.K[:idx], np.array((k_c,), dtype=np.int64), self.K[idx:]))
             idx += 1
-        self.U[:idx] += s + cps[:idx] - self.t
+        self.U[:idx] += cps[:idx] + (s - self.t)
         self.K[:idx] += 1
 
     def try_add(self, s: int, o: int) -> bool:

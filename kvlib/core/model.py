@@ -31,12 +31,13 @@ from typing import Iterable, Sequence
 import numpy as np
 
 
-class InstanceError(ValueError):
-    """An instance (or a file describing one) is invalid; the message names the culprit."""
+from kvlib.core.errors import InstanceError, ScheduleError  # noqa: E402  (re-exported here)
 
-
-class ScheduleError(ValueError):
-    """A schedule is malformed (wrong length, unknown request, ...)."""
+#: Largest value accepted for a time, a token count or ``M``: ``2**53`` (every
+#: integer up to it is exact as a float, and sums of up to ~10^6 of them stay
+#: inside ``int64``).  Larger values are rejected with a named error instead of
+#: overflowing somewhere inside numpy.
+MAX_VALUE = 2**53
 
 
 @dataclass(frozen=True)
@@ -53,14 +54,19 @@ class Request:
         return self.prompt + self.output
 
 
-def _as_int(value: object, what: str) -> int:
+def _as_int(value: object, what: str, error: type = InstanceError) -> int:
+    """``value`` as a Python int in ``[-MAX_VALUE, MAX_VALUE]``; ``error`` (naming ``what``) otherwise."""
     if isinstance(value, (bool, np.bool_)):
-        raise InstanceError(f"{what} must be an integer, got {value!r}")
+        raise error(f"{what} must be an integer, got {value!r}")
     if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        return int(value)
-    raise InstanceError(f"{what} must be an integer, got {value!r}")
+        v = int(value)
+    elif isinstance(value, (float, np.floating)) and float(value).is_integer():
+        v = int(value)
+    else:
+        raise error(f"{what} must be an integer, got {value!r}")
+    if abs(v) > MAX_VALUE:
+        raise error(f"{what} = {value!r} is too large (kvlib accepts values up to 2**53 = {MAX_VALUE})")
+    return v
 
 
 @dataclass(frozen=True)
@@ -122,7 +128,13 @@ class Instance:
         memory: int,
     ) -> "Instance":
         """Build an instance from three equal-length columns."""
-        a, s, o = (np.asarray(x) for x in (arrival, prompt, output))
+        cols = []
+        for name, x in (("arrival", arrival), ("prompt", prompt), ("output", output)):
+            arr = np.asarray(x)
+            if arr.ndim != 1:
+                raise InstanceError(f"column {name} must be one-dimensional, got shape {arr.shape}")
+            cols.append(arr)
+        a, s, o = cols
         if not (len(a) == len(s) == len(o)):
             raise InstanceError(
                 f"columns have different lengths: arrival {len(a)}, prompt {len(s)}, output {len(o)}"
@@ -162,10 +174,26 @@ class Schedule:
     cancelled: tuple[tuple[int, int, int], ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "starts", tuple(int(p) for p in self.starts))
+        try:
+            starts = tuple(self.starts)
+        except TypeError:
+            raise ScheduleError(f"starts must be a sequence of integers, got {self.starts!r}") from None
         object.__setattr__(
-            self, "cancelled", tuple((int(i), int(p), int(r)) for i, p, r in self.cancelled)
+            self, "starts",
+            tuple(_as_int(p, f"start time of request {i}", ScheduleError) for i, p in enumerate(starts)),
         )
+        runs = []
+        for k, run in enumerate(self.cancelled):
+            try:
+                i, p, r = run
+            except (TypeError, ValueError):
+                raise ScheduleError(
+                    f"cancelled run {k}: expected (request, start, rounds_done), got {run!r}"
+                ) from None
+            runs.append((_as_int(i, f"cancelled run {k}: request", ScheduleError),
+                         _as_int(p, f"cancelled run {k}: start", ScheduleError),
+                         _as_int(r, f"cancelled run {k}: rounds_done", ScheduleError)))
+        object.__setattr__(self, "cancelled", tuple(runs))
 
     def start_array(self) -> np.ndarray:
         return np.asarray(self.starts, dtype=np.int64)
@@ -205,15 +233,118 @@ def runs(instance: Instance, schedule: Schedule) -> Iterable[tuple[int, int, int
         yield i, p, int(instance.output[i])
 
 
-def memory_profile(instance: Instance, schedule: Schedule) -> np.ndarray:
-    """Tokens held at every integer time ``t = 0..makespan`` (index = time).
+#: :func:`memory_profile` refuses to build a dense array longer than this (use ``times=`` or :func:`memory_steps`).
+DENSE_PROFILE_LIMIT = 10_000_000
 
-    ``profile[t] = sum over runs occupying t of (s_i + t - p)``.
+
+@dataclass(frozen=True)
+class MemorySteps:
+    """Event-based memory profile: ``O(number of runs)`` storage, whatever the time values.
+
+    The set of runs occupying ``t`` changes only at event times ``times[j]``
+    (a run ``(i, p, r)`` enters at ``p + 1`` and leaves after ``p + r``).  On
+    ``[times[j], times[j+1] - 1]`` the usage is ``offset[j] + t * live[j]``: it
+    grows by one token per live run per round, so its maximum over the segment
+    is at the segment's last time.  Before ``times[0]`` and from ``times[-1]``
+    on, nothing is held.
     """
-    horizon = max(makespan(instance, schedule), max((p + r for _, p, r in schedule.cancelled), default=0))
-    prof = np.zeros(horizon + 1, dtype=np.int64)
+
+    times: np.ndarray  # sorted distinct event times
+    offset: np.ndarray  # sum over live runs of (s_i - p)
+    live: np.ndarray  # number of live runs
+
+    def at(self, t) -> np.ndarray:
+        """Usage at the integer time(s) ``t`` (vectorised)."""
+        t = np.asarray(t)
+        j = np.searchsorted(self.times, t, side="right") - 1
+        jj = np.maximum(j, 0)
+        val = self.offset[jj] + t * self.live[jj] if len(self.times) else np.zeros_like(t)
+        return np.where(j >= 0, val, 0)
+
+    def segment_peaks(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(last_time, usage)`` of every segment where something is held (its maximum)."""
+        if len(self.times) < 2:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        last = self.times[1:] - 1
+        use = self.offset[:-1] + last * self.live[:-1]
+        keep = self.live[:-1] > 0
+        return last[keep], use[keep]
+
+    def peak(self) -> int:
+        """Largest usage at any time (0 if nothing runs)."""
+        _, use = self.segment_peaks()
+        return int(use.max()) if len(use) else 0
+
+
+def memory_steps(instance: Instance, schedule: Schedule) -> MemorySteps:
+    """The event-based profile of ``schedule`` (cancelled runs included); ``O(k log k)`` for ``k`` runs."""
+    p = schedule.start_array()
+    if len(p) != instance.n:
+        raise ScheduleError(f"schedule has {len(p)} start times for {instance.n} requests")
     s = instance.prompt
-    for i, p, r in runs(instance, schedule):
-        if r > 0:
-            prof[p + 1 : p + r + 1] += s[i] + np.arange(1, r + 1, dtype=np.int64)
-    return prof
+    ids = np.arange(instance.n, dtype=np.int64)
+    r = instance.output
+    if schedule.cancelled:
+        c = np.asarray(schedule.cancelled, dtype=np.int64).reshape(-1, 3)
+        ids = np.concatenate([ids, c[:, 0]])
+        p = np.concatenate([p, c[:, 1]])
+        r = np.concatenate([r, c[:, 2]])
+    return _steps(s[ids], p, r)
+
+
+def _steps(s: np.ndarray, p: np.ndarray, r: np.ndarray) -> MemorySteps:
+    """Events of runs ``(s, p, r)``: enter at ``p+1`` with ``(s - p, +1)``, leave at ``p+r+1``."""
+    keep = r > 0
+    s, p, r = s[keep], p[keep], r[keep]
+    if len(p) == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return MemorySteps(z, z, z)
+    t0 = int(p.min())  # work relative to t0 so that offset + t * live stays small
+    span = int((p + r).max()) - t0 + 1
+    dtype = np.int64 if span * len(p) < 2**62 and int(s.max()) < 2**61 // len(p) else object
+    q = (p - t0).astype(dtype)
+    w = s.astype(dtype) - q
+    ev_t = np.concatenate([q + 1, q + r.astype(dtype) + 1])
+    ev_w = np.concatenate([w, -w])
+    ev_k = np.concatenate([np.ones(len(q), dtype=np.int64), -np.ones(len(q), dtype=np.int64)])
+    order = np.argsort(ev_t.astype(np.int64) if dtype is object else ev_t, kind="stable")
+    ev_t, ev_w, ev_k = ev_t[order], ev_w[order], ev_k[order]
+    last = np.r_[ev_t[1:] != ev_t[:-1], True]
+    times = ev_t[last]
+    offset = np.cumsum(ev_w)[last]
+    live = np.cumsum(ev_k)[last]
+    # back to absolute times: usage = offset + (t - t0) * live = (offset - t0 * live) + t * live
+    if dtype is object:
+        times = np.array([int(x) + t0 for x in times], dtype=object)
+        offset = np.array([int(a) - t0 * int(b) for a, b in zip(offset, live)], dtype=object)
+        live = live.astype(object)
+    else:
+        times = times + t0
+        offset = offset - t0 * live
+    return MemorySteps(times, offset, live)
+
+
+def memory_profile(instance: Instance, schedule: Schedule, times=None) -> np.ndarray:
+    """Tokens held at the integer times ``times`` (default: every ``t = 0..makespan``, index = time).
+
+    ``profile[t] = sum over runs occupying t of (s_i + t - p)``.  Computed from
+    the event-based :func:`memory_steps`, so memory grows with the number of
+    requests (and ``len(times)``), not with the time values.  The dense default
+    is refused (:class:`ScheduleError`) when it would exceed
+    :data:`DENSE_PROFILE_LIMIT` entries; pass ``times`` or use :func:`memory_steps`.
+    """
+    steps = memory_steps(instance, schedule)
+    if times is None:
+        horizon = max(makespan(instance, schedule), max((p + r for _, p, r in schedule.cancelled), default=0))
+        if horizon + 1 > DENSE_PROFILE_LIMIT:
+            raise ScheduleError(
+                f"a dense memory profile would have {horizon + 1} entries (makespan {horizon}); pass times=... "
+                "or use kvlib.core.model.memory_steps, whose size grows with the number of requests"
+            )
+        times = np.arange(horizon + 1, dtype=np.int64)
+    return np.asarray(steps.at(np.asarray(times, dtype=np.int64)), dtype=np.int64)
+
+
+def peak_memory(instance: Instance, schedule: Schedule) -> int:
+    """Largest number of tokens held at any time (event-based, ``O(n log n)``)."""
+    return memory_steps(instance, schedule).peak()

@@ -1,22 +1,42 @@
-"""Reading request files.
+"""Reading and writing request files, and converting serving traces to them.
 
-``read_instance_csv`` reads the command-line format: a header line with columns
-``arrival,prompt,output`` (any order, extra columns allowed, e.g. ``lower`` and
-``upper`` for interval predictions) and one request per line, integers.  Every
-error names the line (1-based, the header is line 1) and the column.
+The request format (what ``kvlib simulate`` / ``kvlib solve`` read): a header
+line naming the columns ``arrival,prompt,output`` (any order; optional
+``lower`` and ``upper`` for 003 interval predictions; an ``id`` column is
+allowed and ignored) and one request per line.  Rules, each enforced with an
+:class:`~kvlib.core.errors.InstanceError` that names the file, the line (1-based;
+the header is line 1) and the column:
+
+* UTF-8 text; a UTF-8 byte-order mark is accepted, UTF-16 and binary files are
+  refused; ``\\r\\n`` line ends and blank lines are accepted;
+* every value a plain decimal integer: ASCII digits ``0-9`` with an optional
+  leading ``-`` (so negative values get a message about their sign), optionally
+  followed by ``.0`` (as written by spreadsheet and pandas float columns); no
+  ``+``, ``_``, exponent, spaces inside, or non-ASCII digits; at most ``2**53``;
+* no duplicate and no unknown column names;
+* arrivals need not be sorted: request ``i`` is the ``i``-th data line.
+
+:func:`convert_trace` turns a Vidur/Splitwise-style trace (continuous arrival
+times in seconds, prompt/decode token columns) into the request format; the
+rule from seconds to rounds is documented there.
 """
 
 from __future__ import annotations
 
 import csv
+import io
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from kvlib.core.model import Instance, InstanceError
+from kvlib.core.errors import InstanceError, ParameterError
+from kvlib.core.model import MAX_VALUE, Instance
 
 REQUIRED = ("arrival", "prompt", "output")
+OPTIONAL = ("lower", "upper")
+IGNORED = ("id",)
 
 
 @dataclass
@@ -30,6 +50,10 @@ class RequestTable:
     source: str
     lines: np.ndarray  # 1-based line number of each request in the file
 
+    @property
+    def n(self) -> int:
+        return len(self.arrival)
+
     def instance(self, memory: int) -> Instance:
         try:
             return Instance.from_arrays(self.arrival, self.prompt, self.output, memory)
@@ -41,49 +65,117 @@ class RequestTable:
             raise InstanceError(f"{self.source}: {msg}") from None
 
 
-def _parse_int(text: str, where: str) -> int:
-    t = text.strip()
-    try:
-        return int(t)
-    except ValueError:
-        try:
-            f = float(t)
-        except ValueError:
-            raise InstanceError(f"{where}: {t!r} is not an integer") from None
-        if f.is_integer():
-            return int(f)
-        raise InstanceError(f"{where}: {t!r} is not an integer") from None
-
-
-def read_request_table(path: str | Path, optional: tuple[str, ...] = ("lower", "upper")) -> RequestTable:
-    """Read ``arrival,prompt,output`` (+ optional columns) from ``path``."""
+def read_text(path: str | Path, what: str = "request file") -> str:
+    """The text of ``path`` (UTF-8, BOM stripped); :class:`InstanceError` naming the file otherwise."""
     path = Path(path)
-    if not path.exists():
-        raise InstanceError(f"{path}: no such file")
-    with path.open(newline="") as fh:
-        reader = csv.reader(fh)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise InstanceError(f"{path}: file is empty (expected a header line arrival,prompt,output)") from None
-        cols = [h.strip().lower() for h in header]
-        missing = [c for c in REQUIRED if c not in cols]
-        if missing:
-            raise InstanceError(
-                f"{path}, line 1: missing column(s) {', '.join(missing)}; found {', '.join(cols) or 'nothing'}"
-            )
-        wanted = list(REQUIRED) + [c for c in optional if c in cols]
-        pos = {c: cols.index(c) for c in wanted}
-        data: dict[str, list[int]] = {c: [] for c in wanted}
-        lines: list[int] = []
-        for lineno, row in enumerate(reader, start=2):
+    try:
+        if path.is_dir():
+            raise InstanceError(f"{path}: is a directory, not a {what}")
+        if not path.exists():
+            raise InstanceError(f"{path}: no such file")
+        data = path.read_bytes()
+    except PermissionError:
+        raise InstanceError(f"{path}: permission denied") from None
+    except OSError as e:
+        raise InstanceError(f"{path}: cannot read ({e.strerror or e})") from None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise InstanceError(f"{path}: the file is UTF-16 encoded; save it as UTF-8 (plain CSV) and retry")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if b"\x00" in data:
+        k = data.index(b"\x00")
+        line = data.count(b"\n", 0, k) + 1
+        raise InstanceError(f"{path}: binary data (a NUL byte at offset {k}, line {line}); "
+                            f"expected a UTF-8 CSV {what}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise InstanceError(f"{path}, line {line}: not UTF-8 text (byte {data[e.start]:#04x} at offset {e.start}); "
+                            "save the file as UTF-8") from None
+
+
+def parse_int(text: str, where: str) -> int:
+    """A plain decimal integer (see the module docstring); :class:`InstanceError` naming ``where`` otherwise."""
+    t = text.strip()
+    body = t[1:] if t.startswith("-") else t
+    if body.endswith(".0") or "." in body:
+        head, _, frac = body.partition(".")
+        if frac and set(frac) == {"0"}:
+            body = head
+    if not (body and body.isascii() and body.isdigit()):
+        hint = ""
+        if t.startswith("+"):
+            hint = " (no '+' sign)"
+        elif "_" in t:
+            hint = " (no '_' separators)"
+        elif t and not t.isascii():
+            hint = " (ASCII digits 0-9 only)"
+        elif any(c in t for c in "eE") and any(ch.isdigit() for ch in t):
+            hint = " (no exponent notation)"
+        elif "." in t:
+            hint = " (a whole number is required)"
+        raise InstanceError(f"{where}: {t!r} is not an integer{hint}")
+    value = int(body)
+    if value > MAX_VALUE:
+        raise InstanceError(f"{where}: {t} is too large (kvlib accepts values up to 2**53 = {MAX_VALUE})")
+    return -value if t.startswith("-") else value
+
+
+def _header(path, first: list[str], allowed: tuple[str, ...]) -> list[str]:
+    cols = [h.strip().lower() for h in first]
+    seen: set[str] = set()
+    for c in cols:
+        if c in seen:
+            raise InstanceError(f"{path}, line 1: duplicate column {c!r}")
+        seen.add(c)
+    return cols
+
+
+def read_request_table(path: str | Path, optional: tuple[str, ...] = OPTIONAL) -> RequestTable:
+    """Read ``arrival,prompt,output`` (+ optional columns) from ``path``; errors name file, line and column."""
+    path = Path(path)
+    text = read_text(path)
+    rows = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(rows)
+        while not any(x.strip() for x in header):
+            header = next(rows)
+    except StopIteration:
+        raise InstanceError(f"{path}: file is empty (expected a header line arrival,prompt,output)") from None
+    except csv.Error as e:
+        raise InstanceError(f"{path}, line 1: cannot parse the header ({e})") from None
+    cols = _header(path, header, REQUIRED + optional)
+    missing = [c for c in REQUIRED if c not in cols]
+    if missing:
+        raise InstanceError(
+            f"{path}, line 1: missing column(s) {', '.join(missing)}; found {', '.join(cols) or 'nothing'} "
+            "(the header must name arrival,prompt,output)"
+        )
+    unknown = [c for c in cols if c not in REQUIRED + tuple(optional) + IGNORED]
+    if unknown:
+        raise InstanceError(
+            f"{path}, line 1: unknown column(s) {', '.join(repr(c) for c in unknown)}; allowed: "
+            f"{', '.join(REQUIRED + tuple(optional))} (and id, ignored)"
+        )
+    wanted = list(REQUIRED) + [c for c in optional if c in cols]
+    pos = {c: cols.index(c) for c in wanted}
+    data: dict[str, list[int]] = {c: [] for c in wanted}
+    lines: list[int] = []
+    header_line = rows.line_num
+    try:
+        for row in rows:
+            lineno = rows.line_num
             if not row or all(not x.strip() for x in row):
                 continue
             if len(row) != len(cols):
                 raise InstanceError(f"{path}, line {lineno}: expected {len(cols)} fields, found {len(row)}")
             for c in wanted:
-                data[c].append(_parse_int(row[pos[c]], f"{path}, line {lineno}, column {c}"))
+                data[c].append(parse_int(row[pos[c]], f"{path}, line {lineno}, column {c}"))
             lines.append(lineno)
+    except csv.Error as e:
+        raise InstanceError(f"{path}, line {rows.line_num}: cannot parse CSV ({e})") from None
+    del header_line
     if not data["arrival"]:
         raise InstanceError(f"{path}: no requests (only a header line)")
     arrays = {c: np.asarray(v, dtype=np.int64) for c, v in data.items()}
@@ -109,3 +201,132 @@ def write_instance_csv(instance: Instance, path: str | Path) -> None:
         w.writerow(REQUIRED)
         for r in instance.requests:
             w.writerow((r.arrival, r.prompt, r.output))
+
+
+# --------------------------------------------------------------------------- trace conversion
+
+#: Column names accepted for each field of a serving trace (first match wins), e.g. Vidur / Splitwise.
+TRACE_COLUMNS = {
+    "arrival": ("arrived_at", "arrival_time", "arrival", "timestamp"),
+    "prompt": ("num_prefill_tokens", "prompt_tokens", "prompt_len", "prompt", "input_tokens"),
+    "output": ("num_decode_tokens", "decode_tokens", "output_tokens", "output_len", "output"),
+}
+
+
+@dataclass
+class ConvertedTrace:
+    """Result of :func:`convert_trace`: request columns plus what was done."""
+
+    arrival: np.ndarray
+    prompt: np.ndarray
+    output: np.ndarray
+    source: str
+    columns: dict[str, str | None]  # field -> trace column used (None: no arrival column)
+    round_seconds: float
+    first_seconds: float | None
+    last_seconds: float | None
+
+    @property
+    def n(self) -> int:
+        return len(self.prompt)
+
+    def write(self, path: str | Path) -> None:
+        with Path(path).open("w", newline="") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(REQUIRED)
+            w.writerows(zip(self.arrival.tolist(), self.prompt.tolist(), self.output.tolist()))
+
+
+def _parse_seconds(text: str, where: str) -> float:
+    t = text.strip()
+    try:
+        if not t.isascii() or "_" in t:
+            raise ValueError
+        x = float(t)
+    except ValueError:
+        raise InstanceError(f"{where}: {t!r} is not a number of seconds") from None
+    if not math.isfinite(x):
+        raise InstanceError(f"{where}: {t!r} is not a finite number of seconds")
+    if x < 0:
+        raise InstanceError(f"{where}: arrival time {t} is negative")
+    return x
+
+
+def convert_trace(path: str | Path, round_seconds: float) -> ConvertedTrace:
+    """Convert a serving trace with continuous arrival times to the request format.
+
+    Columns: the first present name of each field in :data:`TRACE_COLUMNS`
+    (Splitwise/Vidur: ``arrived_at`` in seconds, ``num_prefill_tokens``,
+    ``num_decode_tokens``).  Rule from seconds to rounds: a request arriving
+    ``x`` seconds into the trace arrives at round ``floor(x / round_seconds)``
+    (time 0 of the trace is round 0; with ``round_seconds`` the length of one
+    batch, this is the first round boundary at or before its arrival, so it may
+    be scheduled at that round's decision).  A trace without an arrival column
+    (e.g. the arXiv length statistics) puts every request at round 0.  Token
+    counts must be positive integers; arrival times finite, non-negative and
+    non-decreasing.  Any unusable row raises :class:`InstanceError` naming the
+    line, the column and the value.
+    """
+    if isinstance(round_seconds, bool) or not isinstance(round_seconds, (int, float)) \
+            or not math.isfinite(round_seconds) or round_seconds <= 0:
+        raise ParameterError(f"round_seconds must be a positive number of seconds, got {round_seconds!r}")
+    path = Path(path)
+    text = read_text(path, "trace")
+    rows = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(rows)
+    except StopIteration:
+        raise InstanceError(f"{path}: file is empty (expected a header line)") from None
+    cols = _header(path, header, ())
+    used: dict[str, str | None] = {}
+    for field_, names in TRACE_COLUMNS.items():
+        used[field_] = next((c for c in names if c in cols), None)
+    for field_ in ("prompt", "output"):
+        if used[field_] is None:
+            raise InstanceError(f"{path}, line 1: no {field_} token column; expected one of "
+                                f"{', '.join(TRACE_COLUMNS[field_])}; found {', '.join(cols)}")
+    pos = {f: cols.index(c) for f, c in used.items() if c is not None}
+    secs: list[float] = []
+    s_list: list[int] = []
+    o_list: list[int] = []
+    lines: list[int] = []
+    last = -1.0
+    try:
+        for row in rows:
+            lineno = rows.line_num
+            if not row or all(not x.strip() for x in row):
+                continue
+            if len(row) != len(cols):
+                raise InstanceError(f"{path}, line {lineno}: expected {len(cols)} fields, found {len(row)}")
+            for f, lst in (("prompt", s_list), ("output", o_list)):
+                v = parse_int(row[pos[f]], f"{path}, line {lineno}, column {used[f]}")
+                if v <= 0:
+                    raise InstanceError(f"{path}, line {lineno}, column {used[f]}: token count must be positive, "
+                                        f"got {v}")
+                lst.append(v)
+            if "arrival" in pos:
+                x = _parse_seconds(row[pos["arrival"]], f"{path}, line {lineno}, column {used['arrival']}")
+                if x < last:
+                    raise InstanceError(f"{path}, line {lineno}, column {used['arrival']}: arrival time {x} is "
+                                        f"earlier than the previous row's {last}; the trace must be in time order")
+                last = x
+                secs.append(x)
+            lines.append(lineno)
+    except csv.Error as e:
+        raise InstanceError(f"{path}, line {rows.line_num}: cannot parse CSV ({e})") from None
+    if not lines:
+        raise InstanceError(f"{path}: no rows (only a header line)")
+    s = np.asarray(s_list, dtype=np.int64)
+    o = np.asarray(o_list, dtype=np.int64)
+    if secs:
+        sec = np.asarray(secs, dtype=float)
+        a = np.floor(sec / round_seconds)
+        if a.max() > MAX_VALUE:
+            raise InstanceError(f"{path}: arrival {sec.max()} s is {a.max():.3g} rounds of {round_seconds} s, "
+                                "more than kvlib accepts (2**53)")
+        a = a.astype(np.int64)
+        first, lastsec = float(sec[0]), float(sec[-1])
+    else:
+        a = np.zeros(len(s), dtype=np.int64)
+        first = lastsec = None
+    return ConvertedTrace(a, s, o, str(path), used, float(round_seconds), first, lastsec)

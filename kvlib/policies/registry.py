@@ -68,11 +68,86 @@ POLICIES.update({
 })
 
 
+def _check_option(name: str, key: str, value):
+    """Range checks for the options policies share; :class:`ParameterError` naming the option."""
+    import math
+
+    from kvlib.core.errors import ParameterError
+
+    def number(v, integer: bool):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__index__") \
+                and not hasattr(v, "__float__"):
+            raise ParameterError(f"{name}: option {key} must be a number, got {v!r}")
+        x = float(v)
+        if not math.isfinite(x):
+            raise ParameterError(f"{name}: option {key} must be finite, got {v!r}")
+        if integer and not x.is_integer():
+            raise ParameterError(f"{name}: option {key} must be an integer, got {v!r}")
+        return x
+
+    ranges = {
+        # key: (integer, test, description)
+        "alpha": (False, lambda x: 0.0 <= x < 1.0, "in [0, 1)"),
+        "beta": (False, lambda x: 0.0 < x <= 1.0, "in (0, 1]"),
+        "epsilon": (False, lambda x: 0.0 < x <= 1.0, "in (0, 1]"),
+        "B": (True, lambda x: x >= 1, ">= 1"),
+        "samples": (True, lambda x: x >= 1, ">= 1"),
+        "time_step": (True, lambda x: x >= 1, ">= 1"),
+        "max_nonzeros": (True, lambda x: x >= 1, ">= 1"),
+        "seed": (True, lambda x: 0 <= x < 2**63, "a non-negative integer"),
+    }
+    if key in ranges:
+        integer, ok, what = ranges[key]
+        x = number(value, integer)
+        if not ok(x):
+            raise ParameterError(f"{name}: option {key} must be {what}, got {value!r}")
+    elif key == "tie_break" and value not in ("index", "random"):
+        raise ParameterError(f"{name}: option tie_break must be 'index' or 'random', got {value!r}")
+
+
+def policy_options(name: str) -> list[str]:
+    """The keyword options the policy ``name`` accepts (its factory's parameters)."""
+    return list(inspect.signature(POLICIES[name][0]).parameters)
+
+
 def make_policy(name: str, **options) -> Policy:
-    """Instantiate a registered policy by name, passing only the options it accepts."""
-    if name not in POLICIES:
-        raise KeyError(f"unknown policy {name!r}; known: {', '.join(sorted(POLICIES))}")
+    """Instantiate a registered policy by name with keyword options.
+
+    ``None`` values mean "the policy's default" and are dropped.  An unknown
+    name raises :class:`~kvlib.core.errors.UnknownPolicyError`; an option the
+    policy does not take (a misspelling, or one that belongs to another policy)
+    or a value out of range raises :class:`~kvlib.core.errors.ParameterError`
+    naming it.
+    """
+    import difflib
+
+    from kvlib.core.errors import KvlibError, ParameterError, UnknownPolicyError
+
+    if not isinstance(name, str) or name not in POLICIES:
+        close = difflib.get_close_matches(str(name), list(POLICIES), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UnknownPolicyError(f"unknown policy {name!r}{hint}; known: {', '.join(sorted(POLICIES))}")
     factory = POLICIES[name][0]
     params = inspect.signature(factory).parameters
-    accepted = {k: v for k, v in options.items() if k in params and v is not None}
-    return factory(**accepted)
+    given = {k: v for k, v in options.items() if v is not None}
+    foreign = [k for k in given if k not in params]
+    if foreign:
+        accepted = ", ".join(params) or "none"
+        owners = {k: [p for p in POLICIES if k in inspect.signature(POLICIES[p][0]).parameters] for k in foreign}
+        detail = "; ".join(
+            f"{k} is an option of {', '.join(v)}" if v else
+            f"{k} is not an option of any policy"
+            + (f" (did you mean {difflib.get_close_matches(k, list(params), n=1)[0]!r}?)"
+               if difflib.get_close_matches(k, list(params), n=1) else "")
+            for k, v in owners.items()
+        )
+        raise ParameterError(f"policy {name} does not take option(s) {', '.join(foreign)} ({detail}); "
+                             f"{name} takes: {accepted}")
+    for k, v in given.items():
+        _check_option(name, k, v)
+    try:
+        return factory(**given)
+    except KvlibError:
+        raise
+    except (ValueError, TypeError) as e:
+        raise ParameterError(f"policy {name}: {e}") from None

@@ -1,0 +1,289 @@
+"""Bad input, table-driven: every kind gets exit code 2 from the CLI or a named kvlib exception from the API,
+with a message naming the culprit (line, column, request, option); never a traceback, never a silent answer.
+
+The CLI runs in-process (``kvlib.cli.main(argv)``) with stdout/stderr captured.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from kvlib import Instance, Schedule, make_policy, memory_profile, simulate
+from kvlib.cli import main
+from kvlib.errors import (
+    InstanceError,
+    KvlibError,
+    ParameterError,
+    ScheduleError,
+    UnknownPolicyError,
+)
+
+GOOD = "arrival,prompt,output\n0,2,3\n1,1,4\n"
+IV = "arrival,prompt,output,lower,upper\n0,2,3,{l},{u}\n"
+
+# (id, file text (str, or bytes), argv after the file, substring the message must contain)
+CLI_CASES = [
+    ("empty file", "", [], "file is empty"),
+    ("blank lines only", "\n\n  \n", [], "file is empty"),
+    ("header only", "arrival,prompt,output\n", [], "no requests"),
+    ("header only, CRLF", "arrival,prompt,output\r\n", [], "no requests"),
+    ("missing column", "arrival,prompt\n0,5\n", [], "missing column(s) output"),
+    ("extra unknown column", "arrival,prompt,output,foo\n0,2,3,1\n", [], "unknown column(s) 'foo'"),
+    ("duplicate column", "arrival,prompt,prompt,output\n0,2,2,3\n", [], "duplicate column 'prompt'"),
+    ("UTF-16 file", GOOD.encode("utf-16"), [], "UTF-16"),
+    ("binary file", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", [], "binary data"),
+    ("Latin-1 byte", "arrival,prompt,output\n0,2,3\n0,1,4 \xe9\n".encode("latin-1"), [], "line 3: not UTF-8"),
+    ("too few fields", "arrival,prompt,output\n0,2\n", [], "line 2: expected 3 fields, found 2"),
+    ("too many fields", "arrival,prompt,output\n0,2,3,4\n", [], "line 2: expected 3 fields, found 4"),
+    ("negative arrival", "arrival,prompt,output\n-1,2,3\n", [], "line 2: request 0: arrival must be >= 0"),
+    ("negative prompt", "arrival,prompt,output\n0,-2,3\n", [], "prompt size must be positive"),
+    ("zero prompt", "arrival,prompt,output\n0,0,3\n", [], "line 2: request 0: prompt size must be positive"),
+    ("zero output", "arrival,prompt,output\n0,2,3\n0,2,0\n", [], "line 3: request 1: output length must be"),
+    ("negative output", "arrival,prompt,output\n0,2,-3\n", [], "output length must be positive"),
+    ("float value", "arrival,prompt,output\n0,2.5,3\n", [], "line 2, column prompt: '2.5' is not an integer"),
+    ("1e30", "arrival,prompt,output\n0,2,1e30\n", [], "column output: '1e30' is not an integer"),
+    ("2**63", f"arrival,prompt,output\n{2**63},2,3\n", [], "column arrival: 9223372036854775808 is too large"),
+    ("10**30 digits", f"arrival,prompt,output\n0,2,{10**30}\n", [], "column output: 1000000000000000000000000000000 is too"),
+    ("text value", "arrival,prompt,output\n0,two,3\n", [], "line 2, column prompt: 'two' is not an integer"),
+    ("plus sign", "arrival,prompt,output\n+3,2,3\n", [], "column arrival: '+3' is not an integer (no '+' sign)"),
+    ("underscore", "arrival,prompt,output\n1_000,2,3\n", [], "'1_000' is not an integer (no '_' separators)"),
+    ("Arabic-Indic digit", "arrival,prompt,output\n0,\u0663,3\n", [], "column prompt: '\u0663' is not an integer (ASCII"),
+    ("fullwidth digit", "arrival,prompt,output\n0,2,\uff13\n", [], "column output: '\uff13' is not an integer (ASCII"),
+    ("NaN value", "arrival,prompt,output\n0,nan,3\n", [], "column prompt: 'nan' is not an integer"),
+    ("empty value", "arrival,prompt,output\n0,,3\n", [], "line 2, column prompt: '' is not an integer"),
+    ("never fits", "arrival,prompt,output\n0,5,4\n0,6,9\n", ["--memory", "10"], "line 3: request 1: prompt + output = 6 + 9 = 15 exceeds"),
+    ("lower > upper", IV.format(l=4, u=3), ["--policy", "a-min"], "lower = 4 exceeds upper = 3"),
+    ("interval misses output", IV.format(l=4, u=9), ["--policy", "a-min"], "output = 3 is outside its interval"),
+    ("lower zero", IV.format(l=0, u=9), ["--policy", "a-max"], "lower = 0 must be >= 1"),
+    ("interval policy, no columns", GOOD, ["--policy", "a-min"], "column(s) lower, upper are missing"),
+    ("memory 0", GOOD, ["--memory", "0"], "--memory must be positive, got 0"),
+    ("memory negative", GOOD, ["--memory", "-5"], "--memory must be positive, got -5"),
+    ("memory text", GOOD, ["--memory", "lots"], "argument --memory/-M: 'lots' is not an integer"),
+    ("memory 1e23", GOOD, ["--memory", "1e23"], "'1e23' is not an integer (no exponent notation)"),
+    ("memory 2**64", GOOD, ["--memory", str(2**64)], "is too large"),
+    ("unknown policy", GOOD, ["--policy", "nope"], "unknown policy 'nope'"),
+    ("misspelled policy", GOOD, ["--policy", "mc_sf"], "did you mean mc-sf"),
+    ("alpha 1.5", GOOD, ["--policy", "alpha-greedy", "--alpha", "1.5"], "--alpha: must be in [0, 1), got 1.5"),
+    ("alpha negative", GOOD, ["--policy", "alpha-greedy", "--alpha", "-0.1"], "--alpha: must be in [0, 1)"),
+    ("alpha nan", GOOD, ["--policy", "alpha-greedy", "--alpha", "nan"], "--alpha: must be in [0, 1), got nan"),
+    ("beta 0", GOOD, ["--policy", "alpha-beta-clearing", "--beta", "0"], "--beta: must be in (0, 1], got 0"),
+    ("epsilon 0", GOOD, ["--policy", "sorted-f", "--epsilon", "0"], "--epsilon: must be in (0, 1], got 0"),
+    ("epsilon -1", GOOD, ["--policy", "sorted-f", "--epsilon", "-1"], "--epsilon: must be in (0, 1]"),
+    ("epsilon nan", GOOD, ["--policy", "sorted-f", "--epsilon", "nan"], "--epsilon: must be in (0, 1], got nan"),
+    ("B 0", GOOD, ["--policy", "sorted-f", "--B", "0"], "argument --B/--batch-cap: must be a positive integer"),
+    ("samples 0", GOOD, ["--policy", "sorted-f", "--samples", "0"], "argument --samples: must be a positive"),
+    ("time-step 0", GOOD, ["--policy", "sorted-lp", "--time-step", "0"], "argument --time-step: must be a positive"),
+    ("seed -1", GOOD, ["--seed", "-1"], "argument --seed: must be a non-negative integer, got -1"),
+    ("seed float", GOOD, ["--seed", "1.5"], "argument --seed: '1.5' is not an integer"),
+    ("max-rounds 0", GOOD, ["--max-rounds", "0"], "argument --max-rounds: must be a positive integer"),
+    ("option for another policy", GOOD, ["--alpha", "0.3"], "policy mc-sf does not take --alpha (--alpha applies"),
+    ("tie-break for sorted-f", GOOD, ["--policy", "sorted-f", "--tie-break", "random"],
+     "policy sorted-f does not take --tie-break"),
+    ("alpha too large for a request", "arrival,prompt,output\n0,30,5\n", ["--policy", "alpha-greedy", "--alpha", "0.9"],
+     "alpha-greedy: alpha = 0.9: request 0 needs s + 1 = 31 tokens"),
+    ("schedule-out unwritable", GOOD, ["--schedule-out", "/nonexistent-dir/x.csv"], "--schedule-out /nonexistent-dir"),
+]
+
+# solve-specific options (checked before any solver runs)
+SOLVE_CASES = [
+    ("time-limit 0", ["--time-limit", "0"], "--time-limit: must be a positive number of seconds, got 0"),
+    ("time-limit nan", ["--time-limit", "nan"], "--time-limit: must be a positive number of seconds, got nan"),
+    ("time-limit -1", ["--time-limit", "-1"], "--time-limit: must be a positive number"),
+    ("threads 0", ["--threads", "0"], "--threads: must be between 1 and the number of CPU cores"),
+    ("threads -1", ["--threads", "-1"], "--threads: must be between 1"),
+    ("threads 1000", ["--threads", "1000"], "--threads: must be between 1"),
+    ("solve memory 1e23", ["--memory", "1e23"], "'1e23' is not an integer (no exponent notation)"),
+    ("solve memory 0", ["--memory", "0"], "--memory must be positive, got 0"),
+]
+
+CONVERT_CASES = [
+    ("unsorted arrivals", "arrived_at,num_prefill_tokens,num_decode_tokens\n1.0,5,3\n0.5,5,3\n", [],
+     "line 3, column arrived_at: arrival time 0.5 is earlier than the previous row's 1.0"),
+    ("negative arrival seconds", "arrived_at,num_prefill_tokens,num_decode_tokens\n-1.0,5,3\n", [],
+     "line 2, column arrived_at: arrival time -1.0 is negative"),
+    ("nan arrival", "arrived_at,num_prefill_tokens,num_decode_tokens\nnan,5,3\n", [], "not a finite number"),
+    ("text arrival", "arrived_at,num_prefill_tokens,num_decode_tokens\nsoon,5,3\n", [],
+     "line 2, column arrived_at: 'soon' is not a number of seconds"),
+    ("zero decode tokens", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,5,0\n", [],
+     "line 2, column num_decode_tokens: token count must be positive, got 0"),
+    ("fractional tokens", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,5.5,3\n", [],
+     "column num_prefill_tokens: '5.5' is not an integer"),
+    ("no token column", "arrived_at,num_prefill_tokens\n0.0,5\n", [], "no output token column"),
+    ("round-seconds 0", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,5,3\n", ["--round-seconds", "0"],
+     "--round-seconds: must be a positive number of seconds, got 0"),
+    ("trace header only", "arrived_at,num_prefill_tokens,num_decode_tokens\n", [], "no rows"),
+]
+
+
+def _file(tmp_path, content, name="req.csv"):
+    p = tmp_path / name
+    if isinstance(content, bytes):
+        p.write_bytes(content)
+    else:
+        p.write_text(content, encoding="utf-8")
+    return p
+
+
+def _run(capsys, argv):
+    code = main(argv)
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def _assert_bad(code, out, err, expected):
+    assert code == 2, (code, err)
+    assert expected in err, err
+    assert "Traceback" not in err and out == "", (out, err)
+
+
+@pytest.mark.parametrize("case", CLI_CASES, ids=[c[0] for c in CLI_CASES])
+def test_cli_rejects_bad_simulate_input(tmp_path, capsys, case):
+    _, content, extra, expected = case
+    f = _file(tmp_path, content)
+    argv = ["simulate", str(f), "--policy", "mc-sf", "--memory", "40"] + extra  # later flags win
+    _assert_bad(*_run(capsys, argv), expected)
+
+
+@pytest.mark.parametrize("case", SOLVE_CASES, ids=[c[0] for c in SOLVE_CASES])
+def test_cli_rejects_bad_solve_options(tmp_path, capsys, case):
+    _, extra, expected = case
+    f = _file(tmp_path, GOOD)
+    _assert_bad(*_run(capsys, ["solve", str(f), "--memory", "40"] + extra), expected)
+
+
+@pytest.mark.parametrize("case", CONVERT_CASES, ids=[c[0] for c in CONVERT_CASES])
+def test_cli_rejects_bad_traces(tmp_path, capsys, case):
+    _, content, extra, expected = case
+    f = _file(tmp_path, content, "trace.csv")
+    _assert_bad(*_run(capsys, ["convert", str(f)] + extra), expected)
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve"])
+def test_cli_path_errors(tmp_path, capsys, cmd):
+    extra = ["--policy", "mc-sf"] if cmd == "simulate" else []
+    _assert_bad(*_run(capsys, [cmd, str(tmp_path / "missing.csv"), "--memory", "40"] + extra), "no such file")
+    _assert_bad(*_run(capsys, [cmd, str(tmp_path), "--memory", "40"] + extra), "is a directory")
+
+
+def test_a_million_requests_error_names_the_last_line(tmp_path, capsys):
+    n = 10**6
+    body = "0,1,1\n" * (n - 1) + "0,1,x\n"
+    f = _file(tmp_path, "arrival,prompt,output\n" + body)
+    _assert_bad(*_run(capsys, ["simulate", str(f), "--policy", "fcfs", "--memory", "40"]),
+                f"line {n + 1}, column output: 'x' is not an integer")
+
+
+# ----------------------------------------------------------------------------------------- accepted, and right
+
+def test_bom_crlf_blank_lines_and_reordered_columns_give_the_same_answer(tmp_path, capsys):
+    import json
+
+    plain = _file(tmp_path, GOOD, "a.csv")
+    variants = [
+        "\ufeff" + GOOD,  # UTF-8 byte-order mark
+        GOOD.replace("\n", "\r\n"),  # CRLF
+        "arrival,prompt,output\n\n0,2,3\n\n1,1,4\n\n",  # blank lines
+        "output,arrival,prompt\n3,0,2\n4,1,1\n",  # reordered columns
+        " Arrival , PROMPT ,output\n0, 2 ,3\n1,1,4\n",  # case and spaces in the header and fields
+        "arrival,prompt,output,id\n0,2.0,3,a\n1,1,4,b\n",  # '2.0' and an ignored id column
+    ]
+    code, out, _ = _run(capsys, ["simulate", str(plain), "--policy", "mc-sf", "--memory", "6", "--json"])
+    assert code == 0
+    want = json.loads(out)
+    for k, text in enumerate(variants):
+        f = _file(tmp_path, text, f"v{k}.csv")
+        code, out, err = _run(capsys, ["simulate", str(f), "--policy", "mc-sf", "--memory", "6", "--json"])
+        assert code == 0, (k, err)
+        assert json.loads(out) == want, k
+
+
+def test_unsorted_arrivals_are_requests_in_file_order(tmp_path, capsys):
+    """Arrivals need not be sorted: request i is the i-th line; the answer equals the sorted file's, permuted."""
+    import json
+
+    a = _file(tmp_path, "arrival,prompt,output\n3,1,2\n0,2,3\n1,1,4\n", "a.csv")
+    b = _file(tmp_path, "arrival,prompt,output\n0,2,3\n1,1,4\n3,1,2\n", "b.csv")
+    ra = json.loads(_run(capsys, ["simulate", str(a), "--policy", "fcfs", "--memory", "7", "--json"])[1])
+    rb = json.loads(_run(capsys, ["simulate", str(b), "--policy", "fcfs", "--memory", "7", "--json"])[1])
+    assert ra["tel"] == rb["tel"] and ra["starts"] == [rb["starts"][2], rb["starts"][0], rb["starts"][1]]
+
+
+# ----------------------------------------------------------------------------------------- the API
+
+SMALL = Instance.at_zero([2, 1, 3], [3, 4, 2], 10)
+O = SMALL.output
+
+
+def _iv(**kw):
+    return dict(lower=kw.get("lower", O), upper=kw.get("upper", O), reveal_output=False)
+
+
+API_CASES = [
+    ("unknown policy", lambda: make_policy("nope"), UnknownPolicyError, "unknown policy 'nope'"),
+    ("misspelled policy", lambda: make_policy("mc_sf"), UnknownPolicyError, "did you mean 'mc-sf'"),
+    ("misspelled keyword", lambda: make_policy("mc-sf", tie_brek="index"), ParameterError, "tie_brek"),
+    ("foreign option", lambda: make_policy("fcfs", alpha=0.3), ParameterError,
+     "policy fcfs does not take option(s) alpha (alpha is an option of alpha-greedy"),
+    ("alpha 1", lambda: make_policy("alpha-greedy", alpha=1.0), ParameterError, "option alpha must be in [0, 1)"),
+    ("epsilon nan", lambda: make_policy("sorted-f", epsilon=math.nan), ParameterError, "option epsilon must be finite"),
+    ("B 0", lambda: make_policy("sorted-f", B=0), ParameterError, "option B must be >= 1"),
+    ("samples 0", lambda: make_policy("sorted-f", samples=0), ParameterError, "option samples must be >= 1"),
+    ("time_step 0", lambda: make_policy("sorted-lp", time_step=0), ParameterError, "option time_step must be >= 1"),
+    ("tie_break typo value", lambda: make_policy("mc-sf", tie_break="idx"), ParameterError, "tie_break must be"),
+    ("seed -1", lambda: simulate(SMALL, make_policy("mc-sf"), seed=-1), ParameterError, "seed must be a non-negative"),
+    ("seed float", lambda: simulate(SMALL, make_policy("mc-sf"), seed=1.5), ParameterError, "seed must be"),
+    ("seed bool", lambda: simulate(SMALL, make_policy("mc-sf"), seed=True), ParameterError, "seed must be"),
+    ("known_output length", lambda: simulate(SMALL, make_policy("mc-sf"), known_output=[1, 2]), ParameterError,
+     "known_output has shape (2,), expected (3,)"),
+    ("known_output NaN", lambda: simulate(SMALL, make_policy("mc-sf"), known_output=[1.0, math.nan, 2.0]),
+     ParameterError, "known_output: request 1 has nan"),
+    ("known_output zero", lambda: simulate(SMALL, make_policy("mc-sf"), known_output=[1, 0, 2]), ParameterError,
+     "known_output: request 1 has 0, must be >= 1"),
+    ("lower wrong length", lambda: simulate(SMALL, make_policy("a-min"), **_iv(lower=[1, 1])), ParameterError,
+     "lower has shape (2,), expected (3,)"),
+    ("lower > upper", lambda: simulate(SMALL, make_policy("a-min"), **_iv(lower=[3, 5, 2], upper=[3, 4, 2])),
+     InstanceError, "request 1: interval prediction lower = 5 exceeds upper = 4"),
+    ("interval misses output", lambda: simulate(SMALL, make_policy("a-min"), **_iv(lower=[1, 1, 1], upper=[2, 9, 9])),
+     InstanceError, "request 0: output = 3 is outside its interval [lower, upper] = [1, 2]"),
+    ("only lower", lambda: simulate(SMALL, make_policy("a-min"), lower=O, reveal_output=False), ParameterError,
+     "give both lower and upper"),
+    ("reveal_output False with mc-sf", lambda: simulate(SMALL, make_policy("mc-sf"), reveal_output=False),
+     ParameterError, "policy mc-sf needs output lengths"),
+    ("interval policy without intervals", lambda: simulate(SMALL, make_policy("a-min"), reveal_output=False),
+     ParameterError, "policy a-min needs interval predictions"),
+    ("max_rounds 0", lambda: simulate(SMALL, make_policy("mc-sf"), max_rounds=0), ParameterError, "max_rounds"),
+    ("not a policy", lambda: simulate(SMALL, "mc-sf"), ParameterError, "policy must be a kvlib Policy"),
+    ("output NaN", lambda: Instance.from_arrays([0], [1], [math.nan], 10), InstanceError,
+     "request 0: output length must be an integer, got nan"),
+    ("arrival 2**63", lambda: Instance.from_arrays([2**63], [1], [1], 10), InstanceError,
+     "request 0: arrival = 9223372036854775808 is too large"),
+    ("output 1e30", lambda: Instance.from_arrays([0], [1], [1e30], 10), InstanceError,
+     "request 0: output length = 1e+30 is too large"),
+    ("memory 0", lambda: Instance.at_zero([1], [1], 0), InstanceError, "memory limit M must be positive"),
+    ("memory text", lambda: Instance.at_zero([1], [1], "40"), InstanceError, "memory limit M must be an integer"),
+    ("memory 1e23", lambda: Instance.at_zero([1], [1], 1e23), InstanceError, "memory limit M = 1e+23 is too large"),
+    ("ragged columns", lambda: Instance.from_arrays([0, 0], [1], [1, 1], 10), InstanceError, "different lengths"),
+    ("request not a triple", lambda: Instance(((0, 1),), 10), InstanceError, "request 0: expected (arrival"),
+    ("never fits", lambda: Instance.at_zero([5], [6], 10), InstanceError, "request 0: prompt + output = 5 + 6"),
+    ("fractional start", lambda: Schedule((1.7, 0, 0)), ScheduleError, "start time of request 0 must be an integer"),
+    ("text start", lambda: Schedule(("3",)), ScheduleError, "start time of request 0 must be an integer"),
+    ("bad cancelled run", lambda: Schedule((0,), ((0, 1),)), ScheduleError, "cancelled run 0: expected"),
+    ("dense profile too long", lambda: memory_profile(Instance.from_arrays([10**12], [1], [1], 10),
+                                                        Schedule((10**12,))), ScheduleError, "pass times="),
+]
+
+
+@pytest.mark.parametrize("case", API_CASES, ids=[c[0] for c in API_CASES])
+def test_api_raises_named_errors(case):
+    _, call, exc, expected = case
+    with pytest.raises(exc) as info:
+        call()
+    assert isinstance(info.value, KvlibError)
+    assert expected in str(info.value), str(info.value)
+
+
+def test_at_least_fifty_kinds():
+    assert len(CLI_CASES) + len(SOLVE_CASES) + len(CONVERT_CASES) + len(API_CASES) + 3 >= 100

@@ -1,0 +1,287 @@
+"""The kvlib command line: clean --json, --schedule-out, exit codes, progress bars, convert, silent HiGHS."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kvlib import Instance, check_schedule, make_policy, simulate
+from kvlib.cli import EXIT_CODES, default_round_seconds, main
+from kvlib.core.traces import convert_trace, write_instance_csv
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+if not SHARED.exists():
+    SHARED = Path("/work/shared/data")
+SMALL = "arrival,prompt,output\n0,2,3\n0,1,4\n1,3,2\n2,1,1\n"
+
+
+def _file(tmp_path, text, name="req.csv"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def _run(capsys, argv):
+    code = main(argv)
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def test_solve_json_is_one_document_in_a_real_process(tmp_path):
+    """The reported failure: HiGHS's banner on stdout broke `kvlib solve --json | python -c json.load`."""
+    f = _file(tmp_path, SMALL)
+    r = subprocess.run([sys.executable, "-m", "kvlib.cli", "solve", str(f), "--memory", "8", "--json"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)  # exactly one JSON document, nothing else
+    assert doc["optimal"] and doc["lower"] == doc["upper"] == 15
+    assert "HiGHS" not in r.stdout
+
+
+def test_highs_is_silent_at_construction_and_run():
+    code = ("import highspy, kvlib.core.highs as kh\n"
+            "h = highspy.Highs(); h2 = kh.new()\n"
+            "h2.addVar(0, 1); h2.changeColCost(0, 1.0); kh.run(h2)\n"
+            "import cvxpy as cp\n"  # cvxpy's HiGHS interface (kvlib.theory.ratio, kvlib.optimum.exact.lp)
+            "x = cp.Variable(2, integer=True)\n"
+            "cp.Problem(cp.Minimize(cp.sum(x)), [x >= 1.5]).solve(solver=cp.HIGHS)\n"
+            "print('ONLY-THIS')\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "ONLY-THIS\n", r.stdout
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve"])
+def test_json_in_process_and_stray_prints_go_to_stderr(tmp_path, capsys, monkeypatch, cmd):
+    import kvlib.optimum.exact as ke
+
+    ks = sys.modules["kvlib.core.simulate"]  # the package attribute `simulate` is the function
+    f = _file(tmp_path, SMALL)
+    target = (ks, "simulate") if cmd == "simulate" else (ke, "solve")
+    real = getattr(*target)
+
+    def noisy(*a, **k):
+        print("a library printing on stdout")
+        return real(*a, **k)
+
+    monkeypatch.setattr(*target, noisy)
+    extra = ["--policy", "mc-sf"] if cmd == "simulate" else []
+    code, out, err = _run(capsys, [cmd, str(f), "--memory", "8", "--json"] + extra)
+    assert code == 0
+    json.loads(out)
+    assert out.count("\n") == 1
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve"])
+def test_schedule_out(tmp_path, capsys, cmd):
+    f = _file(tmp_path, SMALL)
+    out_csv = tmp_path / "sched.csv"
+    extra = ["--policy", "mc-sf"] if cmd == "simulate" else []
+    code, out, _ = _run(capsys, [cmd, str(f), "--memory", "8", "--json", "--schedule-out", str(out_csv)] + extra)
+    assert code == 0
+    doc = json.loads(out)
+    rows = list(csv.DictReader(out_csv.open()))
+    assert list(rows[0]) == ["id", "arrival", "prompt", "output", "start", "completion", "latency", "evictions"]
+    assert [int(r["start"]) for r in rows] == doc["starts"]
+    for r in rows:
+        assert int(r["completion"]) == int(r["start"]) + int(r["output"])
+        assert int(r["latency"]) == int(r["completion"]) - int(r["arrival"])
+        assert int(r["evictions"]) == 0
+    tel = sum(int(r["latency"]) for r in rows)
+    assert tel == (doc["tel"] if cmd == "simulate" else doc["upper"])
+
+
+def test_schedule_out_counts_evictions(tmp_path, capsys):
+    inst = Instance.from_arrays([1, 4, 0, 1], [1, 1, 1, 3], [7, 5, 2, 9], 20)  # alpha-greedy clears here
+    res = simulate(inst, make_policy("alpha-greedy", alpha=0.0))
+    assert res.evictions == 3
+    f = tmp_path / "req.csv"
+    write_instance_csv(inst, f)
+    code, _, err = _run(capsys, ["simulate", str(f), "--memory", "20", "--policy", "alpha-greedy", "--alpha", "0",
+                                 "--schedule-out", str(tmp_path / "s.csv")])
+    assert code == 0, err
+    rows = list(csv.DictReader((tmp_path / "s.csv").open()))
+    per = [0] * inst.n
+    for i, _, _ in res.schedule.cancelled:
+        per[i] += 1
+    assert [int(r["evictions"]) for r in rows] == per and sum(per) == 3
+
+
+def test_help_documents_exit_codes_and_options(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["simulate", "--help"])
+    assert e.value.code == 0
+    text = capsys.readouterr().out
+    for code in EXIT_CODES:
+        assert f"\n  {code} " in text
+    assert "options: --tie-break, --alpha" in text.replace("\n", " ").replace("  ", " ") or "--alpha" in text
+    assert "by arrival time, then by line in the file" in " ".join(text.split())
+    with pytest.raises(SystemExit):
+        main(["convert", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"default R = {default_round_seconds():g} s" in text and "floor(x / R)" in text
+
+
+def test_no_command_prints_help(capsys):
+    code, out, _ = _run(capsys, [])
+    assert code == 0 and "simulate" in out and "exit codes" in out
+
+
+def test_round_limit_exit_code_and_advice(tmp_path, capsys):
+    f = _file(tmp_path, "arrival,prompt,output\n0,2,30\n0,2,30\n0,2,30\n")
+    code, out, err = _run(capsys, ["simulate", str(f), "--memory", "40", "--policy", "fcfs", "--max-rounds", "3"])
+    assert code == 4 and out == ""
+    assert "more than 3 decision rounds" in err and "--max-rounds" in err and "Traceback" not in err
+
+
+def test_solve_without_certificate_exits_3(tmp_path, capsys, monkeypatch):
+    import kvlib.optimum.exact as ke
+
+    real = ke.solve
+
+    def unproved(*a, **k):
+        r = real(*a, **k)
+        r.lower, r.optimal = r.lower - 1, False
+        return r
+
+    monkeypatch.setattr(ke, "solve", unproved)
+    f = _file(tmp_path, SMALL)
+    code, out, err = _run(capsys, ["solve", str(f), "--memory", "8", "--json"])
+    assert code == 3
+    doc = json.loads(out)
+    assert not doc["optimal"] and "no optimality certificate" in err
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def _big(tmp_path, n=1500):
+    rng = np.random.default_rng(0)
+    inst = Instance.from_arrays(np.sort(rng.integers(0, n // 2, n)), rng.integers(1, 5, n), rng.integers(1, 6, n), 60)
+    f = tmp_path / "big.csv"
+    write_instance_csv(inst, f)
+    return f
+
+
+def test_progress_bar_only_on_a_terminal_and_not_with_quiet(tmp_path, monkeypatch, capsys):
+    f = _big(tmp_path)
+    argv = ["simulate", str(f), "--memory", "60", "--policy", "mc-sf"]
+    code, out, err = _run(capsys, argv)  # stderr is not a terminal: no bar
+    assert code == 0 and err == ""
+    tty = _Tty()
+    monkeypatch.setattr(sys, "stderr", tty)
+    assert main(argv) == 0
+    assert "simulate mc-sf" in tty.getvalue() and "req" in tty.getvalue()
+    tty2 = _Tty()
+    monkeypatch.setattr(sys, "stderr", tty2)
+    assert main(argv + ["--quiet"]) == 0
+    assert tty2.getvalue() == ""
+    capsys.readouterr()
+
+
+def test_convert_rule_and_round_trip(tmp_path, capsys):
+    trace = _file(tmp_path, "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,10,3\n0.05,5,2\n0.1,7,1\n"
+                            "0.35,2,9\n", "trace.csv")
+    out_csv = tmp_path / "req.csv"
+    code, out, err = _run(capsys, ["convert", str(trace), "--round-seconds", "0.1", "--out", str(out_csv)])
+    assert code == 0 and out == ""
+    assert "arrival = floor(arrived_at / 0.1 s)" in err
+    rows = list(csv.reader(out_csv.open()))
+    assert rows == [["arrival", "prompt", "output"], ["0", "10", "3"], ["0", "5", "2"], ["1", "7", "1"],
+                    ["3", "2", "9"]]
+    code, out, _ = _run(capsys, ["convert", str(trace), "--round-seconds", "0.1"])  # to stdout
+    assert code == 0 and out.splitlines() == [",".join(r) for r in rows]
+    code, out, _ = _run(capsys, ["simulate", str(out_csv), "--memory", "20", "--policy", "mc-sf", "--json"])
+    assert code == 0 and json.loads(out)["n"] == 4
+
+
+def test_convert_without_arrival_column_puts_everything_at_zero(tmp_path):
+    trace = _file(tmp_path, "num_prefill_tokens,num_decode_tokens,num_total_tokens,pd_ratio\n10,3,13,3.3\n4,4,8,1\n",
+                  "arxiv.csv")
+    tr = convert_trace(trace, 0.05)
+    assert tr.arrival.tolist() == [0, 0] and tr.columns["arrival"] is None
+
+
+@pytest.mark.skipif(not (SHARED / "splitwise_conv.csv").exists(), reason="shared trace not available")
+def test_convert_the_shipped_splitwise_trace(tmp_path, capsys):
+    out_csv = tmp_path / "splitwise.csv"
+    code, _, err = _run(capsys, ["convert", str(SHARED / "splitwise_conv.csv"), "--out", str(out_csv)])
+    assert code == 0, err
+    assert "read 19366 requests" in err
+    tr = convert_trace(SHARED / "splitwise_conv.csv", default_round_seconds())
+    assert tr.n == 19366 and (np.diff(tr.arrival) >= 0).all()
+    assert tr.arrival[-1] == int(tr.last_seconds // default_round_seconds())
+
+
+def test_default_round_seconds_is_a_decode_round_of_the_batch_time_model():
+    from kvlib.serving.batchtime import default_model
+
+    ms = default_model().batch_ms(0, 16, 16492)
+    assert default_round_seconds() == pytest.approx(ms / 1000, abs=5e-5)
+    assert 0.01 < default_round_seconds() < 1.0
+
+
+def test_policy_option_table_names_the_right_policies(capsys):
+    f_err = _run(capsys, ["simulate", "x.csv", "--memory", "9", "--policy", "fcfs", "--epsilon", "0.1"])
+    assert f_err[0] == 2 and "--epsilon applies to sorted-f" in f_err[2]
+
+
+def test_cli_simulate_checks_its_schedule(tmp_path, capsys):
+    f = _big(tmp_path, 300)
+    code, out, _ = _run(capsys, ["simulate", str(f), "--memory", "60", "--policy", "fcfs", "--json"])
+    doc = json.loads(out)
+    from kvlib.core.traces import read_instance_csv
+    from kvlib import Schedule
+
+    inst = read_instance_csv(f, 60)
+    rep = check_schedule(inst, Schedule(tuple(doc["starts"])))
+    assert code == 0 and rep.valid and rep.tel == doc["tel"] and rep.peak_memory == doc["peak_memory"]
+
+
+def test_clearing_loop_stops_early_with_advice(tmp_path, capsys):
+    """alpha-greedy clears this instance forever; it used to run silently until a huge round limit."""
+    from kvlib.core.simulate import default_stall_rounds
+    from kvlib.errors import SimulationStalled
+
+    inst = Instance.at_zero([2, 2, 1, 3], [3, 3, 5, 2], 10)
+    with pytest.raises(SimulationStalled, match="no request completed in 1050 decision rounds"):
+        simulate(inst, make_policy("alpha-greedy", alpha=0.2))
+    assert default_stall_rounds(inst) == 1050
+    f = tmp_path / "loop.csv"
+    write_instance_csv(inst, f)
+    code, out, err = _run(capsys, ["simulate", str(f), "--memory", "10", "--policy", "alpha-greedy", "--alpha", "0.2"])
+    assert code == 4 and out == "" and "a larger --alpha" in err and "--stall-rounds" in err
+    code, _, err = _run(capsys, ["simulate", str(f), "--memory", "10", "--policy", "alpha-greedy", "--alpha", "0.2",
+                                 "--stall-rounds", "20"])
+    assert code == 4 and "no request completed in 20 decision rounds" in err
+
+
+def test_solve_progress_bar_on_a_terminal(tmp_path, monkeypatch, capsys):
+    import time as _t
+
+    import kvlib.cli as cli
+    import kvlib.optimum.exact as ke
+
+    real = ke.solve
+
+    def slow(*a, **k):
+        _t.sleep(1.5)
+        return real(*a, **k)
+
+    monkeypatch.setattr(ke, "solve", slow)
+    monkeypatch.setattr(cli, "PROGRESS_MIN_REQUESTS_SOLVE", 1)
+    f = _file(tmp_path, SMALL)
+    tty = _Tty()
+    monkeypatch.setattr(sys, "stderr", tty)
+    assert main(["solve", str(f), "--memory", "8", "--time-limit", "5"]) == 0
+    assert "solve" in tty.getvalue() and "/5" in tty.getvalue()
