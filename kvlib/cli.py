@@ -208,9 +208,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "(default 0.25)")
     po.add_argument("--beta", type=_float_arg(0.0, 1.0, lo_open=True, what="in (0, 1]"), default=None,
                     help="alpha-beta-clearing: clearing probability (default 0.5)")
-    po.add_argument("--selector", choices=("dp", "scaled-dp", "swap", "quantile"), default=None,
-                    help="sorted-f: Phase-1 selector: exact DP (Alg. 2), scaled DP (Alg. 3), local swap search "
-                    "(Alg. 4), quantile greedy (Alg. 5)")
+    po.add_argument("--selector", choices=("auto", "dp", "scaled-dp", "swap", "quantile", "exact", "scaled-dp-ours",
+                                           "swap-ours", "quantile-ours"), default=None,
+                    help="sorted-f: Phase-1 selector. 002's: DP (Alg. 2), scaled DP (Alg. 3), local swap (Alg. 4), "
+                    "quantile greedy (Alg. 5); exact (Alg. 1 line 4's argmin, ties to the larger batch); our "
+                    "variants scaled-dp-ours, swap-ours, quantile-ours; auto (default): exact while its DP table "
+                    "fits, else swap")
     po.add_argument("--phase1-constraint", choices=("peak", "lookahead"), default=None,
                     help="sorted-f, lp-swap: Phase-1 memory constraint: sum(s+o) <= M (peak) or the batch's "
                     "look-ahead usage")
@@ -218,11 +221,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="sorted-f, sorted-lp, lp-swap: Phase 2: longest fitting prefix of the list or scan the "
                     "whole list")
     po.add_argument("--epsilon", type=_float_arg(0.0, 1.0, lo_open=True, what="in (0, 1]"), default=None,
-                    help="sorted-f --selector scaled-dp: memory unit = floor(epsilon*M) (default 0.05)")
+                    help="sorted-f --selector scaled-dp / scaled-dp-ours: precision; 002 Alg. 3 scales memory by "
+                    "lambda = max(1, epsilon*M/B) (default 0.05)")
     po.add_argument("--B", "--batch-cap", dest="B", type=POSITIVE_INT, default=None,
-                    help="sorted-f --selector scaled-dp: largest batch size (a positive integer)")
+                    help="sorted-f --selector scaled-dp: 002 Alg. 3's B (default: the largest feasible batch size); "
+                    "scaled-dp-ours: largest batch size")
     po.add_argument("--samples", type=POSITIVE_INT, default=None,
-                    help="sorted-f --selector quantile: random orders per quantile (default 4; seeded by --seed)")
+                    help="sorted-f --selector quantile-ours: random orders per quantile (default 4; seeded by --seed)")
     po.add_argument("--time-step", type=POSITIVE_INT, default=None,
                     help="sorted-lp, lp-swap: LP start-time grid step (default: automatic)")
 
