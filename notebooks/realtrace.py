@@ -409,12 +409,12 @@ glue_figure("rt-memory", fig)
 # %%
 alphas = [0.2, 0.25, 0.3, 0.35, 0.4] if Q else [round(a, 2) for a in np.arange(0.15, 0.501, 0.05)]
 betas = [0.1, 0.3, 0.5, 0.7, 1.0] if Q else [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0]
-SW = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": r, "seed": seed, "policy": p, "opts": {"alpha": a, "beta": 0.5},
+SW = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": r, "seed": seed, "policy": p, "opts": {"alpha": a, **({"beta": 0.5} if p == "alpha-beta-clearing" else {})},
                "check": False} for r in P["rates"] for a in alphas for p in ("alpha-greedy", "alpha-beta-clearing")]
              + [{"workload": "lmsys", "n": P["table1_n"], "rate": r, "seed": seed, "policy": "alpha-beta-clearing",
                  "opts": {"alpha": 0.3, "beta": b}, "check": False} for r in P["rates"] for b in betas], "alpha/beta sweeps")
 SW["alpha"] = SW.opts.map(lambda o: o["alpha"])
-SW["beta"] = SW.opts.map(lambda o: o["beta"])
+SW["beta"] = SW.opts.map(lambda o: o.get("beta", 1.0))  # alpha-greedy clears every running request (beta = 1)
 fig, ax = plt.subplots(1, 2, figsize=(8, 3.4))
 for r in P["rates"]:
     for p in ("alpha-greedy", "alpha-beta-clearing"):

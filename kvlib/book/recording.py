@@ -7,8 +7,10 @@ Used by the chapter "MC-SF's constant ratio" to relate MC-SF's per-round decisio
 
 from __future__ import annotations
 
+from kvlib.core.protocol import Policy
 
-class QueueRecorder:
+
+class QueueRecorder(Policy):
     """Wraps a policy; ``waiting[k]`` / ``running[k]`` are the queue lengths before its ``k``-th decision."""
 
     def __init__(self, inner):
