@@ -252,6 +252,23 @@ def test_003_theorem6_needs_s_zero():
     assert at8 > bound + 0.05
 
 
+def test_003_theorem6_simulated_amin_with_prompt():
+    """Our A_min (kvlib.policies.cyz, 003 Algorithm 2) against H-SF on the two-point instance
+    l = 8, u = 32, P(l) = 0.76, n = 12 M, M = 800, all at t = 0 (lengths drawn with
+    default_rng([0, M, s])): with s = 0 the ratio is below (3 - alpha)/2, with s = 8 above it."""
+    from kvlib.policies.cyz import interval_instance
+    from kvlib.theory.cyz_experiments import checked_tel
+
+    l, u, M = 8, 32, 800
+    bound = (3 - l / u) / 2
+    ratios = {}
+    for s in (0, 8):
+        o = np.random.default_rng([0, M, s]).choice([l, u], size=12 * M, p=[0.76, 0.24])
+        inst = interval_instance(o, M, s, allow_zero_prompt=(s == 0))
+        ratios[s] = checked_tel(inst, "a-min", l, u, 0) / checked_tel(inst, "h-sf", l, u, 0)
+    assert ratios[0] < bound < bound + 0.05 < ratios[8]
+
+
 # --------------------------------------------------------------------------------------------
 # 004 (first version of 001)
 # --------------------------------------------------------------------------------------------
@@ -289,3 +306,15 @@ def test_004_lemma55_hoeffding_bound_is_vacuous():
         bounds = [math.exp(-c / T**2) for T in (10, 100, 1000, 10_000)]
         assert all(b2 > b1 for b1, b2 in zip(bounds, bounds[1:]))
         assert bounds[-1] > 0.999
+
+
+@pytest.mark.parametrize("M", [10, 12, 20, 30, 40, 50])
+def test_004_theorem42_family_with_small_s_over_M(M):
+    """004 Section 3 assumes s/M -> 0.  Family s = 1, o = (M/2 - 2, M/2 - 2, M/2, M/2), all at 0:
+    MC-SF stays exactly one above the optimum as M grows (so s/M = 1/M -> 0); the relative gap
+    vanishes, so only the exact-optimality statement fails, not an asymptotic reading of it."""
+    h = M // 2
+    inst = _at_zero([(1, h - 2), (1, h - 2), (1, h), (1, h)], M)
+    tel = simulate(inst, make_policy("mc-sf"), seed=0).tel
+    opt, starts, _ = brute_force_opt(inst, upper=tel)
+    assert tel == opt + 1
