@@ -318,3 +318,35 @@ def test_004_theorem42_family_with_small_s_over_M(M):
     tel = simulate(inst, make_policy("mc-sf"), seed=0).tel
     opt, starts, _ = brute_force_opt(inst, upper=tel)
     assert tel == opt + 1
+
+
+def test_003_theorem_ec1_part1_three_requests():
+    """003 Theorem EC.1, eq. (EC.5): for any policy the sup over o in [l, u]^n equals the sup over
+    {l, u}^n.  l = 1, u = 3, s = 1, n = 3, M = 5, pi = A_max (003 Algorithm 1, kvlib's `a-max`).
+
+    Taking every length as u = 3, A_max never runs two requests at once here (every run is checked
+    to start when the previous one completes), so it processes them one at a time in a uniformly
+    random order: E[TEL] = 2 * sum(o) for n = 3.  Exact ratios: o = (1, 2, 3) gives 12/7, while the
+    best over {1, 3}^3 is 5/3 (at o = (1, 1, 3)).
+    """
+    import itertools
+
+    from kvlib.policies.cyz import interval_instance
+    from kvlib.theory.cyz_experiments import checked_tel
+
+    l, u, s, M = 1, 3, 1, 5
+
+    def ratio(o):
+        inst = interval_instance(list(o), M, s)
+        for seed in range(12):
+            res = simulate(inst, make_policy("a-max"), seed=seed, reveal_output=False,
+                           lower=np.full(3, l), upper=np.full(3, u))
+            p = sorted(zip(res.schedule.starts, o))
+            assert all(p[k + 1][0] == p[k][0] + p[k][1] for k in range(2)), "A_max overlapped two runs"
+        hsf = checked_tel(inst, "h-sf", l, u)
+        return Fraction(2 * sum(o), hsf)
+
+    assert ratio((1, 2, 3)) == Fraction(12, 7)
+    corner = max(ratio(o) for o in itertools.product((l, u), repeat=3))
+    assert corner == Fraction(5, 3)
+    assert ratio((1, 2, 3)) > corner
