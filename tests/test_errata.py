@@ -327,7 +327,9 @@ def test_003_theorem_ec1_part1_three_requests():
     Taking every length as u = 3, A_max never runs two requests at once here (every run is checked
     to start when the previous one completes), so it processes them one at a time in a uniformly
     random order: E[TEL] = 2 * sum(o) for n = 3.  Exact ratios: o = (1, 2, 3) gives 12/7, while the
-    best over {1, 3}^3 is 5/3 (at o = (1, 1, 3)).
+    best over {1, 3}^3 is 5/3 (at o = (1, 1, 3)).  The step of the proof that fails is the
+    inequality TEL(o-; H-SF) + TEL(o+; H-SF) <= 2 TEL(o; H-SF): with o = (1, 2, 3) and the middle
+    job moved by one unit, H-SF's TELs are 6 and 10 against 2 * 7.
     """
     import itertools
 
@@ -350,3 +352,7 @@ def test_003_theorem_ec1_part1_three_requests():
     corner = max(ratio(o) for o in itertools.product((l, u), repeat=3))
     assert corner == Fraction(5, 3)
     assert ratio((1, 2, 3)) > corner
+    # the proof's step TEL(o-; H-SF) + TEL(o+; H-SF) <= 2 TEL(o; H-SF), perturbing the middle job
+    hsf = {o: checked_tel(interval_instance(list(o), M, s), "h-sf", l, u) for o in ((1, 1, 3), (1, 2, 3), (1, 3, 3))}
+    assert (hsf[(1, 1, 3)], hsf[(1, 2, 3)], hsf[(1, 3, 3)]) == (6, 7, 10)
+    assert hsf[(1, 1, 3)] + hsf[(1, 3, 3)] > 2 * hsf[(1, 2, 3)]
