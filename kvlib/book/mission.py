@@ -243,7 +243,8 @@ def render_html(rows: Sequence[MissionRow], titles: dict[str, str] | None = None
     """
     titles = titles or {}
     esc = html.escape
-    out = ['<table class="table mission-table">',
+    out = ['<div class="mission-table-wrap" style="overflow-x: auto">',
+           '<table class="table mission-table">',
            "<thead><tr><th>Paper</th><th>Item</th><th>Chapter</th><th>Status</th><th>Note</th></tr></thead>",
            "<tbody>"]
     for r in rows:
@@ -258,5 +259,5 @@ def render_html(rows: Sequence[MissionRow], titles: dict[str, str] | None = None
             status = f'<a href="{esc(errata_href.format(erratum=r.erratum))}">{status}</a>'
         out.append(f"<tr><td>{esc(r.paper)}</td><td>{esc(r.item)}</td><td>{chap}</td>"
                    f"<td>{status}</td><td>{esc(r.note)}</td></tr>")
-    out += ["</tbody>", "</table>"]
+    out += ["</tbody>", "</table>", "</div>"]
     return "\n".join(out) + "\n"
