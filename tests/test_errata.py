@@ -1,0 +1,358 @@
+"""The counterexamples and evaluations behind the entries of the errata page (book/errata.md).
+
+Each test states the paper, the step of the text that fails, and asserts our evidence with kvlib
+(simulation, the independent checker, exact optimum by branch and bound) or SymPy. The errata page
+cites these tests by name; a change in kvlib that breaks one of them breaks the page's claim.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from kvlib.core.checker import check_schedule
+from kvlib.core.model import Instance, Schedule, memory_profile, total_latency
+from kvlib.core.simulate import simulate
+from kvlib.optimum.bruteforce import brute_force_opt
+from kvlib.policies.registry import make_policy
+from kvlib.theory.adversary import wyz_thm1_mcsf_tel
+
+
+def _at_zero(pairs, M):
+    """All requests at t = 0; ``pairs`` lists (s, o)."""
+    return Instance([(0, s, o) for s, o in pairs], M)
+
+
+def _feasible(instance: Instance, starts) -> bool:
+    return check_schedule(instance, Schedule(tuple(starts))).valid
+
+
+# --------------------------------------------------------------------------------------------
+# 002 (Wang, Ye, Zhou), proofs of Theorem 1 and Theorem EC.1: the evaluated sums.
+# --------------------------------------------------------------------------------------------
+
+R = sp.symbols("r", positive=True)  # r = sqrt(M)
+
+
+def _sum_1_to(n):
+    return n * (n + 1) / 2
+
+
+def test_002_theorem1_last_sum_is_quadratic_not_m125():
+    """002 EC.1, proof of Theorem 1: the term (2M/3) * sum_{j=1}^{3Y/M} j with Y = M^1.5.
+
+    The paper evaluates it as 3 M^1.25; it is 3 M^2 + M^1.5. With it, the paper's own two TELs
+    (MC-SF and the schedule Lambda) give a ratio tending to 4/3, not growing like sqrt(M).
+    """
+    M = R**2
+    X, Y = M, M**sp.Rational(3, 2)
+    last = sp.expand(2 * M / 3 * _sum_1_to(3 * Y / M))
+    assert sp.simplify(last - (3 * M**2 + M**sp.Rational(3, 2))) == 0
+    tel_mcsf = sp.expand(R * _sum_1_to(X / R) + X * Y / R + last)
+    tel_lambda = sp.expand(last + 6 * X * Y / M + R * _sum_1_to(X / R))
+    # the paper's MC-SF expression equals our closed form kvlib.theory.adversary.wyz_thm1_mcsf_tel
+    assert sp.simplify(tel_mcsf - (4 * M**2 + sp.Rational(3, 2) * M**sp.Rational(3, 2) + M / 2)) == 0
+    for m in (9, 36, 81, 144):
+        assert int(tel_mcsf.subs(R, math.isqrt(m))) == wyz_thm1_mcsf_tel(m)
+    assert sp.limit(tel_mcsf / tel_lambda, R, sp.oo) == sp.Rational(4, 3)
+
+
+def test_002_theorem_ec1_last_sum_is_m25_not_m175():
+    """002 EC.1, proof of Theorem EC.1: sqrt(M) * sum_{j=1}^{Y/sqrt(M)} j with Y = M^1.5.
+
+    The paper evaluates it as M^1.75 / 2; it is (M^2.5 + M^1.5) / 2, and the paper's own two TELs
+    then give a ratio tending to 3, not growing like sqrt(M).
+    """
+    M = R**2
+    X, Y = M, M**sp.Rational(3, 2)
+    last = sp.expand(R * _sum_1_to(Y / R))
+    assert sp.simplify(last - (M**sp.Rational(5, 2) + M**sp.Rational(3, 2)) / 2) == 0
+    first = (R - 1) * R * _sum_1_to(X / R)
+    tel_mcsf2 = sp.expand(first + (R - 1) * X * Y / R + last)
+    tel_alt = sp.expand(first + X * Y / R + last)
+    assert sp.limit(tel_mcsf2 / tel_alt, R, sp.oo) == 3
+
+
+# --------------------------------------------------------------------------------------------
+# 002, proofs of Theorem 2 (3-Partition) and Theorem EC.2 (Partition): M = T.
+# --------------------------------------------------------------------------------------------
+
+def test_002_theorem2_reduction_with_M_equal_T():
+    """Items (3, 3, 4), T = 10 (m = 1; T/4 < x < T/2): a 3-partition exists.
+
+    With requests (x_i, 1) and M = T, as in the proof, the triple needs x-sum + 3 = 13 > M, so the
+    proof's schedule of Case 1 is infeasible and the optimum exceeds 3m(m+1)/2 = 3; and two items
+    do fit together (contrary to the sentence of Case 2).
+    """
+    x, T = (3, 3, 4), 10
+    inst = _at_zero([(xi, 1) for xi in x], T)
+    assert not _feasible(inst, (0, 0, 0))          # Case 1's batch
+    assert int(memory_profile(inst, Schedule((0, 0, 0))).max()) == sum(x) + 3
+    assert _feasible(inst, (0, 0, 1))              # two items share a round
+    opt, starts, _ = brute_force_opt(inst)
+    assert opt > 3 * 1 * 2 // 2
+    assert opt == 4
+
+
+def test_002_theorem_ec2_reduction_with_M_equal_T():
+    """Partition of (1, 1, 2, 2) into two halves of T = 3 exists; with (x_i, 1) and M = T no half fits."""
+    x, T = (1, 1, 2, 2), 3
+    inst = _at_zero([(xi, 1) for xi in x], T)
+    assert not _feasible(inst, (0, 1, 0, 1))       # the proof's two batches {1, 2}, {1, 2}
+    opt, starts, _ = brute_force_opt(inst)
+    makespan = max(p + 1 for p in starts)
+    # the minimum makespan over all schedules is also > 2: no two requests share a round here
+    for a in range(4):
+        for b in range(a + 1, 4):
+            assert not _feasible(_at_zero([(x[a], 1), (x[b], 1)], T), (0, 0))
+    assert makespan == 4
+
+
+# --------------------------------------------------------------------------------------------
+# 001 Appendix B.3: the displayed bound on the dual objective before Lemma B.2.
+# --------------------------------------------------------------------------------------------
+
+def _b3_dual(n, s, o, M):
+    """001 eqs. (25)-(27), exact (Fractions): (ybar, [lambda_1, lambda_2, ...])."""
+    beta = 2 * s + o + 1
+    alpha_term = Fraction((o - 1) * (3 * s + 2 * o + 2), 3 * beta)
+    ybar = max(Fraction(beta * o * n, 2 * M) - alpha_term, Fraction(0))
+    lam1 = (2 * ybar + 2 * alpha_term) / (beta * o)
+    d = Fraction(2, beta * o)
+    lams, t = [], 1
+    while lam1 - (t - 1) * d > 0:
+        lams.append(lam1 - (t - 1) * d)
+        t += 1
+    return ybar, lams
+
+
+def test_001_b3_dual_objective_bound_has_wrong_direction():
+    """n = 10 identical requests, s = o = 1, M = 4 (M >= 2(s + o), n > m = 2).
+
+    The dual (25)-(27) is feasible for (23), and its objective n o + n ybar - M sum(lambda) is a
+    lower bound on OPT.  The paper replaces M sum(lambda) by the smaller triangle area
+    M lambda_1^2 / (2d); the resulting "lower bound" exceeds the optimum.
+    """
+    n, s, o, M = 10, 1, 1, 4
+    ybar, lams = _b3_dual(n, s, o, M)
+    # feasibility of (23): ybar - sum_{tau=t+1}^{t+o} (s + tau - t) lambda_tau <= t for all t >= 0
+    lam = lambda tau: lams[tau - 1] if 1 <= tau <= len(lams) else Fraction(0)  # noqa: E731
+    for t in range(0, len(lams) + o + 2):
+        assert ybar - sum((s + tau - t) * lam(tau) for tau in range(t + 1, t + o + 1)) <= t
+    true_dual = n * o + n * ybar - M * sum(lams)
+    d = Fraction(2, (2 * s + o + 1) * o)
+    papers_bound = n * o + n * ybar - M * lams[0] * (lams[0] / d) / 2
+    opt, starts, _ = brute_force_opt(_at_zero([(s, o)] * n, M))
+    assert true_dual <= opt
+    assert papers_bound > opt          # the displayed inequality fails on this instance
+    assert (true_dual, papers_bound, opt) == (30, 35, 30)
+
+
+# --------------------------------------------------------------------------------------------
+# 003 (Chen, Ye, Zhou)
+# --------------------------------------------------------------------------------------------
+
+def test_003_theorem2_last_equality():
+    """Proof of Theorem 2: (u/l) (au + bl)(a + b) / (u a^2 + 2 l a b + u b^2) at a/b = alpha^(1/2).
+
+    The paper equates it with alpha^-1 (1 + alpha^-1/2) / 2.  With r = a/b the left side is
+    (r + alpha)(r + 1) / (alpha (r^2 + 2 alpha r + 1)); at r = sqrt(alpha) it equals
+    (1 + sqrt(alpha))^2 / (sqrt(alpha) (1 + alpha + 2 alpha^(3/2))), which is 3 at alpha = 1/4 and
+    9/2 at alpha = 1/9 (the paper's formula: 6 and 18); the two agree only at alpha = 1.
+    """
+    al, r = sp.symbols("alpha r", positive=True)
+    u, l, a, b = sp.symbols("u l a b", positive=True)
+    lhs = (u / l) * (a * u + b * l) * (a + b) / (u * a**2 + 2 * l * a * b + u * b**2)
+    lhs_r = sp.simplify(lhs.subs({l: al * u, a: r * b}))
+    assert sp.simplify(lhs_r - (r + al) * (r + 1) / (al * (r**2 + 2 * al * r + 1))) == 0
+    at = sp.simplify(lhs_r.subs(r, sp.sqrt(al)))
+    claimed = (1 + al ** sp.Rational(-1, 2)) / (2 * al)
+    assert sp.simplify(at - (1 + sp.sqrt(al))**2 / (sp.sqrt(al) * (1 + al + 2 * al**sp.Rational(3, 2)))) == 0
+    assert at.subs(al, sp.Rational(1, 4)) == 3 and claimed.subs(al, sp.Rational(1, 4)) == 6
+    assert at.subs(al, sp.Rational(1, 9)) == sp.Rational(9, 2) and claimed.subs(al, sp.Rational(1, 9)) == 18
+    for v in (sp.Rational(1, 100), sp.Rational(1, 16), sp.Rational(1, 2), sp.Rational(9, 10)):
+        assert at.subs(al, v) < claimed.subs(al, v)
+    assert sp.simplify(at.subs(al, 1) - claimed.subs(al, 1)) == 0
+
+
+def _optimally_packed(instance: Instance, starts) -> bool:
+    """003 Definition EC.2: no job can move into any batch between the previous non-empty batch
+    (before its own) and its own without exceeding the memory limit."""
+    starts = list(starts)
+    for i, p in enumerate(starts):
+        earlier = [q for j, q in enumerate(starts) if q < p]
+        lo = max(earlier) if earlier else 0
+        for q in range(lo, p):
+            moved = starts.copy()
+            moved[i] = q
+            if _feasible(instance, moved):
+                return False
+    return True
+
+
+def test_003_proposition_ec1_three_requests():
+    """n = 3, s = 1, o = (1, 1, 2); I under M = 6, I' under beta M = 3 (beta = 1/2).
+
+    I: all three in batch 0 (TEL 4).  I': the o = 2 job at 0, then the o = 1 jobs at 2 and 3 (TEL 9).
+    Both are optimally packed and preserve the corresponding order, yet TEL(I') > TEL(I) / beta.
+    """
+    o = (1, 1, 2)
+    big, small = _at_zero([(1, oi) for oi in o], 6), _at_zero([(1, oi) for oi in o], 3)
+    I, I2 = (0, 0, 0), (2, 3, 0)
+    assert _feasible(big, I) and _feasible(small, I2)
+    assert _optimally_packed(big, I) and _optimally_packed(small, I2)
+    # Definition EC.1: (i - j)(i' - j') >= 0 for every pair (batch indices in I and I')
+    assert all((I[x] - I[y]) * (I2[x] - I2[y]) >= 0 for x in range(3) for y in range(3))
+    tel, tel2 = total_latency(big, Schedule(I)), total_latency(small, Schedule(I2))
+    assert (tel, tel2) == (4, 9)
+    assert tel2 > 2 * tel
+    # I' is what 003's A_random produces under beta M for the permutation (2, 0, 1)
+    res = simulate(small, make_policy("h-sf"), seed=0)
+    assert total_latency(small, res.schedule) <= tel2
+
+
+def lemma2_ratio(x: dict[int, float], s: float) -> float:
+    """003 Lemma 2's fluid ratio (the leading term, without O(1/M)) for lengths ``x`` = {k: x_k}.
+
+    Read from the statement: delta(k) = s + l for k = l (the smallest length), 1 otherwise;
+    numerator sum_k delta(k) (sum_{i>=k} i x_i) (sum_{i>=k} delta(k) x_i / (s+i) + 2 sum_{i>k} (i-k) x_i / (s+i));
+    denominator sum_k k (s+k) x_k (x_k + 2 sum_{i>k} x_i); k runs over every integer in [l, u].
+    """
+    lo, hi = min(x), max(x)
+    xs = {k: x.get(k, 0.0) for k in range(lo, hi + 1)}
+    num = den = 0.0
+    for k in range(lo, hi + 1):
+        dk = s + lo if k == lo else 1.0
+        tail = sum(i * xs[i] for i in range(k, hi + 1))
+        inner = sum(dk * xs[i] / (s + i) for i in range(k, hi + 1)) + 2 * sum(
+            (i - k) * xs[i] / (s + i) for i in range(k + 1, hi + 1))
+        num += dk * tail * inner
+        den += k * (s + k) * xs[k] * (xs[k] + 2 * sum(xs[i] for i in range(k + 1, hi + 1)))
+    return num / den
+
+
+def test_003_theorem6_needs_s_zero():
+    """Theorem 6's bound (3 - alpha)/2 is derived from Lemma 2 with s set to 0.
+
+    At s = 0, Lemma 2 on {l, u} peaks at exactly (3 - alpha)/2 (t = x_l/x_u = 1/alpha); at s = 8,
+    l = 8, u = 32 the same Lemma 2 exceeds it.
+    """
+    l, u = 8, 32
+    alpha = l / u
+    bound = (3 - alpha) / 2
+    grid = np.linspace(0.01, 0.99, 981)
+    at0 = max(lemma2_ratio({l: f, u: 1 - f}, 0.0) for f in grid)
+    assert at0 == pytest.approx(bound, abs=1e-6)
+    assert lemma2_ratio({l: 0.8, u: 0.2}, 0.0) == pytest.approx(bound, abs=1e-12)   # t = 4 = 1/alpha
+    at8 = max(lemma2_ratio({l: f, u: 1 - f}, 8.0) for f in grid)
+    assert at8 > bound + 0.05
+
+
+def test_003_theorem6_simulated_amin_with_prompt():
+    """Our A_min (kvlib.policies.cyz, 003 Algorithm 2) against H-SF on the two-point instance
+    l = 8, u = 32, P(l) = 0.76, n = 12 M, M = 800, all at t = 0 (lengths drawn with
+    default_rng([0, M, s])): with s = 0 the ratio is below (3 - alpha)/2, with s = 8 above it."""
+    from kvlib.policies.cyz import interval_instance
+    from kvlib.theory.cyz_experiments import checked_tel
+
+    l, u, M = 8, 32, 800
+    bound = (3 - l / u) / 2
+    ratios = {}
+    for s in (0, 8):
+        o = np.random.default_rng([0, M, s]).choice([l, u], size=12 * M, p=[0.76, 0.24])
+        inst = interval_instance(o, M, s, allow_zero_prompt=(s == 0))
+        ratios[s] = checked_tel(inst, "a-min", l, u, 0) / checked_tel(inst, "h-sf", l, u, 0)
+    assert ratios[0] < bound < bound + 0.05 < ratios[8]
+
+
+# --------------------------------------------------------------------------------------------
+# 004 (first version of 001)
+# --------------------------------------------------------------------------------------------
+
+def test_004_theorem42_counterexample():
+    """M = 5, s = 1, o = (1, 1, 3, 3), all at t = 0: MC-SF is not optimal; every schedule that
+    starts a shorter request no later than a longer one is worse than the optimum."""
+    inst = _at_zero([(1, 1), (1, 1), (1, 3), (1, 3)], 5)
+    res = simulate(inst, make_policy("mc-sf"), seed=0)
+    opt, starts, _ = brute_force_opt(inst)
+    sf, _, _ = brute_force_opt(inst, sf_ordered=True)
+    assert total_latency(inst, res.schedule) > opt
+    assert sf > opt
+
+
+def test_004_section81_lower_bound_lengths_overflow():
+    """004 Section 8.1 plans with o_hat - delta.  True lengths o_hat + delta (within |o - o_hat| <= delta):
+    two requests s = 1, o_hat = 3, delta = 1, M = 6.  MC-SF told o_hat - delta = 2 starts both at 0;
+    with the true length 4 the memory reaches 10 > M.  Told o_hat + delta, it never overflows."""
+    s, o_hat, delta, M = 1, 3, 1, 6
+    true = _at_zero([(s, o_hat + delta)] * 2, M)
+    told_low = np.array([o_hat - delta] * 2)
+    res = simulate(true, make_policy("mc-sf"), known_output=told_low, seed=0)
+    assert tuple(res.schedule.starts) == (0, 0)
+    assert int(memory_profile(true, Schedule((0, 0))).max()) > M
+    res_hi = simulate(true, make_policy("mc-sf"), known_output=np.array([o_hat + delta] * 2), seed=0)
+    assert check_schedule(true, res_hi.schedule).valid
+
+
+def test_004_lemma55_hoeffding_bound_is_vacuous():
+    """Proofs of Lemmas 5.5/5.6: with delta = 1/T the bound on the bad event is exp(-c / T^2), c > 0
+    fixed, which tends to 1 as T grows (any lambda, C, F(o_hat), B)."""
+    for lam, C, F, B in ((1.0, 10, 0.5, 3), (5.0, 50, 0.9, 20), (0.3, 5, 0.1, 2)):
+        c = 2 * lam**2 * C**2 * F**2 / (C * B**2)
+        bounds = [math.exp(-c / T**2) for T in (10, 100, 1000, 10_000)]
+        assert all(b2 > b1 for b1, b2 in zip(bounds, bounds[1:]))
+        assert bounds[-1] > 0.999
+
+
+@pytest.mark.parametrize("M", [10, 12, 20, 30, 40, 50])
+def test_004_theorem42_family_with_small_s_over_M(M):
+    """004 Section 3 assumes s/M -> 0.  Family s = 1, o = (M/2 - 2, M/2 - 2, M/2, M/2), all at 0:
+    MC-SF stays exactly one above the optimum as M grows (so s/M = 1/M -> 0); the relative gap
+    vanishes, so only the exact-optimality statement fails, not an asymptotic reading of it."""
+    h = M // 2
+    inst = _at_zero([(1, h - 2), (1, h - 2), (1, h), (1, h)], M)
+    tel = simulate(inst, make_policy("mc-sf"), seed=0).tel
+    opt, starts, _ = brute_force_opt(inst, upper=tel)
+    assert tel == opt + 1
+
+
+def test_003_theorem_ec1_part1_three_requests():
+    """003 Theorem EC.1, eq. (EC.5): for any policy the sup over o in [l, u]^n equals the sup over
+    {l, u}^n.  l = 1, u = 3, s = 1, n = 3, M = 5, pi = A_max (003 Algorithm 1, kvlib's `a-max`).
+
+    Taking every length as u = 3, A_max never runs two requests at once here (every run is checked
+    to start when the previous one completes), so it processes them one at a time in a uniformly
+    random order: E[TEL] = 2 * sum(o) for n = 3.  Exact ratios: o = (1, 2, 3) gives 12/7, while the
+    best over {1, 3}^3 is 5/3 (at o = (1, 1, 3)).  The step of the proof that fails is the
+    inequality TEL(o-; H-SF) + TEL(o+; H-SF) <= 2 TEL(o; H-SF): with o = (1, 2, 3) and the middle
+    job moved by one unit, H-SF's TELs are 6 and 10 against 2 * 7.
+    """
+    import itertools
+
+    from kvlib.policies.cyz import interval_instance
+    from kvlib.theory.cyz_experiments import checked_tel
+
+    l, u, s, M = 1, 3, 1, 5
+
+    def ratio(o):
+        inst = interval_instance(list(o), M, s)
+        for seed in range(12):
+            res = simulate(inst, make_policy("a-max"), seed=seed, reveal_output=False,
+                           lower=np.full(3, l), upper=np.full(3, u))
+            p = sorted(zip(res.schedule.starts, o))
+            assert all(p[k + 1][0] == p[k][0] + p[k][1] for k in range(2)), "A_max overlapped two runs"
+        hsf = checked_tel(inst, "h-sf", l, u)
+        return Fraction(2 * sum(o), hsf)
+
+    assert ratio((1, 2, 3)) == Fraction(12, 7)
+    corner = max(ratio(o) for o in itertools.product((l, u), repeat=3))
+    assert corner == Fraction(5, 3)
+    assert ratio((1, 2, 3)) > corner
+    # the proof's step TEL(o-; H-SF) + TEL(o+; H-SF) <= 2 TEL(o; H-SF), perturbing the middle job
+    hsf = {o: checked_tel(interval_instance(list(o), M, s), "h-sf", l, u) for o in ((1, 1, 3), (1, 2, 3), (1, 3, 3))}
+    assert (hsf[(1, 1, 3)], hsf[(1, 2, 3)], hsf[(1, 3, 3)]) == (6, 7, 10)
+    assert hsf[(1, 1, 3)] + hsf[(1, 3, 3)] > 2 * hsf[(1, 2, 3)]
