@@ -122,3 +122,26 @@ display(
 notes = provenance_notes(rows, manifest, mode)
 display(Markdown("\n".join(notes) if notes else
                  "All chapters were executed in this run, in the same mode, at the same commit."))
+
+# %% [markdown]
+# ## What the book checks
+#
+# One row per theorem, algorithm and experiment of the four papers, read from `book/mission.yml`
+# by `kvlib.book.mission` (the introduction shows the same table): the chapter that treats it and
+# the status of our check (*reproduced*, *differs: erratum* with a link to the errata page,
+# *differs: not reproduced*, *not checked*). Rows per paper and status:
+
+# %%
+from IPython.display import HTML
+
+from kvlib.book import mission
+
+mission_file = root / "book" / "mission.yml"
+mission_rows = mission.load(mission_file, chapters=list(chapters))
+mission_titles = mission.chapter_titles(mission_file)
+# pasted by the introduction (book/intro.md); its links are relative to book/intro.html
+glue("mission_table", HTML(mission.render_html(mission_rows, mission_titles)), display=False)
+show(mission.summary(mission_rows))
+display(HTML(mission.render_html(mission_rows, mission_titles, chapter_href="{chapter}.html",
+                                 errata_href="../book/errata.html#{erratum}",
+                                 errata_page="../book/errata.html")))
