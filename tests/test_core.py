@@ -33,16 +33,19 @@ from kvlib.core.traces import read_instance_csv
 # MC-SF, order r2, r1, r0: t=0 admits r2 (2 at t=1) and r1 (9 at t=1, 9 at t=3);
 #   r0 would hold 6 + 2 + 7 = 15 at t=1 -> refused; r0 fits only when r1 completes at t=3.
 #   completions 1, 3, 7 -> TEL 11.
-# MC-Benchmark (arrival order, skip): t=0 admits r0; r1 fails (8 + 9 at t=3); r2 fits
+# MC-Benchmark (001 Algorithm 2: arrival order, break at the first failure) = FCFS: t=0 admits r0;
+#   r1 fails (8 + 9 at t=3) and blocks r2; r1 and r2 start at 4 -> completions 4, 7, 5 -> TEL 16.
+# mc-benchmark-scan (ours: arrival order, skip and go on): t=0 admits r0; r1 fails; r2 fits
 #   (6 + 2 at t=1, 9 at t=4); r1 starts when r0 completes at 4 -> completions 4, 7, 1 -> TEL 12.
-# FCFS (prefix): r1 blocks r2; r1 and r2 start at 4 -> completions 4, 7, 5 -> TEL 16.
 SMALL = Instance.at_zero([5, 6, 1], [4, 3, 1], 10)
 
 # M = 10: r0 (2,3), r1 (2,3), r2 (1,5), r3 (3,2).  MC-SF order r3, r0, r1, r2:
 #   t=0: r3 (5 at t=2), r0 (9 at t=2, 5 at t=3); r1 would make 13 at t=2 -> stop.
 #   t=1: r1 still 12 at t=2.  t=2 (r3 done): r1 -> 8 at t=3, 5 at t=5; r2 -> 10 at t=3, 9 at t=5, 6 at t=7.
 #   starts (0, 2, 2, 0), completions 3, 5, 7, 2 -> TEL 17.
-# FCFS: t=0 r0, r1 (10 at t=3); r2 blocked until both complete at 3; then r2, r3 at 3 -> TEL 3+3+8+5 = 19.
+# MC-Benchmark = FCFS: t=0 r0, r1 (10 at t=3); r2 fails (14 at t=3) and blocks r3; at 3 both complete;
+#   then r2, r3 at 3 -> TEL 3+3+8+5 = 19.  The scan also tries r3 at t=0..2 (13, 15, 14 at t'=2, 3, 3)
+#   and gets the same schedule.
 SMALL2 = Instance.at_zero([2, 2, 1, 3], [3, 3, 5, 2], 10)
 
 
@@ -50,11 +53,13 @@ SMALL2 = Instance.at_zero([2, 2, 1, 3], [3, 3, 5, 2], 10)
     "inst,policy,starts,tel",
     [
         (SMALL, "mc-sf", (3, 0, 0), 11),
-        (SMALL, "mc-benchmark", (0, 4, 0), 12),
+        (SMALL, "mc-benchmark-scan", (0, 4, 0), 12),
+        (SMALL, "mc-benchmark", (0, 4, 4), 16),
         (SMALL, "fcfs", (0, 4, 4), 16),
         (SMALL2, "mc-sf", (0, 2, 2, 0), 17),
         (SMALL2, "fcfs", (0, 0, 3, 3), 19),
         (SMALL2, "mc-benchmark", (0, 0, 3, 3), 19),
+        (SMALL2, "mc-benchmark-scan", (0, 0, 3, 3), 19),
     ],
 )
 def test_hand_computed(inst, policy, starts, tel):
@@ -155,7 +160,7 @@ def random_instance(draw, max_n=14, max_arrival=12):
 
 
 # the foundation's online policies (001 / 002 Theorem EC.1); they accept any instance
-FOUNDATION = ["mc-sf", "mc-benchmark", "fcfs", "mc-sf2"]
+FOUNDATION = ["mc-sf", "mc-benchmark", "fcfs", "mc-benchmark-scan", "mc-sf2"]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
