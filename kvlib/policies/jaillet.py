@@ -108,11 +108,17 @@ class AlphaProtection(_QueuePolicy):
        request per event; if the survivors would still hold more than ``M`` at
        ``t + 1``, the batch cannot run and the survivors are cleared as well, as the
        greedy rule does on every overflow (counted in :attr:`escalations`).  This
-       keeps the engine within ``M`` and keeps the cost of too small a ``beta``
-       (insufficient clearing is paid for, here with recomputation).  Alternative,
-       ``clearing="redraw"`` (registered as ``alpha-beta-clearing-redraw``, ours):
-       repeat independent passes within the same decision until the survivors fit;
-       that makes a small ``beta`` cheap, against the paper's observation.
+       keeps the engine within ``M`` and keeps a cost for too small a ``beta``
+       (insufficient clearing is paid for, here with recomputation).  With many
+       running requests one draw almost always clears enough; with a very small
+       ``beta`` it often clears nobody, and the event then acts as the greedy rule,
+       including the greedy rule's endless loops (the paper reports slow, not
+       endless, runs there).  Alternative, ``clearing="redraw"`` (registered as
+       ``alpha-beta-clearing-redraw``, ours): repeat independent passes within the
+       same decision until the survivors fit; this keeps the distribution of what is
+       cleared that the paper's repeated events would have, but no time passes, so
+       a small ``beta`` is cheap, against the paper's observation.  Neither reading
+       has the paper's delay, which needs memory above ``M`` between events.
     5. *Ties in arrival time* are broken by request id (or at random with
        ``tie_break="random"``); in :func:`kvlib.serving.realtime.simulate_realtime`
        ids follow continuous arrival time.
