@@ -178,20 +178,25 @@ def test_every_policy_produces_valid_schedules(inst, seed, tie):
 @given(inst=random_instance(), seed=st.integers(0, 5), alpha=st.sampled_from([0.0, 0.1, 0.3, 0.6]),
        beta=st.sampled_from([0.3, 1.0]))
 def test_clearing_baselines_semantics(inst, seed, alpha, beta):
-    pol = make_policy("alpha-beta-clearing" if beta < 1 else "alpha-greedy", alpha=alpha, beta=beta)
-    if (inst.prompt + 1 > (1 - alpha) * inst.memory).any():
-        with pytest.raises(ValueError, match="could never be admitted"):
-            simulate(inst, pol, seed=seed)
-        return
-    try:
-        res = simulate(inst, pol, seed=seed, max_rounds=20_000)
-    except SimulationStalled:
-        assert beta == 1.0  # only deterministic full clearing can loop forever
-        return
-    rep = check_schedule(inst, res.schedule, allow_cancellation=True)
-    assert rep.valid, rep.violations  # nothing exceeds M, cancelled runs well formed
-    assert all(p >= a for p, a in zip(res.schedule.starts, inst.arrival))  # every request completes
-    assert res.evictions == len(res.schedule.cancelled)
+    names = ["alpha-beta-clearing", "alpha-beta-clearing-redraw"] if beta < 1 else ["alpha-greedy"]
+    for name in names:
+        pol = make_policy(name, alpha=alpha, beta=beta)
+        if (inst.prompt + 1 > (1 - alpha) * inst.memory).any():
+            with pytest.raises(ValueError, match="could never be admitted"):
+                simulate(inst, pol, seed=seed)
+            continue
+        try:
+            res = simulate(inst, pol, seed=seed, max_rounds=20_000)
+        except SimulationStalled:
+            # deterministic full clearing can loop forever; so can 001's single draw per overflow event,
+            # through the events where the draw leaves memory above M and everybody is cleared
+            # (kvlib.policies.jaillet.AlphaProtection, reading 4); the instant redraw never loops here
+            assert name == "alpha-greedy" or (name == "alpha-beta-clearing" and pol.escalations > 0), name
+            continue
+        rep = check_schedule(inst, res.schedule, allow_cancellation=True)
+        assert rep.valid, rep.violations  # nothing exceeds M, cancelled runs well formed
+        assert all(p >= a for p, a in zip(res.schedule.starts, inst.arrival))  # every request completes
+        assert res.evictions == len(res.schedule.cancelled)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -211,7 +216,7 @@ def test_every_registered_policy_passes_the_checker(data):
         try:
             res = simulate(inst, pol, seed=1, lower=np.array(lo), upper=np.array(hi), max_rounds=20_000)
         except SimulationStalled:
-            assert name == "alpha-greedy", name
+            assert name in ("alpha-greedy", "alpha-beta-clearing"), name  # see test_clearing_baselines_semantics
             continue
         except ValueError as e:
             assert "could never be admitted" in str(e), (name, e)

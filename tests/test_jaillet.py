@@ -274,7 +274,8 @@ def test_every_001_policy_passes_the_checker(inst, seed, tie, alpha, beta):
         try:
             res = simulate(inst, pol, seed=seed, max_rounds=20_000)
         except SimulationStalled:
-            assert name == "alpha-greedy" or beta == 1.0, name  # only deterministic full clearing loops
+            # full clearing loops: greedy, beta = 1, or a single draw that leaves memory above M
+            assert name == "alpha-greedy" or beta == 1.0 or (name == "alpha-beta-clearing" and pol.escalations > 0), name
             continue
         rep = check_schedule(inst, res.schedule, allow_cancellation=pol.preemptive)
         assert rep.valid, (name, rep.violations)
@@ -307,3 +308,22 @@ def test_mc_benchmark_starts_a_prefix_of_the_scan():
         started_q = {i for i in range(n) if q[i] == 0}
         assert started_p <= started_q
         assert started_p == set(range(len(started_p)))  # a prefix of the arrival (id) order
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inst=_instances(), seed=st.integers(0, 5), alpha=st.sampled_from([0.1, 0.2, 0.3]),
+       beta=st.sampled_from([0.1, 0.2, 0.5]))
+def test_single_draw_and_redraw_differ_only_by_escalations(inst, seed, alpha, beta):
+    """The two beta-clearing rules consume the same first draw of every event; they part only at an
+    event where that draw leaves memory above M (an escalation of the single-draw rule)."""
+    if (inst.prompt + 1 > (1 - alpha) * inst.memory).any():
+        return
+    single = make_policy("alpha-beta-clearing", alpha=alpha, beta=beta)
+    redraw = make_policy("alpha-beta-clearing-redraw", alpha=alpha, beta=beta)
+    try:
+        a = simulate(inst, single, seed=seed, max_rounds=5_000).schedule
+    except SimulationStalled:
+        assert single.escalations > 0
+        return
+    if single.escalations == 0:
+        assert simulate(inst, redraw, seed=seed, max_rounds=5_000).schedule == a
