@@ -34,16 +34,19 @@ from kvlib.core.traces import read_instance_csv
 # MC-SF, order r2, r1, r0: t=0 admits r2 (2 at t=1) and r1 (9 at t=1, 9 at t=3);
 #   r0 would hold 6 + 2 + 7 = 15 at t=1 -> refused; r0 fits only when r1 completes at t=3.
 #   completions 1, 3, 7 -> TEL 11.
-# MC-Benchmark (arrival order, skip): t=0 admits r0; r1 fails (8 + 9 at t=3); r2 fits
+# MC-Benchmark (001 Algorithm 2: arrival order, break at the first failure) = FCFS: t=0 admits r0;
+#   r1 fails (8 + 9 at t=3) and blocks r2; r1 and r2 start at 4 -> completions 4, 7, 5 -> TEL 16.
+# mc-benchmark-scan (ours: arrival order, skip and go on): t=0 admits r0; r1 fails; r2 fits
 #   (6 + 2 at t=1, 9 at t=4); r1 starts when r0 completes at 4 -> completions 4, 7, 1 -> TEL 12.
-# FCFS (prefix): r1 blocks r2; r1 and r2 start at 4 -> completions 4, 7, 5 -> TEL 16.
 SMALL = Instance.at_zero([5, 6, 1], [4, 3, 1], 10)
 
 # M = 10: r0 (2,3), r1 (2,3), r2 (1,5), r3 (3,2).  MC-SF order r3, r0, r1, r2:
 #   t=0: r3 (5 at t=2), r0 (9 at t=2, 5 at t=3); r1 would make 13 at t=2 -> stop.
 #   t=1: r1 still 12 at t=2.  t=2 (r3 done): r1 -> 8 at t=3, 5 at t=5; r2 -> 10 at t=3, 9 at t=5, 6 at t=7.
 #   starts (0, 2, 2, 0), completions 3, 5, 7, 2 -> TEL 17.
-# FCFS: t=0 r0, r1 (10 at t=3); r2 blocked until both complete at 3; then r2, r3 at 3 -> TEL 3+3+8+5 = 19.
+# MC-Benchmark = FCFS: t=0 r0, r1 (10 at t=3); r2 fails (14 at t=3) and blocks r3; at 3 both complete;
+#   then r2, r3 at 3 -> TEL 3+3+8+5 = 19.  The scan also tries r3 at t=0..2 (13, 15, 14 at t'=2, 3, 3)
+#   and gets the same schedule.
 SMALL2 = Instance.at_zero([2, 2, 1, 3], [3, 3, 5, 2], 10)
 
 
@@ -51,11 +54,13 @@ SMALL2 = Instance.at_zero([2, 2, 1, 3], [3, 3, 5, 2], 10)
     "inst,policy,starts,tel",
     [
         (SMALL, "mc-sf", (3, 0, 0), 11),
-        (SMALL, "mc-benchmark", (0, 4, 0), 12),
+        (SMALL, "mc-benchmark-scan", (0, 4, 0), 12),
+        (SMALL, "mc-benchmark", (0, 4, 4), 16),
         (SMALL, "fcfs", (0, 4, 4), 16),
         (SMALL2, "mc-sf", (0, 2, 2, 0), 17),
         (SMALL2, "fcfs", (0, 0, 3, 3), 19),
         (SMALL2, "mc-benchmark", (0, 0, 3, 3), 19),
+        (SMALL2, "mc-benchmark-scan", (0, 0, 3, 3), 19),
     ],
 )
 def test_hand_computed(inst, policy, starts, tel):
@@ -156,7 +161,7 @@ def random_instance(draw, max_n=14, max_arrival=12):
 
 
 # the foundation's online policies (001 / 002 Theorem EC.1); they accept any instance
-FOUNDATION = ["mc-sf", "mc-benchmark", "fcfs", "mc-sf2"]
+FOUNDATION = ["mc-sf", "mc-benchmark", "fcfs", "mc-benchmark-scan", "mc-sf2"]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -174,21 +179,25 @@ def test_every_policy_produces_valid_schedules(inst, seed, tie):
 @given(inst=random_instance(), seed=st.integers(0, 5), alpha=st.sampled_from([0.0, 0.1, 0.3, 0.6]),
        beta=st.sampled_from([0.3, 1.0]))
 def test_clearing_baselines_semantics(inst, seed, alpha, beta):
-    pol = (make_policy("alpha-beta-clearing", alpha=alpha, beta=beta) if beta < 1
-           else make_policy("alpha-greedy", alpha=alpha))  # alpha-greedy takes no beta
-    if (inst.prompt + 1 > (1 - alpha) * inst.memory).any():
-        with pytest.raises(ValueError, match="could never be admitted"):
-            simulate(inst, pol, seed=seed)
-        return
-    try:
-        res = simulate(inst, pol, seed=seed, max_rounds=20_000)
-    except SimulationStalled:
-        assert beta == 1.0  # only deterministic full clearing can loop forever
-        return
-    rep = check_schedule(inst, res.schedule, allow_cancellation=True)
-    assert rep.valid, rep.violations  # nothing exceeds M, cancelled runs well formed
-    assert all(p >= a for p, a in zip(res.schedule.starts, inst.arrival))  # every request completes
-    assert res.evictions == len(res.schedule.cancelled)
+    names = ["alpha-beta-clearing", "alpha-beta-clearing-redraw"] if beta < 1 else ["alpha-greedy"]
+    for name in names:
+        pol = make_policy(name, alpha=alpha, **({} if name == "alpha-greedy" else {"beta": beta}))  # alpha-greedy takes no beta
+        if (inst.prompt + 1 > (1 - alpha) * inst.memory).any():
+            with pytest.raises(ValueError, match="could never be admitted"):
+                simulate(inst, pol, seed=seed)
+            continue
+        try:
+            res = simulate(inst, pol, seed=seed, max_rounds=20_000)
+        except SimulationStalled:
+            # deterministic full clearing can loop forever; so can 001's single draw per overflow event,
+            # through the events where the draw leaves memory above M and everybody is cleared
+            # (kvlib.policies.jaillet.AlphaProtection, reading 4); the instant redraw never loops here
+            assert name == "alpha-greedy" or (name == "alpha-beta-clearing" and pol.escalations > 0), name
+            continue
+        rep = check_schedule(inst, res.schedule, allow_cancellation=True)
+        assert rep.valid, rep.violations  # nothing exceeds M, cancelled runs well formed
+        assert all(p >= a for p, a in zip(res.schedule.starts, inst.arrival))  # every request completes
+        assert res.evictions == len(res.schedule.cancelled)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -209,7 +218,9 @@ def test_every_registered_policy_passes_the_checker(data):
         try:
             res = simulate(inst, pol, seed=1, lower=np.array(lo), upper=np.array(hi), max_rounds=20_000)
         except SimulationStalled:
-            assert name == "alpha-greedy", name
+            # clearing baselines (see test_clearing_baselines_semantics) and our random-eviction variant of A_l,
+            # whose evicted requests keep the estimate l and can be evicted again forever, may loop
+            assert name in ("alpha-greedy", "alpha-beta-clearing", "a-l-random-evict"), name
             continue
         except ValueError as e:
             assert "could never be admitted" in str(e), (name, e)

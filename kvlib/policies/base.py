@@ -69,7 +69,13 @@ class _OrderedPolicy(_QueuePolicy):
 
 
 class LookaheadPrefix(_OrderedPolicy):
-    """Start the longest prefix of the ordered queue that keeps eq. (5) (001 Algorithm 1)."""
+    """Start the longest prefix of the ordered queue that keeps eq. (5).
+
+    Running requests are kept; waiting requests are tried in queue order and the
+    first one that fails eq. (5) stops the round ("Break the for loop").  Ordered by
+    output length this is 001 Algorithm 1 (MC-SF); by arrival time, 001 Algorithm 2
+    (MC-Benchmark).
+    """
 
     def _admit(self, fm: FutureMemory, t: int, i: int, s: int, o: int) -> bool:
         """One eq. (5) test; adds the request to ``fm`` if it passes."""
@@ -115,7 +121,11 @@ class TracedLookaheadPrefix(LookaheadPrefix):
 
 
 class LookaheadScan(_OrderedPolicy):
-    """Scan the whole ordered queue, starting every request that still fits eq. (5) (001 Algorithm 2).
+    """Scan the whole ordered queue, starting every request that still fits eq. (5).
+
+    Unlike :class:`LookaheadPrefix` (001 Algorithms 1 and 2) a request that does not
+    fit does not stop the round: it is skipped and the scan goes on.  This variant is
+    ours (``mc-benchmark-scan`` in arrival order; 002's planned policies also use it).
 
     The queue is kept as a sorted id array so that each round is one vectorised
     pass per admitted request (:meth:`FutureMemory.fits_mask`).
@@ -170,6 +180,7 @@ def by_output(ctx: PolicyContext, i: int) -> tuple:
 
 
 def _by_arrival(ctx: PolicyContext, i: int) -> tuple:
+    """MC-Benchmark's order (001 Algorithm 2): arrival time."""
     return (int(ctx.arrival[i]),)
 
 

@@ -10,7 +10,9 @@ from typing import Callable
 
 from kvlib.core.protocol import Policy
 import kvlib.policies.cyz as cyz
-from kvlib.policies.jaillet import alpha_beta_clearing, alpha_greedy, fcfs, mc_benchmark, mc_sf
+from kvlib.policies.jaillet import (
+    alpha_beta_clearing, alpha_beta_clearing_redraw, alpha_greedy, fcfs, mc_benchmark, mc_benchmark_scan, mc_sf,
+)
 from kvlib.policies.wyz import mc_sf2, sorted_f as _sorted_f
 from kvlib.policies.wyz_lp import (
     lp_swap as _lp_swap,
@@ -23,13 +25,20 @@ from kvlib.policies.wyz_lp import (
 #: name -> (factory, one-line description).  Factories take keyword options.
 POLICIES: dict[str, tuple[Callable[..., Policy], str]] = {
     "mc-sf": (mc_sf, "MC-SF, 001 Algorithm 1: shortest output first, longest prefix keeping eq. (5)"),
-    "mc-benchmark": (mc_benchmark, "MC-Benchmark, 001 Algorithm 2: arrival order, start every request keeping eq. (5)"),
-    "fcfs": (fcfs, "FCFS with the eq. (5) check: longest prefix in arrival order"),
+    "mc-benchmark": (mc_benchmark, "MC-Benchmark, 001 Algorithm 2: arrival order, longest prefix keeping eq. (5)"),
+    "fcfs": (fcfs, "FCFS with the eq. (5) check: alias of mc-benchmark (001 Algorithm 2), labelled fcfs"),
+    "mc-benchmark-scan": (mc_benchmark_scan,
+                          "ours: arrival order, start every request keeping eq. (5), skipping those that do not fit"),
     "mc-sf2": (mc_sf2, "MC-SF2, 002 Theorem EC.1: shortest s+o first, longest prefix keeping eq. (5)"),
     "alpha-greedy": (alpha_greedy, "001 Sec. 5.2: admit below (1-alpha)M, clear all on overflow (--alpha)"),
     "alpha-beta-clearing": (
         alpha_beta_clearing,
-        "001 Sec. 5.2: admit below (1-alpha)M, clear each w.p. beta on overflow (--alpha, --beta)",
+        "001 Sec. 5.2/App. C: admit below (1-alpha)M; on overflow clear each w.p. beta, one draw "
+        "(all if still over M) (--alpha, --beta)",
+    ),
+    "alpha-beta-clearing-redraw": (
+        alpha_beta_clearing_redraw,
+        "ours: alpha-beta-clearing with draws repeated until memory fits (--alpha, --beta)",
     ),
     # 003 interval policies (kvlib.policies.cyz; they need lower,upper columns)
     "h-sf": (cyz.h_sf,
