@@ -214,8 +214,8 @@ plt.close(fig)
 #
 # ## The LP relaxation and why the IP is hard
 #
-# Relaxing (4) to $0 \le x_{i,p} \le 1$ gives the LP relaxation (the Relax-LP of 002 Section 6 as the
-# issue describes it; we did not check 002's text). On small Section 5.1 instances (Arrival Model 1,
+# Relaxing (4) to $0 \le x_{i,p} \le 1$ gives the LP relaxation (002 Section 6 calls this relaxation
+# of the integer variables Relax-LP, its eq. (8)). On small Section 5.1 instances (Arrival Model 1,
 # fixed $n$) we compare the LP value, the certified IP interval and MC-SF:
 
 # %%
@@ -365,7 +365,7 @@ glue("hs-tiny-cp-seconds", f"{tiny_cp.seconds:.1f}", display=False)
 # file `benchmarks/exact_suite_results.jsonl`** (measured on 2 cores shared with other jobs, so the
 # seconds are inflated and noisy; it is not recomputed when this chapter runs). Configurations:
 # `windows+warm+sym` is the formulation through cvxpy with the incumbent windows, warm start and
-# symmetry breaking (the previous default); `sparse` builds the same matrix with `scipy.sparse`
+# symmetry breaking (the first configuration); `sparse` builds the same matrix with `scipy.sparse`
 # (`kvlib.optimum.exact.build_sparse`, checked equal to cvxpy's by a test); `sparse+cpsat` adds a CP-SAT phase
 # (30% of the limit); `sparse+cpsat+nopresolve` switches HiGHS's presolve off and sizes the CP-SAT
 # phase by whether HiGHS has time for its root LP; `sparse+cpsat+nopresolve+sep` first computes the
@@ -437,9 +437,9 @@ glue("hs-bench-gap20-max", float(100 * after[after.n >= 20].gap.max()), display=
 # does nothing where few do.
 # None of this closes the gap at the paper's scale: the remaining gap is the weakness of the lower
 # bound (the LP relaxation is only a few percent above the solver-free volume bound at $n \ge 30$, and
-# the separation LP ignores interactions among three or more requests), not the schedules. What did *not* help (measured in the previous round): the aggregated formulation (same LP
-# value), warm start and symmetry breaking on their own; and, in this round, clique and
-# Chvátal-Gomory rounding rows derived from the memory rows, added to the LP up front (in ad-hoc runs
+# the separation LP ignores interactions among three or more requests), not the schedules. What did
+# *not* help: the aggregated formulation (same LP value), warm start and symmetry breaking on their
+# own, and clique and Chvátal-Gomory rounding rows derived from the memory rows, added to the LP up front (in ad-hoc runs
 # on the $n \le 20$ suite instances, not kept in the suite file, they barely moved the LP value; HiGHS's
 # own cut rounds do better but are slow).
 #
@@ -637,9 +637,9 @@ glue("hs-chapter-seconds", f"{chapter_seconds:.0f}", display=False)
 # 1.005 and 1.047) are not confirmed, and its
 # count of exact matches can be neither confirmed nor refuted by the solver runs; what *is* certified
 # is the lower end of the ratio, and on AM1 it already exceeds the paper's average
-# ({ref}`hindsight-scan`). The LP "Relax-LP" of 002 Section 6 is taken to be the LP relaxation of
-# (1)-(4) as the issue states; we did not compare with 002's text. The issue's goal (certified optima
-# at $n = 40$-$60$ within 60 s on 2 cores) is not reached: in the 30 s suite
+# ({ref}`hindsight-scan`). Our LP relaxation relaxes the integer variables of (1)-(4) to $[0, 1]$, as
+# 002 Section 6 does for its Relax-LP (eq. (8)); the two formulations were not compared constraint by
+# constraint. Certified optima at $n = 40$-$60$ within 60 s on 2 cores are not reached: in the 30 s suite
 # {glue:text}`hs-bench-proved-after:d` of {glue:text}`hs-bench-instances:d` instances are proved and the
 # gaps at $n \ge 20$ stay between {glue:text}`hs-bench-gap20-min:.1f`% and
 # {glue:text}`hs-bench-gap20-max:.1f`% (table above), because neither HiGHS's LP with its cuts nor
