@@ -135,11 +135,7 @@ glue("hs-timelimit", f"{time_limit:g}", display=False)
 # Let $A = \max_i a_i$, let $U$ be the TEL of any feasible schedule, and let $\mathrm{LB}(I \setminus i)$
 # be any lower bound on the optimal TEL of the instance without request $i$. Every optimal schedule
 # satisfies, for every $i$,
-#
-# $$
-# c_i = p_i + o_i \;\le\; \min\Big(A + \sum_j o_j,\;\; a_i + U - \mathrm{LB}(I \setminus i)\Big).
-# $$
-#
+# $c_i = p_i + o_i \le \min\big(A + \sum_j o_j,\; a_i + U - \mathrm{LB}(I \setminus i)\big)$.
 # Hence the IP with $L_i = \min(A + \sum_j o_j,\, a_i + U - \mathrm{LB}(I\setminus i)) - o_i$ has the same
 # optimal value as the IP on an unbounded horizon.
 # :::

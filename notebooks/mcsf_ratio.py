@@ -126,17 +126,20 @@ glue("implied_constant", IMPLIED_CONSTANT, display=False)
 #
 # The grouping we use (our reconstruction): $U_l = \{i : 2^{l-1} < o_i \le 2^l\}$ ($U_0$: $o_i = 1$).
 #
+# With all arrivals at 0, let $W_k$ be the sum of the $k$ smallest volumes and $o_{(k)}$ the $k$-th
+# smallest output, and define
+#
+# ```{math}
+# :label: eq-ratio-os
+# \mathrm{OS} := \sum_{k=1}^n \max\bigl(\lceil W_k / M\rceil,\ o_{(k)}\bigr),
+# \qquad \mathrm{LB}_{4.7} := \max\Bigl(\frac{X}{2M},\ Y\Bigr).
+# ```
+#
 # :::{prf:theorem} Order-statistic lower bounds in the style of 001 Lemma 4.7
 # :label: thm-ratio-lb
 #
-# With all arrivals at 0, let $W_k$ be the sum of the $k$ smallest volumes and $o_{(k)}$ the $k$-th
-# smallest output. Then
-#
-# $$
-# \mathrm{OPT} \;\ge\; \mathrm{OS} := \sum_{k=1}^n \max\bigl(\lceil W_k / M\rceil,\ o_{(k)}\bigr)
-# \;\ge\; \max\Bigl(\frac{X}{2M},\ Y\Bigr) =: \mathrm{LB}_{4.7}.
-# $$
-#
+# With all arrivals at 0 and $\mathrm{OS}$, $\mathrm{LB}_{4.7}$ as in {eq}`eq-ratio-os`,
+# $\mathrm{OPT} \ge \mathrm{OS} \ge \mathrm{LB}_{4.7}$.
 # Consequently Lemma 4.4 and $\mathrm{LB}_{4.7}$ give $\mathrm{TEL}(\text{MC-SF}) \le
 # (2 \cdot 1536 + 24)\,\mathrm{OPT}$ = {glue:text}`implied_constant:d` $\cdot\,\mathrm{OPT}$.
 # :::
@@ -288,10 +291,12 @@ glue("worst_ratio", f"{worst_ratio:.3f}", display=False)
 # Lemma 4.4 and the two lower bounds are.
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
+fig, axes = plt.subplots(2, 2, figsize=(8, 6))
+axes[1, 1].axis("off")
+axes = [axes[0, 0], axes[0, 1], axes[1, 0]]
 axes[0].scatter(df.opt_upper, df.L44_loose, s=12)
 axes[0].set(xscale="log", yscale="log", xlabel="OPT", ylabel="Lemma 4.4 bound / MC-SF", title="Lemma 4.4 looseness")
-axes[1].scatter(df.opt_upper, df.L47_loose, s=12, label="OPT / Lemma 4.7 (ours)")
+axes[1].scatter(df.opt_upper, df.L47_loose, s=12, label="OPT / our Lemma 4.7 bound")
 axes[1].scatter(df.opt_upper, df.OS_loose, s=12, label="OPT / OS")
 axes[1].set(xscale="log", xlabel="OPT", ylabel="ratio", title="lower bounds")
 axes[1].legend(fontsize=8)
@@ -305,8 +310,8 @@ plt.close(fig)
 # ```{glue:figure} fig_loose
 # :name: fig-ratio-loose
 #
-# Left: how far Lemma 4.4's bound is above MC-SF's TEL. Middle: how far OPT is above the two lower
-# bounds. Right: MC-SF / OPT over the random instances ({glue:text}`cap_random:s`).
+# Top left: how far Lemma 4.4's bound is above MC-SF's TEL. Top right: how far OPT is above the two
+# lower bounds. Bottom: MC-SF / OPT over the random instances ({glue:text}`cap_random:s`).
 # ```
 #
 # ## Theorem 4.3, second part: identical requests

@@ -462,15 +462,19 @@ links, ratios = link_table(chain)
 display(styled(links.reset_index(), precision=4))
 full = telescoped(chain)  # asserts that the five links multiply to TEL(Sorted-F) / OPT on every instance
 
-fig, axes = plt.subplots(1, len(CHAIN_LINKS), figsize=(16, 3.2))
+_rows = (len(CHAIN_LINKS) + 1) // 2
+fig, axes = plt.subplots(_rows, 2, figsize=(8, 2.6 * _rows))
+axes = axes.ravel()
+for ax in axes[len(CHAIN_LINKS):]:
+    ax.axis("off")
 for ax, (label, num, den, const) in zip(axes, CHAIN_LINKS):
     ax.hist(ratios[label], bins=30, color="tab:blue", alpha=0.8)
     if const is not None:
         ax.axvline(const, color="tab:red", linestyle="--", label=f"claimed {const:g}")
         ax.legend(fontsize=7)
-    ax.set_title(label, fontsize=8)
+    ax.set_title(label, fontsize=9)
     ax.set_xlabel("ratio")
-axes[0].set_ylabel("instances")
+    ax.set_ylabel("instances")
 fig.tight_layout()
 glue("fig_chain_links", fig, display=False)
 plt.close(fig)
