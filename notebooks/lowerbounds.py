@@ -123,7 +123,7 @@ def certified(inst, time_limit):
 # **The adversary observes the policy.** `adv.thm41_adversary` simulates the policy on the long
 # request alone, reads its start $b$, builds the full instance with release time $r(b)$ and
 # simulates again. A deterministic online policy sees the same input up to $r$, so it must start the
-# long request at $b$ again; the code checks this (column `b consistent`). Our engine does not let a
+# long request at $b$ again; the code checks this ("b consistent in every run" in the check table below). Our engine does not let a
 # policy idle while the machine is empty and a request waits, so every policy it can run has
 # $b = 0$ (a test in `tests/test_adversary.py` shows that an idling policy is rejected; the
 # construction for $b > 0$ is tested directly).
@@ -146,7 +146,8 @@ for M in thm41_M:
 thm41 = pd.DataFrame(rows)
 
 # %%
-display(styled(thm41[thm41.policy == "mc-sf"].rename(columns={"M": "M (tokens)"})))
+display(styled(thm41[thm41.policy == "mc-sf"].drop(columns=["policy", "b consistent"])
+               .rename(columns={"M": "M (tokens)", "OPT lower (volume)": "OPT lower"})))
 same = thm41.groupby("M")["TEL(policy)"].nunique().max() == 1
 _checks = {"adversary runs": len(thm41), "every policy has the same TEL for each M": bool(same),
            "b consistent in every run": bool(thm41["b consistent"].all())}
@@ -162,9 +163,9 @@ display(styled(pd.DataFrame({"check": list(_checks), "result": [str(v) for v in 
 # :::{prf:theorem} TEL of the work-conserving policies on 001 Theorem 4.1's instance
 # :label: thm-lb-41-formula
 #
-# Let $M = (2k)^2$, $k \ge 2$, $b = 0$, $r = M - k$. A policy that starts each short request at the
-# first round it fits beside the long request has
-# $\mathrm{TEL} = (M-1) + \sum_{j=0}^{k-3} \lfloor (k-2-j)/2 \rfloor (j+1) + \big(M/2 - \sum_{j=0}^{k-3}\lfloor (k-2-j)/2\rfloor\big)\, k$.
+# Let $M = (2k)^2$, $k \ge 2$, $b = 0$, $r = M - k$ and $q_j = \lfloor (k-2-j)/2 \rfloor$. A policy
+# that starts each short request at the first round it fits beside the long request has
+# $\mathrm{TEL} = (M-1) + \sum_{j=0}^{k-3} q_j (j+1) + \big(M/2 - \sum_{j=0}^{k-3} q_j\big)\, k$.
 # The "short first" schedule has $\mathrm{TEL} = M/2 + r + M$.
 # :::
 #

@@ -162,8 +162,11 @@ glue("implied_constant", IMPLIED_CONSTANT, display=False)
 # (fractional) number of requests of output $o$ completing at slot $t$,
 #
 # $$
-# \min \sum_{o,t} t\,y_{o,t} \quad\text{s.t.}\quad \sum_t y_{o,t} = n_o,\quad y_{o,t} = 0 \ (t < o),
-# \quad \sum_o \mathrm{vol}_o \sum_{t \le \tau} y_{o,t} \le M\tau \ \ (\forall \tau).
+# \begin{aligned}
+# \min\ & \sum_{o,t} t\,y_{o,t} \\
+# \text{s.t.}\ & \sum_t y_{o,t} = n_o, \quad y_{o,t} = 0 \ (t < o), \\
+# & \sum_o \mathrm{vol}_o \sum_{t \le \tau} y_{o,t} \le M\tau \ \ (\forall \tau).
+# \end{aligned}
 # $$
 #
 # Any schedule gives a feasible $y$ (same argument as above), so $\mathrm{LP} \le \mathrm{OPT}$. Let
@@ -195,7 +198,9 @@ glue("implied_constant", IMPLIED_CONSTANT, display=False)
 #
 # **Lemma 4.5 (our reading).** In MC-SF's schedule let $C_l$ be the last completion among groups $\le l$
 # and $V_l$ the volume of $U_l$. The lemma bounds the span $C_l - C_{l-1}$ by a multiple of
-# $V_l / M + 2^l$. We do not know the paper's constants; we measure the constant
+# $V_l / M + 2^l$. (001 Lemma 4.5 itself bounds the time between the first and the last round in
+# which MC-SF processes a request of its group $\{2^l \le o \le 2^{l+1}-1\}$ by $(192/M)\sum_o n_o \mathrm{vol}_o + 5(2^{l+1}-1)$,
+# the sum over the group; our reading is not compared with it.) We measure the constant
 # $\max_l (C_l - C_{l-1}) / (V_l/M + 2^l)$ each instance needs.
 #
 # ### Random instances
@@ -232,7 +237,10 @@ display(styled(pd.DataFrame({"check": list(checks), "holds on every instance": [
 display(styled(df.describe().loc[["min", "50%", "max"], ["n", "M", "mcsf", "opt_upper", "ratio_ub", "L44_loose",
                                                         "L47_loose", "OS_loose", "L45_need"]]
                .rename(index={"50%": "median"}).rename_axis("statistic").reset_index()
-               .rename(columns={"M": "M (tokens)", "mcsf": "TEL(MC-SF)", "opt_upper": "OPT upper"})))
+               .rename(columns={"M": "M (tokens)", "mcsf": "TEL(MC-SF)", "opt_upper": "OPT upper",
+                                "ratio_ub": "MC-SF / OPT lower", "L44_loose": "Lemma 4.4 / MC-SF",
+                                "L47_loose": "OPT / Lemma 4.7", "OS_loose": "OPT / OS",
+                                "L45_need": "Lemma 4.5 constant"})))
 glue("rand_trials", len(df), display=False)
 glue("rand_certified", int(df.optimal.sum()), display=False)
 glue("rand_all_hold", "all hold" if all(checks.values()) else "NOT all hold", display=False)
@@ -276,7 +284,9 @@ adv_hold = bool((adf.mcsf <= adf.L44).all() and (adf.opt_lower >= adf.OS).all() 
                 and np.allclose(adf.LPcvxpy, adf.LPgreedy, atol=1e-6) and adf.claim48.all() and adf.tstar_sorted_greedy.all())
 display(styled(adf[["restart", "n", "M", "s", "outputs", "mcsf", "opt_lower", "opt_upper", "optimal", "OS", "proxy",
                     "ratio_ub", "L45_need"]].rename(columns={"M": "M (tokens)", "mcsf": "TEL(MC-SF)",
-                                                             "opt_lower": "OPT lower", "opt_upper": "OPT upper"})))
+                                                             "opt_lower": "OPT lower", "opt_upper": "OPT upper",
+                                                             "proxy": "MC-SF / OS", "ratio_ub": "MC-SF / OPT lower",
+                                                             "L45_need": "Lemma 4.5 constant"})))
 glue("adv_max", f"{adf.ratio_ub.max():.3f}", display=False)
 glue("adv_proxy_max", f"{adf.proxy.max():.3f}", display=False)
 glue("adv_hold", "holds" if adv_hold else "FAILS", display=False)
@@ -659,8 +669,9 @@ plt.close(fig)
 # dense grid): the batch bound exceeds $4D$, up to {glue:text}`b3_sup_open:s` (at
 # {glue:text}`b3_sup_open_at:s`), so our route to 4 fails there. MC-SF itself does far better because it
 # staggers: simulated on {glue:text}`b3_sim_cases:d` such instances, MC-SF / D is at most
-# {glue:text}`b3_sim_max:s` (the batch bound: {glue:text}`b3_sim_U_max:s`). Whether 001's Lemma B.2 covers
-# $M < 2(s+o)$, and how, we cannot tell without its text. {numref}`fig-ratio-b3` shows both regions.
+# {glue:text}`b3_sim_max:s` (the batch bound: {glue:text}`b3_sim_U_max:s`). 001's Lemma B.2 is stated
+# for all $s, o, n, M$ (001 Appendix B.3), for its own bound and dual solution; whether its argument
+# covers this region was not checked here. {numref}`fig-ratio-b3` shows both regions.
 #
 # ```{glue:figure} fig_b3
 # :name: fig-ratio-b3
@@ -690,7 +701,8 @@ for M in timing_memories:
                   "mean running": float(np.mean(pol.running)), "mean waiting": float(np.mean(pol.waiting)),
                   "times": dt, "waiting": np.asarray(pol.waiting)})
 tdf = pd.DataFrame(trows)
-display(styled(tdf.drop(columns=["times", "waiting"]), precision=1))
+display(styled(tdf.drop(columns=["times", "waiting"]).rename(columns={"M": "M (tokens)", "mean us": "mean (µs)",
+                                                                      "max us": "max (µs)"}), precision=1))
 slope = fit_exponent(tdf.M, tdf["mean us"], points=len(tdf))
 glue("time_slope", f"{slope:.2f}", display=False)
 glue("time_maxM", int(tdf.M.max()), display=False)
@@ -828,7 +840,8 @@ glue("ce_highs", ce_sol.upper, display=False)
 cap = volume_capacity(60, 5, 15)  # requests per round whose expected volume fills M = 60
 rrows = regret_gap((0.7, 1.3), regret_horizons, regret_seeds, seed=seed, M=60, s_max=5, o_max=15)
 rdf = pd.DataFrame(rrows).groupby(["load", "T"]).mean().reset_index()
-display(styled(rdf, precision=2))
+display(styled(rdf.rename(columns={"T": "T (rounds)", "n": "requests (mean)", "avg mcsf": "MC-SF avg latency",
+                                   "avg LB": "lower bound avg", "gap": "gap (rounds)"}), precision=2))
 fig, ax = plt.subplots(figsize=(5, 3.2))
 for load, grp in rdf.groupby("load"):
     ax.plot(grp["T"], grp["gap"], "o-", label=f"load {load}")

@@ -624,14 +624,18 @@ g("rt_lpx_dslp_max", 100 * float(LPX.tel_change_sorted_lp.abs().max()))
 g("rt_lpx_dlps_max", 100 * float(LPX.tel_change_lp_swap.abs().max()))
 g("rt_lpx_dslp_big", 100 * float(LPX.loc[LPX.step == STEP_MAX, "tel_change_sorted_lp"].iloc[0]))
 g("rt_lpx_dlps_big", 100 * float(LPX.loc[LPX.step == STEP_MAX, "tel_change_lp_swap"].iloc[0]))
-styled(LPX[["step", "approx_seconds", "exact_value", "approx_value", "kendall_tau", "max_rank_shift",
-            "exact_tel_sorted_lp", "approx_tel_sorted_lp", "tel_change_sorted_lp", "exact_tel_lp_swap",
-            "approx_tel_lp_swap", "tel_change_lp_swap"]].rename(columns={
-    "step": "step D (rounds)", "approx_seconds": "approximate LP (s)", "exact_tel_sorted_lp": "Sorted-LP TEL, exact LP",
-    "approx_tel_sorted_lp": "Sorted-LP TEL, approx.", "tel_change_sorted_lp": "Sorted-LP TEL change",
-    "exact_tel_lp_swap": "LP-Swap TEL, exact LP", "approx_tel_lp_swap": "LP-Swap TEL, approx.",
-    "tel_change_lp_swap": "LP-Swap TEL change"}), precision=4,
-       caption=f"{_wx.n} requests ({_wx.label}), horizon {LPX.horizon.iloc[0]} rounds; TEL in rounds")
+_lpx = LPX.rename(columns={
+    "step": "step D (rounds)", "approx_seconds": "approximate LP (s)", "exact_value": "exact LP value",
+    "approx_value": "approximate LP value", "kendall_tau": "Kendall tau", "max_rank_shift": "max rank shift",
+    "exact_tel_sorted_lp": "Sorted-LP TEL, exact LP", "approx_tel_sorted_lp": "Sorted-LP TEL, approx.",
+    "tel_change_sorted_lp": "Sorted-LP TEL change", "exact_tel_lp_swap": "LP-Swap TEL, exact LP",
+    "approx_tel_lp_swap": "LP-Swap TEL, approx.", "tel_change_lp_swap": "LP-Swap TEL change"})
+display(styled(_lpx[["step D (rounds)", "approximate LP (s)", "exact LP value", "approximate LP value", "Kendall tau",
+                     "max rank shift"]], precision=4,
+               caption=f"the LP: {_wx.n} requests ({_wx.label}), horizon {LPX.horizon.iloc[0]} rounds"))
+display(styled(_lpx[["step D (rounds)", "Sorted-LP TEL, exact LP", "Sorted-LP TEL, approx.", "Sorted-LP TEL change",
+                     "LP-Swap TEL, exact LP", "LP-Swap TEL, approx.", "LP-Swap TEL change"]], precision=4,
+               caption="the schedules (TEL in rounds)"))
 
 # %% [markdown]
 # Over these steps Kendall's $\tau$ between the exact and the approximate LP orders is at
@@ -728,8 +732,8 @@ C = run_all([{"workload": "mixed002", "n": nC, "rate": None, "seed": seed, "poli
 C["name"] = [policy_label(p, o) for p, o in zip(C["policy"], C["opts"])]
 C["scheduler_s"] = C["reset_s"] + C["decision_s"]
 styled(C[["name", "pred", "completed", "valid", "avg_latency", "makespan", "evictions", "scheduler_s"]]
-       .sort_values("avg_latency").rename(columns={"pred": "prediction x", "avg_latency": "average latency (s)",
-                                                   "makespan": "makespan (s)", "scheduler_s": "scheduler time (s)"}),
+       .sort_values("avg_latency").rename(columns={"name": "policy", "pred": "x", "avg_latency": "avg latency (s)",
+                                                   "makespan": "makespan (s)", "scheduler_s": "sched. time (s)"}),
        caption=f"{nC} requests, mixed 002 workload ({LM_LABEL} + arXiv), all at t = 0, M = {memory:,} tokens")
 
 # %% [markdown]
