@@ -113,8 +113,8 @@ glue("ex1_amin", int(ex1_tel["a-min"]), display=False)
 #
 # 003 Theorem 2 and its proof: with $s=0$, $M=l u$, $N_l = a u$ short ($o=l$) and $N_u = b l$
 # long ($o=u$) requests and $a/b \approx \alpha^{1/2}$ ($\alpha = l/u$), A_max's ratio to H-SF
-# is at least $\alpha^{-1}(1+\alpha^{-1/2})/2$ (at $\alpha = 1/4$ the simpler expression
-# $\alpha^{-1}/2$ gives the same value 6, so that point cannot tell the two apart). Our `Instance` requires $s>0$; we use the
+# is at least $\alpha^{-1}(1+\alpha^{-1/2})/2$ (at $\alpha = 1/4$ the inner term $\alpha^{-1/2}$
+# equals $\alpha^{-1}/2 = 2$, so that point alone cannot tell the two expressions apart; the limit is 6). Our `Instance` requires $s>0$; we use the
 # explicit `interval_instance(..., allow_zero_prompt=True)`, so requests hold $t-p$ tokens. We grow
 # $l$, $u=l/\alpha$, $M = lu$, $a$ and $b = a\alpha^{-1/2}$ together and compare three things:
 #
@@ -163,7 +163,8 @@ glue("thm2_coinc", ", ".join(str(c**2) for c in sorted(coinc)), display=False)
 # At $\alpha=1/4$, $M$ = {glue:text}`thm2_M_a4:d`, our A_max's ratio is {glue:text}`thm2_ratio_a4:.3f`
 # against the paper's limit {glue:text}`thm2_formula_a4:.3f`; at $\alpha=1/9$,
 # $M$ = {glue:text}`thm2_M_a9:d`, it is {glue:text}`thm2_ratio_a9:.3f` against
-# {glue:text}`thm2_formula_a9:.3f` (the other reading: {glue:text}`thm2_formula_a9_half:.2f`), and
+# {glue:text}`thm2_formula_a9:.3f` (with $\alpha^{-1}/2$ in place of $\alpha^{-1/2}$:
+# {glue:text}`thm2_formula_a9_half:.2f`), and
 # it *decreases* as the instance grows. The reason is the model of A_max, not the instance or the
 # scale: with $s = 0$ a request started later holds fewer tokens, so when the short requests of a
 # batch finish after $l$ rounds, the look-ahead test (with every length taken as $u$) admits new

@@ -282,7 +282,7 @@ adf = pd.DataFrame(adv)
 adf["ratio_ub"] = adf.mcsf / adf.opt_lower
 adv_hold = bool((adf.mcsf <= adf.L44).all() and (adf.opt_lower >= adf.OS).all() and (adf.OS >= adf.L47 - 1e-9).all()
                 and np.allclose(adf.LPcvxpy, adf.LPgreedy, atol=1e-6) and adf.claim48.all() and adf.tstar_sorted_greedy.all())
-display(styled(adf[["restart", "n", "M", "s", "outputs", "mcsf", "opt_lower", "opt_upper", "optimal", "OS", "proxy",
+display(styled(adf[["n", "M", "s", "outputs", "mcsf", "opt_lower", "opt_upper", "optimal", "OS", "proxy",
                     "ratio_ub", "L45_need"]].rename(columns={"M": "M (tokens)", "mcsf": "TEL(MC-SF)",
                                                              "opt_lower": "OPT lower", "opt_upper": "OPT upper",
                                                              "proxy": "MC-SF / OS", "ratio_ub": "MC-SF / OPT lower",
