@@ -24,9 +24,9 @@
 # $A_u$, $B_u$ behind A_min's logarithmic competitive ratio (Lemma 2 - Corollary 1, Lemma 3,
 # Figure 1) and checks them against simulations.
 #
-# **Reading notes.** We do not have 003's text at hand; formulas quoted from our issue are labelled
-# *the paper's*. Everything else (A_min's tie details, the matrices $A_u$, $B_u$) is **our
-# reconstruction** and is labelled so. The real-data experiments of 003 Section 6 are in the
+# **Reading notes.** Statements and formulas of 003 are labelled *the paper's*. Everything else
+# (A_min's tie details, the matrices $A_u$, $B_u$ as derived below) is **our reconstruction** and is
+# labelled so. The real-data experiments of 003 Section 6 are in the
 # real-trace chapter, {ref}`chapter-realtrace` (its section "003 Section 6: interval predictions"),
 # and are not repeated here.
 
@@ -84,9 +84,9 @@ glue("amin_reps", int(reps), display=False)
 # (Algorithm 4); the docstring of `kvlib.policies.cyz` says which details are our reading. A_min is
 # read literally: evictions go in increasing *stored* lower bound $\tilde l_i$ (random ties), and
 # an evicted request's bound is raised to the tokens it had generated; in the admission test a
-# running request is assumed to need $\max(\tilde l_i, \text{tokens generated} + 1)$ tokens. (The
-# previous session's reading, which ordered evictions by $\max(\tilde l_i, \text{tokens
-# generated})$, is kept as `AMinProgress`; the Lemma 2 section shows that only the literal reading
+# running request is assumed to need $\max(\tilde l_i, \text{tokens generated} + 1)$ tokens. (An
+# alternative reading, which orders evictions by $\max(\tilde l_i, \text{tokens generated})$, is
+# kept as `AMinProgress`; the Lemma 2 section shows that only the literal reading
 # reproduces Theorem 6.) A_l never refines and evicts at random; A_random evicts at random.
 #
 # ## Example 1 (003 Section 3.2)
@@ -111,10 +111,10 @@ glue("ex1_amin", int(ex1_tel["a-min"]), display=False)
 # %% [markdown]
 # ## A_max: Theorem 2's instance and Theorem 1's bound
 #
-# The paper's Theorem 2 (quoted): with $s=0$, $M=l u$, $N_l = a u$ short ($o=l$) and $N_u = b l$
+# 003 Theorem 2 and its proof: with $s=0$, $M=l u$, $N_l = a u$ short ($o=l$) and $N_u = b l$
 # long ($o=u$) requests and $a/b \approx \alpha^{1/2}$ ($\alpha = l/u$), A_max's ratio to H-SF
-# tends to $\alpha^{-1}(1+\alpha^{-1/2})/2$ (we read the exponent as $-1/2$; at $\alpha = 1/4$ the
-# other reading, $\alpha^{-1}/2$, gives the same value 6). Our `Instance` requires $s>0$; we use the
+# is at least $\alpha^{-1}(1+\alpha^{-1/2})/2$ (at $\alpha = 1/4$ the inner term $\alpha^{-1/2}$
+# equals $\alpha^{-1}/2 = 2$, so that point alone cannot tell the two expressions apart; the limit is 6). Our `Instance` requires $s>0$; we use the
 # explicit `interval_instance(..., allow_zero_prompt=True)`, so requests hold $t-p$ tokens. We grow
 # $l$, $u=l/\alpha$, $M = lu$, $a$ and $b = a\alpha^{-1/2}$ together and compare three things:
 #
@@ -131,10 +131,17 @@ glue("ex1_amin", int(ex1_tel["a-min"]), display=False)
 # %%
 # H-SF's simulated TEL is asserted equal to the closed form ry.thm2_hsf_tel inside
 thm2 = cx.theorem2_table((4, 9), thm2_scales, reps, seed)
-display(styled(thm2.rename(columns={"M": "M (tokens)", "hsf": "H-SF TEL", "amax": "A_max TEL (mean)",
-                                    "ratio_ours": "A_max / H-SF", "ratio_batch_sim": "batch A_max / H-SF (sim.)",
-                                    "ratio_batch_model": "batch A_max / H-SF (closed form)",
-                                    "batch_limit": "batch limit", "paper_formula": "paper's limit"})))
+_thm2 = thm2.rename(columns={"M": "M (tokens)", "hsf": "H-SF TEL", "amax": "A_max TEL (mean)",
+                              "ratio_ours": "A_max / H-SF", "ratio_batch_sim": "batch A_max / H-SF (sim.)",
+                              "ratio_batch_model": "batch A_max / H-SF (closed form)",
+                              "batch_limit": "batch limit", "paper_formula": "paper's limit"})
+_key = ["alpha", "M (tokens)"]
+display(styled(_thm2[[c for c in _thm2.columns if c not in ("A_max / H-SF", "batch A_max / H-SF (sim.)",
+                                                            "batch A_max / H-SF (closed form)", "batch limit",
+                                                            "paper's limit")]],
+               caption="the instances and the TELs (rounds)"))
+display(styled(_thm2[_key + ["A_max / H-SF", "batch A_max / H-SF (sim.)", "batch A_max / H-SF (closed form)",
+                             "batch limit", "paper's limit"]], caption="the ratios to H-SF"))
 
 # %%
 last = thm2.groupby("alpha").tail(1).set_index("alpha")
@@ -156,7 +163,8 @@ glue("thm2_coinc", ", ".join(str(c**2) for c in sorted(coinc)), display=False)
 # At $\alpha=1/4$, $M$ = {glue:text}`thm2_M_a4:d`, our A_max's ratio is {glue:text}`thm2_ratio_a4:.3f`
 # against the paper's limit {glue:text}`thm2_formula_a4:.3f`; at $\alpha=1/9$,
 # $M$ = {glue:text}`thm2_M_a9:d`, it is {glue:text}`thm2_ratio_a9:.3f` against
-# {glue:text}`thm2_formula_a9:.3f` (the other reading: {glue:text}`thm2_formula_a9_half:.2f`), and
+# {glue:text}`thm2_formula_a9:.3f` (with $\alpha^{-1}/2$ in place of $\alpha^{-1/2}$:
+# {glue:text}`thm2_formula_a9_half:.2f`), and
 # it *decreases* as the instance grows. The reason is the model of A_max, not the instance or the
 # scale: with $s = 0$ a request started later holds fewer tokens, so when the short requests of a
 # batch finish after $l$ rounds, the look-ahead test (with every length taken as $u$) admits new
@@ -166,11 +174,11 @@ glue("thm2_coinc", ", ".join(str(c**2) for c in sorted(coinc)), display=False)
 # {glue:text}`thm2_blim_a4:.3f`) at $\alpha = 1/4$ — the paper's 6 — but
 # {glue:text}`thm2_batch_a9:.3f` ({glue:text}`thm2_bsim_a9:.3f` simulated; limit
 # {glue:text}`thm2_blim_a9:.3f`) at $\alpha = 1/9$, not {glue:text}`thm2_formula_a9:.3f`. SymPy: the batch limit and the paper's
-# formula agree only at $\alpha$ = {glue:text}`thm2_coinc:s`. So the quoted formula is
+# formula agree only at $\alpha$ = {glue:text}`thm2_coinc:s`. So the paper's formula is
 # reproduced neither by our A_max nor by the most pessimistic batch reading of it (which is
-# increasing in $a/b$, so $a/b=\alpha^{1/2}$ is not its worst case either). Without 003's text we
-# cannot tell which A_max or which TEL accounting gives $\alpha^{-1}(1+\alpha^{-1/2})/2$; we report
-# this as an unreproduced claim (proposed erratum), with the instance and numbers above.
+# increasing in $a/b$, so $a/b=\alpha^{1/2}$ is not its worst case either). Which A_max or which
+# TEL accounting gives $\alpha^{-1}(1+\alpha^{-1/2})/2$ is not determined here; we report this as an
+# unreproduced claim (proposed erratum), with the instance and numbers above.
 #
 # Theorem 1's upper bound $\alpha^{-1}(1+\alpha^{-1})/2$ (the paper's) against the worst ratio we
 # simulate over two-point instances ($o\in\{l,u\}$, a grid of mixtures, $s=1$):
@@ -209,7 +217,7 @@ assert all(w <= ry.amax_theorem1_bound(a) + 1e-9 for w, a in zip(worst, alphas))
 #
 # Lengths $k = 1..u$ ($l = 1$), prompt $s = 0$ (as in Theorem 2), a fraction $x_k$ of $n$ requests
 # has length $k$, all at $t=0$, and $n/M\to\infty$; TELs are in units $n^2/M$. The proof of the log
-# bound (as quoted) writes A_min's and H-SF's TELs as quadratic forms $x^\top A_u x$ and
+# bound (003 Section 4, Corollary 1 and Lemma 3) writes A_min's and H-SF's TELs as quadratic forms $x^\top A_u x$ and
 # $x^\top B_u x$, bounds the competitive ratio by the largest generalized eigenvalue, and that by
 # $\operatorname{tr}(B_u^{-1}A_u) = H_u$, with $A_u$ positive definite by Lemma 3.
 #
@@ -261,7 +269,7 @@ glue("tri_umax", int(u_sym), display=False)
 #
 # **$A_u$: what pins it down.** We did not derive A_min's fluid TEL from its dynamics (the
 # simulations in the Lemma 2 section compare A_min with the result). Instead we reconstruct $A_u$
-# from what the issue quotes:
+# from two facts:
 #
 # 1. one length loses nothing: $a_{kk} = b_{kk} = k^2/2$ (our A_min on a single length equals
 #    H-SF exactly, see below);
@@ -304,6 +312,12 @@ glue("a_formula_ok", str(same), display=False)
 # $G_{ij} = g(\ln i-\ln j)$. This is `ry.A_matrix`. Only facts 1-2 were used; everything below is
 # an **independent** test of the reconstruction.
 #
+# For comparison, 003 Corollary 1 states both matrices: $b_{ij} = \min(i,j)^2$ and
+# $a_{ij} = \frac{\min(i,j)^2}{ij}\big(\tfrac12(i+j)^2 - \min(i,j)^2\big)$. With $m < M$ the
+# latter is $\frac{m}{M}\big(\tfrac{M^2}{2} + mM - \tfrac{m^2}{2}\big)$, and on the diagonal it is $k^2$:
+# entrywise exactly twice our $a_{ij}$ and $b_{ij}$. The reconstruction therefore coincides with the
+# paper's matrices up to a common factor, which leaves every quotient and eigenvalue below unchanged.
+#
 # **The proof's coefficient identity.** The reconstructed TEL expression
 #
 # $$
@@ -344,7 +358,7 @@ for u in range(1, u_sym + 1):
     tr_rows.append(dict(u=u, trace_A=str(t_new), H_u=str(Hn(u)), equal=(t_new == Hn(u)), trace_old_candidate=str(t_old)))
 trdf = pd.DataFrame(tr_rows)
 display(styled(trdf.rename(columns={"trace_A": "tr(B^-1 A)", "H_u": "H_u", "equal": "equal",
-                                    "trace_old_candidate": "tr(B^-1 A), previous candidate"})))
+                                    "trace_old_candidate": "tr(B^-1 A), rejected candidate"})))
 glue("tr_exact_ok", str(bool(trdf.equal.all())), display=False)
 big_u = 10**5 if mode == "quick" else 10**6
 kk = np.arange(1, big_u + 1, dtype=float)
@@ -368,7 +382,7 @@ glue("tr_old_u3", trdf.loc[2, "trace_old_candidate"], display=False)
 #
 # and {glue:text}`trace_first:d` for $k=1$, so $\operatorname{tr}(B_u^{-1}A_u) = H_u$ **for every $u$** (the general argument, from
 # the tridiagonal form). Exact check with SymPy matrices for $u \le$ {glue:text}`tri_umax:d`:
-# {glue:text}`tr_exact_ok:s` (the table also shows that the previous session's candidate
+# {glue:text}`tr_exact_ok:s` (the table also shows that the rejected candidate
 # $m^2 - m^3/(2M)$ fails, e.g. {glue:text}`tr_old_u3:s` at $u = 3$). Numerically: at
 # $u$ = {glue:text}`tr_big_u:d` the $O(u)$ formula differs from $H_u$ by
 # {glue:text}`tr_big_err:.1e`; a dense solve at $u$ = {glue:text}`tr_dense_u:d` differs by
@@ -406,7 +420,7 @@ glue("mineig_A500", float(mins[500][1]), display=False)
 # $A_u$ {glue:text}`mineig_A500:.3g`. Hence $B^{-1/2}AB^{-1/2} \succ 0$ and
 # $\lambda_{\max} \le \operatorname{tr} = H_u$: Corollary 1's $O(\log u)$ bound.
 #
-# ```{prf:theorem} Reconstructed Lemma 2 / Corollary 1 (s = 0, l = 1)
+# ```{prf:theorem} Reconstruction of 003 Lemma 2 and Corollary 1 (s = 0, l = 1)
 # :label: thm-amin-reconstructed
 # With $b_{ij} = \min(i,j)^2/2$ and $a_{ij} = \frac{ij}{4}(1 + g(\ln i - \ln j))$, the quotient
 # $\max_{x\ge0} x^\top A_u x / x^\top B_u x$ is at most $\lambda_{\max}(A_u, B_u) \le
@@ -527,7 +541,7 @@ glue("one_len_max", float(one.amin_over_hsf.max()), display=False)
 # **Two-point distributions (Theorem 6).** $\{l, 4l\}$ ($\alpha = 1/4$) at the maximising
 # $p^* = 1/(1+\alpha) = 0.8$, heavy load $n/M = $ `tp_load`, $M = $ `tp_M`, for $l$ in `tp_ls`,
 # against $(3-\alpha)/2$ (the paper's Theorem 6, equal to the reconstructed Lemma 2 here). Beside
-# the literal A_min we run the previous session's reading (`AMinProgress`: a running request's
+# the literal A_min we run the alternative reading (`AMinProgress`: a running request's
 # bound counts the tokens it has generated, so requests that have run past their bound are
 # protected from eviction and fresh ones are evicted first):
 
@@ -573,7 +587,7 @@ glue("tp_runs", int(l2_seeds), display=False)
 # {glue:text}`tp_total:d` runs here are below 1.2): when long requests happen to be evicted after
 # running past their bound, their raised bound puts them behind all fresh requests and the short
 # ones are served first. A competitive ratio is a worst case, so such runs do not contradict it. The
-# previous reading gives {glue:text}`tp_prog_lo:.3f`–{glue:text}`tp_prog_hi:.3f` at the largest
+# alternative reading gives {glue:text}`tp_prog_lo:.3f`–{glue:text}`tp_prog_hi:.3f` at the largest
 # $l$ (worst run over $l \ge 2$: {glue:text}`tp_prog_dev:+.1%`), clearly *above* the theorem: its protected long requests keep delaying short ones — so the eviction order by the
 # *stored* bound is what 003's analysis needs, and we adopt it as A_min. With integer lengths
 # $\{1,4\}$ even the literal A_min gives {glue:text}`tp_l1_lo:.3f`–{glue:text}`tp_l1_hi:.3f`: far
@@ -680,8 +694,9 @@ for c in crit:
     ok_interior = all(0 < c.subs(Rl, av) < 1 for av in (sp.Rational(1, 10), sp.Rational(1, 2), sp.Rational(9, 10)))
     vals.append((c, sp.simplify(Rp.subs(p, c)), ok_interior))
 best = [v for v in vals if v[2] and sp.simplify(v[1] - (3 - Rl) / 2) == 0]
-display(styled(pd.DataFrame([{"critical p": f"${sp.latex(c)}$", "R(p)": f"${sp.latex(v)}$", "interior": ok_}
-                              for c, v, ok_ in vals])))
+display(Math(r"\begin{array}{lll}\text{critical } p & R(p) & \text{interior}\\ \hline "
+             + r"\\ ".join(f"{sp.latex(c)} & {sp.latex(v)} & \\text{{{'yes' if ok_ else 'no'}}}" for c, v, ok_ in vals)
+             + r"\end{array}"))
 glue("t6_ok", str(len(best) == 1), display=False)
 glue("t6_pstar", Math(r"p^* = " + (sp.latex(best[0][0]) if best else r"\text{none}")), display=False)
 
@@ -691,8 +706,8 @@ glue("t6_pstar", Math(r"p^* = " + (sp.latex(best[0][0]) if best else r"\text{non
 # ```{glue:math} t6_pstar
 # ```
 #
-# **Theorem 7**: we do not have A_l's piecewise bound. The quoted threshold
-# $\alpha^* = (3-\sqrt5)/2$ is the root in $(0,1)$ of $\alpha(3-\alpha)=1$:
+# **Theorem 7** (a piecewise bound for A_l; the piecewise bound itself is not checked here). The
+# threshold $\alpha^* = (3-\sqrt5)/2$ is the root in $(0,1)$ of $\alpha(3-\alpha)=1$:
 
 # %%
 a_s = sp.Symbol("a")
@@ -707,8 +722,8 @@ glue("astar_f", float(astar), display=False)
 # ```
 #
 # $\approx$ {glue:text}`astar_f:.4f`, i.e. where $(3-\alpha)/2$ meets $1/(2\alpha)$. **This pairing
-# is our guess at the two branches, not the paper's statement**: the issue quotes neither branch
-# of Theorem 7, so the piecewise bound itself cannot be checked here.
+# is our guess at the two branches, not the paper's statement**; the branches of Theorem 7 are
+# not checked here.
 #
 # **Figure 2, redrawn from simulation.** In place of the paper's curve we measure what Theorem 7 is
 # about: A_l's worst two-point ratio to H-SF across $\alpha$. Short length $l$ = `fig2_l`, long
@@ -780,7 +795,7 @@ else:
 # estimate $l$, so it competes with fresh requests on equal terms and may be restarted and evicted
 # again; the wasted rounds
 # grow as $\alpha$ falls, which is what the curve shows. **Theorem 7 not checked** (its formula is
-# not quoted); this figure is our measurement of the quantity it bounds, under our reading of
+# not compared here); this figure is our measurement of the quantity it bounds, under our reading of
 # A_l (003 Algorithm 6: fixed estimates $l_i$, random eviction).
 #
 # **Geometric lengths (Figure 3, Theorem 8).** For $x_k = (1-q)q^{k-1}$, $k \ge 1$, SymPy evaluates
@@ -867,8 +882,8 @@ glue("geo_cand_pow2", str(cand_pow2), display=False)
 # paper's Figure 3 (left)**. It contains logarithms ({glue:text}`geo_has_log:s`), so it is **not**
 # Theorem 8's rational function, and its supremum is not $14/9 \approx 1.556$ (at $q = 1/2$ it is
 # {glue:text}`geo_q05:.4f`, close to but not $14/9$). Theorem 8's $\mathrm{LG}(p)$ must be another
-# quantity (perhaps a bound from a restricted instance, or lengths on a different grid) that we
-# cannot identify without the text: **not checked**. Two candidates we tried do not give $14/9$
+# quantity (perhaps a bound from a restricted instance, or lengths on a different grid), not
+# identified here: **not checked**. Two candidates we tried do not give $14/9$
 # either (SymPy, above): lengths $2^{-k}$ with weights $\propto q^k$ tend to
 # {glue:text}`geo_cand_pow2:s` $\approx$ {glue:text}`geo_cand_pow2_f:.4f` as $q\to 1$, and replacing
 # $m^3/(4M)$ by its upper bound $m^2/4$ gives {glue:text}`geo_cand_m2_f:.4f` in the limit.
@@ -937,10 +952,11 @@ glue("t3_M", int(timing.M.iloc[-1]), display=False)
 # neither by our A_max nor by a synchronous-batch A_max (which matches it only at $\alpha = 1/4$);
 # (ii) Lemma 2 as an exact limit: with the literal A_min (eviction order by the stored bound) the
 # two-point case matches Theorem 6 at scaled lengths, and other distributions come within the
-# deviations reported above, but not exactly at the sizes we ran; the previous session's reading
-# (bound refined while running) exceeds Theorem 6. $A_u$ remains a reconstruction from quoted
-# facts, not a derivation from the algorithm's dynamics; (iii) Theorem 7's piecewise bound for A_l
-# is not quoted, so only its threshold $\alpha^*$ was checked (as the root of our guessed pairing of
+# deviations reported above, but not exactly at the sizes we ran; the alternative reading
+# (bound refined while running) exceeds Theorem 6. $A_u$ remains a reconstruction from two of the
+# paper's facts (equal to 003 Corollary 1's matrix up to the factor 2), not a derivation from the
+# algorithm's dynamics; (iii) Theorem 7's piecewise bound
+# for A_l is not checked here, so only its threshold $\alpha^*$ was checked (as the root of our guessed pairing of
 # branches) and Figure 2 was redrawn from our simulation of A_l, not from the formula; Theorem 8's
 # rational $\mathrm{LG}(p)$ with maximum $14/9$ was not identified: the closed form of both geometric
 # sums (executed above) contains $\ln(1+q)$ and tends to $10-12\ln2$; (iv) the

@@ -135,11 +135,7 @@ glue("hs-timelimit", f"{time_limit:g}", display=False)
 # Let $A = \max_i a_i$, let $U$ be the TEL of any feasible schedule, and let $\mathrm{LB}(I \setminus i)$
 # be any lower bound on the optimal TEL of the instance without request $i$. Every optimal schedule
 # satisfies, for every $i$,
-#
-# $$
-# c_i = p_i + o_i \;\le\; \min\Big(A + \sum_j o_j,\;\; a_i + U - \mathrm{LB}(I \setminus i)\Big).
-# $$
-#
+# $c_i = p_i + o_i \le \min\big(A + \sum_j o_j,\; a_i + U - \mathrm{LB}(I \setminus i)\big)$.
 # Hence the IP with $L_i = \min(A + \sum_j o_j,\, a_i + U - \mathrm{LB}(I\setminus i)) - o_i$ has the same
 # optimal value as the IP on an unbounded horizon.
 # :::
@@ -214,8 +210,8 @@ plt.close(fig)
 #
 # ## The LP relaxation and why the IP is hard
 #
-# Relaxing (4) to $0 \le x_{i,p} \le 1$ gives the LP relaxation (the Relax-LP of 002 Section 6 as the
-# issue describes it; we did not check 002's text). On small Section 5.1 instances (Arrival Model 1,
+# Relaxing (4) to $0 \le x_{i,p} \le 1$ gives the LP relaxation (002 Section 6 calls this relaxation
+# of the integer variables Relax-LP, its eq. (8)). On small Section 5.1 instances (Arrival Model 1,
 # fixed $n$) we compare the LP value, the certified IP interval and MC-SF:
 
 # %%
@@ -231,10 +227,15 @@ for k, n in enumerate(lp_sizes):
                         IP_upper=r.upper, proved=r.optimal, seconds=round(r.seconds, 1), MC_SF=mc,
                         LP_over_IPupper=round(lp / r.upper, 3)))
 lp_table = pd.DataFrame(lp_rows)
-display(lp_table.rename(columns={"M": "M (tokens)", "seconds": "solve (s)", "MC_SF": "MC-SF",
-                                 "LP_over_IPupper": "LP / IP upper"}).style.hide(axis="index")
-        .format({"LP": "{:.2f}", "solve (s)": "{:.1f}", "LP / IP upper": "{:.3f}"})
+_lp = lp_table.rename(columns={"M": "M (tokens)", "seconds": "solve (s)", "MC_SF": "MC-SF", "volume_LB": "volume LB",
+                                "separation_LB": "separation LB", "lower_from": "lower bound from",
+                                "IP_lower": "IP lower", "IP_upper": "IP upper", "LP_over_IPupper": "LP / IP upper"})
+display(_lp[["n", "M (tokens)", "volume LB", "LP", "separation LB", "IP lower", "IP upper", "MC-SF"]]
+        .style.hide(axis="index").format({"LP": "{:.2f}"})
         .set_caption("TEL (rounds): bounds, certified IP interval and MC-SF"))
+display(_lp[["n", "M (tokens)", "lower bound from", "proved", "solve (s)", "LP / IP upper"]]
+        .style.hide(axis="index").format({"solve (s)": "{:.1f}", "LP / IP upper": "{:.3f}"})
+        .set_caption("where the IP's lower bound came from"))
 glue("hs-lp-ratio-min", f"{lp_table.LP_over_IPupper.min():.3f}", display=False)
 glue("hs-lp-ratio-max", f"{lp_table.LP_over_IPupper.max():.3f}", display=False)
 glue("hs-lp-by-mip", int(((lp_table.lower_from == "peak-conflict MIP") & lp_table.proved).sum()), display=False)
@@ -353,7 +354,7 @@ glue("hs-tiny-cp-seconds", f"{tiny_cp.seconds:.1f}", display=False)
 # instances (and that the separation is attained), and the bound against brute force. The same
 # inequalities plus the disjunctions of the lemma as a MIP (`kvlib.optimum.bounds.peak_conflict_bound`) are
 # stronger on small instances (it proves {glue:text}`hs-lp-by-mip:d` of the {glue:text}`hs-lp-n:d`
-# instances of the LP table above optimal by meeting the best schedule: column `lower_from`). In our
+# instances of the LP table above optimal by meeting the best schedule: column "lower bound from"). In our
 # runs of `benchmarks/peak_conflict_bound.py` (not repeated by this chapter) HiGHS did not solve that
 # MIP within 30 s for the suite instances with $n \ge 20$, so `solve` runs it only for $n \le 12$, for
 # at most $\min(5, 0.15\,T)$ seconds.
@@ -365,7 +366,7 @@ glue("hs-tiny-cp-seconds", f"{tiny_cp.seconds:.1f}", display=False)
 # file `benchmarks/exact_suite_results.jsonl`** (measured on 2 cores shared with other jobs, so the
 # seconds are inflated and noisy; it is not recomputed when this chapter runs). Configurations:
 # `windows+warm+sym` is the formulation through cvxpy with the incumbent windows, warm start and
-# symmetry breaking (the previous default); `sparse` builds the same matrix with `scipy.sparse`
+# symmetry breaking (the first configuration); `sparse` builds the same matrix with `scipy.sparse`
 # (`kvlib.optimum.exact.build_sparse`, checked equal to cvxpy's by a test); `sparse+cpsat` adds a CP-SAT phase
 # (30% of the limit); `sparse+cpsat+nopresolve` switches HiGHS's presolve off and sizes the CP-SAT
 # phase by whether HiGHS has time for its root LP; `sparse+cpsat+nopresolve+sep` first computes the
@@ -437,9 +438,9 @@ glue("hs-bench-gap20-max", float(100 * after[after.n >= 20].gap.max()), display=
 # does nothing where few do.
 # None of this closes the gap at the paper's scale: the remaining gap is the weakness of the lower
 # bound (the LP relaxation is only a few percent above the solver-free volume bound at $n \ge 30$, and
-# the separation LP ignores interactions among three or more requests), not the schedules. What did *not* help (measured in the previous round): the aggregated formulation (same LP
-# value), warm start and symmetry breaking on their own; and, in this round, clique and
-# Chvátal-Gomory rounding rows derived from the memory rows, added to the LP up front (in ad-hoc runs
+# the separation LP ignores interactions among three or more requests), not the schedules. What did
+# *not* help: the aggregated formulation (same LP value), warm start and symmetry breaking on their
+# own, and clique and Chvátal-Gomory rounding rows derived from the memory rows, added to the LP up front (in ad-hoc runs
 # on the $n \le 20$ suite instances, not kept in the suite file, they barely moved the LP value; HiGHS's
 # own cut rounds do better but are slow).
 #
@@ -631,15 +632,15 @@ glue("hs-chapter-seconds", f"{chapter_seconds:.0f}", display=False)
 # bound) meets the best schedule; {prf:ref}`lem-peak-conflict` and the disjointness of its intervals
 # are checked on policy schedules, and the separation bound against brute force (tests).
 #
-# *Not verified.* We do not have Gurobi and did not reproduce the paper's solver runs. At
+# *Not verified.* The paper's Gurobi runs were not reproduced (only open-source solvers are used here). At
 # $n \in [40, 60]$ our certified intervals are wide (their upper ends come from lower bounds on OPT at
 # or only a few percent above the solver-free volume bound), so the paper's averages (the paper's
 # 1.005 and 1.047) are not confirmed, and its
 # count of exact matches can be neither confirmed nor refuted by the solver runs; what *is* certified
 # is the lower end of the ratio, and on AM1 it already exceeds the paper's average
-# ({ref}`hindsight-scan`). The LP "Relax-LP" of 002 Section 6 is taken to be the LP relaxation of
-# (1)-(4) as the issue states; we did not compare with 002's text. The issue's goal (certified optima
-# at $n = 40$-$60$ within 60 s on 2 cores) is not reached: in the 30 s suite
+# ({ref}`hindsight-scan`). Our LP relaxation relaxes the integer variables of (1)-(4) to $[0, 1]$, as
+# 002 Section 6 does for its Relax-LP (eq. (8)); the two formulations were not compared constraint by
+# constraint. Certified optima at $n = 40$-$60$ within 60 s on 2 cores are not reached: in the 30 s suite
 # {glue:text}`hs-bench-proved-after:d` of {glue:text}`hs-bench-instances:d` instances are proved and the
 # gaps at $n \ge 20$ stay between {glue:text}`hs-bench-gap20-min:.1f`% and
 # {glue:text}`hs-bench-gap20-max:.1f`% (table above), because neither HiGHS's LP with its cuts nor

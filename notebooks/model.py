@@ -123,7 +123,7 @@ glue("two_delayed_start", int(delayed.schedule.starts[1]), display=False)
 # + \sum_{i \in U} (s_i + t' - t)\,\mathbb 1\{t' \le t + o_i\} \;\le\; M \\
 # &\qquad \text{for every completion time } t' > t \text{ of a request in } R_t \cup U,
 # \end{aligned}
-# \tag{5}
+# \qquad \text{(5)}
 # $$
 #
 # where $R_t$ is the running set. Between two completion times the set of live requests is fixed and

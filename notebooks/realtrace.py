@@ -449,15 +449,14 @@ glue_figure("rt-sweeps", fig)
 # policy's own computation (planning at reset plus all decisions), measured on a
 # shared 2-core machine (contention from other processes inflates it).
 #
-# **Our reading of the figures.** We do not have 002's text; the issue names "average
-# latency (Figure 8, Figure EC.2) and the schedulers' own computation time". We read
-# **Figure 8** as the average latency of each policy against the number of requests
-# (200 to 2,000, the paper's experiment being the right end) and **Figure EC.2**, an
-# appendix figure, as the same experiment seen per request: the distribution of the
-# individual latencies at the largest size, split by source (LMSYS-like vs arXiv),
-# which shows who pays for each policy's average. Both are produced below as separate
-# figures, followed by the scheduler times. If 002's EC.2 is a different view of the
-# experiment, the per-request data behind our figure is still the relevant raw material.
+# **The figures.** 002 Figure 8 shows the average latency of each scheduler on
+# subsamples of 200, 400, ..., 2,000 requests of the mixed data set (002 Section 7), and
+# 002 Figure EC.2 (Appendix EC.5) repeats it for Sorted-F and LP-Swap alone, whose curves
+# nearly coincide. We redraw Figure 8 (the Sorted-F and LP-Swap numbers of EC.2 are among
+# its curves and in the scheduler-time section), then add a view of our own that is not
+# a figure of 002: the distribution of the individual latencies at the largest size,
+# split by source (LMSYS-like vs arXiv), which shows who pays for each policy's average.
+# The scheduler times come last.
 #
 # **Sorted-LP and LP-Swap at 2,000 requests.** The LP relaxation is time-indexed: one
 # start variable per request and round of the horizon (at {glue:text}`rt_002_n:d`
@@ -552,12 +551,12 @@ styled(EC2.rename(columns=lambda c: c if c.endswith("(s)") else f"{c} (s)").rena
 # ```{glue:figure} rt-002-ec2
 # :name: fig-rt-002-ec2
 #
-# 002 Figure EC.2 (our reading): distribution of the per-request latency at
+# Per-request latency (our view of 002 Figure 8's experiment): distribution at
 # {glue:text}`rt_002_n:d` requests, LMSYS-like (left) and arXiv (right) requests of the mixed
 # workload, all at $t = 0$ ({glue:text}`rt_mode` mode).
 # ```
 #
-# *002 Figure EC.2, our reading* ({ref}`figure <fig-rt-002-ec2>`). At {glue:text}`rt_002_n:d` requests the arXiv
+# *Per-request latencies* ({ref}`figure <fig-rt-002-ec2>`). At {glue:text}`rt_002_n:d` requests the arXiv
 # requests (long prompts) wait {glue:text}`rt_ec2_sf_ax:.0f` s on average under MC-SF
 # against {glue:text}`rt_ec2_sf_lm:.0f` s for the LMSYS-like ones; under FCFS the two
 # groups wait {glue:text}`rt_ec2_fcfs_lm:.0f` s and {glue:text}`rt_ec2_fcfs_ax:.0f` s.
@@ -625,14 +624,18 @@ g("rt_lpx_dslp_max", 100 * float(LPX.tel_change_sorted_lp.abs().max()))
 g("rt_lpx_dlps_max", 100 * float(LPX.tel_change_lp_swap.abs().max()))
 g("rt_lpx_dslp_big", 100 * float(LPX.loc[LPX.step == STEP_MAX, "tel_change_sorted_lp"].iloc[0]))
 g("rt_lpx_dlps_big", 100 * float(LPX.loc[LPX.step == STEP_MAX, "tel_change_lp_swap"].iloc[0]))
-styled(LPX[["step", "approx_seconds", "exact_value", "approx_value", "kendall_tau", "max_rank_shift",
-            "exact_tel_sorted_lp", "approx_tel_sorted_lp", "tel_change_sorted_lp", "exact_tel_lp_swap",
-            "approx_tel_lp_swap", "tel_change_lp_swap"]].rename(columns={
-    "step": "step D (rounds)", "approx_seconds": "approximate LP (s)", "exact_tel_sorted_lp": "Sorted-LP TEL, exact LP",
-    "approx_tel_sorted_lp": "Sorted-LP TEL, approx.", "tel_change_sorted_lp": "Sorted-LP TEL change",
-    "exact_tel_lp_swap": "LP-Swap TEL, exact LP", "approx_tel_lp_swap": "LP-Swap TEL, approx.",
-    "tel_change_lp_swap": "LP-Swap TEL change"}), precision=4,
-       caption=f"{_wx.n} requests ({_wx.label}), horizon {LPX.horizon.iloc[0]} rounds; TEL in rounds")
+_lpx = LPX.rename(columns={
+    "step": "step D (rounds)", "approx_seconds": "approximate LP (s)", "exact_value": "exact LP value",
+    "approx_value": "approximate LP value", "kendall_tau": "Kendall tau", "max_rank_shift": "max rank shift",
+    "exact_tel_sorted_lp": "Sorted-LP TEL, exact LP", "approx_tel_sorted_lp": "Sorted-LP TEL, approx.",
+    "tel_change_sorted_lp": "Sorted-LP TEL change", "exact_tel_lp_swap": "LP-Swap TEL, exact LP",
+    "approx_tel_lp_swap": "LP-Swap TEL, approx.", "tel_change_lp_swap": "LP-Swap TEL change"})
+display(styled(_lpx[["step D (rounds)", "approximate LP (s)", "exact LP value", "approximate LP value", "Kendall tau",
+                     "max rank shift"]], precision=4,
+               caption=f"the LP: {_wx.n} requests ({_wx.label}), horizon {LPX.horizon.iloc[0]} rounds"))
+display(styled(_lpx[["step D (rounds)", "Sorted-LP TEL, exact LP", "Sorted-LP TEL, approx.", "Sorted-LP TEL change",
+                     "LP-Swap TEL, exact LP", "LP-Swap TEL, approx.", "LP-Swap TEL change"]], precision=4,
+               caption="the schedules (TEL in rounds)"))
 
 # %% [markdown]
 # Over these steps Kendall's $\tau$ between the exact and the approximate LP orders is at
@@ -729,8 +732,8 @@ C = run_all([{"workload": "mixed002", "n": nC, "rate": None, "seed": seed, "poli
 C["name"] = [policy_label(p, o) for p, o in zip(C["policy"], C["opts"])]
 C["scheduler_s"] = C["reset_s"] + C["decision_s"]
 styled(C[["name", "pred", "completed", "valid", "avg_latency", "makespan", "evictions", "scheduler_s"]]
-       .sort_values("avg_latency").rename(columns={"pred": "prediction x", "avg_latency": "average latency (s)",
-                                                   "makespan": "makespan (s)", "scheduler_s": "scheduler time (s)"}),
+       .sort_values("avg_latency").rename(columns={"name": "policy", "pred": "x", "avg_latency": "avg latency (s)",
+                                                   "makespan": "makespan (s)", "scheduler_s": "sched. time (s)"}),
        caption=f"{nC} requests, mixed 002 workload ({LM_LABEL} + arXiv), all at t = 0, M = {memory:,} tokens")
 
 # %% [markdown]
