@@ -133,6 +133,7 @@ display(Markdown("\n".join(notes) if notes else
 
 # %%
 from IPython.display import HTML
+from myst_nb import glue
 
 from kvlib.book import mission
 
