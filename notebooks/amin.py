@@ -529,7 +529,8 @@ glue("fig1_loose", float(Hu[-1] / lam[-1]), display=False)
 # %% [markdown]
 # ## Lemma 2 checked against simulation
 #
-# Lemma 2 (the paper's, at $s = 0$ through Corollary 1's matrices): for lengths distributed as $x$ on $[l,u]$, $s = 0$ and $n/M\to\infty$,
+# Lemma 2 (the paper's; at $s = 0$ it is the quotient of Corollary 1's forms): for lengths
+# distributed as $x$ on $[l,u]$, $s = 0$ and $n/M\to\infty$,
 # $\mathrm{TEL}(\text{A}_\min)/\mathrm{TEL}(\text{H-SF}) \to x^\top A x / x^\top B x$
 # (`ry.cr_amin`). $A$ and $B$ are homogeneous of degree 2 in the lengths, i.e. the formula is a
 # statement about the *continuum* of lengths; integer lengths $1,2,3,\dots$ are far from it (a
@@ -855,7 +856,7 @@ lg_same = sp.simplify(R_lg - ry.theorem8_ratio(q)) == 0
 lim_lg = sp.limit(R_lg, q, 1, "-")
 LGvals = np.array([float(ry.theorem8_ratio(g)) for g in qgrid])
 glue("lg_R", Math(r"\mathrm{LG}(p):\ \frac{x^\top A x}{x^\top B x} = " + sp.latex(sp.factor(R_lg))), display=False)
-glue("lg_lim_sym", Math(r"\lim_{q\to1^-} = " + sp.latex(lim_lg)), display=False)
+glue("lg_lim_sym", Math(r"\mathrm{LG}(p):\ \lim_{q\to1^-} \frac{x^\top A x}{x^\top B x} = " + sp.latex(lim_lg)), display=False)
 glue("lg_same", str(bool(lg_same and lim_lg == ry.THEOREM8_BOUND)), display=False)
 glue("lg_max", float(LGvals.max()), display=False)
 glue("lg_increasing", str(bool(np.all(np.diff(LGvals) > 0) and LGvals.max() < float(ry.THEOREM8_BOUND))), display=False)
