@@ -73,7 +73,7 @@ def test_measured_cross_terms_diagonal_and_deviations():
     assert list(zip(meas.i, meas.j)) == [(1, 2)]
     assert set(pure) == {(p, k) for p in ("a-min", "h-sf") for k in (1, 2)}
     r = meas.iloc[0]
-    assert r.A_reconstructed == pytest.approx(float(ry.a_entry(1, 2)))
+    assert r.A_corollary1 == pytest.approx(float(ry.a_entry(1, 2)))
     assert r.B == 0.5
     assert r.hsf_rel_dev == pytest.approx(r.hsf_measured / r.B - 1)
     # one length, one policy: the pure runs equal each other (A_min = H-SF on a single length)
@@ -89,11 +89,11 @@ def test_lemma2_runs_summary():
     assert s.rel_dev_max == pytest.approx(s.ratio_max / s.lemma2 - 1)
 
 
-def test_two_point_sweep_worst_and_guess():
+def test_two_point_sweep_worst_and_theorem7():
     runs, worst = cx.two_point_sweep([20], [10], 5, (0.5,), ("a-min",), reps=1, seed=0, load=4)
     assert len(runs) == 1
     assert worst.loc[(20, 0.5), "a-min"] == runs.ratio.max()
-    assert worst.loc[(20, 0.5), "guess"] == pytest.approx(max((3 - 0.5) / 2, 1 / (2 * 0.5)))
+    assert worst.loc[(20, 0.5), "theorem7"] == pytest.approx(1 + 2 * 0.5**2)  # both branches: 1.5
 
 
 def test_geometric_runs_and_decision_times_use_the_given_rng():

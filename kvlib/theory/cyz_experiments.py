@@ -177,8 +177,8 @@ def measured_cross_terms(u_max: int, scale: int, memory: int, n: int, reps: int,
     diagonal ``a_kk`` is a pure run (seed ``seed``); the cross term of ``i < j`` is
     ``(4 x^T A x - a_ii - a_jj) / 2`` from a half-half mixture shuffled by
     ``default_rng([seed, r, i, j])`` and run with seed ``seed + r``, averaged over ``r < reps``.
-    Returns the table (``i, j, amin_measured, A_reconstructed, hsf_measured, B, amin_rel_dev,
-    hsf_rel_dev``) and the diagonal ``{(policy, k): value}``.
+    Returns the table (``i, j, amin_measured, A_corollary1, hsf_measured, B, amin_rel_dev,
+    hsf_rel_dev``; ``A_corollary1`` is 003 Corollary 1's ``a_ij`` halved) and the diagonal ``{(policy, k): value}``.
     """
     c = scale
 
@@ -196,10 +196,10 @@ def measured_cross_terms(u_max: int, scale: int, memory: int, n: int, reps: int,
                 np.random.default_rng([seed, r, i, j]).shuffle(o)
                 for p in est:
                     est[p].append((4 * units(o, p, seed + r) - pure[(p, i)] - pure[(p, j)]) / 2)
-            rows.append(dict(i=i, j=j, amin_measured=np.mean(est["a-min"]), A_reconstructed=float(ry.a_entry(i, j)),
+            rows.append(dict(i=i, j=j, amin_measured=np.mean(est["a-min"]), A_corollary1=float(ry.a_entry(i, j)),
                              hsf_measured=np.mean(est["h-sf"]), B=i * i / 2))
     meas = pd.DataFrame(rows)
-    meas["amin_rel_dev"] = meas.amin_measured / meas.A_reconstructed - 1
+    meas["amin_rel_dev"] = meas.amin_measured / meas.A_corollary1 - 1
     meas["hsf_rel_dev"] = meas.hsf_measured / meas.B - 1
     return meas, pure
 
@@ -236,7 +236,7 @@ def two_point_sweep(memories: Iterable[int], longs: Iterable[int], short: int, f
     lengths, the first ``int(p n)`` short, shuffled by ``default_rng([seed, M, u, int(100 p)])``,
     ``s = 0``; each policy runs with seeds ``seed .. seed + reps - 1``.  Returns every run
     (``M, alpha, frac_short, policy, seed, ratio``) and the worst ratio per (``M``, ``alpha``)
-    and policy, with a column ``guess = max((3 - alpha)/2, 1/(2 alpha))`` (our guessed envelope).
+    and policy, with a column ``theorem7``: 003 Theorem 7's bound on A_l at that ``alpha``.
     """
     fractions = list(fractions)
     longs = list(longs)
@@ -256,7 +256,7 @@ def two_point_sweep(memories: Iterable[int], longs: Iterable[int], short: int, f
     runs = pd.DataFrame(rows)
     worst = runs.groupby(["M", "alpha", "policy"]).ratio.max().unstack()
     a = worst.index.get_level_values("alpha")
-    worst["guess"] = np.maximum((3 - a) / 2, 1 / (2 * a))
+    worst["theorem7"] = ry.theorem7_bound(np.asarray(a, dtype=float))
     return runs, worst
 
 
