@@ -16,7 +16,7 @@ import sympy as sp
 
 from kvlib.core.checker import check_schedule
 from kvlib.core.model import Instance, Schedule, memory_profile, total_latency
-from kvlib.core.simulate import simulate
+from kvlib.core.simulate import PolicyError, simulate
 from kvlib.optimum.bruteforce import brute_force_opt
 from kvlib.policies.registry import make_policy
 from kvlib.theory.adversary import wyz_thm1_mcsf_tel
@@ -291,8 +291,9 @@ def test_004_section81_lower_bound_lengths_overflow():
     s, o_hat, delta, M = 1, 3, 1, 6
     true = _at_zero([(s, o_hat + delta)] * 2, M)
     told_low = np.array([o_hat - delta] * 2)
-    res = simulate(true, make_policy("mc-sf"), known_output=told_low, seed=0)
-    assert tuple(res.schedule.starts) == (0, 0)
+    # the engine enforces M in every round: MC-SF starts both at 0 and the true lengths overflow at t = 3
+    with pytest.raises(PolicyError, match=r"memory 8 > M = 6 at t=3.*0 \(started 0.*1 \(started 0"):
+        simulate(true, make_policy("mc-sf"), known_output=told_low, seed=0)
     assert int(memory_profile(true, Schedule((0, 0))).max()) > M
     res_hi = simulate(true, make_policy("mc-sf"), known_output=np.array([o_hat + delta] * 2), seed=0)
     assert check_schedule(true, res_hi.schedule).valid
