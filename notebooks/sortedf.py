@@ -127,8 +127,10 @@ def run(inst, name, **opts):
 # the swap search that the experiments run as Sorted-F (Swap), and quantile greedy) work with
 # $\sum_{i\in X}(s_i + o_i) \le M$ (all members' peaks added; `peak`). The experiments evidently used
 # the selectors' constraint, so `peak` is our default; `--phase1-constraint lookahead` selects the other,
-# and the DP handles both exactly (items by decreasing $o$, state $(|X|, \sum s)$, adding item $i$
-# allowed iff $\sum s + |X| o_i \le M$). Below we measure whether the choice matters.
+# and Algorithm 1 line 4's argmin (`exact`, which the default selector `auto` uses at these sizes)
+# handles both exactly: for `peak` with Algorithm 2's DP, for `lookahead` with our extension of it
+# (items by decreasing $o$, state $(|X|, \sum s)$, adding item $i$ allowed iff
+# $\sum s + |X| o_i \le M$); 002's Algorithms 2-5 take `peak` only. Below we measure whether the choice matters.
 
 # %% [markdown]
 # ## Example 1: shortest-first against Sorted-F
@@ -200,7 +202,7 @@ glue("ex2_diff", Math(sp.latex(sp.Eq(TEL_XY - TEL_YX, kX * kY * (sp.Function("F"
 # ## Does the Phase-1 constraint matter?
 #
 # On random instances (Uniform $s, o \in [1, 50]$, $M = 100$, the setting of Table EC.1) we run
-# Sorted-F with the exact DP under both constraints.
+# Sorted-F with the exact argmin (`auto`) under both constraints.
 
 # %%
 rng = np.random.default_rng([seed, 1])
