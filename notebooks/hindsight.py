@@ -605,7 +605,7 @@ for m in ("AM1", "AM2"):
 # least {glue:text}`scan-AM1-avg:.4f` (worst trial at least {glue:text}`scan-AM1-worst:.4f`). The paper reports
 # an average of 1.005 and exact matches in 114 of 200 trials, i.e. MC-SF not optimal in 43% (the
 # paper's numbers). Our MC-SF is not optimal in clearly more trials than the paper's allows, and our
-# certified average lower end exceeds the paper's average; this is an {ref}`erratum <errata-001>`.
+# certified average lower end exceeds the paper's average; see {ref}`errata-001-am1` (results not reproduced).
 # These are our random draws of the paper's distribution, not the paper's instances, and a difference
 # in MC-SF's details (tie-breaking; the memory convention of eq. (5)) could explain part of it; we
 # did not run the paper's code. On Arrival Model 2 the certified lower end averages
