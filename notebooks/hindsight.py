@@ -565,8 +565,9 @@ plt.close(fig)
 #
 # A lower end of the ratio needs no solver at all: any feasible schedule's TEL is an upper bound on
 # OPT, so $\text{MC-SF}/\text{best found}$ is a certified lower bound on $\text{MC-SF}/\mathrm{OPT}$.
-# Here "best found" is the smallest TEL among the four look-ahead policies (MC-SF, MC-SF2,
-# MC-Benchmark, FCFS), each schedule accepted by the checker. This is cheap, so it runs at the paper's
+# Here "best found" is the smallest TEL among four look-ahead policies (MC-SF, MC-SF2, MC-Benchmark
+# as 001 Algorithm 2 writes it, and our scanning variant `mc-benchmark-scan`), each schedule accepted
+# by the checker. This is cheap, so it runs at the paper's
 # full scale ($n \in [40, 60]$, {glue:text}`scan-trials:d` trials per arrival model, the same seeds as the
 # full-mode reproduction) in both modes.
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from kvlib.book.figures import schedule_figure
-from kvlib.book.section51 import best_policy_trial, certified_trial
+from kvlib.book.section51 import SCAN_POLICIES, best_policy_trial, certified_trial
 from kvlib.core.instances import section51
 from kvlib.core.model import Instance, Schedule, memory_profile
 from kvlib.core.simulate import simulate
@@ -34,7 +34,8 @@ def test_certified_trial_interval_contains_brute_force_optimum():
 def test_best_policy_trial_is_a_certified_lower_end():
     row = best_policy_trial(2, 1, seed=0)
     inst = section51(np.random.default_rng([0, 2, 1]), 2)
-    tels = {p: simulate(inst, make_policy(p), seed=0).tel for p in ("mc-sf", "mc-sf2", "mc-benchmark", "fcfs")}
+    tels = {p: simulate(inst, make_policy(p), seed=0).tel for p in SCAN_POLICIES}
+    assert set(SCAN_POLICIES) == {"mc-sf", "mc-sf2", "mc-benchmark", "mc-benchmark-scan"}  # four distinct policies
     assert row["mc-sf"] == tels["mc-sf"] and row["best"] == min(tels.values())
     assert tels[row["best policy"]] == row["best"]
     assert row["ratio lower end"] >= 1.0

@@ -30,7 +30,7 @@ from kvlib.policies import make_policy
 __all__ = ["certified_trial", "best_policy_trial", "SCAN_POLICIES"]
 
 #: The look-ahead policies whose best TEL bounds OPT from above in :func:`best_policy_trial`.
-SCAN_POLICIES = ("mc-sf", "mc-sf2", "mc-benchmark", "fcfs")
+SCAN_POLICIES = ("mc-sf", "mc-sf2", "mc-benchmark", "mc-benchmark-scan")  # fcfs = mc-benchmark (001 Alg. 2)
 
 
 def _instance(model: int, k: int, seed: int, n_range=None, horizon_range=None):
