@@ -53,7 +53,6 @@ chain_steps = None
 lp_fallback_step = 20
 
 # %%
-import re
 import time
 
 import matplotlib.pyplot as plt
@@ -75,7 +74,8 @@ from kvlib.theory.search import hill_climb, random_at_zero_instance, variable_pr
 from kvlib.policies.wyz import (
     F_exact,
     dp_argmin,
-    lemma1_holds,
+    lemma1_tally,
+    phase1_selector,
     quantile_argmin,
     scaled_dp_argmin,
     CHAIN_LINKS,
@@ -95,14 +95,15 @@ print(f"This chapter was produced in {mode!r} mode with seed {seed}: n = {n}, tr
 T0 = time.perf_counter()
 glue("cap_chain", f"{mode} mode, seed {seed}: {opt_trials} random small instances and three adversarial searches "
                   f"({adv_steps}, {chain_steps} and {4 * chain_steps} steps), IP time limit {time_limit:g} s", display=False)
-ALL_BATCHES = []  # (source, o of the batch) for the Lemma 1 check
+ALL_BATCHES = []  # (Phase-1 selector, o of the batch) for the Lemma 1 check
 
 
 def run(inst, name, **opts):
     """Simulate a registered policy (schedule validated by the independent checker); record its Phase-1 batches."""
     res, pol = run_checked(inst, name, **opts)
     if getattr(pol, "batches", None) is not None:
-        ALL_BATCHES.extend((name + str(sorted(opts.items())), inst.output[b]) for b in pol.batches)
+        sel = phase1_selector(name, opts, inst.prompt, inst.output, inst.memory)
+        ALL_BATCHES.extend((sel, inst.output[b]) for b in pol.batches)
     return res, pol
 
 
@@ -259,19 +260,7 @@ glue("cons_trials", len(cons), display=False)
 # last section).
 
 # %%
-def lemma1_report():
-    """Lemma 1 on the batches of F-minimising selectors (asserted) and of 002's heuristics (counted)."""
-    guaranteed, heuristic = [], []
-    for src, o in ALL_BATCHES:
-        sel = re.search(r"'selector', '([a-z-]+)'", src)
-        minimiser = src.startswith("sorted-f") and (sel is None or sel.group(1) in ("auto", "exact", "dp", "swap-ours"))
-        (guaranteed if minimiser else heuristic).append((src, o))
-    bad = [(src, o.tolist()) for src, o in guaranteed if not lemma1_holds(o)]
-    heuristic_bad = sum(not lemma1_holds(o) for _, o in heuristic)
-    return len(guaranteed), bad, len(heuristic), heuristic_bad
-
-
-nb, bad, nh, nh_bad = lemma1_report()
+nb, bad, nh, nh_bad = lemma1_tally(ALL_BATCHES)
 print(f"{nb} batches of F-minimising selectors so far, {len(bad)} violate Lemma 1")
 assert not bad
 
@@ -850,7 +839,7 @@ glue("ec1_lp_fallback_step", lp_fallback_step, display=False)
 # ## Lemma 1 on every batch of this chapter
 
 # %%
-nb, bad, nh, nh_bad = lemma1_report()
+nb, bad, nh, nh_bad = lemma1_tally(ALL_BATCHES)
 glue("lemma1_batches", nb, display=False)
 glue("lemma1_bad", len(bad), display=False)
 glue("lemma1_heur_batches", nh, display=False)

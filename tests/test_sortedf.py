@@ -527,3 +527,19 @@ def test_optimal_aligned_limits():
         optimal_aligned([1] * 4, [1] * 4, 10, max_n=3)
     with pytest.raises(ValueError, match="does not fit"):
         optimal_aligned([5, 1], [6, 1], 10)
+
+
+def test_lemma1_tally_covers_only_f_minimisers_and_resolves_auto():
+    from kvlib.policies.wyz import LEMMA1_SELECTORS, lemma1_tally, phase1_selector
+
+    # o = (1, 1, 5): 2 * 7 = 14 < 3 * 5 = 15, the batch violates Lemma 1; (2, 3) satisfies it
+    bad, good = np.array([1, 1, 5]), np.array([2, 3])
+    covered, violations, others, others_bad = lemma1_tally(
+        [("exact", good), ("dp", bad), ("swap", bad), ("lp-swap", good), ("swap-ours", good)])
+    assert (covered, others, others_bad) == (3, 2, 1)
+    assert violations == [("dp", [1, 1, 5])]
+    assert "swap" not in LEMMA1_SELECTORS and "quantile" not in LEMMA1_SELECTORS
+    # auto resolves to the exact DP on a small instance; other policies are named by themselves
+    assert phase1_selector("sorted-f", {}, [1, 2], [3, 4], 20) == "exact"
+    assert phase1_selector("sorted-f", {"selector": "swap"}, [1, 2], [3, 4], 20) == "swap"
+    assert phase1_selector("lp-swap", {}, [1, 2], [3, 4], 20) == "lp-swap"

@@ -790,6 +790,34 @@ def lemma1_holds(o_batch: np.ndarray) -> bool:
     return bool(2 * int(o_batch.sum()) > len(o_batch) * int(o_batch.max()))
 
 
+#: Phase-1 selectors whose batches 002 Lemma 1 covers: minimisers of ``F`` (Algorithm 2's ``dp`` and
+#: Algorithm 1 line 4's ``exact``) and our ``swap-ours``, whose moves include removals (the proof only
+#: uses that removing the longest request does not lower ``F``).  002's heuristics (``swap``,
+#: ``quantile``, LP-Swap's Algorithm 7) need not satisfy it.
+LEMMA1_SELECTORS = ("exact", "dp", "swap-ours")
+
+
+def phase1_selector(policy: str, options: dict, prompt, output, memory: int) -> str:
+    """The Phase-1 selector a registered 002 policy uses on an instance: ``sorted-f``'s ``selector``
+    option with ``"auto"`` resolved (:func:`auto_selector`), else the policy's name (e.g. ``"lp-swap"``)."""
+    if policy != "sorted-f":
+        return policy
+    selector = options.get("selector", "auto")
+    return auto_selector(np.asarray(prompt), np.asarray(output), memory) if selector == "auto" else selector
+
+
+def lemma1_tally(records) -> tuple[int, list, int, int]:
+    """002 Lemma 1 over recorded Phase-1 batches ``(selector, o of the batch)``.
+
+    Returns ``(batches covered by the lemma, the covered ones that violate it as (selector, o list),
+    batches of other selectors, how many of those violate it)``.
+    """
+    covered = [(sel, np.asarray(o)) for sel, o in records if sel in LEMMA1_SELECTORS]
+    others = [np.asarray(o) for sel, o in records if sel not in LEMMA1_SELECTORS]
+    bad = [(sel, o.tolist()) for sel, o in covered if not lemma1_holds(o)]
+    return len(covered), bad, len(others), sum(not lemma1_holds(o) for o in others)
+
+
 # ---------------------------------------------------------------------------
 # Phase 2 as a policy
 
