@@ -56,6 +56,57 @@ from kvlib.core.simulate import simulate
 INCUMBENT_POLICIES = ("mc-sf", "mc-sf2", "mc-benchmark", "fcfs")
 
 
+class SolveArgumentError(ValueError):
+    """An argument of :func:`solve` is invalid; the message names the parameter."""
+
+
+class InvalidTimeLimitError(SolveArgumentError):
+    """``time_limit`` is not a positive finite number."""
+
+
+class InvalidThreadsError(SolveArgumentError):
+    """``threads`` is not an integer in ``1..MAX_THREADS``."""
+
+
+class InfeasibleIncumbentError(SolveArgumentError):
+    """The ``incumbent`` passed to :func:`solve` is not a feasible schedule (or its TEL is wrong)."""
+
+
+#: largest ``threads`` accepted by :func:`solve`.
+MAX_THREADS = 256
+
+
+def _validate_solve_args(time_limit, threads) -> None:
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.integer, np.floating)):
+        raise InvalidTimeLimitError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    if not math.isfinite(float(time_limit)) or float(time_limit) <= 0:
+        raise InvalidTimeLimitError(f"time_limit must be a positive finite number of seconds, got {time_limit!r}")
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
+        raise InvalidThreadsError(f"threads must be an integer in 1..{MAX_THREADS}, got {threads!r}")
+    if not 1 <= int(threads) <= MAX_THREADS:
+        raise InvalidThreadsError(f"threads must be an integer in 1..{MAX_THREADS}, got {threads}")
+
+
+def _check_incumbent(instance: Instance, incumbent) -> tuple[np.ndarray, int, str]:
+    """Validate a caller's ``(starts, tel, source)`` (or a bare start vector) with the checker."""
+    if isinstance(incumbent, tuple) and len(incumbent) == 3 and np.ndim(incumbent[0]) == 1:
+        starts, tel, source = incumbent
+    else:
+        starts, tel, source = incumbent, None, "caller"
+    try:
+        starts = np.asarray(starts, dtype=np.int64)
+    except (TypeError, ValueError):
+        raise InfeasibleIncumbentError(f"incumbent: start times must be integers, got {starts!r}") from None
+    if starts.shape != (instance.n,):
+        raise InfeasibleIncumbentError(f"incumbent: expected {instance.n} start times, got shape {starts.shape}")
+    rep = check_schedule(instance, Schedule(tuple(int(p) for p in starts)))
+    if not rep.valid:
+        raise InfeasibleIncumbentError("incumbent is not a feasible schedule: " + "; ".join(rep.violations[:3]))
+    if tel is not None and int(tel) != int(rep.tel):
+        raise InfeasibleIncumbentError(f"incumbent: stated TEL {tel} differs from the checker's {rep.tel}")
+    return starts, int(rep.tel), str(source)
+
+
 @dataclass
 class SolveResult:
     """A certified interval for the optimal TEL.
@@ -146,6 +197,32 @@ def left_shift(instance: Instance, starts: np.ndarray, rounds: int = 20) -> np.n
         if not moved:
             break
     return starts
+
+
+def heuristic_incumbent_timed(instance: Instance, budget: float, policies=INCUMBENT_POLICIES,
+                              notes: list | None = None) -> tuple[np.ndarray, int, str]:
+    """:func:`heuristic_incumbent` that stops trying further policies (and the left shift)
+    once ``budget`` seconds are spent; the first policy always runs.  Skips go to ``notes``."""
+    tic = time.perf_counter()
+    best = None
+    for k, name in enumerate(policies):
+        if k and time.perf_counter() - tic > budget:
+            if notes is not None:
+                notes.append(f"incumbent: policies {', '.join(policies[k:])} skipped (time)")
+            break
+        res = simulate(instance, make_policy(name), seed=0)
+        cands = [(name, res.schedule.start_array())]
+        if time.perf_counter() - tic < 0.5 * budget:
+            cands.append((name + "+shift", left_shift(instance, res.schedule.start_array())))
+        elif notes is not None:
+            notes.append(f"incumbent: left shift of {name} skipped (time)")
+        for label, st in cands:
+            rep = check_schedule(instance, Schedule(tuple(int(x) for x in st)))
+            if rep.valid and (best is None or rep.tel < best[1]):
+                best = (np.asarray(st, dtype=np.int64), int(rep.tel), label)
+    if best is None:  # pragma: no cover - the policies always produce feasible schedules
+        raise RuntimeError("no policy produced a feasible schedule")
+    return best
 
 
 def heuristic_incumbent(instance: Instance, policies=INCUMBENT_POLICIES) -> tuple[np.ndarray, int, str]:
@@ -458,7 +535,44 @@ def _skip_highs(remaining: float, nnz: int) -> bool:
     return remaining < 1.0 or remaining < nnz / 1e5 + 1.0
 
 
-def solve(
+#: keyword arguments that only the time-indexed IP path (:func:`solve_ip`) understands
+IP_OPTIONS = ("formulation", "symmetry", "windows", "warm_start", "cpsat", "builder", "presolve", "separation",
+              "conflict_mip")
+
+
+def solve(instance: Instance, *, time_limit: float = 60.0, threads: int = 2, method: str | None = None,
+          incumbent=None, verbose: bool = False, **options) -> SolveResult:
+    """Certified interval for the optimal TEL of ``instance`` (never raises on a time limit).
+
+    ``method="pipeline"`` (default): :func:`kvlib.optimum.pipeline.solve_pipeline` (cheap
+    bounds, time-indexed LP with conflict-family rows, reduced-cost fixing, CP-SAT event
+    model).  ``method="ip"``: :func:`solve_ip`, the time-indexed IP in HiGHS (with its
+    ``options``).  When ``method`` is None and an IP-only option other than
+    ``formulation="plain"`` is given, the IP path is used.  ``incumbent``: a feasible
+    schedule ``(starts, tel, source)`` or a start vector (checked; an infeasible one raises
+    :class:`InfeasibleIncumbentError`).  Bad ``time_limit`` / ``threads`` raise
+    :class:`InvalidTimeLimitError` / :class:`InvalidThreadsError`.
+    """
+    _validate_solve_args(time_limit, threads)
+    unknown = set(options) - set(IP_OPTIONS)
+    if unknown:
+        raise TypeError(f"solve() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
+    if method is None:
+        ip_only = {k: v for k, v in options.items() if not (k == "formulation" and v == "plain")}
+        method = "ip" if ip_only else "pipeline"
+    if method not in ("pipeline", "ip"):
+        raise SolveArgumentError(f"method must be 'pipeline' or 'ip', got {method!r}")
+    if incumbent is not None:
+        incumbent = _check_incumbent(instance, incumbent)
+    if method == "ip":
+        return solve_ip(instance, time_limit=time_limit, threads=threads, incumbent=incumbent, verbose=verbose,
+                        **options)
+    from kvlib.optimum.pipeline import solve_pipeline
+
+    return solve_pipeline(instance, time_limit=time_limit, threads=threads, incumbent=incumbent, verbose=verbose)
+
+
+def solve_ip(
     instance: Instance,
     *,
     time_limit: float = 60.0,
@@ -505,12 +619,16 @@ def solve(
     """
     import highspy as hp
 
+    _validate_solve_args(time_limit, threads)
     if builder not in ("sparse", "cvxpy"):
-        raise ValueError(f"builder must be 'sparse' or 'cvxpy', got {builder!r}")
+        raise SolveArgumentError(f"builder must be 'sparse' or 'cvxpy', got {builder!r}")
     tic = time.perf_counter()
     timing: dict[str, float] = {}
+    notes: list[str] = []
     if incumbent is None:
-        incumbent = heuristic_incumbent(instance)
+        incumbent = heuristic_incumbent_timed(instance, budget=0.25 * time_limit, notes=notes)
+    else:
+        incumbent = _check_incumbent(instance, incumbent)
     inc_starts, inc_tel, inc_src = incumbent
     inc_starts = np.asarray(inc_starts, dtype=np.int64)
     heur_tel = int(inc_tel)
@@ -519,7 +637,8 @@ def solve(
     t0 = time.perf_counter()
     sep = {"bound": lb0}
     if separation:
-        sep = separation_lower_bound(instance, time_limit=min(5.0, 0.1 * time_limit))
+        sep = separation_lower_bound(instance, time_limit=max(0.05, min(5.0, 0.1 * time_limit,
+                                                                      time_limit - (t0 - tic) - 0.5)))
         timing["separation_seconds"] = time.perf_counter() - t0
     lower_extra, lower_src = max(lb0, int(sep["bound"])), ("separation LP" if sep["bound"] > lb0 else "volume bound")
     if conflict_mip is None:
@@ -569,12 +688,19 @@ def solve(
         timing["cpsat_seconds"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     upper_w = inc_tel if windows else None
-    if builder == "sparse" and formulation == "plain":
+    width = latest_starts(instance, upper_w) - instance.arrival + 1
+    est_nnz = int((width * (instance.output + 1)).sum())
+    model = None
+    if lower_extra >= inc_tel:
+        pass
+    elif _skip_highs(time_limit - (t0 - tic) - est_nnz / 1e6, est_nnz):
+        notes.append(f"HiGHS skipped: the IP has about {est_nnz} non-zeros, too many for the "
+                     f"{max(0.0, time_limit - (t0 - tic)):.1f} s left")
+    elif builder == "sparse" and formulation == "plain":
         model = build_sparse(instance, upper=upper_w, symmetry=symmetry)
-        nnz = int(model.A.nnz)
     else:
         model = build_model(instance, upper=upper_w, formulation=formulation, symmetry=symmetry)
-        nnz = -1
+    nnz = int(model.A.nnz) if isinstance(model, SparseModel) else (est_nnz if model is not None else 0)
     timing["build_seconds"] = time.perf_counter() - t0
     best_starts, best_tel, src = inc_starts, int(inc_tel), inc_src
     remaining = time_limit - (time.perf_counter() - tic)
@@ -582,7 +708,9 @@ def solve(
     ncol = nrow = 0
     if lower_extra >= best_tel:
         status_name = f"Optimal ({lower_src})"
-    elif not _skip_highs(remaining, max(nnz, 0)):
+    elif model is not None and _skip_highs(remaining, max(nnz, 0)):
+        notes.append(f"HiGHS skipped: {nnz} non-zeros, too many for the {max(0.0, remaining):.1f} s left")
+    elif model is not None:
         t0 = time.perf_counter()
         h, nx = _highs_from_sparse(model) if isinstance(model, SparseModel) else _highs_from_cvxpy(model)
         ncol, nrow = h.getNumCol(), h.getNumRow()
@@ -630,22 +758,22 @@ def solve(
     lower = int(min(lower, best_tel))
     rep = check_schedule(instance, Schedule(tuple(int(p) for p in best_starts)))
     if not rep.valid or rep.tel != best_tel:  # pragma: no cover - defensive
-        raise AssertionError("internal error: reported schedule rejected by the checker")
+        raise RuntimeError("internal error: reported schedule rejected by the checker")
     return SolveResult(
         lower=lower,
         upper=best_tel,
         optimal=lower >= best_tel,
         starts=tuple(int(p) for p in best_starts),
-        status=status_name,
+        status=status_name + ("; " + "; ".join(notes) if notes else ""),
         seconds=time.perf_counter() - tic,
         incumbent=heur_tel,
         incumbent_source=src,
-        horizon=model.horizon,
+        horizon=model.horizon if model is not None else int((latest_starts(instance, upper_w) + instance.output).max()),
         num_vars=ncol,
         num_rows=nrow,
         formulation=formulation,
         extra={"nodes": nodes, "volume_lb": lb0, "separation_lb": int(sep["bound"]), "cpsat_status": cp_status,
-               "lower_source": lower_src if dual is None or lower_extra >= dual else "HiGHS",
+               "lower_source": lower_src if dual is None or lower_extra >= dual else "HiGHS", "notes": notes,
                **timing},
     )
 
