@@ -269,14 +269,16 @@ def _completion_time_model(instance: Instance):
     return h
 
 
-def separation_lower_bound(instance: Instance, *, time_limit: float = 5.0, max_rounds: int = 1000) -> dict:
+def separation_lower_bound(instance: Instance, *, time_limit: float = 5.0, max_rounds: int = 1000,
+                           families: list | None = None) -> dict:
     """A lower bound on the optimal TEL from an LP over completion times (ours; no time index).
 
     ``min sum_i c_i`` subject to ``c_i >= a_i + o_i`` and, for every family of
     :func:`clique_families` and every subset, the single-machine inequalities of
     :func:`_separate` (valid by the arguments there and in :func:`volume_lower_bound`),
     added by a cutting-plane loop.  The LP value after any round is a relaxation of the
-    full LP, so the bound is valid whether or not the loop converged.  It is at least
+    full LP, so the bound is valid whether or not the loop converged (``families``: default
+    :func:`clique_families`, tightened families included).  It is at least
     the volume bound (reported as the maximum of both).  Returns ``bound``,
     ``lp_bound`` (the LP's own), ``rounds``, ``converged``, ``seconds``.
     """
@@ -287,7 +289,7 @@ def separation_lower_bound(instance: Instance, *, time_limit: float = 5.0, max_r
     t0 = time.perf_counter()
     a = instance.arrival.astype(float)
     n = instance.n
-    fams = clique_families(instance)
+    fams = clique_families(instance) if families is None else families
     h = _completion_time_model(instance)
     value, rounds, converged = float(np.sum(a + instance.output)), 0, False
     while rounds < max_rounds and time.perf_counter() - t0 < time_limit:

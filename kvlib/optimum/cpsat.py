@@ -165,6 +165,24 @@ def cpsat_solve(
 # the event-based model (memory checked at completion rounds only)
 
 
+def feasible_at_completions(instance: Instance, starts) -> bool:
+    """Memory checked only at the completion rounds ``c_i`` (the test of :func:`event_solve`).
+
+    By the argument in :func:`event_solve` this equals feasibility at every integer time
+    (checked against :func:`kvlib.core.checker.check_schedule` by the tests).
+    """
+    p = np.asarray(starts, dtype=np.int64)
+    s, o, M = instance.prompt, instance.output, instance.memory
+    if np.any(p < instance.arrival):
+        return False
+    c = p + o
+    for t in np.unique(c):
+        occ = (p < t) & (t <= c)
+        if int(np.sum(s[occ] + t - p[occ])) > M:
+            return False
+    return True
+
+
 def event_solve(
     instance: Instance,
     domains: list,
@@ -179,6 +197,8 @@ def event_solve(
     stream: bool = False,
     params: dict | None = None,
     search: bool = False,
+    family_no_overlap: bool = True,
+    stop_first: bool = False,
 ) -> CpSatResult:
     """Search for a schedule of TEL ``<= upper - 1`` with starts in ``domains`` (CP-SAT, event model; ours).
 
@@ -205,7 +225,9 @@ def event_solve(
     Redundant (sound) constraints: starts of identical requests (equal ``(a, s, o)``)
     non-decreasing in index (permuting identical requests changes neither feasibility nor
     TEL; the callers' domains are symmetric in identical requests); the no-overlap cliques of
-    :func:`non_overlap_cliques`; the peak-conflict disjunctions ``c_j >= c_i + d_ij`` or
+    :func:`non_overlap_cliques`; with ``family_no_overlap`` one no-overlap constraint per
+    family of :func:`kvlib.optimum.bounds.tightened_families` over its pairwise disjoint
+    intervals ``[c_j - tau_j, c_j + tau_j)`` (time doubled, so the ends are integers); the peak-conflict disjunctions ``c_j >= c_i + d_ij`` or
     ``c_i >= c_j + d_ji`` of :func:`kvlib.optimum.bounds.conflict_delays`;
     with ``cumulative >= 1`` a cumulative of capacity ``M`` over the runs with height
     ``s_i + 1`` (a request holds at least that at every time it occupies); with
@@ -223,6 +245,7 @@ def event_solve(
 
     Objective ``min TEL`` with ``TEL <= upper - 1`` when ``upper`` is given: status
     ``INFEASIBLE`` then proves that no schedule inside the domains beats ``upper``.
+    ``stop_first=True`` stops the search at the first solution found (status ``FEASIBLE``).
     ``stream=True`` prints every improving solution as a JSON line (the child-process
     wrapper recovers the last one if the child is stopped).
     """
@@ -282,6 +305,18 @@ def event_solve(
         y = m.NewBoolVar(f"y{i}_{j}")
         m.Add(c[j] >= c[i] + dij).OnlyEnforceIf(y)
         m.Add(c[i] >= c[j] + dji).OnlyEnforceIf(y.Not())
+    if family_no_overlap:
+        from kvlib.optimum.bounds import tightened_families
+
+        # the disjoint intervals [c_j - tau_j, c_j + tau_j) of every family, on a doubled time
+        # axis (2 tau_j is an integer: taus are multiples of 1/2)
+        for K, tau in tightened_families(instance):
+            two = np.round(2 * tau).astype(np.int64)
+            if not np.allclose(two, 2 * tau):
+                continue
+            ivs = [m.NewIntervalVar(2 * p[j] + 2 * o[j] - int(t2), 2 * int(t2), 2 * p[j] + 2 * o[j] + int(t2),
+                                    f"F{j}") for j, t2 in zip(K.tolist(), two.tolist())]
+            m.AddNoOverlap(ivs)
     if cumulative >= 2:
         intervals, demands = [], []
         for i in range(n):
@@ -340,8 +375,17 @@ def event_solve(
                 print(_json.dumps({"sol": [int(self.Value(v)) for v in p], "tel": int(round(self.ObjectiveValue()))}),
                       flush=True)
                 _sys.stdout.flush()
+                if stop_first:
+                    self.StopSearch()
 
         st = solver.Solve(m, _Printer())
+    elif stop_first:
+
+        class _Stopper(cp_model.CpSolverSolutionCallback):
+            def on_solution_callback(self):
+                self.StopSearch()
+
+        st = solver.Solve(m, _Stopper())
     else:
         st = solver.Solve(m)
     name = solver.StatusName(st)
@@ -422,6 +466,8 @@ def event_solve_subprocess(
     lagrangian: dict | None = None,
     params: dict | None = None,
     search: bool = False,
+    family_no_overlap: bool = True,
+    stop_first: bool = False,
 ) -> CpSatResult:
     """:func:`event_solve` in a child Python process; returns within about ``time_limit + 2`` s.
 
@@ -449,6 +495,8 @@ def event_solve_subprocess(
         "cumulative": int(cumulative),
         "params": params or {},
         "search": bool(search),
+        "family_no_overlap": bool(family_no_overlap),
+        "stop_first": bool(stop_first),
         "lagrangian": None if lagrangian is None else {
             "yb": float(lagrangian["yb"]), "req": [int(v) for v in lagrangian["req"]],
             "start": [int(v) for v in lagrangian["start"]], "reduced": [float(v) for v in lagrangian["reduced"]]},
@@ -490,7 +538,8 @@ def _main() -> None:  # pragma: no cover - run as a child process
     if d.get("model") == "event":
         r = event_solve(inst, d["domains"], upper=d["upper"], time_limit=d["time_limit"], workers=d["workers"],
                         seed=d["seed"], cumulative=d.get("cumulative", 1), lagrangian=d.get("lagrangian"),
-                        stream=True, params=d.get("params"), search=d.get("search", False))
+                        stream=True, params=d.get("params"), search=d.get("search", False),
+                        family_no_overlap=d.get("family_no_overlap", True), stop_first=d.get("stop_first", False))
         print(json.dumps({"starts": None if r.starts is None else [int(x) for x in r.starts], "tel": r.tel,
                           "bound": int(r.bound), "status": r.status}))
         return

@@ -30,6 +30,9 @@ The model is built with cvxpy; :func:`solve` extracts cvxpy's problem data and
 runs HiGHS (``highspy``) directly, so that it can inject the heuristic
 incumbent (warm start), stop at a time limit and read the MIP dual bound.
 
+:func:`solve` dispatches to :func:`kvlib.optimum.pipeline.solve_pipeline` (default) or to
+:func:`solve_ip` (this IP in HiGHS, with an optional CP-SAT phase).
+
 :func:`solve` never raises on a time limit: it returns a :class:`SolveResult`
 with a certified interval ``lower <= OPT <= upper``; ``optimal`` is True only
 when ``lower == upper``.  The schedule reported is always validated by

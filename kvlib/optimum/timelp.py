@@ -72,7 +72,7 @@ def lp_size(instance: Instance, latest: np.ndarray) -> tuple[int, int]:
     return int(width.sum()), int((width * (instance.output + 1)).sum())
 
 
-def _family_intervals(instance: Instance, req: np.ndarray, start: np.ndarray, families):
+def _family_intervals(instance: Instance, req: np.ndarray, start: np.ndarray, families, time_cliques: bool = True):
     """For each family: (columns, first k, last k) with ``y = k + 1/2`` covered by column's interval."""
     o = instance.output
     out = []
@@ -87,6 +87,16 @@ def _family_intervals(instance: Instance, req: np.ndarray, start: np.ndarray, fa
         k_hi = (np.ceil(c + tj - 0.5 - 1e-9) - 1).astype(np.int64)
         ok = k_hi >= k_lo
         out.append((cols[ok], k_lo[ok], k_hi[ok]))
+    if time_cliques:
+        # half-memory cliques: at integer time t at most one request holds more than M/2
+        s, M = instance.prompt, instance.memory
+        P = s + o
+        cols = np.flatnonzero(2 * P[req] > M)
+        c = start[cols] + o[req[cols]]
+        # j at t (p < t <= c) holds P_j - (c - t) > M/2  <=>  t > c - P_j + M/2
+        k_lo = np.maximum(start[cols] + 1, np.floor(c - P[req[cols]] + M / 2).astype(np.int64) + 1)
+        ok = c >= k_lo
+        out.append((cols[ok], k_lo[ok], c[ok]))
     return out
 
 
@@ -141,7 +151,8 @@ def _safe_dual(A: sp.csc_matrix, cost: np.ndarray, row_lower: np.ndarray, row_up
 
 def time_indexed_lp(instance: Instance, latest: np.ndarray, *, time_limit: float = 30.0, threads: int = 1,
                     families=None, rows_per_round: int = 2000, max_rounds: int = 200,
-                    solver: str = "simplex", verbose: bool = False, log=None, keep: bool = False) -> TimeLPResult:
+                    solver: str = "simplex", verbose: bool = False, log=None, keep: bool = False,
+                    time_cliques: bool = True) -> TimeLPResult:
     """The strengthened time-indexed LP (module docstring) within ``time_limit`` seconds.
 
     ``latest``: sound latest starts (e.g. :func:`kvlib.optimum.bounds.latest_starts` with the
@@ -161,7 +172,7 @@ def time_indexed_lp(instance: Instance, latest: np.ndarray, *, time_limit: float
     N = A.shape[1]
     if families is None:
         families = tightened_families(instance)
-    intervals = _family_intervals(instance, model.req, model.start, families)
+    intervals = _family_intervals(instance, model.req, model.start, families, time_cliques)
     h = hp.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", int(threads))
