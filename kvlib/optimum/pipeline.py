@@ -3,9 +3,9 @@
 Steps, each valid on its own (the result records which step proved what):
 
 0. **Incumbent**: the best checked schedule of the non-preemptive policies of
-   :func:`kvlib.optimum.exact.heuristic_incumbent` (time-boxed), or the caller's
+   :func:`kvlib.optimum.heuristic.heuristic_incumbent` (time-boxed), or the caller's
    (validated by :func:`kvlib.core.checker.check_schedule`; an infeasible one raises
-   :class:`~kvlib.optimum.exact.InfeasibleIncumbentError`).
+   :class:`~kvlib.optimum.result.InfeasibleIncumbentError`).
 1. **Cheap bounds**: the volume bound and the completion-time LP of
    :func:`kvlib.optimum.bounds.separation_lower_bound` with the conflict families of
    :func:`kvlib.optimum.bounds.clique_families` (including the per-pair
@@ -56,13 +56,14 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
                    family_no_overlap: bool = True):
     """Certified interval ``lower <= OPT <= upper`` by the pipeline of the module docstring.
 
-    Returns a :class:`kvlib.optimum.exact.SolveResult` (``formulation="pipeline"``); its
+    Returns a :class:`kvlib.optimum.result.SolveResult` (``formulation="pipeline"``); its
     ``extra`` holds ``proved_by`` (the step that closed the gap, or ``""``), ``notes`` (skipped
     stages and why), the bounds of every step and their times.  ``lp=False`` / ``event=False``
     switch steps 2-3 / 4 off (for measurements).  Progress goes to stderr when ``verbose``.
     """
     from kvlib.optimum.bounds import latest_starts, separation_lower_bound, volume_lower_bound
-    from kvlib.optimum.exact import SolveResult, _validate_solve_args, heuristic_incumbent_timed
+    from kvlib.optimum.heuristic import heuristic_incumbent_timed
+    from kvlib.optimum.result import SolveResult, _validate_solve_args
 
     _validate_solve_args(time_limit, threads)
     tic = time.perf_counter()
@@ -82,7 +83,7 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
     if incumbent is None:
         inc_starts, inc_tel, inc_src = heuristic_incumbent_timed(instance, budget=0.25 * time_limit, notes=notes)
     else:
-        from kvlib.optimum.exact import _check_incumbent
+        from kvlib.optimum.result import _check_incumbent
 
         inc_starts, inc_tel, inc_src = _check_incumbent(instance, incumbent)
     heur_tel = int(inc_tel)
