@@ -199,6 +199,7 @@ def event_solve(
     search: bool = False,
     family_no_overlap: bool = True,
     stop_first: bool = False,
+    deadline: float | None = None,
 ) -> CpSatResult:
     """Search for a schedule of TEL ``<= upper - 1`` with starts in ``domains`` (CP-SAT, event model; ours).
 
@@ -358,6 +359,10 @@ def event_solve(
         for i in range(n):
             m.AddHint(p[i], int(hint[i]))
     solver = cp_model.CpSolver()
+    if deadline is not None:  # wall clock (time.time()) at which the search must end
+        import time as _time
+
+        time_limit = min(float(time_limit), max(0.05, deadline - _time.time()))
     solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.num_workers = int(workers)
     solver.parameters.random_seed = int(seed)
@@ -469,7 +474,7 @@ def event_solve_subprocess(
     family_no_overlap: bool = True,
     stop_first: bool = False,
 ) -> CpSatResult:
-    """:func:`event_solve` in a child Python process; returns within about ``time_limit + 2`` s.
+    """:func:`event_solve` in a child Python process; returns within about ``time_limit + 3`` s (the child stops its search at ``time_limit - 0.7`` s after the call, its own start-up included).
 
     Never raises on failure of the child: returns the last streamed solution (if any), bound 0
     and the failure in ``status``.
@@ -488,7 +493,9 @@ def event_solve_subprocess(
         "output": [int(x) for x in instance.output],
         "memory": int(instance.memory),
         "domains": [[int(v) for v in d] for d in domains],
-        "time_limit": max(0.1, float(time_limit) - 1.5),  # start-up and model build
+        "time_limit": max(0.1, float(time_limit) - 1.0),
+        # wall-clock deadline: the child subtracts its own start-up and model-build time
+        "deadline": time.time() + max(0.1, float(time_limit) - 0.7),
         "workers": int(workers),
         "upper": None if upper is None else int(upper),
         "seed": int(seed),
@@ -518,7 +525,7 @@ def event_solve_subprocess(
 
     try:
         proc = subprocess.run([sys.executable, "-m", "kvlib.optimum.cpsat"], input=json.dumps(payload), text=True,
-                              capture_output=True, env=env, timeout=float(time_limit) + 2.0)
+                              capture_output=True, env=env, timeout=float(time_limit) + 3.0)
         out = json.loads(proc.stdout.strip().splitlines()[-1])
     except subprocess.TimeoutExpired as exc:
         starts, tel = last_streamed(exc.stdout)
@@ -539,7 +546,8 @@ def _main() -> None:  # pragma: no cover - run as a child process
         r = event_solve(inst, d["domains"], upper=d["upper"], time_limit=d["time_limit"], workers=d["workers"],
                         seed=d["seed"], cumulative=d.get("cumulative", 1), lagrangian=d.get("lagrangian"),
                         stream=True, params=d.get("params"), search=d.get("search", False),
-                        family_no_overlap=d.get("family_no_overlap", True), stop_first=d.get("stop_first", False))
+                        family_no_overlap=d.get("family_no_overlap", True), stop_first=d.get("stop_first", False),
+                        deadline=d.get("deadline"))
         print(json.dumps({"starts": None if r.starts is None else [int(x) for x in r.starts], "tel": r.tel,
                           "bound": int(r.bound), "status": r.status}))
         return

@@ -180,7 +180,7 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
                     # at most MAX_RESTARTS times
                     stop_first = restarts < MAX_RESTARTS
                     cr = event_solve_subprocess(
-                        instance, domains, upper=ub0, time_limit=budget - 1.5 if budget > 4 else budget - 0.5,
+                        instance, domains, upper=ub0, time_limit=budget - 0.5,
                         workers=threads, cumulative=cumulative, params=cp_params, search=cp_search,
                         family_no_overlap=family_no_overlap, stop_first=stop_first,
                         lagrangian=lp_result.lagrangian() if lp_result is not None and lagrangian_cut else None)
