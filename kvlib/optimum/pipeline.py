@@ -92,7 +92,7 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
     best_starts, best_tel, src = np.asarray(inc_starts, dtype=np.int64), int(inc_tel), inc_src
     # step 1: cheap bounds
     lower, lower_src = volume_lower_bound(instance), "volume bound"
-    bounds = {"volume_lb": lower}
+    bounds = {"volume_lb": lower, "separation_lb": lower}  # separation_lb: the volume bound if the LP did not run
     sep_budget = min(5.0, 0.1 * time_limit, max(0.0, left() - 0.5))
     if lower < best_tel and sep_budget > 0.2:
         t0 = time.perf_counter()
