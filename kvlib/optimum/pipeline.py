@@ -204,10 +204,8 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
                     if cr.status == "OPTIMAL" and improved:
                         lower, proved_by, status = best_tel, "CP-SAT event model", "Optimal (CP-SAT event model)"
                         break
-                    if cr.bound > lower and cr.status != "MODEL_INVALID" and not (stop_first and improved):
-                        # with stop_first the search stopped early; its bound is still valid
-                        lower, lower_src = min(int(cr.bound), ub0), "CP-SAT event model"
-                    elif cr.bound > lower and cr.status != "MODEL_INVALID":
+                    if cr.bound > lower and cr.status != "MODEL_INVALID":
+                        # valid also when the search stopped early (stop_first): OPT >= min(bound, ub0)
                         lower, lower_src = min(int(cr.bound), ub0), "CP-SAT event model"
                     if not (stop_first and improved):
                         break
