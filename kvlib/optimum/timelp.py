@@ -308,7 +308,8 @@ def time_indexed_lp(instance: Instance, latest: np.ndarray, *, time_limit: float
         if left <= 0.05:
             status = "time limit"
             break
-        h.setOptionValue("time_limit", float(left))
+        # HiGHS measures time_limit on the object's cumulative run clock
+        h.setOptionValue("time_limit", float(h.getRunTime() + left))
         run_highs(h)
         st = h.getModelStatus()
         if st != hp.HighsModelStatus.kOptimal:
