@@ -376,7 +376,7 @@ def peak_conflict_bound(instance: Instance, *, time_limit: float = 30.0, threads
         remaining = time_limit - (time.perf_counter() - t0)
         if remaining <= 0:
             break
-        h.setOptionValue("time_limit", float(remaining))
+        h.setOptionValue("time_limit", float(h.getRunTime() + remaining))  # cumulative run clock
         run_highs(h)  # thread-pool safe (kvlib.core.highs)
         info = h.getInfo()
         status = h.getModelStatus()
