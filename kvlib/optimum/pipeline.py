@@ -17,7 +17,15 @@ Steps, each valid on its own (the result records which step proved what):
 4. **Exact search** with the event-based CP-SAT model of
    :func:`kvlib.optimum.cpsat.event_solve` (child process) over the remaining starts with
    ``TEL <= UB - 1``: ``INFEASIBLE`` proves the incumbent optimal; a found schedule becomes
-   the incumbent (checked); ``OPTIMAL`` proves it optimal.
+   the incumbent (checked); ``OPTIMAL`` proves it optimal.  The model also carries the
+   LP's Lagrangian inequality (reduced costs; re-applied under every branching decision),
+   one no-overlap per conflict family and the exact cumulative encoding of memory.
+
+Budget (measured on 2 loaded cores, ``benchmarks/exact_scaling.py``): the separation LP gets
+``min(5, 0.1 T)`` s, the time-indexed LP up to ``0.5 T`` (skipped when its estimated size
+exceeds ``LP_NNZ_PER_SECOND`` non-zeros per second of budget), the exact search the rest.
+The restarts after an improvement (``MAX_RESTARTS``) are off: at ``n = 15`` each cost
+5-6 s of child start-up and presolve, more than the re-fixing saved.
 
 Soundness of combining the steps: the windows ``L_j`` of
 :func:`kvlib.optimum.bounds.latest_starts` contain every optimal schedule; if some
