@@ -117,7 +117,8 @@ def conflict_delays(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
     return np.column_stack([i, j]), np.column_stack([np.minimum(o[j], excess), np.minimum(o[i], excess)])
 
 
-def clique_families(instance: Instance, thetas=tuple(np.round(np.arange(0.5, 0.96, 0.05), 2))) -> list[tuple]:
+def clique_families(instance: Instance, thetas=tuple(np.round(np.arange(0.5, 0.96, 0.05), 2)),
+                    tightened: bool = True) -> list[tuple]:
     """Families of pairwise-conflicting requests for :func:`separation_lower_bound` (ours).
 
     For each ``theta``, ``K = {j : P_j > theta M}`` (``theta >= 1/2``, so every pair in ``K``
@@ -129,7 +130,8 @@ def clique_families(instance: Instance, thetas=tuple(np.round(np.arange(0.5, 0.9
     ``r_j = a_j + o_j - tau_j``: a single-machine schedule with processing times ``2 tau_j``.
     Each family is ``(members, p, shift, release)`` over all ``n`` requests with
     ``E_j = c_j + shift_j`` its completion; the volume family (``p = w/M``, ``E = c``,
-    ``r = a``) comes first.
+    ``r = a``) comes first.  With ``tightened=True`` (default) the families of
+    :func:`tightened_families` follow (per-request half-widths; same format).
     """
     a = instance.arrival.astype(float)
     o = instance.output.astype(float)
@@ -151,7 +153,87 @@ def clique_families(instance: Instance, thetas=tuple(np.round(np.arange(0.5, 0.9
         rel = np.full(n, np.inf)
         p[K], shift[K], rel[K] = 2 * tau, tau, a[K] + o[K] - tau
         fams.append((K, p, shift, rel))
+    if tightened:
+        for K, tau in tightened_families(instance, thetas):
+            key = (tuple(K), tuple(np.round(tau, 6)))
+            if key in seen:
+                continue
+            seen.add(key)
+            p = np.zeros(n)
+            shift = np.zeros(n)
+            rel = np.full(n, np.inf)
+            p[K], shift[K], rel[K] = 2 * tau, tau, a[K] + o[K] - tau
+            fams.append((K, p, shift, rel))
     return fams
+
+
+def pair_separations(instance: Instance) -> np.ndarray:
+    """``D[i, j] = min(d_ij, d_ji)`` of :func:`conflict_delays` (``0`` for pairs that do not conflict,
+    ``inf`` on the diagonal): conflicting requests complete at least ``D[i, j]`` rounds apart."""
+    n = instance.n
+    D = np.zeros((n, n))
+    pairs, d = conflict_delays(instance)
+    if len(pairs):
+        m = np.minimum(d[:, 0], d[:, 1]).astype(float)
+        D[pairs[:, 0], pairs[:, 1]] = m
+        D[pairs[:, 1], pairs[:, 0]] = m
+    np.fill_diagonal(D, np.inf)
+    return D
+
+
+def tightened_families(instance: Instance, thetas=tuple(np.round(np.arange(0.5, 0.96, 0.05), 2))
+                       ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Conflict families ``(K, tau)`` with per-pair half-widths (ours; stronger than :func:`clique_families`).
+
+    For each ``theta >= 1/2``, ``K = {j : P_j > theta M}`` (``P_j = s_j + o_j``) and
+    ``D_ij = min(d_ij, d_ji)`` from :func:`conflict_delays` (every pair of ``K`` conflicts:
+    ``P_i + P_j > 2 theta M >= M``).  Start from
+    ``tau_j = min(P_j - M/2, min_{i in K, i != j} D_ij / 2)``, then raise each ``tau_j`` in turn
+    to ``min(P_j - M/2, min_{i in K, i != j} (D_ij - tau_i))`` -- once in order of decreasing
+    ``P``, once in order of increasing ``P`` (two families per ``theta``).
+
+    **Invariant** ``tau_i + tau_j <= D_ij`` for all ``i != j`` in ``K`` (asserted): it holds
+    at the start (both halves are at most ``D_ij / 2``), and raising ``tau_j`` to at most
+    ``D_ij - tau_i`` keeps it for every pair containing ``j`` (the raise never lowers
+    ``tau_j``, since the old value already satisfied both caps).  ``tau_j > 0`` because
+    ``P_j > M/2`` and ``D_ij >= 1``.
+
+    **Validity** (the intervals ``[c_j - tau_j, c_j + tau_j)``, ``j in K``, are pairwise
+    disjoint in every feasible schedule): take ``i != j`` in ``K`` with ``c_i <= c_j``.  As
+    ``P_i + P_j > M``, the peak-conflict lemma of :func:`peak_conflict_bound` gives
+    ``c_j - c_i >= d_ij >= D_ij >= tau_i + tau_j``, i.e. ``c_i + tau_i <= c_j - tau_j``:
+    the interval of ``i`` ends before that of ``j`` begins.  (The cap ``P_j - M/2`` is not
+    needed for disjointness; it is the share of ``P_i + P_j - M`` a symmetric split gives
+    and keeps the widths from growing beyond what the pairwise excess supports.)  Each
+    interval also starts no earlier than ``a_j + o_j - tau_j``, since ``c_j >= a_j + o_j``.
+    So the ``(c_j + tau_j)`` are the completion times of a single machine processing jobs
+    of length ``2 tau_j`` released at ``a_j + o_j - tau_j``.
+    """
+    M = float(instance.memory)
+    P = (instance.prompt + instance.output).astype(float)
+    D = pair_separations(instance)
+    out: list[tuple[np.ndarray, np.ndarray]] = []
+    for th in thetas:
+        if th < 0.5:
+            raise ValueError(f"tightened_families: theta must be >= 1/2 (pairs must conflict), got {th}")
+        K = np.where(P > th * M)[0]
+        if len(K) < 2:
+            continue
+        DK = D[np.ix_(K, K)]
+        cap = P[K] - M / 2
+        base = np.minimum(cap, DK.min(axis=1) / 2)
+        for order in (np.argsort(-P[K], kind="stable"), np.argsort(P[K], kind="stable")):
+            tau = base.copy()
+            for j in order:
+                others = DK[j] - tau  # inf at j itself
+                others[j] = np.inf
+                tau[j] = max(tau[j], min(cap[j], others.min()))
+            S = tau[:, None] + tau[None, :]
+            np.fill_diagonal(S, -np.inf)
+            assert np.all(S <= DK + 1e-9), "tightened_families: tau_i + tau_j > D_ij"
+            assert np.all(tau > 0)
+            out.append((K.copy(), tau))
+    return out
 
 
 def _separate(c: np.ndarray, families: list[tuple]) -> list[tuple[np.ndarray, np.ndarray, float]]:
@@ -187,14 +269,16 @@ def _completion_time_model(instance: Instance):
     return h
 
 
-def separation_lower_bound(instance: Instance, *, time_limit: float = 5.0, max_rounds: int = 1000) -> dict:
+def separation_lower_bound(instance: Instance, *, time_limit: float = 5.0, max_rounds: int = 1000,
+                           families: list | None = None) -> dict:
     """A lower bound on the optimal TEL from an LP over completion times (ours; no time index).
 
     ``min sum_i c_i`` subject to ``c_i >= a_i + o_i`` and, for every family of
     :func:`clique_families` and every subset, the single-machine inequalities of
     :func:`_separate` (valid by the arguments there and in :func:`volume_lower_bound`),
     added by a cutting-plane loop.  The LP value after any round is a relaxation of the
-    full LP, so the bound is valid whether or not the loop converged.  It is at least
+    full LP, so the bound is valid whether or not the loop converged (``families``: default
+    :func:`clique_families`, tightened families included).  It is at least
     the volume bound (reported as the maximum of both).  Returns ``bound``,
     ``lp_bound`` (the LP's own), ``rounds``, ``converged``, ``seconds``.
     """
@@ -205,7 +289,7 @@ def separation_lower_bound(instance: Instance, *, time_limit: float = 5.0, max_r
     t0 = time.perf_counter()
     a = instance.arrival.astype(float)
     n = instance.n
-    fams = clique_families(instance)
+    fams = clique_families(instance) if families is None else families
     h = _completion_time_model(instance)
     value, rounds, converged = float(np.sum(a + instance.output)), 0, False
     while rounds < max_rounds and time.perf_counter() - t0 < time_limit:
@@ -292,7 +376,7 @@ def peak_conflict_bound(instance: Instance, *, time_limit: float = 30.0, threads
         remaining = time_limit - (time.perf_counter() - t0)
         if remaining <= 0:
             break
-        h.setOptionValue("time_limit", float(remaining))
+        h.setOptionValue("time_limit", float(h.getRunTime() + remaining))  # cumulative run clock
         run_highs(h)  # thread-pool safe (kvlib.core.highs)
         info = h.getInfo()
         status = h.getModelStatus()

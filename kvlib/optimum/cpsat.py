@@ -27,6 +27,7 @@ Requires the optional dependency ``ortools`` (extra ``cpsat``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -161,6 +162,249 @@ def cpsat_solve(
 
 
 # ----------------------------------------------------------------------------
+# the event-based model (memory checked at completion rounds only)
+
+
+def feasible_at_completions(instance: Instance, starts) -> bool:
+    """Memory checked only at the completion rounds ``c_i`` (the test of :func:`event_solve`).
+
+    By the argument in :func:`event_solve` this equals feasibility at every integer time
+    (checked against :func:`kvlib.core.checker.check_schedule` by the tests).
+    """
+    p = np.asarray(starts, dtype=np.int64)
+    s, o, M = instance.prompt, instance.output, instance.memory
+    if np.any(p < instance.arrival):
+        return False
+    c = p + o
+    for t in np.unique(c):
+        occ = (p < t) & (t <= c)
+        if int(np.sum(s[occ] + t - p[occ])) > M:
+            return False
+    return True
+
+
+def event_solve(
+    instance: Instance,
+    domains: list,
+    *,
+    upper: int | None = None,
+    time_limit: float = 10.0,
+    workers: int = 2,
+    seed: int = 0,
+    cumulative: int = 1,
+    hint=None,
+    lagrangian: dict | None = None,
+    stream: bool = False,
+    params: dict | None = None,
+    search: bool = False,
+    family_no_overlap: bool = True,
+    stop_first: bool = False,
+    deadline: float | None = None,
+) -> CpSatResult:
+    """Search for a schedule of TEL ``<= upper - 1`` with starts in ``domains`` (CP-SAT, event model; ours).
+
+    **Why checking memory at the completion rounds suffices.**  Request ``j`` occupies the
+    integer times ``p_j + 1 .. c_j`` holding ``s_j + t - p_j`` (:mod:`kvlib.core.model`).
+    Take any time ``t`` with some occupant and let ``t'`` be the smallest completion time
+    ``c_i >= t`` over all requests.  Every occupant ``j`` of ``t`` has ``c_j >= t``, hence
+    ``c_j >= t'``, and ``p_j < t <= t'``, so ``j`` occupies ``t'`` too and holds
+    ``s_j + t' - p_j >= s_j + t - p_j`` there: memory at ``t`` is at most memory at ``t'``.
+    (Between two completions no request leaves and every running one grows, so the maximum
+    over such a stretch is at its last round, a completion round.)  So a start vector is
+    feasible iff for every ``i``: ``P_i + sum_{j != i, p_j < c_i <= c_j} (s_j + c_i - p_j) <= M``
+    (``i`` itself holds ``P_i = s_i + o_i`` at ``c_i``).
+
+    **Model.**  Start ``p_i`` over ``domains[i]``; for each ordered pair ``(i, j)``: if
+    ``P_i + s_j + 1 > M``, ``j`` cannot occupy ``c_i`` (``c_j < c_i`` or ``p_j >= c_i``);
+    otherwise a Boolean ``r_ij`` with ``r_ij or c_j < c_i or p_j >= c_i`` and an integer
+    ``u_ij in [0, M - P_i]`` with ``r_ij => u_ij >= s_j + c_i - p_j``, and
+    ``sum_j u_ij <= M - P_i``.  Every feasible schedule satisfies this with ``r_ij`` = "``j``
+    occupies ``c_i``" and ``u_ij`` its memory there (0 otherwise); conversely any solution
+    bounds the true memory at every ``c_i`` by ``M``, so by the argument above the start
+    vector is feasible.  The model is exact.
+
+    Redundant (sound) constraints: starts of identical requests (equal ``(a, s, o)``)
+    non-decreasing in index (permuting identical requests changes neither feasibility nor
+    TEL; the callers' domains are symmetric in identical requests); the no-overlap cliques of
+    :func:`non_overlap_cliques`; with ``family_no_overlap`` one no-overlap constraint per
+    family of :func:`kvlib.optimum.bounds.tightened_families` over its pairwise disjoint
+    intervals ``[c_j - tau_j, c_j + tau_j)`` (time doubled, so the ends are integers); the peak-conflict disjunctions ``c_j >= c_i + d_ij`` or
+    ``c_i >= c_j + d_ji`` of :func:`kvlib.optimum.bounds.conflict_delays`;
+    with ``cumulative >= 1`` a cumulative of capacity ``M`` over the runs with height
+    ``s_i + 1`` (a request holds at least that at every time it occupies); with
+    ``cumulative >= 2`` instead the exact interval encoding of :func:`cpsat_solve`.
+    (Only identical requests may be ordered: "shortest first among equal prompts" is not a
+    valid dominance rule for this objective.)
+
+    **Lagrangian cut** (``lagrangian``, from :mod:`kvlib.optimum.timelp`): keys ``yb`` (the
+    dual's row part ``sum_r y_r b_r``), ``req``, ``start``, ``reduced`` (per column ``(j, p)``
+    the reduced cost ``d_{j,p}``).  For every feasible schedule ``x`` (0/1 columns) weak duality
+    gives ``TEL = c x = y A x + d x >= y b + sum_j d_{j, p_j}``; with ``S = 100``,
+    ``sum_j floor(S d_{j,p_j}) <= S TEL - floor(S y b - 1)`` holds for every schedule inside the
+    LP's windows (the floors only loosen it), so it is added through one element constraint
+    per request.  It is the LP bound re-applied by CP-SAT under every branching decision.
+
+    Objective ``min TEL`` with ``TEL <= upper - 1`` when ``upper`` is given: status
+    ``INFEASIBLE`` then proves that no schedule inside the domains beats ``upper``.
+    ``stop_first=True`` stops the search at the first solution found (status ``FEASIBLE``).
+    ``stream=True`` prints every improving solution as a JSON line (the child-process
+    wrapper recovers the last one if the child is stopped).
+    """
+    try:
+        from ortools.sat.python import cp_model
+    except ImportError as exc:  # pragma: no cover - exercised only without ortools
+        raise ImportError("kvlib.optimum.cpsat needs OR-Tools: pip install 'kvlib[cpsat]' (or ortools)") from exc
+    from kvlib.optimum.bounds import conflict_delays
+
+    a = [int(x) for x in instance.arrival]
+    s = [int(x) for x in instance.prompt]
+    o = [int(x) for x in instance.output]
+    n, M = instance.n, int(instance.memory)
+    P = [s[i] + o[i] for i in range(n)]
+    doms = [sorted(int(v) for v in d) for d in domains]
+    const = sum(o[i] - a[i] for i in range(n))
+    if any(len(d) == 0 for d in doms):
+        return CpSatResult(None, None, int(upper) if upper is not None else 0, "INFEASIBLE", 0.0)
+    m = cp_model.CpModel()
+    p = [m.NewIntVarFromDomain(cp_model.Domain.FromValues(doms[i]), f"p{i}") for i in range(n)]
+    c = [p[i] + o[i] for i in range(n)]
+    pmin = [d[0] for d in doms]
+    pmax = [d[-1] for d in doms]
+    for i in range(n):
+        terms = []
+        for j in range(n):
+            if j == i:
+                continue
+            # can j occupy c_i at all (p_j < c_i <= c_j) within the domains?
+            if pmin[j] >= pmax[i] + o[i] or pmax[j] + o[j] < pmin[i] + o[i]:
+                continue
+            before = m.NewBoolVar(f"b{i}_{j}")  # c_j < c_i
+            after = m.NewBoolVar(f"f{i}_{j}")  # p_j >= c_i
+            m.Add(c[j] <= c[i] - 1).OnlyEnforceIf(before)
+            m.Add(p[j] >= c[i]).OnlyEnforceIf(after)
+            if P[i] + s[j] + 1 > M:
+                m.AddBoolOr([before, after])
+                continue
+            r = m.NewBoolVar(f"r{i}_{j}")
+            m.AddBoolOr([r, before, after])
+            u = m.NewIntVar(0, M - P[i], f"u{i}_{j}")
+            m.Add(u >= s[j] + c[i] - p[j]).OnlyEnforceIf(r)
+            terms.append(u)
+        if terms:
+            m.Add(sum(terms) <= M - P[i])
+    groups: dict[tuple[int, int, int], list[int]] = {}
+    for i in range(n):
+        groups.setdefault((a[i], s[i], o[i]), []).append(i)
+    for g in groups.values():
+        for i, j in zip(g, g[1:]):
+            m.Add(p[i] <= p[j])
+    runs = [m.NewIntervalVar(p[i] + 1, o[i], p[i] + o[i] + 1, f"R{i}") for i in range(n)]
+    for clique in non_overlap_cliques(instance):
+        m.AddNoOverlap([runs[i] for i in clique])
+    pairs, d = conflict_delays(instance)
+    for (i, j), (dij, dji) in zip(pairs.tolist(), d.tolist()):
+        y = m.NewBoolVar(f"y{i}_{j}")
+        m.Add(c[j] >= c[i] + dij).OnlyEnforceIf(y)
+        m.Add(c[i] >= c[j] + dji).OnlyEnforceIf(y.Not())
+    if family_no_overlap:
+        from kvlib.optimum.bounds import tightened_families
+
+        # the disjoint intervals [c_j - tau_j, c_j + tau_j) of every family, on a doubled time
+        # axis (2 tau_j is an integer: taus are multiples of 1/2)
+        for K, tau in tightened_families(instance):
+            two = np.round(2 * tau).astype(np.int64)
+            if not np.allclose(two, 2 * tau):
+                continue
+            ivs = [m.NewIntervalVar(2 * p[j] + 2 * o[j] - int(t2), 2 * int(t2), 2 * p[j] + 2 * o[j] + int(t2),
+                                    f"F{j}") for j, t2 in zip(K.tolist(), two.tolist())]
+            m.AddNoOverlap(ivs)
+    if cumulative >= 2:
+        intervals, demands = [], []
+        for i in range(n):
+            intervals.append(runs[i])
+            demands.append(s[i])
+            for k in range(1, o[i] + 1):
+                intervals.append(m.NewIntervalVar(p[i] + k, o[i] - k + 1, p[i] + o[i] + 1, f"T{i}_{k}"))
+                demands.append(1)
+        m.AddCumulative(intervals, demands, M)
+    elif cumulative >= 1:
+        m.AddCumulative(runs, [s[i] + 1 for i in range(n)], M)
+    obj = sum(p) + const
+    if lagrangian is not None:
+        S = 100
+        req = np.asarray(lagrangian["req"], dtype=np.int64)
+        start = np.asarray(lagrangian["start"], dtype=np.int64)
+        red = np.asarray(lagrangian["reduced"], dtype=float)
+        fterms = []
+        for i in range(n):
+            sel = req == i
+            st_i, red_i = start[sel], red[sel]
+            lo, hi = doms[i][0], doms[i][-1]
+            if len(st_i) == 0 or st_i.min() > lo or st_i.max() < hi:
+                fterms = None  # the LP does not cover the domain: no cut
+                break
+            table = {int(q): int(math.floor(S * r)) for q, r in zip(st_i, red_i)}
+            vals = [table.get(q, 0) for q in range(lo, hi + 1)]
+            idx = m.NewIntVar(0, hi - lo, f"k{i}")
+            m.Add(idx == p[i] - lo)
+            f = m.NewIntVar(min(vals), max(vals), f"f{i}")
+            m.AddElement(idx, vals, f)
+            fterms.append(f)
+        if fterms:
+            m.Add(sum(fterms) <= S * obj - int(math.floor(S * float(lagrangian["yb"]) - 1)))
+    m.Minimize(obj)
+    if upper is not None:
+        m.Add(obj <= int(upper) - 1)
+    if hint is not None:
+        for i in range(n):
+            m.AddHint(p[i], int(hint[i]))
+    solver = cp_model.CpSolver()
+    if deadline is not None:  # wall clock (time.time()) at which the search must end
+        import time as _time
+
+        time_limit = min(float(time_limit), max(0.05, deadline - _time.time()))
+    solver.parameters.max_time_in_seconds = float(time_limit)
+    solver.parameters.num_workers = int(workers)
+    solver.parameters.random_seed = int(seed)
+    for key, value in (params or {}).items():
+        setattr(solver.parameters, key, value)
+    if search:
+        # list-scheduling order: the earliest possible start first, at its smallest value
+        m.AddDecisionStrategy(p, cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
+    if stream:
+        import json as _json
+        import sys as _sys
+
+        class _Printer(cp_model.CpSolverSolutionCallback):
+            def on_solution_callback(self):
+                print(_json.dumps({"sol": [int(self.Value(v)) for v in p], "tel": int(round(self.ObjectiveValue()))}),
+                      flush=True)
+                _sys.stdout.flush()
+                if stop_first:
+                    self.StopSearch()
+
+        st = solver.Solve(m, _Printer())
+    elif stop_first:
+
+        class _Stopper(cp_model.CpSolverSolutionCallback):
+            def on_solution_callback(self):
+                self.StopSearch()
+
+        st = solver.Solve(m, _Stopper())
+    else:
+        st = solver.Solve(m)
+    name = solver.StatusName(st)
+    bound = int(np.ceil(solver.BestObjectiveBound() - 1e-6))
+    if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        starts = np.array([solver.Value(v) for v in p], dtype=np.int64)
+        tel = int(round(solver.ObjectiveValue()))
+        return CpSatResult(starts, tel, tel if st == cp_model.OPTIMAL else bound, name, solver.WallTime())
+    if st == cp_model.INFEASIBLE and upper is not None:
+        return CpSatResult(None, None, int(upper), name, solver.WallTime())
+    return CpSatResult(None, None, bound, name, solver.WallTime())
+
+
+# ----------------------------------------------------------------------------
 # out-of-process use
 #
 # The OR-Tools wheel bundles its own build of HiGHS; in one Python process
@@ -203,7 +447,7 @@ def cpsat_solve_subprocess(
         "seed": int(seed),
     }
     env = dict(os.environ)
-    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository root
     env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
         proc = subprocess.run([sys.executable, "-m", "kvlib.optimum.cpsat"], input=json.dumps(payload), text=True,
@@ -215,12 +459,98 @@ def cpsat_solve_subprocess(
     return CpSatResult(starts, out["tel"], int(out["bound"]), out["status"], time.perf_counter() - tic)
 
 
+def event_solve_subprocess(
+    instance: Instance,
+    domains: list,
+    *,
+    upper: int | None = None,
+    time_limit: float = 10.0,
+    workers: int = 2,
+    seed: int = 0,
+    cumulative: int = 1,
+    lagrangian: dict | None = None,
+    params: dict | None = None,
+    search: bool = False,
+    family_no_overlap: bool = True,
+    stop_first: bool = False,
+) -> CpSatResult:
+    """:func:`event_solve` in a child Python process; returns within about ``time_limit + 3`` s (the child stops its search at ``time_limit - 0.7`` s after the call, its own start-up included).
+
+    Never raises on failure of the child: returns the last streamed solution (if any), bound 0
+    and the failure in ``status``.
+    """
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    tic = time.perf_counter()
+    payload = {
+        "model": "event",
+        "arrival": [int(x) for x in instance.arrival],
+        "prompt": [int(x) for x in instance.prompt],
+        "output": [int(x) for x in instance.output],
+        "memory": int(instance.memory),
+        "domains": [[int(v) for v in d] for d in domains],
+        "time_limit": max(0.1, float(time_limit) - 1.0),
+        # wall-clock deadline: the child subtracts its own start-up and model-build time
+        "deadline": time.time() + max(0.1, float(time_limit) - 0.7),
+        "workers": int(workers),
+        "upper": None if upper is None else int(upper),
+        "seed": int(seed),
+        "cumulative": int(cumulative),
+        "params": params or {},
+        "search": bool(search),
+        "family_no_overlap": bool(family_no_overlap),
+        "stop_first": bool(stop_first),
+        "lagrangian": None if lagrangian is None else {
+            "yb": float(lagrangian["yb"]), "req": [int(v) for v in lagrangian["req"]],
+            "start": [int(v) for v in lagrangian["start"]], "reduced": [float(v) for v in lagrangian["reduced"]]},
+    }
+    env = dict(os.environ)
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    def last_streamed(text) -> tuple:
+        if isinstance(text, bytes):
+            text = text.decode(errors="replace")
+        for line in reversed((text or "").strip().splitlines()):
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if "sol" in d:
+                return np.asarray(d["sol"], dtype=np.int64), int(d["tel"])
+        return None, None
+
+    try:
+        proc = subprocess.run([sys.executable, "-m", "kvlib.optimum.cpsat"], input=json.dumps(payload), text=True,
+                              capture_output=True, env=env, timeout=float(time_limit) + 3.0)
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+    except subprocess.TimeoutExpired as exc:
+        starts, tel = last_streamed(exc.stdout)
+        return CpSatResult(starts, tel, 0, "cp-sat child failed: TimeoutExpired", time.perf_counter() - tic)
+    except (json.JSONDecodeError, IndexError, OSError) as exc:
+        return CpSatResult(None, None, 0, f"cp-sat child failed: {type(exc).__name__}", time.perf_counter() - tic)
+    starts = None if out["starts"] is None else np.asarray(out["starts"], dtype=np.int64)
+    return CpSatResult(starts, out["tel"], int(out["bound"]), out["status"], time.perf_counter() - tic)
+
+
 def _main() -> None:  # pragma: no cover - run as a child process
     import json
     import sys
 
     d = json.loads(sys.stdin.read())
     inst = Instance.from_arrays(d["arrival"], d["prompt"], d["output"], d["memory"])
+    if d.get("model") == "event":
+        r = event_solve(inst, d["domains"], upper=d["upper"], time_limit=d["time_limit"], workers=d["workers"],
+                        seed=d["seed"], cumulative=d.get("cumulative", 1), lagrangian=d.get("lagrangian"),
+                        stream=True, params=d.get("params"), search=d.get("search", False),
+                        family_no_overlap=d.get("family_no_overlap", True), stop_first=d.get("stop_first", False),
+                        deadline=d.get("deadline"))
+        print(json.dumps({"starts": None if r.starts is None else [int(x) for x in r.starts], "tel": r.tel,
+                          "bound": int(r.bound), "status": r.status}))
+        return
     r = cpsat_solve(inst, time_limit=d["time_limit"], workers=d["workers"],
                     hint=None if d["hint"] is None else np.asarray(d["hint"]), upper=d["upper"], seed=d["seed"])
     print(json.dumps({"starts": None if r.starts is None else [int(x) for x in r.starts], "tel": r.tel,

@@ -30,6 +30,9 @@ The model is built with cvxpy; :func:`solve` extracts cvxpy's problem data and
 runs HiGHS (``highspy``) directly, so that it can inject the heuristic
 incumbent (warm start), stop at a time limit and read the MIP dual bound.
 
+:func:`solve` dispatches to :func:`kvlib.optimum.pipeline.solve_pipeline` (default) or to
+:func:`solve_ip` (this IP in HiGHS, with an optional CP-SAT phase).
+
 :func:`solve` never raises on a time limit: it returns a :class:`SolveResult`
 with a certified interval ``lower <= OPT <= upper``; ``optimal`` is True only
 when ``lower == upper``.  The schedule reported is always validated by
@@ -49,118 +52,15 @@ from kvlib.optimum.bounds import latest_starts, peak_conflict_bound, separation_
 from kvlib.core.checker import check_schedule
 from kvlib.core.highs import run as run_highs
 from kvlib.core.model import Instance, Schedule
-from kvlib.policies import make_policy
-from kvlib.core.simulate import simulate
+from kvlib.policies import make_policy  # noqa: F401
+from kvlib.core.simulate import simulate  # noqa: F401
 
-#: policies tried for the incumbent (non-preemptive ones only).
-INCUMBENT_POLICIES = ("mc-sf", "mc-sf2", "mc-benchmark", "fcfs")
-
-
-@dataclass
-class SolveResult:
-    """A certified interval for the optimal TEL.
-
-    ``lower <= OPT <= upper``; ``starts`` is a schedule of TEL ``upper`` checked
-    by :func:`kvlib.core.checker.check_schedule`; ``optimal`` iff ``lower == upper``.
-    """
-
-    lower: int
-    upper: int
-    optimal: bool
-    starts: tuple[int, ...]
-    status: str
-    seconds: float
-    incumbent: int = 0  #: TEL of the heuristic warm start
-    incumbent_source: str = ""
-    horizon: int = 0
-    num_vars: int = 0
-    num_rows: int = 0
-    formulation: str = "plain"
-    extra: dict = field(default_factory=dict)
-
-    @property
-    def gap(self) -> float:
-        """Relative gap ``(upper - lower) / upper`` (0 when optimal)."""
-        return (self.upper - self.lower) / self.upper if self.upper else 0.0
-
-    def as_dict(self) -> dict:
-        return {
-            "lower": int(self.lower),
-            "upper": int(self.upper),
-            "optimal": bool(self.optimal),
-            "starts": [int(p) for p in self.starts],
-            "seconds": float(self.seconds),
-            "status": self.status,
-            "gap": self.gap,
-            "incumbent": int(self.incumbent),
-            "incumbent_source": self.incumbent_source,
-            "horizon": int(self.horizon),
-            "formulation": self.formulation,
-        }
-
-
-#: The issue calls the result type "Bounds"; it is the same class.
-Bounds = SolveResult
-
-
-# ----------------------------------------------------------------------------
-# incumbents
-
-
-def _feasible_start(instance: Instance, usage: np.ndarray, i: int, lo: int, hi: int) -> int | None:
-    """Earliest ``p`` in ``[lo, hi]`` at which request ``i`` fits on top of ``usage``."""
-    s, o, M = int(instance.prompt[i]), int(instance.output[i]), instance.memory
-    prof = s + np.arange(1, o + 1)
-    for p in range(lo, hi + 1):
-        seg = usage[p + 1 : p + o + 1]
-        if np.all(seg + prof[: len(seg)] <= M):
-            return p
-    return None
-
-
-def left_shift(instance: Instance, starts: np.ndarray, rounds: int = 20) -> np.ndarray:
-    """Local search: repeatedly move each request to its earliest feasible start, others fixed.
-
-    Every move keeps the schedule feasible and never increases TEL.
-    """
-    starts = np.array(starts, dtype=np.int64)
-    s, o, a = instance.prompt, instance.output, instance.arrival
-    H = int((starts + o).max()) + 2
-    usage = np.zeros(H + 1, dtype=np.int64)
-    for i, p in enumerate(starts):
-        usage[p + 1 : p + o[i] + 1] += s[i] + np.arange(1, o[i] + 1)
-    for _ in range(rounds):
-        moved = False
-        for i in np.argsort(starts, kind="stable"):
-            p = int(starts[i])
-            if p == a[i]:
-                continue
-            usage[p + 1 : p + o[i] + 1] -= s[i] + np.arange(1, o[i] + 1)
-            q = _feasible_start(instance, usage, int(i), int(a[i]), p - 1)
-            if q is None:
-                q = p
-            else:
-                moved = True
-            usage[q + 1 : q + o[i] + 1] += s[i] + np.arange(1, o[i] + 1)
-            starts[i] = q
-        if not moved:
-            break
-    return starts
-
-
-def heuristic_incumbent(instance: Instance, policies=INCUMBENT_POLICIES) -> tuple[np.ndarray, int, str]:
-    """Best checked schedule among ``policies`` (each followed by :func:`left_shift`)."""
-    best = None
-    for name in policies:
-        res = simulate(instance, make_policy(name), seed=0)
-        for label, st in ((name, res.schedule.start_array()),
-                          (name + "+shift", left_shift(instance, res.schedule.start_array()))):
-            rep = check_schedule(instance, Schedule(tuple(int(x) for x in st)))
-            if rep.valid and (best is None or rep.tel < best[1]):
-                best = (np.asarray(st, dtype=np.int64), int(rep.tel), label)
-    assert best is not None
-    return best
-
+from kvlib.optimum.heuristic import (INCUMBENT_POLICIES, _feasible_start, heuristic_incumbent,  # noqa: F401
+                                     heuristic_incumbent_timed, left_shift)
+from kvlib.optimum.result import (MAX_THREADS, Bounds, InfeasibleIncumbentError, InvalidThreadsError,  # noqa: F401
+                                  InvalidTimeLimitError, SolveArgumentError, SolveResult, _check_incumbent,
+                                  _validate_solve_args)
+from kvlib.optimum.timelp import SparseModel, _symmetry_matrix, _symmetry_pairs, build_sparse, starts_from_values  # noqa: F401
 
 # ----------------------------------------------------------------------------
 # model
@@ -185,36 +85,7 @@ class TimeIndexedModel:
 
     def starts_from(self, values: np.ndarray) -> np.ndarray:
         """Start times from a (near-)integral column vector."""
-        n = int(self.req.max()) + 1
-        out = np.full(n, -1, dtype=np.int64)
-        best = np.full(n, -1.0)
-        for c in np.flatnonzero(values > 0.5):
-            i = self.req[c]
-            if values[c] > best[i]:
-                best[i], out[i] = values[c], self.start[c]
-        return out
-
-
-def _symmetry_pairs(instance: Instance) -> list[tuple[int, int]]:
-    groups: dict[tuple[int, int, int], list[int]] = {}
-    for i, r in enumerate(instance.requests):
-        groups.setdefault((r.arrival, r.prompt, r.output), []).append(i)
-    return [(g[k], g[k + 1]) for g in groups.values() for k in range(len(g) - 1)]
-
-
-def _symmetry_matrix(instance: Instance, req: np.ndarray, start: np.ndarray) -> sp.csr_matrix | None:
-    """Rows ``sum_p p x[i,p] - sum_p p x[j,p] <= 0`` for consecutive twins ``i < j`` (None if no twins)."""
-    pairs = _symmetry_pairs(instance)
-    if not pairs:
-        return None
-    rows, cols, vals = [], [], []
-    for k, (i, j) in enumerate(pairs):
-        ci = np.flatnonzero(req == i)
-        cj = np.flatnonzero(req == j)
-        rows += [k] * (len(ci) + len(cj))
-        cols += ci.tolist() + cj.tolist()
-        vals += start[ci].tolist() + (-start[cj]).tolist()
-    return sp.csr_matrix((np.asarray(vals, float), (rows, cols)), shape=(len(pairs), len(req)))
+        return starts_from_values(self.req, self.start, values)
 
 
 def build_model(
@@ -290,79 +161,6 @@ def build_model(
             cons.append(A4 @ x <= 0)
     prob = cp.Problem(cp.Minimize(cost @ x), cons)
     return TimeIndexedModel(prob, x, req, start, cost, T, latest, formulation)
-
-
-# ----------------------------------------------------------------------------
-# the same model as a sparse matrix, built without cvxpy
-
-
-@dataclass
-class SparseModel:
-    """The plain model (1)-(4) as ``min cost @ x`` s.t. ``row_lower <= A @ x <= row_upper``.
-
-    Rows: the ``n`` assignment rows (2), then the ``T`` memory rows (3) for
-    ``t = 1..T``, then one row per symmetry pair.  :func:`build_model` with
-    ``formulation="plain"`` produces the same matrix through cvxpy (checked by
-    ``tests/test_exact.py``); this builder is vectorised and skips cvxpy's
-    canonicalisation, which dominated the build time at ``n = 40-60``.
-    """
-
-    A: sp.csc_matrix
-    cost: np.ndarray
-    row_lower: np.ndarray
-    row_upper: np.ndarray
-    req: np.ndarray
-    start: np.ndarray
-    horizon: int
-    latest: np.ndarray
-    formulation: str = "plain"
-
-    def column(self, i: int, p: int) -> int:
-        idx = np.flatnonzero((self.req == i) & (self.start == p))
-        return int(idx[0]) if len(idx) else -1
-
-    starts_from = TimeIndexedModel.starts_from
-
-
-def build_sparse(
-    instance: Instance,
-    *,
-    upper: int | None = None,
-    latest: np.ndarray | None = None,
-    symmetry: bool = True,
-) -> SparseModel:
-    """The plain time-indexed IP of 001 (1)-(4) as a scipy CSC matrix (see :class:`SparseModel`)."""
-    a, s, o, M = instance.arrival, instance.prompt, instance.output, instance.memory
-    n = instance.n
-    if latest is None:
-        latest = latest_starts(instance, upper)
-    latest = np.maximum(np.asarray(latest, dtype=np.int64), a)
-    width = latest - a + 1
-    req = np.repeat(np.arange(n, dtype=np.int64), width)
-    start = (np.arange(int(width.sum()), dtype=np.int64) - np.repeat(np.cumsum(width) - width, width)
-             + np.repeat(a, width))
-    N = len(req)
-    T = int((latest + o).max())
-    cost = (start + o[req] - a[req]).astype(float)
-    # column c: assignment row req[c] (value 1), then memory rows n + p + k - 1 (value s + k), k = 1..o
-    lens = o[req] + 1
-    indptr = np.concatenate([[0], np.cumsum(lens)])
-    pos = np.arange(int(indptr[-1]), dtype=np.int64) - np.repeat(indptr[:-1], lens)  # 0..o within column
-    colof = np.repeat(np.arange(N, dtype=np.int64), lens)
-    first = pos == 0
-    rows = np.where(first, req[colof], n + start[colof] + pos - 1)
-    vals = np.where(first, 1.0, (s[req[colof]] + pos).astype(float))
-    n_rows = n + T
-    row_lower = np.concatenate([np.ones(n), np.full(T, -np.inf)])
-    row_upper = np.concatenate([np.ones(n), np.full(T, float(M))])
-    A = sp.csc_matrix((vals, rows, indptr), shape=(n_rows, N))
-    if symmetry:
-        A4 = _symmetry_matrix(instance, req, start)
-        if A4 is not None:
-            A = sp.vstack([A, A4], format="csc")
-            row_lower = np.concatenate([row_lower, np.full(A4.shape[0], -np.inf)])
-            row_upper = np.concatenate([row_upper, np.zeros(A4.shape[0])])
-    return SparseModel(A, cost, row_lower, row_upper, req, start, T, latest)
 
 
 def _highs_from_sparse(model: SparseModel, relax: bool = False):
@@ -458,7 +256,44 @@ def _skip_highs(remaining: float, nnz: int) -> bool:
     return remaining < 1.0 or remaining < nnz / 1e5 + 1.0
 
 
-def solve(
+#: keyword arguments that only the time-indexed IP path (:func:`solve_ip`) understands
+IP_OPTIONS = ("formulation", "symmetry", "windows", "warm_start", "cpsat", "builder", "presolve", "separation",
+              "conflict_mip")
+
+
+def solve(instance: Instance, *, time_limit: float = 60.0, threads: int = 2, method: str | None = None,
+          incumbent=None, verbose: bool = False, **options) -> SolveResult:
+    """Certified interval for the optimal TEL of ``instance`` (never raises on a time limit).
+
+    ``method="pipeline"`` (default): :func:`kvlib.optimum.pipeline.solve_pipeline` (cheap
+    bounds, time-indexed LP with conflict-family rows, reduced-cost fixing, CP-SAT event
+    model).  ``method="ip"``: :func:`solve_ip`, the time-indexed IP in HiGHS (with its
+    ``options``).  When ``method`` is None and an IP-only option other than
+    ``formulation="plain"`` is given, the IP path is used.  ``incumbent``: a feasible
+    schedule ``(starts, tel, source)`` or a start vector (checked; an infeasible one raises
+    :class:`InfeasibleIncumbentError`).  Bad ``time_limit`` / ``threads`` raise
+    :class:`InvalidTimeLimitError` / :class:`InvalidThreadsError`.
+    """
+    _validate_solve_args(time_limit, threads)
+    unknown = set(options) - set(IP_OPTIONS)
+    if unknown:
+        raise TypeError(f"solve() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
+    if method is None:
+        ip_only = {k: v for k, v in options.items() if not (k == "formulation" and v == "plain")}
+        method = "ip" if ip_only else "pipeline"
+    if method not in ("pipeline", "ip"):
+        raise SolveArgumentError(f"method must be 'pipeline' or 'ip', got {method!r}")
+    if incumbent is not None:
+        incumbent = _check_incumbent(instance, incumbent)
+    if method == "ip":
+        return solve_ip(instance, time_limit=time_limit, threads=threads, incumbent=incumbent, verbose=verbose,
+                        **options)
+    from kvlib.optimum.pipeline import solve_pipeline
+
+    return solve_pipeline(instance, time_limit=time_limit, threads=threads, incumbent=incumbent, verbose=verbose)
+
+
+def solve_ip(
     instance: Instance,
     *,
     time_limit: float = 60.0,
@@ -505,12 +340,16 @@ def solve(
     """
     import highspy as hp
 
+    _validate_solve_args(time_limit, threads)
     if builder not in ("sparse", "cvxpy"):
-        raise ValueError(f"builder must be 'sparse' or 'cvxpy', got {builder!r}")
+        raise SolveArgumentError(f"builder must be 'sparse' or 'cvxpy', got {builder!r}")
     tic = time.perf_counter()
     timing: dict[str, float] = {}
+    notes: list[str] = []
     if incumbent is None:
-        incumbent = heuristic_incumbent(instance)
+        incumbent = heuristic_incumbent_timed(instance, budget=0.25 * time_limit, notes=notes)
+    else:
+        incumbent = _check_incumbent(instance, incumbent)
     inc_starts, inc_tel, inc_src = incumbent
     inc_starts = np.asarray(inc_starts, dtype=np.int64)
     heur_tel = int(inc_tel)
@@ -519,7 +358,8 @@ def solve(
     t0 = time.perf_counter()
     sep = {"bound": lb0}
     if separation:
-        sep = separation_lower_bound(instance, time_limit=min(5.0, 0.1 * time_limit))
+        sep = separation_lower_bound(instance, time_limit=max(0.05, min(5.0, 0.1 * time_limit,
+                                                                      time_limit - (t0 - tic) - 0.5)))
         timing["separation_seconds"] = time.perf_counter() - t0
     lower_extra, lower_src = max(lb0, int(sep["bound"])), ("separation LP" if sep["bound"] > lb0 else "volume bound")
     if conflict_mip is None:
@@ -569,12 +409,19 @@ def solve(
         timing["cpsat_seconds"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     upper_w = inc_tel if windows else None
-    if builder == "sparse" and formulation == "plain":
+    width = latest_starts(instance, upper_w) - instance.arrival + 1
+    est_nnz = int((width * (instance.output + 1)).sum())
+    model = None
+    if lower_extra >= inc_tel:
+        pass
+    elif _skip_highs(time_limit - (t0 - tic) - est_nnz / 1e6, est_nnz):
+        notes.append(f"HiGHS skipped: the IP has about {est_nnz} non-zeros, too many for the "
+                     f"{max(0.0, time_limit - (t0 - tic)):.1f} s left")
+    elif builder == "sparse" and formulation == "plain":
         model = build_sparse(instance, upper=upper_w, symmetry=symmetry)
-        nnz = int(model.A.nnz)
     else:
         model = build_model(instance, upper=upper_w, formulation=formulation, symmetry=symmetry)
-        nnz = -1
+    nnz = int(model.A.nnz) if isinstance(model, SparseModel) else (est_nnz if model is not None else 0)
     timing["build_seconds"] = time.perf_counter() - t0
     best_starts, best_tel, src = inc_starts, int(inc_tel), inc_src
     remaining = time_limit - (time.perf_counter() - tic)
@@ -582,7 +429,9 @@ def solve(
     ncol = nrow = 0
     if lower_extra >= best_tel:
         status_name = f"Optimal ({lower_src})"
-    elif not _skip_highs(remaining, max(nnz, 0)):
+    elif model is not None and _skip_highs(remaining, max(nnz, 0)):
+        notes.append(f"HiGHS skipped: {nnz} non-zeros, too many for the {max(0.0, remaining):.1f} s left")
+    elif model is not None:
         t0 = time.perf_counter()
         h, nx = _highs_from_sparse(model) if isinstance(model, SparseModel) else _highs_from_cvxpy(model)
         ncol, nrow = h.getNumCol(), h.getNumRow()
@@ -630,22 +479,22 @@ def solve(
     lower = int(min(lower, best_tel))
     rep = check_schedule(instance, Schedule(tuple(int(p) for p in best_starts)))
     if not rep.valid or rep.tel != best_tel:  # pragma: no cover - defensive
-        raise AssertionError("internal error: reported schedule rejected by the checker")
+        raise RuntimeError("internal error: reported schedule rejected by the checker")
     return SolveResult(
         lower=lower,
         upper=best_tel,
         optimal=lower >= best_tel,
         starts=tuple(int(p) for p in best_starts),
-        status=status_name,
+        status=status_name + ("; " + "; ".join(notes) if notes else ""),
         seconds=time.perf_counter() - tic,
         incumbent=heur_tel,
         incumbent_source=src,
-        horizon=model.horizon,
+        horizon=model.horizon if model is not None else int((latest_starts(instance, upper_w) + instance.output).max()),
         num_vars=ncol,
         num_rows=nrow,
         formulation=formulation,
         extra={"nodes": nodes, "volume_lb": lb0, "separation_lb": int(sep["bound"]), "cpsat_status": cp_status,
-               "lower_source": lower_src if dual is None or lower_extra >= dual else "HiGHS",
+               "lower_source": lower_src if dual is None or lower_extra >= dual else "HiGHS", "notes": notes,
                **timing},
     )
 

@@ -1,0 +1,256 @@
+"""The certified solve pipeline for the hindsight optimum of 001 Section 3 (ours).
+
+Steps, each valid on its own (the result records which step proved what):
+
+0. **Incumbent**: the best checked schedule of the non-preemptive policies of
+   :func:`kvlib.optimum.heuristic.heuristic_incumbent` (time-boxed), or the caller's
+   (validated by :func:`kvlib.core.checker.check_schedule`; an infeasible one raises
+   :class:`~kvlib.optimum.result.InfeasibleIncumbentError`).
+1. **Cheap bounds**: the volume bound and the completion-time LP of
+   :func:`kvlib.optimum.bounds.separation_lower_bound` with the conflict families of
+   :func:`kvlib.optimum.bounds.clique_families` (including the per-pair
+   :func:`~kvlib.optimum.bounds.tightened_families`).
+2. **Time-indexed LP** with family rows, added lazily (:mod:`kvlib.optimum.timelp`);
+   its safe dual value is a bound after every round.
+3. **Reduced-cost fixing** (:func:`kvlib.optimum.timelp.reduced_cost_fixing`): starts
+   that no schedule better than the incumbent can use are removed.
+4. **Exact search** with the event-based CP-SAT model of
+   :func:`kvlib.optimum.cpsat.event_solve` (child process) over the remaining starts with
+   ``TEL <= UB - 1``: ``INFEASIBLE`` proves the incumbent optimal; a found schedule becomes
+   the incumbent (checked); ``OPTIMAL`` proves it optimal.  The model also carries the
+   LP's Lagrangian inequality (reduced costs; re-applied under every branching decision),
+   one no-overlap per conflict family and the exact cumulative encoding of memory.
+
+Budget (measured on 2 loaded cores, ``benchmarks/exact_scaling.py``): the separation LP gets
+``min(5, 0.1 T)`` s, the time-indexed LP up to ``0.5 T`` (skipped when its estimated size
+exceeds ``LP_NNZ_PER_SECOND`` non-zeros per second of budget), the exact search the rest.
+The restarts after an improvement (``MAX_RESTARTS``) are off: at ``n = 15`` each cost
+5-6 s of child start-up and presolve, more than the re-fixing saved.
+
+Soundness of combining the steps: the windows ``L_j`` of
+:func:`kvlib.optimum.bounds.latest_starts` contain every optimal schedule; if some
+schedule beats ``UB`` then an optimal one does, lies in the windows and (as it beats
+``UB``) keeps all its starts after step 3; permuting identical requests keeps all this, so
+the ordered one is found by step 4.  Hence ``INFEASIBLE`` in step 4 means ``OPT = UB``,
+and CP-SAT's bound ``b`` gives ``OPT >= min(b, UB)``.
+
+Every stage gets a share of the time limit; stages that cannot fit (model too large for
+the time left) are skipped and named in ``notes`` -- never silently.  The call returns
+within the time limit (plus at most about a second of clean-up) at any ``n``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+
+import numpy as np
+
+from kvlib.core.checker import check_schedule
+from kvlib.core.model import Instance, Schedule
+
+#: the time-indexed LP is skipped when its estimated non-zeros exceed this many per second of budget
+LP_NNZ_PER_SECOND = 60_000
+#: the CP-SAT event model has ``n (n - 1)`` pair blocks; above this ``n`` it is skipped
+EVENT_MAX_N = 120
+#: how often the exact search restarts after an improvement (with re-fixed domains)
+MAX_RESTARTS = 0  # restarts at every small improvement cost 5-6 s each on loaded cores (n = 15), more than they saved
+
+
+def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int = 2, incumbent=None,
+                   verbose: bool = False, lp: bool = True, event: bool = True, cumulative: int = 2,
+                   lagrangian_cut: bool = True, cp_params: dict | None = None, cp_search: bool = False,
+                   family_no_overlap: bool = True):
+    """Certified interval ``lower <= OPT <= upper`` by the pipeline of the module docstring.
+
+    Returns a :class:`kvlib.optimum.result.SolveResult` (``formulation="pipeline"``); its
+    ``extra`` holds ``proved_by`` (the step that closed the gap, or ``""``), ``notes`` (skipped
+    stages and why), the bounds of every step and their times.  ``lp=False`` / ``event=False``
+    switch steps 2-3 / 4 off (for measurements).  Progress goes to stderr when ``verbose``.
+    """
+    from kvlib.optimum.bounds import latest_starts, separation_lower_bound, volume_lower_bound
+    from kvlib.optimum.heuristic import heuristic_incumbent_timed
+    from kvlib.optimum.result import SolveResult, _validate_solve_args
+
+    _validate_solve_args(time_limit, threads)
+    tic = time.perf_counter()
+    deadline = tic + float(time_limit)
+
+    def left() -> float:
+        return deadline - time.perf_counter()
+
+    def log(msg: str) -> None:
+        if verbose:
+            print(f"[kvlib.solve {time.perf_counter() - tic:6.1f}s] {msg}", file=sys.stderr, flush=True)
+
+    notes: list[str] = []
+    timing: dict[str, float] = {}
+    n = instance.n
+    # step 0: incumbent
+    if incumbent is None:
+        inc_starts, inc_tel, inc_src = heuristic_incumbent_timed(instance, budget=0.25 * time_limit, notes=notes)
+    else:
+        from kvlib.optimum.result import _check_incumbent
+
+        inc_starts, inc_tel, inc_src = _check_incumbent(instance, incumbent)
+    heur_tel = int(inc_tel)
+    timing["heuristic_seconds"] = time.perf_counter() - tic
+    log(f"incumbent {inc_tel} ({inc_src})")
+    best_starts, best_tel, src = np.asarray(inc_starts, dtype=np.int64), int(inc_tel), inc_src
+    # step 1: cheap bounds
+    lower, lower_src = volume_lower_bound(instance), "volume bound"
+    bounds = {"volume_lb": lower, "separation_lb": lower}  # separation_lb: the volume bound if the LP did not run
+    sep_budget = min(5.0, 0.1 * time_limit, max(0.0, left() - 0.5))
+    if lower < best_tel and sep_budget > 0.2:
+        t0 = time.perf_counter()
+        sep = separation_lower_bound(instance, time_limit=sep_budget)
+        timing["separation_seconds"] = time.perf_counter() - t0
+        bounds["separation_lb"] = int(sep["bound"])
+        if sep["bound"] > lower:
+            lower, lower_src = int(sep["bound"]), "separation LP"
+        log(f"separation LP bound {sep['bound']} ({'converged' if sep['converged'] else 'not converged'})")
+    elif lower < best_tel:
+        notes.append("separation LP skipped: no time left")
+    proved_by = lower_src if lower >= best_tel else ""
+    status = f"Optimal ({lower_src})" if proved_by else "Time limit reached"
+    num_vars = 0
+    domains = None
+    lp_result = None
+    latest = latest_starts(instance, best_tel)
+    # step 2-3: time-indexed LP and reduced-cost fixing
+    if not proved_by and lp:
+        from kvlib.optimum.timelp import lp_size, reduced_cost_fixing, time_indexed_lp
+
+        share = 0.5 if event and n <= EVENT_MAX_N else 0.95
+        budget = min(share * time_limit, left() - 1.0)
+        ncols, nnz = lp_size(instance, latest)
+        num_vars = ncols
+        if budget <= 0.5:
+            notes.append("time-indexed LP skipped: no time left")
+        elif nnz > LP_NNZ_PER_SECOND * budget:
+            notes.append(f"time-indexed LP skipped: {nnz} non-zeros is too large for {budget:.1f} s "
+                         f"(limit {LP_NNZ_PER_SECOND} per second)")
+        else:
+            t0 = time.perf_counter()
+            r = time_indexed_lp(instance, latest, time_limit=budget, threads=1, log=log if verbose else None)
+            if r.rounds:
+                lp_result = r
+            timing["lp_seconds"] = time.perf_counter() - t0
+            bounds["lp_lb"] = int(r.bound)
+            bounds["lp_rounds"] = int(r.rounds)
+            bounds["lp_family_rows"] = int(r.family_rows)
+            bounds["lp_converged"] = bool(r.converged)
+            log(f"time-indexed LP bound {r.bound} after {r.rounds} rounds ({r.status})")
+            if r.rounds == 0:
+                notes.append(f"time-indexed LP: no round solved ({r.status})")
+            else:
+                if r.bound > lower:
+                    lower, lower_src = min(int(r.bound), best_tel), "time-indexed LP"
+                if lower >= best_tel:
+                    proved_by, status = "time-indexed LP", "Optimal (time-indexed LP)"
+                else:
+                    allowed = reduced_cost_fixing(r, best_tel)
+                    domains = [allowed[i] for i in range(n)]
+                    kept = int(sum(len(d) for d in domains))
+                    bounds["starts_after_fixing"] = kept
+                    bounds["starts_before_fixing"] = int(len(r.req))
+                    log(f"reduced-cost fixing keeps {kept} of {len(r.req)} starts")
+                    if any(len(d) == 0 for d in domains):
+                        lower, proved_by = best_tel, "reduced-cost fixing"
+                        status = "Optimal (reduced-cost fixing: no start left for some request)"
+    # step 4: exact search
+    cp_status = ""
+    if not proved_by and event:
+        budget = left() - 0.5
+        if n > EVENT_MAX_N:
+            notes.append(f"CP-SAT event model skipped: n = {n} > {EVENT_MAX_N}")
+        elif budget < 2.5:
+            notes.append(f"CP-SAT event model skipped: {max(budget, 0):.1f} s left")
+        else:
+            import importlib.util
+
+            if importlib.util.find_spec("ortools") is None:
+                notes.append("CP-SAT event model skipped: OR-Tools is not installed")
+            else:
+                from kvlib.optimum.cpsat import event_solve_subprocess
+
+                if domains is None:
+                    domains = [np.arange(instance.arrival[i], latest[i] + 1) for i in range(n)]
+                t0 = time.perf_counter()
+                restarts = 0
+                while True:
+                    budget = left() - 0.5
+                    if budget < 2.5:
+                        break
+                    ub0 = best_tel
+                    # stop at the first improvement (then re-fix with the better bound and restart),
+                    # at most MAX_RESTARTS times
+                    stop_first = restarts < MAX_RESTARTS
+                    cr = event_solve_subprocess(
+                        instance, domains, upper=ub0, time_limit=budget - 0.5,
+                        workers=threads, cumulative=cumulative, params=cp_params, search=cp_search,
+                        family_no_overlap=family_no_overlap, stop_first=stop_first,
+                        lagrangian=lp_result.lagrangian() if lp_result is not None and lagrangian_cut else None)
+                    cp_status = cr.status
+                    log(f"CP-SAT event model: {cr.status}, tel {cr.tel}, bound {cr.bound}")
+                    improved = False
+                    if cr.starts is not None:
+                        rep = check_schedule(instance, Schedule(tuple(int(p) for p in cr.starts)))
+                        if rep.valid and rep.tel < best_tel:
+                            best_starts, best_tel, src = cr.starts, int(rep.tel), f"cp-sat event model (from {heur_tel})"
+                            improved = True
+                        elif not rep.valid:  # pragma: no cover - would be a modelling error
+                            notes.append("CP-SAT event schedule rejected by the checker (ignored)")
+                    if cr.status.startswith("cp-sat child failed"):
+                        notes.append(cr.status)
+                        break
+                    if cr.status == "INFEASIBLE":
+                        lower, proved_by = ub0, "CP-SAT event model"
+                        status = "Optimal (CP-SAT event model: no better schedule)"
+                        break
+                    if cr.status == "OPTIMAL" and improved:
+                        lower, proved_by, status = best_tel, "CP-SAT event model", "Optimal (CP-SAT event model)"
+                        break
+                    if cr.bound > lower and cr.status != "MODEL_INVALID":
+                        # valid also when the search stopped early (stop_first): OPT >= min(bound, ub0)
+                        lower, lower_src = min(int(cr.bound), ub0), "CP-SAT event model"
+                    if not (stop_first and improved):
+                        break
+                    restarts += 1
+                    # re-fix with the better incumbent: tighter windows and reduced-cost fixing
+                    latest = np.minimum(latest, latest_starts(instance, best_tel))
+                    if lp_result is not None:
+                        from kvlib.optimum.timelp import reduced_cost_fixing
+
+                        allowed = reduced_cost_fixing(lp_result, best_tel)
+                        domains = [allowed[i][allowed[i] <= latest[i]] for i in range(n)]
+                    else:
+                        domains = [d[d <= latest[i]] for i, d in enumerate(domains)]
+                    log(f"incumbent {best_tel}: {int(sum(len(d) for d in domains))} starts left; restart")
+                    if lower >= best_tel:
+                        proved_by = lower_src
+                        break
+                    if any(len(d) == 0 for d in domains):
+                        lower, proved_by = best_tel, "reduced-cost fixing"
+                        status = "Optimal (reduced-cost fixing: no start left for some request)"
+                        break
+                timing["event_seconds"] = time.perf_counter() - t0
+                bounds["event_restarts"] = restarts
+    lower = int(min(lower, best_tel))
+    if lower >= best_tel and not proved_by:
+        proved_by = lower_src
+        status = f"Optimal ({lower_src})"
+    rep = check_schedule(instance, Schedule(tuple(int(p) for p in best_starts)))
+    if not rep.valid or rep.tel != best_tel:  # pragma: no cover - defensive
+        raise RuntimeError("internal error: reported schedule rejected by the checker")
+    res = SolveResult(
+        lower=lower, upper=best_tel, optimal=lower >= best_tel, starts=tuple(int(p) for p in best_starts),
+        status=status + ("; " + "; ".join(notes) if notes else ""), seconds=time.perf_counter() - tic,
+        incumbent=heur_tel, incumbent_source=src, horizon=int((latest + instance.output).max()),
+        num_vars=num_vars, num_rows=0, formulation="pipeline",
+        extra={"proved_by": proved_by, "lower_source": proved_by or lower_src, "notes": notes,
+               "cpsat_status": cp_status, **bounds, **timing},
+    )
+    log(f"done: [{res.lower}, {res.upper}] {res.status}")
+    return res

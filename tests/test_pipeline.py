@@ -1,0 +1,185 @@
+"""Tests of the certified solve pipeline (kvlib.optimum.pipeline) and its parts:
+tightened conflict families, the time-indexed LP with family rows, reduced-cost fixing,
+the event-based CP-SAT model, and the argument checks of solve()."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from kvlib.core.checker import check_schedule
+from kvlib.core.instances import section51, uniform
+from kvlib.core.model import Instance, Schedule
+from kvlib.core.simulate import SimulationStalled, simulate
+from kvlib.optimum.bounds import (clique_families, latest_starts, pair_separations, separation_lower_bound,
+                                  tightened_families, volume_lower_bound)
+from kvlib.optimum.bruteforce import brute_force_opt
+from kvlib.optimum.cpsat import feasible_at_completions
+from kvlib.optimum.exact import (InfeasibleIncumbentError, InvalidThreadsError, InvalidTimeLimitError,
+                                 SolveArgumentError, heuristic_incumbent, solve)
+from kvlib.optimum.timelp import reduced_cost_fixing, time_indexed_lp
+from kvlib.policies import make_policy
+
+
+def small_family(k: int) -> Instance:
+    """The seeded family of small instances (n <= 7) used against brute force."""
+    rng = np.random.default_rng([4242, k])
+    n = 4 + k % 4  # 4..7
+    M = int(rng.integers(8, 12))
+    return uniform(rng, n, M, prompt_max=3, output_max=M - 3 if n == 7 else M, arrival_max=3 * (k % 2))
+
+
+SMALL = [small_family(k) for k in range(10)]
+OPT = {}
+
+
+def opt(k: int) -> int:
+    if k not in OPT:
+        OPT[k] = brute_force_opt(SMALL[k])[0]
+    return OPT[k]
+
+
+@pytest.mark.parametrize("k", range(len(SMALL)))
+def test_pipeline_equals_brute_force(k):
+    inst = SMALL[k]
+    res = solve(inst, time_limit=30, threads=1)
+    assert res.formulation == "pipeline"
+    assert res.optimal and res.lower == res.upper == opt(k), (res.status, res.extra)
+    assert res.extra["proved_by"]
+    rep = check_schedule(inst, Schedule(res.starts))
+    assert rep.valid and rep.tel == res.upper
+
+
+@pytest.mark.parametrize("k", range(len(SMALL)))
+def test_every_bound_is_below_the_optimum(k):
+    inst = SMALL[k]
+    o = opt(k)
+    assert volume_lower_bound(inst) <= separation_lower_bound(inst)["bound"] <= o
+    _, ub, _ = heuristic_incumbent(inst)
+    r = time_indexed_lp(inst, latest_starts(inst, ub), time_limit=20)
+    assert r.converged and r.bound <= o
+    assert r.safe_value <= r.value + 1e-6  # the recomputed dual value never exceeds HiGHS's
+    # reduced-cost fixing with UB = OPT + 1 keeps every start of some optimal schedule
+    _, st, _ = brute_force_opt(inst)
+    allowed = reduced_cost_fixing(r, o + 1)
+    # brute force may return any optimal schedule; identical requests may need reordering,
+    # so check the multiset of (request type, start) against the allowed starts per type
+    assert all(int(p) in set(allowed[i].tolist()) or _twin_allows(inst, allowed, i, int(p)) for i, p in enumerate(st))
+
+
+def _twin_allows(inst, allowed, i, p):
+    key = (inst.arrival[i], inst.prompt[i], inst.output[i])
+    return any(p in set(allowed[j].tolist()) for j in range(inst.n)
+               if (inst.arrival[j], inst.prompt[j], inst.output[j]) == key)
+
+
+def test_tightened_families_are_pairwise_disjoint_in_every_schedule():
+    checked = 0
+    for seed in range(20):
+        rng = np.random.default_rng([99, seed])
+        M = int(rng.integers(10, 31))
+        inst = uniform(rng, 12, M, prompt_max=4, output_max=M, arrival_max=5 * (seed % 2))
+        D = pair_separations(inst)
+        fams = tightened_families(inst)
+        for K, tau in fams:
+            assert np.all(tau > 0)
+            S = tau[:, None] + tau[None, :]
+            DK = D[np.ix_(K, K)]
+            off = ~np.eye(len(K), dtype=bool)
+            assert np.all(S[off] <= DK[off] + 1e-9)
+            assert np.allclose(2 * tau, np.round(2 * tau))  # multiples of 1/2 (used by the CP-SAT model)
+        for name in ("mc-sf", "mc-benchmark", "fcfs", "mc-sf2"):
+            try:
+                sched = simulate(inst, make_policy(name), seed=0).schedule
+            except SimulationStalled:
+                continue
+            c = sched.start_array() + inst.output
+            for K, tau in fams:
+                lo, hi = c[K] - tau, c[K] + tau
+                order = np.argsort(lo)
+                assert np.all(hi[order][:-1] <= lo[order][1:] + 1e-9), (seed, name, K)
+                checked += 1
+    assert checked > 100
+
+
+def test_tightened_families_lift_the_separation_bound():
+    # the benchmark suite's AM1 n = 20 instance (benchmarks/exact_suite.py)
+    inst = section51(np.random.default_rng([20250, 2]), 1, n_range=(20, 20))
+    old = separation_lower_bound(inst, families=clique_families(inst, tightened=False), time_limit=30)
+    new = separation_lower_bound(inst, time_limit=30)
+    assert old["converged"] and new["converged"]
+    assert new["bound"] > old["bound"]
+
+
+def test_event_model_check_equals_the_checker():
+    # memory checked at completion rounds only <=> feasible at every integer time
+    rng = np.random.default_rng(5)
+    agree = infeasible = 0
+    for _ in range(400):
+        M = int(rng.integers(6, 15))
+        inst = uniform(rng, int(rng.integers(2, 6)), M, prompt_max=3, output_max=M, arrival_max=3)
+        starts = inst.arrival + rng.integers(0, 6, size=inst.n)
+        valid = check_schedule(inst, Schedule(tuple(int(p) for p in starts))).valid
+        assert feasible_at_completions(inst, starts) == valid
+        agree += 1
+        infeasible += not valid
+    assert infeasible > 50 and agree - infeasible > 50
+
+
+@pytest.mark.skipif(__import__("importlib").util.find_spec("ortools") is None, reason="needs OR-Tools")
+def test_event_model_is_exact_without_the_lp():
+    from kvlib.optimum.pipeline import solve_pipeline
+
+    for k in (0, 3):
+        res = solve_pipeline(SMALL[k], time_limit=30, threads=1, lp=False)
+        assert res.optimal and res.upper == opt(k)
+        # and with a useless incumbent the event model must find the optimum itself
+        inst = SMALL[k]
+        late = np.full(inst.n, 0)
+        t = int(inst.arrival.max())
+        for i in range(inst.n):  # one after another: always feasible
+            late[i] = t
+            t += int(inst.output[i])
+        res = solve_pipeline(inst, time_limit=30, threads=1, lp=False, incumbent=late)
+        assert res.optimal and res.upper == opt(k)
+
+
+def test_bad_arguments_raise_named_errors():
+    inst = SMALL[0]
+    for tl in (0, -1, float("nan"), float("inf"), "60", True):
+        with pytest.raises(InvalidTimeLimitError, match="time_limit"):
+            solve(inst, time_limit=tl)
+    for th in (0, -2, 10**6, 1.5, True):
+        with pytest.raises(InvalidThreadsError, match="threads"):
+            solve(inst, threads=th)
+    bad = np.zeros(inst.n, dtype=int)
+    bad[:] = 0
+    if check_schedule(inst, Schedule(tuple(bad.tolist()))).valid:  # pragma: no cover - depends on the draw
+        bad[0] = -1
+    with pytest.raises(InfeasibleIncumbentError, match="incumbent"):
+        solve(inst, incumbent=bad)
+    with pytest.raises(InfeasibleIncumbentError, match="incumbent"):
+        solve(inst, incumbent=[0, 1])
+    with pytest.raises(SolveArgumentError, match="method"):
+        solve(inst, method="gurobi")
+    for cls in (InvalidTimeLimitError, InvalidThreadsError, InfeasibleIncumbentError):
+        assert issubclass(cls, ValueError)
+    from kvlib.optimum.exact import solve_ip
+
+    with pytest.raises(InvalidTimeLimitError):
+        solve_ip(inst, time_limit=float("nan"))
+
+
+def test_big_instance_returns_heuristic_and_cheap_bounds_with_visible_skips():
+    rng = np.random.default_rng(11)
+    inst = uniform(rng, 300, 5000, prompt_max=500, output_max=600, arrival_max=300)
+    res = solve(inst, time_limit=4, threads=1)
+    assert 0 < res.lower <= res.upper and not math.isnan(res.gap)
+    assert check_schedule(inst, Schedule(res.starts)).tel == res.upper
+    notes = " ".join(res.extra["notes"])
+    assert "time-indexed LP skipped" in notes and "CP-SAT event model skipped" in notes
+    assert "skipped" in res.status
+    ip = solve(inst, time_limit=4, threads=1, method="ip", cpsat=0, separation=False)
+    assert "HiGHS skipped" in ip.status and ip.lower <= ip.upper
