@@ -248,6 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
     ncpu = _cpu_count()
     slv.add_argument("--threads", type=_int_arg(1, ncpu, f"between 1 and the number of CPU cores ({ncpu})"),
                      default=min(2, ncpu), help=f"solver threads, 1..{ncpu} (default {min(2, ncpu)})")
+    slv.add_argument("--method", choices=("pipeline", "ip"), default="pipeline",
+                     help="pipeline (default): bounds, time-indexed LP with conflict-family rows, reduced-cost "
+                     "fixing, CP-SAT event model; ip: the time-indexed IP of 001 Section 3 in HiGHS")
+    slv.add_argument("--verbose", action="store_true", help="solver logs and pipeline progress on stderr")
     slv.add_argument("--formulation", choices=("plain", "aggregated"), default="plain",
                      help="memory constraint written per time (plain) or through running sums (aggregated)")
     slv.add_argument("--json", action="store_true",
@@ -473,7 +477,12 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
     _, inst = _read_instance(args.file, args.memory)
     finish = _solve_bar(args.time_limit, args.quiet, inst.n)
     try:
-        res = solve(inst, time_limit=args.time_limit, threads=args.threads, formulation=args.formulation)
+        ip_options = {"formulation": args.formulation} if args.formulation != "plain" else {}
+        method = "ip" if ip_options else args.method
+        res = solve(inst, time_limit=args.time_limit, threads=args.threads, method=method, verbose=args.verbose,
+                    **ip_options)
+    except ValueError as e:  # named argument errors of kvlib.optimum (time limit, threads, incumbent)
+        raise _Fail(str(e)) from None
     finally:
         finish()
     if args.schedule_out:
@@ -487,7 +496,8 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
             f"lower bound   {res.lower}",
             f"upper bound   {res.upper}   (schedule validated by the checker)",
             f"optimal       {'yes' if res.optimal else 'no (gap %.2f%%)' % (100 * res.gap)}",
-            f"solver        HiGHS, status {res.status}, {res.seconds:.2f} s",
+            f"solver        {'LP-guided pipeline' if res.formulation == 'pipeline' else 'HiGHS time-indexed IP (' + res.formulation + ')'}, "
+            f"status {res.status}, {res.seconds:.2f} s",
             f"warm start    {res.incumbent_source} (heuristic TEL {res.incumbent})",
             "starts        " + " ".join(str(p) for p in res.starts),
         ])

@@ -451,7 +451,7 @@ def solve_ip(
                 sol.col_value = vec.tolist()
                 sol.value_valid = True
                 h.setSolution(sol)
-        run_status = run_highs(h)  # resets HiGHS's thread pool around the run (kvlib.core.highs)
+        run_status = run_highs(h, verbose=verbose)  # resets HiGHS's thread pool around the run (kvlib.core.highs)
         status = h.getModelStatus()
         info = h.getInfo()
         nodes = int(info.mip_node_count)
