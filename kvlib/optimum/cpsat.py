@@ -69,6 +69,23 @@ def non_overlap_cliques(instance: Instance) -> list[list[int]]:
     return cliques
 
 
+def _twin_order_and_cliques(m, instance: Instance, p) -> list:
+    """Constraints valid in every CP-SAT model here: (i) identical requests are interchangeable, so
+    their starts are ordered; (ii) runs that can never share an integer time (see
+    :func:`non_overlap_cliques`) do not overlap.  Returns the run intervals ``[p_i + 1, p_i + o_i]``."""
+    a, s, o = (instance.arrival.tolist(), instance.prompt.tolist(), instance.output.tolist())
+    groups: dict[tuple[int, int, int], list[int]] = {}
+    for i in range(instance.n):
+        groups.setdefault((a[i], s[i], o[i]), []).append(i)
+    for g in groups.values():
+        for i, j in zip(g, g[1:]):
+            m.Add(p[i] <= p[j])
+    runs = [m.NewIntervalVar(p[i] + 1, o[i], p[i] + o[i] + 1, f"R{i}") for i in range(instance.n)]
+    for clique in non_overlap_cliques(instance):
+        m.AddNoOverlap([runs[i] for i in clique])
+    return runs
+
+
 @dataclass
 class CpSatResult:
     starts: np.ndarray | None  #: best start times found (None if none)
@@ -122,17 +139,7 @@ def cpsat_solve(
             demands.append(1)
     m.AddCumulative(intervals, demands, M)
     if redundant:
-        # (i) identical requests are interchangeable: order their starts
-        groups: dict[tuple[int, int, int], list[int]] = {}
-        for i in range(n):
-            groups.setdefault((a[i], s[i], o[i]), []).append(i)
-        for g in groups.values():
-            for i, j in zip(g, g[1:]):
-                m.Add(p[i] <= p[j])
-        # (ii) runs that can never share an integer time (see non_overlap_cliques)
-        runs = [m.NewIntervalVar(p[i] + 1, o[i], p[i] + o[i] + 1, f"R{i}") for i in range(n)]
-        for clique in non_overlap_cliques(instance):
-            m.AddNoOverlap([runs[i] for i in clique])
+        _twin_order_and_cliques(m, instance, p)
     const = sum(o[i] - a[i] for i in range(n))
     m.Minimize(sum(p) + const)
     if upper is not None:
@@ -292,15 +299,7 @@ def event_solve(
             terms.append(u)
         if terms:
             m.Add(sum(terms) <= M - P[i])
-    groups: dict[tuple[int, int, int], list[int]] = {}
-    for i in range(n):
-        groups.setdefault((a[i], s[i], o[i]), []).append(i)
-    for g in groups.values():
-        for i, j in zip(g, g[1:]):
-            m.Add(p[i] <= p[j])
-    runs = [m.NewIntervalVar(p[i] + 1, o[i], p[i] + o[i] + 1, f"R{i}") for i in range(n)]
-    for clique in non_overlap_cliques(instance):
-        m.AddNoOverlap([runs[i] for i in clique])
+    runs = _twin_order_and_cliques(m, instance, p)
     pairs, d = conflict_delays(instance)
     for (i, j), (dij, dji) in zip(pairs.tolist(), d.tolist()):
         y = m.NewBoolVar(f"y{i}_{j}")
