@@ -75,7 +75,10 @@ def test_plain_converts_numpy_scalars():
     assert plain("x") == "x"
 
 
-def test_glue_figure_closes_the_figure(capsys):
+def test_glue_figure_closes_the_figure(monkeypatch):
+    import sys
+    import types
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -83,8 +86,16 @@ def test_glue_figure_closes_the_figure(capsys):
 
     from kvlib.book.gluing import glue_figure, glue_value
 
+    # a stand-in for myst_nb.glue (the book extra is not needed to test what kvlib hands to it)
+    calls = []
+    fake = types.ModuleType("myst_nb")
+    fake.glue = lambda name, value, display=True: calls.append((name, value, display))
+    monkeypatch.setitem(sys.modules, "myst_nb", fake)
     fig, ax = plt.subplots()
     n_before = len(plt.get_fignums())
     glue_figure("test-fig", fig)
     assert len(plt.get_fignums()) == n_before - 1
     glue_value("test-value", np.int64(3))
+    assert calls[0] == ("test-fig", fig, False)
+    name, value, display = calls[1]
+    assert (name, value, display) == ("test-value", 3, False) and type(value) is int  # NumPy scalar made plain
