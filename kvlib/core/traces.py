@@ -132,6 +132,22 @@ def _header(path, first: list[str], allowed: tuple[str, ...]) -> list[str]:
     return cols
 
 
+def _data_rows(path, rows, ncols: int):
+    """The data rows of a CSV reader as ``(line number, fields)``: blank lines skipped, a row with
+    another number of fields than the header, or unparsable CSV, raised as :class:`InstanceError`
+    naming the file and the line."""
+    try:
+        for row in rows:
+            lineno = rows.line_num
+            if not row or all(not x.strip() for x in row):
+                continue
+            if len(row) != ncols:
+                raise InstanceError(f"{path}, line {lineno}: expected {ncols} fields, found {len(row)}")
+            yield lineno, row
+    except csv.Error as e:
+        raise InstanceError(f"{path}, line {rows.line_num}: cannot parse CSV ({e})") from None
+
+
 def read_request_table(path: str | Path, optional: tuple[str, ...] = OPTIONAL) -> RequestTable:
     """Read ``arrival,prompt,output`` (+ optional columns) from ``path``; errors name file, line and column."""
     path = Path(path)
@@ -162,20 +178,10 @@ def read_request_table(path: str | Path, optional: tuple[str, ...] = OPTIONAL) -
     pos = {c: cols.index(c) for c in wanted}
     data: dict[str, list[int]] = {c: [] for c in wanted}
     lines: list[int] = []
-    header_line = rows.line_num
-    try:
-        for row in rows:
-            lineno = rows.line_num
-            if not row or all(not x.strip() for x in row):
-                continue
-            if len(row) != len(cols):
-                raise InstanceError(f"{path}, line {lineno}: expected {len(cols)} fields, found {len(row)}")
-            for c in wanted:
-                data[c].append(parse_int(row[pos[c]], f"{path}, line {lineno}, column {c}"))
-            lines.append(lineno)
-    except csv.Error as e:
-        raise InstanceError(f"{path}, line {rows.line_num}: cannot parse CSV ({e})") from None
-    del header_line
+    for lineno, row in _data_rows(path, rows, len(cols)):
+        for c in wanted:
+            data[c].append(parse_int(row[pos[c]], f"{path}, line {lineno}, column {c}"))
+        lines.append(lineno)
     if not data["arrival"]:
         raise InstanceError(f"{path}: no requests (only a header line)")
     arrays = {c: np.asarray(v, dtype=np.int64) for c, v in data.items()}
@@ -291,29 +297,21 @@ def convert_trace(path: str | Path, round_seconds: float) -> ConvertedTrace:
     o_list: list[int] = []
     lines: list[int] = []
     last = -1.0
-    try:
-        for row in rows:
-            lineno = rows.line_num
-            if not row or all(not x.strip() for x in row):
-                continue
-            if len(row) != len(cols):
-                raise InstanceError(f"{path}, line {lineno}: expected {len(cols)} fields, found {len(row)}")
-            for f, lst in (("prompt", s_list), ("output", o_list)):
-                v = parse_int(row[pos[f]], f"{path}, line {lineno}, column {used[f]}")
-                if v <= 0:
-                    raise InstanceError(f"{path}, line {lineno}, column {used[f]}: token count must be positive, "
-                                        f"got {v}")
-                lst.append(v)
-            if "arrival" in pos:
-                x = _parse_seconds(row[pos["arrival"]], f"{path}, line {lineno}, column {used['arrival']}")
-                if x < last:
-                    raise InstanceError(f"{path}, line {lineno}, column {used['arrival']}: arrival time {x} is "
-                                        f"earlier than the previous row's {last}; the trace must be in time order")
-                last = x
-                secs.append(x)
-            lines.append(lineno)
-    except csv.Error as e:
-        raise InstanceError(f"{path}, line {rows.line_num}: cannot parse CSV ({e})") from None
+    for lineno, row in _data_rows(path, rows, len(cols)):
+        for f, lst in (("prompt", s_list), ("output", o_list)):
+            v = parse_int(row[pos[f]], f"{path}, line {lineno}, column {used[f]}")
+            if v <= 0:
+                raise InstanceError(f"{path}, line {lineno}, column {used[f]}: token count must be positive, "
+                                    f"got {v}")
+            lst.append(v)
+        if "arrival" in pos:
+            x = _parse_seconds(row[pos["arrival"]], f"{path}, line {lineno}, column {used['arrival']}")
+            if x < last:
+                raise InstanceError(f"{path}, line {lineno}, column {used['arrival']}: arrival time {x} is "
+                                    f"earlier than the previous row's {last}; the trace must be in time order")
+            last = x
+            secs.append(x)
+        lines.append(lineno)
     if not lines:
         raise InstanceError(f"{path}: no rows (only a header line)")
     s = np.asarray(s_list, dtype=np.int64)
