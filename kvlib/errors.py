@@ -1,16 +1,4 @@
 """kvlib's named exceptions (re-exported from :mod:`kvlib.core.errors`)."""
 
-from kvlib.core.errors import (  # noqa: F401
-    InstanceError,
-    KvlibError,
-    ParameterError,
-    PolicyError,
-    ScheduleError,
-    SimulationStalled,
-    UnknownPolicyError,
-)
-
-__all__ = [
-    "KvlibError", "InstanceError", "ScheduleError", "ParameterError", "UnknownPolicyError",
-    "PolicyError", "SimulationStalled",
-]
+from kvlib.core.errors import *  # noqa: F401,F403
+from kvlib.core.errors import __all__  # noqa: F401
