@@ -60,14 +60,14 @@ from kvlib.optimum.heuristic import (INCUMBENT_POLICIES, _feasible_start, heuris
 from kvlib.optimum.result import (MAX_THREADS, Bounds, InfeasibleIncumbentError, InvalidThreadsError,  # noqa: F401
                                   InvalidTimeLimitError, SolveArgumentError, SolveResult, _check_incumbent,
                                   _validate_solve_args)
-from kvlib.optimum.timelp import SparseModel, _symmetry_matrix, _symmetry_pairs, build_sparse, starts_from_values  # noqa: F401
+from kvlib.optimum.timelp import ColumnIndex, SparseModel, _symmetry_matrix, _symmetry_pairs, build_sparse, starts_from_values  # noqa: F401
 
 # ----------------------------------------------------------------------------
 # model
 
 
 @dataclass
-class TimeIndexedModel:
+class TimeIndexedModel(ColumnIndex):
     """The cvxpy problem and the map from columns to (request, start)."""
 
     problem: object
@@ -78,14 +78,6 @@ class TimeIndexedModel:
     horizon: int
     latest: np.ndarray
     formulation: str
-
-    def column(self, i: int, p: int) -> int:
-        idx = np.flatnonzero((self.req == i) & (self.start == p))
-        return int(idx[0]) if len(idx) else -1
-
-    def starts_from(self, values: np.ndarray) -> np.ndarray:
-        """Start times from a (near-)integral column vector."""
-        return starts_from_values(self.req, self.start, values)
 
 
 def build_model(

@@ -81,8 +81,25 @@ def _symmetry_matrix(instance: Instance, req: np.ndarray, start: np.ndarray) -> 
     return sp.csr_matrix((np.asarray(vals, float), (rows, cols)), shape=(len(pairs), len(req)))
 
 
+class ColumnIndex:
+    """Columns ``(req[c], start[c])`` of a time-indexed model (``x_{i,p}``): shared by the sparse model
+    here and the cvxpy model of :mod:`kvlib.optimum.exact`."""
+
+    req: np.ndarray
+    start: np.ndarray
+
+    def column(self, i: int, p: int) -> int:
+        """The column of request ``i`` started at ``p`` (-1 if the model has none)."""
+        idx = np.flatnonzero((self.req == i) & (self.start == p))
+        return int(idx[0]) if len(idx) else -1
+
+    def starts_from(self, values: np.ndarray) -> np.ndarray:
+        """Start times from a (near-)integral column vector."""
+        return starts_from_values(self.req, self.start, values)
+
+
 @dataclass
-class SparseModel:
+class SparseModel(ColumnIndex):
     """The plain model (1)-(4) as ``min cost @ x`` s.t. ``row_lower <= A @ x <= row_upper``.
 
     Rows: the ``n`` assignment rows (2), then the ``T`` memory rows (3) for
@@ -102,12 +119,6 @@ class SparseModel:
     latest: np.ndarray
     formulation: str = "plain"
 
-    def column(self, i: int, p: int) -> int:
-        idx = np.flatnonzero((self.req == i) & (self.start == p))
-        return int(idx[0]) if len(idx) else -1
-
-    def starts_from(self, values: np.ndarray) -> np.ndarray:
-        return starts_from_values(self.req, self.start, values)
 
 
 def build_sparse(
