@@ -59,9 +59,7 @@ POLICIES: dict[str, tuple[Callable[..., Policy], str]] = {
                            "ours, not 003's: A_min with uniformly random eviction order (needs lower,upper)"),
     "a-l-random-evict": (cyz.a_l_random_evict,
                          "ours, not 003's: fixed estimates l_i, random eviction on overflow (needs lower,upper)"),
-}
-
-POLICIES.update({
+    # 002 Sorted-F family (kvlib.policies.wyz, kvlib.policies.wyz_lp)
     "sorted-f": (_sorted_f, "Sorted-F, 002 Alg. 1: Phase-1 batches minimising F=sum o/|X|^2, then eq. (5) prefix "
                  "(--selector: auto (default: exact DP where it fits, else swap) | dp (Alg. 2) | scaled-dp (Alg. 3) "
                  "| swap (Alg. 4) | quantile (Alg. 5) | exact | scaled-dp-ours | swap-ours | quantile-ours; "
@@ -74,7 +72,7 @@ POLICIES.update({
                 "(--time-step)"),
     "lp-swap-ours": (_lp_swap_ours, "LP-Swap variant (ours, not 002 Alg. 7): completion order, best-F prefix start, "
                      "add/remove/swap search (--time-step, --phase1-constraint)"),
-})
+}
 
 
 def _check_option(name: str, key: str, value):
