@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build the whole kvbook from a fresh clone, with Python 3.11 and pip only:
 #
-#   bash book/build.sh            # quick mode (CI scale)
-#   MODE=full bash book/build.sh  # full mode (paper scale); same as: bash book/build.sh --full
+#   bash book/build.sh              # paper scale, read from the stored results (results/)
+#   MODE=quick bash book/build.sh   # quick mode (CI scale, computed live); or --quick
+#   MODE=full bash book/build.sh    # regenerate the stored results, then build; or --full
 #
 # Steps: install the project with its book and test extras; execute every
 # chapter with papermill (book/run_chapters.py) into chapters/ (git-ignored);
@@ -11,23 +12,26 @@
 # (chapter pages at chapters/NAME.html); python book/check_site.py then opens
 # every page in headless Chromium.
 #
-# Environment: MODE=quick|full, JOBS=N (parallel chapter executions, default 2),
+# Environment: MODE=stored|quick|full (default stored), JOBS=N (parallel chapter executions, default 2),
 # SKIP_INSTALL=1 to skip the pip install step, SHARED_DIR=PATH for the shared
 # data directory (default ../shared relative to the repository).
 set -euo pipefail
 
-MODE="${MODE:-quick}"
+MODE="${MODE:-stored}"
 for arg in "$@"; do
   case "$arg" in
     --full) MODE=full ;;
     --quick) MODE=quick ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
-    *) echo "build.sh: unknown argument: $arg (use --full or --quick)" >&2; exit 2 ;;
+    --stored) MODE=stored ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "build.sh: unknown argument: $arg (use --stored, --quick or --full)" >&2; exit 2 ;;
   esac
 done
 case "$MODE" in
-  quick|full) ;;
-  *) echo "build.sh: MODE must be quick or full, got '$MODE'" >&2; exit 2 ;;
+  stored) RUN_MODE=full; STORE=read ;;
+  full) RUN_MODE=full; STORE=write ;;
+  quick) RUN_MODE=quick; STORE=off ;;
+  *) echo "build.sh: MODE must be stored, quick or full, got '$MODE'" >&2; exit 2 ;;
 esac
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,7 +45,7 @@ if [[ "${SKIP_INSTALL:-0}" != "1" ]]; then
 fi
 
 echo "==> [2/3] executing chapters (mode: $MODE)"
-runner_args=(--mode "$MODE" --jobs "${JOBS:-2}")
+runner_args=(--mode "$RUN_MODE" --store "$STORE" --jobs "${JOBS:-2}")
 if [[ -n "${SHARED_DIR:-}" ]]; then runner_args+=(--shared-dir "$SHARED_DIR"); fi
 "$PYTHON" book/run_chapters.py "${runner_args[@]}"
 

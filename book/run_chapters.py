@@ -30,9 +30,17 @@ status 1.
 
 Examples::
 
-    python book/run_chapters.py                      # all chapters, quick mode
-    python book/run_chapters.py --mode full --jobs 4
-    python book/run_chapters.py --only model --mode full
+    python book/run_chapters.py                      # all chapters, quick mode (CI scale, live)
+    python book/run_chapters.py --mode full --store read   # paper scale, from the stored results
+    python book/run_chapters.py --mode full --only hindsight  # (re)generate one chapter's stored results
+
+Full mode and the results store (``kvlib.book.store``): a chapter's expensive tables live in
+``results/CHAPTER/``.  ``--store write`` (the default in full mode) reuses stored rows, computes
+the missing ones and appends each as it finishes, so an interrupted regeneration resumes where it
+stopped (``--fresh`` recomputes everything); the runner shows each table's progress and records
+the chapter's wall time in ``results/CHAPTER/_run.json``.  ``--store read`` (the default build)
+reads stored rows only.  Every page gets a banner after its title saying which scale its numbers
+are (quick mode: CI scale; full mode: the stored tables with their commits and dates).
 """
 
 from __future__ import annotations
@@ -302,18 +310,70 @@ def cells_writing_stderr(nb: Any) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- worker
 
 
+def store_log_path(name: str) -> Path:
+    """Where a chapter's :class:`kvlib.book.store.Store` reports its tables and progress."""
+    return EXECUTED_DIR / f"{name}.store.json"
+
+
+def read_store_log(name: str) -> dict[str, Any]:
+    try:
+        return json.loads(store_log_path(name).read_text(encoding="utf8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def banner_cell(mode: str, store: str, log: dict[str, Any]) -> Any:
+    """The note at the top of a page: what scale its numbers are and where they come from."""
+    import nbformat
+
+    tables = list((log.get("tables") or {}).values())
+    if mode == "quick":
+        text = ("```{admonition} CI-scale numbers (quick mode)\n:class: warning\n"
+                "This page was built in quick mode: its experiments ran live, at CI scale (few trials, "
+                "small instances), when the page was built. The paper-scale numbers are the stored "
+                "full-mode results, which the default build of the book shows.\n```")
+    elif not tables:
+        text = ("```{admonition} Full mode\n:class: note\n"
+                "Everything on this page was computed live, with the full-mode parameters, when the "
+                "page was built.\n```")
+    else:
+        items = "\n".join(f"- **{t['table']}**: {t['label']}." for t in tables)
+        live = ("Cheap computations (identities, small examples) ran live when the page was built; "
+                "the expensive experiments are read from these stored tables:")
+        if store == "write":
+            live = ("The expensive experiments were computed (or reused where already stored) for this "
+                    "build and stored in these tables:")
+        text = f"```{{admonition}} Paper-scale results (full mode)\n:class: note\n{live}\n\n{items}\n```"
+    cell = nbformat.v4.new_markdown_cell(text)
+    cell.metadata["tags"] = ["kvbook-banner"]
+    return cell
+
+
+def insert_banner(nb: Any, cell: Any) -> None:
+    """Put the banner right after the chapter's title cell (the first markdown cell)."""
+    nb.cells = [c for c in nb.cells if "kvbook-banner" not in c.get("metadata", {}).get("tags", [])]
+    pos = next((i + 1 for i, c in enumerate(nb.cells) if c.get("cell_type") == "markdown"), 0)
+    nb.cells.insert(pos, cell)
+
+
 def run_one(
     name: str,
     params: dict[str, Any],
     mode: str,
     shared_dir: str,
     cell_timeout: float | None,
+    store: str = "off",
+    fresh: bool = False,
 ) -> dict[str, Any]:
     """Convert and execute one chapter; never raises, returns a manifest record."""
     import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
+    os.environ["KVBOOK_STORE"] = store
+    os.environ["KVBOOK_STORE_FRESH"] = "1" if fresh else "0"
+    os.environ["KVBOOK_STORE_LOG"] = str(store_log_path(name))
+    store_log_path(name).unlink(missing_ok=True)
     os.environ["KVBOOK_SHARED_DIR"] = shared_dir
     os.environ["KVBOOK_MODE"] = mode
     os.environ["KVBOOK_EXECUTED_DIR"] = str(EXECUTED_DIR)
@@ -326,6 +386,7 @@ def run_one(
         "source": f"notebooks/{name}.py",
         "output": f"{EXECUTED_PREFIX}{name}.ipynb",
         "mode": mode,
+        "store": store,
         "parameters": params,
         "kernel": KERNEL_NAME,
         "git_sha": git["sha"],
@@ -354,12 +415,17 @@ def run_one(
             )
         nb = nbformat.read(running, as_version=4)
         tag_cells(nb)
+        log = read_store_log(name)
+        record["tables"] = list((log.get("tables") or {}).values())
+        if name != STATUS_CHAPTER:
+            insert_banner(nb, banner_cell(mode, store, log))
         stderr_cells = cells_writing_stderr(nb)
         if stderr_cells:
             record["stderr_cells"] = stderr_cells
         nb.metadata["kvbook"] = {
             "chapter": name,
             "mode": mode,
+            "store": store,
             "parameters": params,
             "git_sha": git["sha"],
             "git_dirty": git["dirty"],
@@ -395,7 +461,25 @@ def run_one(
         final.unlink(missing_ok=True)  # never leave a stale chapter behind
     record["finished"] = now_iso()
     record["wall_time_s"] = round(time.perf_counter() - t0, 3)
+    if store == "write" and record["status"] == "ok" and record.get("tables"):
+        write_regeneration_record(record)
     return record
+
+
+def write_regeneration_record(record: dict[str, Any]) -> None:
+    """results/CHAPTER/_run.json: how long this chapter's full-mode (re)generation took, and where."""
+    out = REPO_ROOT / "results" / record["chapter"] / "_run.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    data = {
+        "chapter": record["chapter"], "mode": record["mode"], "git_sha": record["git_sha"],
+        "git_dirty": record["git_dirty"], "started": record["started"], "finished": record["finished"],
+        "chapter_wall_time_s": record["wall_time_s"], "cores": os.cpu_count(),
+        "python": sys.version.split()[0], "parameters": record["parameters"],
+        "tables": {t["table"]: {"rows": t["rows"], "expected": t["expected"],
+                                "computed_in_this_run": t["computed_now"],
+                                "stored_compute_time_s": t["wall_time_s"]} for t in record["tables"]},
+    }
+    out.write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf8")
 
 
 # --------------------------------------------------------------------------- manifest
@@ -452,6 +536,46 @@ def report_stderr(rec: dict[str, Any]) -> None:
               f"(removed from the page): {c['first_line']}", file=sys.stderr)
 
 
+# --------------------------------------------------------------------------- progress
+
+
+def _as_completed_with_progress(futures: dict, show: bool):
+    """``as_completed`` that, while waiting, reports the stored-table progress of the running chapters.
+
+    On a terminal: one tqdm bar per table (rows stored / rows asked for); otherwise a line per
+    chapter every five minutes.
+    """
+    pending = set(futures)
+    if not show:
+        yield from cf.as_completed(futures)
+        return
+    tty = sys.stderr.isatty()
+    bars: dict[str, Any] = {}
+    last_line = 0.0
+    while pending:
+        done, pending = cf.wait(pending, timeout=2.0, return_when=cf.FIRST_COMPLETED)
+        for name in sorted({futures[f] for f in pending} | {futures[f] for f in done}):
+            prog = read_store_log(name).get("progress") or {}
+            for table, p in prog.items():
+                label = f"{name}/{table}"
+                if tty:
+                    from tqdm import tqdm
+                    bar = bars.get(label) or bars.setdefault(
+                        label, tqdm(total=p["expected"], desc=label, leave=True))
+                    bar.n = p["done"]
+                    bar.refresh()
+        if not tty and time.time() - last_line > 300:
+            last_line = time.time()
+            for name in sorted(futures[f] for f in pending):
+                prog = read_store_log(name).get("progress") or {}
+                if prog:
+                    print(f"[run_chapters] {name}: " + ", ".join(
+                        f"{t} {p['done']}/{p['expected']}" for t, p in prog.items()), flush=True)
+        yield from done
+    for bar in bars.values():
+        bar.close()
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -470,12 +594,25 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="shared data directory (default: ../shared relative to the repository)")
     ap.add_argument("--cell-timeout", type=float, default=None,
                     help="per-cell timeout in seconds (default: none)")
+    ap.add_argument("--store", choices=("auto", "write", "read", "off"), default="auto",
+                    help="results store (results/CHAPTER/): write = reuse stored rows, compute and "
+                         "store the missing ones (resumable); read = stored rows only (the default "
+                         "build); off = compute live, store nothing. auto (default): write in full "
+                         "mode, off in quick mode")
+    ap.add_argument("--fresh", action="store_true",
+                    help="with --store write: recompute every stored row instead of reusing it")
     ap.add_argument("--no-status", action="store_true",
                     help="do not (re-)run the status chapter")
     ap.add_argument("--list", action="store_true", help="list the chapters and exit")
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error("--jobs must be at least 1")
+    if args.store == "auto":
+        args.store = "write" if args.mode == "full" else "off"
+    if args.mode == "quick" and args.store != "off":
+        ap.error("quick-mode numbers are never stored or read from the store: use --store off (or auto)")
+    if args.fresh and args.store != "write":
+        ap.error("--fresh needs --store write")
     return args
 
 
@@ -522,6 +659,7 @@ def main(argv: list[str] | None = None) -> int:
     manifest.update(
         {
             "mode": args.mode,
+            "store": args.store,
             "git_sha": git["sha"],
             "git_dirty": git["dirty"],
             "python": sys.version.split()[0],
@@ -529,7 +667,7 @@ def main(argv: list[str] | None = None) -> int:
             "shared_dir_exists": Path(shared_dir).is_dir(),
         }
     )
-    print(f"[run_chapters] mode={args.mode} jobs={args.jobs} chapters={body}"
+    print(f"[run_chapters] mode={args.mode} store={args.store} jobs={args.jobs} chapters={body}"
           f"{' + status' if run_status else ''} git={git['sha'][:12]}"
           f"{' (dirty)' if git['dirty'] else ''}")
 
@@ -539,10 +677,10 @@ def main(argv: list[str] | None = None) -> int:
     with cf.ProcessPoolExecutor(max_workers=args.jobs, mp_context=ctx) as pool:
         futures = {
             pool.submit(run_one, name, chapters[name][args.mode], args.mode, shared_dir,
-                        args.cell_timeout): name
+                        args.cell_timeout, args.store, args.fresh): name
             for name in body
         }
-        for fut in cf.as_completed(futures):
+        for fut in _as_completed_with_progress(futures, args.store == "write"):
             name = futures[fut]
             try:
                 rec = fut.result()
@@ -569,7 +707,7 @@ def main(argv: list[str] | None = None) -> int:
     if run_status:
         # Runs alone, after all other chapters, so that it sees their results.
         rec = run_one(STATUS_CHAPTER, chapters[STATUS_CHAPTER][args.mode], args.mode,
-                      shared_dir, args.cell_timeout)
+                      shared_dir, args.cell_timeout, args.store)
         manifest["chapters"][STATUS_CHAPTER] = rec
         write_manifest(manifest, list(chapters))
         if rec["status"] != "ok":

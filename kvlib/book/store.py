@@ -1,0 +1,731 @@
+"""The results store: expensive chapter computations as tidy, committed, re-verifiable tables.
+
+A chapter's expensive loop (over trials, seeds, sizes) is written as a *row function* (a
+module-level function of ``kvlib``, called with one row's key parameters as keyword arguments
+and returning a flat ``dict`` of output columns) and a list of *keys* (one ``dict`` per row)::
+
+    store = Store("hindsight", mode=mode, parameters=params)
+    tab = store.table("section51", certified_trial, keys,
+                      interval=[("lower", "upper")], timing=["seconds"], ignore=["status"])
+    tab.frame      # pandas DataFrame: key columns, output columns, _commit, _wall_s
+    tab.label      # "full mode, 400 of 400 rows, computed at commit 1a2b3c4 on 2026-11-23 ..."
+
+The table lives in ``results/CHAPTER/TABLE.csv`` (one row per key, with the key columns, the
+outputs, the commit that computed the row and its wall time) beside ``TABLE.manifest.json``
+(row function, column classes, papermill parameters, library versions, machine, wall time,
+dates, commits).  What ``table`` does depends on the store's *policy* (environment variable
+``KVBOOK_STORE``, set by ``book/run_chapters.py``):
+
+``off``    (quick mode) every row is computed live; nothing is written.
+``write``  (full-mode regeneration) rows already stored for a requested key are reused, the
+           missing ones are computed and appended to the CSV as each finishes (an interrupted
+           run resumes where it stopped); ``KVBOOK_STORE_FRESH=1`` recomputes everything.
+``read``   (the default build) only stored rows are used; a partial table is shown as such
+           (its label says how many rows are stored); a missing table is an error that says
+           which command produces it.
+
+:func:`verify_table` recomputes a sample of stored rows (a few fixed, a few chosen by a seed,
+within a time budget) and reports every *exact* column that differs (TELs, decisions, hashes,
+proved optima), every *interval* whose recomputation does not intersect the stored one, and
+every stored interval with lower > upper.  ``book/verify_results.py`` runs it over the whole
+store in CI.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import hashlib
+import importlib
+import io
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+__all__ = ["Store", "Table", "StoreError", "Mismatch", "POLICIES", "results_root", "verify_table",
+           "load_manifest", "table_paths", "list_tables", "key_json", "code_commit_label"]
+
+POLICIES = ("off", "write", "read")
+META_COLUMNS = ("_key", "_commit", "_wall_s")
+VERSION_DISTS = ("numpy", "scipy", "pandas", "highspy", "ortools", "cvxpy", "sympy", "networkx")
+
+
+class StoreError(RuntimeError):
+    """A stored table is missing, malformed, or inconsistent with what a chapter asks for."""
+
+
+# --------------------------------------------------------------------------- paths and git
+
+
+def repo_root() -> Path:
+    """The repository that holds this ``kvlib`` (``book/chapters.yml`` beside ``kvlib/``), else the cwd."""
+    here = Path(__file__).resolve().parents[2]
+    if (here / "book" / "chapters.yml").exists():
+        return here
+    return Path.cwd()
+
+
+def results_root() -> Path:
+    """``$KVBOOK_RESULTS_DIR`` if set, else ``results/`` at the repository root."""
+    env = os.environ.get("KVBOOK_RESULTS_DIR")
+    return Path(env).resolve() if env else repo_root() / "results"
+
+
+def table_paths(chapter: str, table: str, root: Path | None = None) -> tuple[Path, Path]:
+    """``(csv, manifest)`` paths of one stored table."""
+    d = (root or results_root()) / chapter
+    return d / f"{table}.csv", d / f"{table}.manifest.json"
+
+
+def _git(*args: str, root: Path | None = None) -> str | None:
+    try:
+        return subprocess.run(["git", *args], cwd=root or repo_root(), capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def current_commit(paths: Sequence[str] = ("kvlib",)) -> str:
+    """Short HEAD commit, with ``+dirty`` if ``paths`` have uncommitted changes; ``unknown`` without git."""
+    sha = _git("rev-parse", "--short=10", "HEAD")
+    if sha is None:
+        return "unknown"
+    dirty = _git("status", "--porcelain", "--", *paths)
+    return sha + ("+dirty" if dirty else "")
+
+
+def code_changed_since(commit: str, depends: Sequence[str]) -> bool | None:
+    """Whether files in ``depends`` differ between ``commit`` and the working tree (None: unknown)."""
+    base = commit.split("+")[0]
+    if not base or base == "unknown" or _git("cat-file", "-e", base + "^{commit}") is None:
+        return None
+    try:
+        r = subprocess.run(["git", "diff", "--quiet", base, "--", *depends], cwd=repo_root(),
+                           capture_output=True)
+    except OSError:
+        return None
+    return r.returncode != 0 or commit.endswith("+dirty")
+
+
+def commit_date(commit: str) -> str | None:
+    out = _git("show", "-s", "--format=%cs", commit.split("+")[0]) if commit != "unknown" else None
+    return out or None
+
+
+def code_commit_label(commit: str) -> str:
+    return commit.split("+")[0][:7] + (" (with uncommitted changes)" if commit.endswith("+dirty") else "")
+
+
+# --------------------------------------------------------------------------- keys and values
+
+
+def _plain(v: Any) -> Any:
+    """A JSON-able, hashable-by-text form of a key value (numpy scalars, tuples -> lists)."""
+    if hasattr(v, "item") and not isinstance(v, (list, tuple, dict, str)):
+        v = v.item()
+    if isinstance(v, tuple):
+        return [_plain(x) for x in v]
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
+        return v  # keep floats as floats: 10.0 and 10 are different keys on purpose
+    return v
+
+
+def key_json(key: dict) -> str:
+    """Canonical text of a row key (sorted, compact JSON); the CSV's ``_key`` column."""
+    return json.dumps({str(k): _plain(v) for k, v in key.items()}, sort_keys=True,
+                      separators=(",", ":"))
+
+
+def _cell(v: Any) -> Any:
+    """A key or output value as it goes into the CSV (lists/dicts as JSON)."""
+    v = _plain(v)
+    if isinstance(v, (list, dict)):
+        return json.dumps(v, separators=(",", ":"))
+    return v
+
+
+def _fn_path(fn: Callable) -> str:
+    mod, qual = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
+    if not mod or "<" in qual or mod == "__main__":
+        raise StoreError(f"row function {fn!r} must be a module-level function of an importable module "
+                         "(define it in kvlib, not in a notebook cell)")
+    return f"{mod}:{qual}"
+
+
+def resolve_function(path: str) -> Callable:
+    mod, _, qual = path.partition(":")
+    obj: Any = importlib.import_module(mod)
+    for part in qual.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    out = {"python": sys.version.split()[0]}
+    for d in VERSION_DISTS:
+        try:
+            out[d] = metadata.version(d)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _machine() -> dict[str, Any]:
+    return {"cores": os.cpu_count(), "platform": platform.platform(), "processor": platform.machine()}
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+# --------------------------------------------------------------------------- CSV I/O
+
+
+def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    """Header and rows of a stored CSV (a truncated last line, left by a killed run, is dropped)."""
+    if not path.exists():
+        return [], []
+    text = path.read_text(encoding="utf8")
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader)
+    except StopIteration:
+        return [], []
+    rows = []
+    for lineno, rec in enumerate(reader, start=2):
+        if len(rec) != len(header):
+            if lineno == text.count("\n") + (0 if text.endswith("\n") else 1):
+                break  # the last line, cut short by an interruption
+            raise StoreError(f"{path}: line {lineno} has {len(rec)} fields, the header has {len(header)}")
+        rows.append(dict(zip(header, rec)))
+    return header, rows
+
+
+def _parse(text: str) -> Any:
+    """A CSV cell back to a Python value (int, float, bool, None, JSON list/dict, or str)."""
+    if text == "":
+        return None
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    if text in ("True", "False"):
+        return text == "True"
+    if text[:1] in "[{":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            return text
+    return text
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else repr(v)
+    return str(v)
+
+
+# --------------------------------------------------------------------------- the table
+
+
+@dataclass
+class Table:
+    """One table of a chapter: its rows (``frame``) and where they come from (``manifest``, ``label``)."""
+
+    chapter: str
+    name: str
+    policy: str
+    mode: str
+    frame: Any
+    manifest: dict
+    n_expected: int
+    computed_now: int = 0
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.frame)
+
+    @property
+    def complete(self) -> bool:
+        return self.n_rows == self.n_expected
+
+    @property
+    def commits(self) -> list[str]:
+        if "_commit" not in self.frame.columns:
+            return []
+        return sorted({str(c) for c in self.frame["_commit"]})
+
+    @property
+    def path(self) -> str:
+        return f"results/{self.chapter}/{self.name}.csv"
+
+    def stale(self) -> bool | None:
+        """True when the code the table depends on changed after (one of) the commits that computed it."""
+        deps = self.manifest.get("depends", ["kvlib"])
+        flags = [code_changed_since(c, deps) for c in self.commits]
+        if any(f is None for f in flags):
+            return None
+        return any(flags)
+
+    @property
+    def label(self) -> str:
+        """One sentence for a caption or a page banner: mode, rows, commit(s), date, staleness."""
+        if self.policy == "off":
+            return (f"{self.mode} mode, {self.n_rows} rows computed live when this page was built")
+        commits = ", ".join(code_commit_label(c) for c in self.commits) or "unknown"
+        date = (self.manifest.get("updated") or "")[:10]
+        rows = (f"all {self.n_rows} rows" if self.complete
+                else f"{self.n_rows} of {self.n_expected} rows (the rest not yet computed)")
+        s = (f"stored {self.manifest.get('mode', self.mode)}-mode results ({self.path}): {rows}, "
+             f"computed at commit{'s' if len(self.commits) > 1 else ''} {commits} on {date}")
+        wall = self.manifest.get("wall_time_s")
+        if wall:
+            s += f", {_human_seconds(wall)} of computing on {self.manifest.get('machine', {}).get('cores', '?')} cores"
+        st = self.stale()
+        if st:
+            s += "; the code it depends on has changed since"
+        elif st is None and self.commits:
+            s += "; that commit is not in this clone's history"
+        return s
+
+    def summary(self) -> dict:
+        return {"table": self.name, "path": self.path, "policy": self.policy, "mode": self.mode,
+                "rows": self.n_rows, "expected": self.n_expected, "computed_now": self.computed_now,
+                "commits": self.commits, "label": self.label,
+                "wall_time_s": self.manifest.get("wall_time_s")}
+
+
+def _human_seconds(s: float) -> str:
+    s = float(s)
+    if s < 90:
+        return f"{s:.0f} s"
+    if s < 5400:
+        return f"{s / 60:.0f} min"
+    return f"{s / 3600:.1f} h"
+
+
+class Store:
+    """The tables of one chapter; see the module docstring."""
+
+    def __init__(self, chapter: str, *, mode: str, parameters: dict | None = None,
+                 policy: str | None = None, root: Path | None = None):
+        if mode not in ("quick", "full"):
+            raise StoreError(f"mode must be 'quick' or 'full', got {mode!r}")
+        policy = policy or os.environ.get("KVBOOK_STORE") or ("off" if mode == "quick" else "write")
+        if policy not in POLICIES:
+            raise StoreError(f"KVBOOK_STORE must be one of {POLICIES}, got {policy!r}")
+        if mode == "quick" and policy != "off":
+            policy = "off"  # quick-mode numbers are never stored nor read from the store
+        self.chapter, self.mode, self.policy = chapter, mode, policy
+        self.parameters = dict(parameters or {})
+        self.root = Path(root) if root else results_root()
+        self.fresh = os.environ.get("KVBOOK_STORE_FRESH") == "1"
+        self.log_path = os.environ.get("KVBOOK_STORE_LOG")
+        self.tables: dict[str, Table] = {}
+        self._progress: dict[str, dict] = {}
+        self._last_log = 0.0
+
+    # ----------------------------------------------------------------- progress log (runner reads it)
+    def _log(self, force: bool = False) -> None:
+        if not self.log_path:
+            return
+        now = time.time()
+        if not force and now - self._last_log < 1.0:
+            return
+        self._last_log = now
+        data = {"chapter": self.chapter, "updated": _now(), "progress": self._progress,
+                "tables": {n: t.summary() for n, t in self.tables.items()}}
+        tmp = self.log_path + ".tmp"
+        with open(tmp, "w", encoding="utf8") as f:
+            json.dump(data, f, indent=1, default=str)
+        os.replace(tmp, self.log_path)
+
+    # ----------------------------------------------------------------- the one entry point
+    def table(self, name: str, row: Callable[..., dict], keys: Iterable[dict], *,
+              exact: Sequence[str] | None = None, interval: Sequence[tuple[str, str]] = (),
+              timing: Sequence[str] = (), ignore: Sequence[str] = (), rtol: float = 1e-9,
+              atol: float = 1e-12, depends: Sequence[str] | None = None, jobs: int = 1,
+              progress: bool | None = None) -> Table:
+        """Rows ``row(**key)`` for every key, computed, reused or read according to the policy.
+
+        ``exact`` columns must be reproduced by a recomputation (default: every output column not
+        named in ``interval``, ``timing`` or ``ignore``), floats within ``rtol``/``atol``;
+        ``interval`` pairs ``(lower, upper)`` must intersect; ``timing`` and ``ignore`` columns
+        are not compared.  ``depends``: paths (relative to the repository) whose change makes the
+        table stale (default: ``kvlib`` without ``kvlib/book``, plus the row function's module).
+        """
+        import pandas as pd
+
+        if not name.replace("_", "").replace("-", "").isalnum():
+            raise StoreError(f"table name {name!r}: use letters, digits, '-' and '_' only")
+        keys = [dict(k) for k in keys]
+        if not keys:
+            raise StoreError(f"table {self.chapter}/{name}: no keys given")
+        kjs = [key_json(k) for k in keys]
+        if len(set(kjs)) != len(kjs):
+            dup = next(k for k in kjs if kjs.count(k) > 1)
+            raise StoreError(f"table {self.chapter}/{name}: key {dup} is given twice")
+        key_cols = list(dict.fromkeys(c for k in keys for c in k))
+        fn_path = _fn_path(row)
+        if depends is None:
+            mod_file = Path(importlib.import_module(row.__module__).__file__ or "")
+            try:
+                mod_rel = mod_file.resolve().relative_to(repo_root()).as_posix()
+            except ValueError:
+                mod_rel = None
+            depends = [p for p in ("kvlib/core", "kvlib/policies", "kvlib/optimum", "kvlib/serving",
+                                   "kvlib/theory") if (repo_root() / p).exists()]
+            if mod_rel and mod_rel not in depends:
+                depends.append(mod_rel)
+        csv_path, man_path = table_paths(self.chapter, name, self.root)
+        manifest = load_manifest(man_path) if man_path.exists() else {}
+
+        stored: dict[str, dict] = {}
+        header: list[str] = []
+        if self.policy in ("write", "read") and not (self.policy == "write" and self.fresh):
+            header, raw = read_rows(csv_path)
+            for r in raw:
+                stored[r["_key"]] = r
+        if self.policy == "read" and not csv_path.exists():
+            raise StoreError(f"{csv_path.relative_to(self.root.parent) if self.root.parent in csv_path.parents else csv_path}"
+                             f" does not exist: produce it with `python book/run_chapters.py --mode full "
+                             f"--only {self.chapter}` (or build in quick mode: MODE=quick bash book/build.sh)")
+
+        out_rows: dict[str, dict] = {}
+        for kj in kjs:
+            if kj in stored:
+                out_rows[kj] = {c: _parse(v) for c, v in stored[kj].items()}
+                out_rows[kj]["_key"] = kj
+        missing = [i for i, kj in enumerate(kjs) if kj not in out_rows]
+        table_obj = Table(self.chapter, name, self.policy, self.mode, None, manifest, len(keys))
+        self.tables[name] = table_obj
+        self._progress[name] = {"done": len(out_rows), "expected": len(keys)}
+
+        t_run = time.perf_counter()
+        computed = 0
+        if missing and self.policy in ("off", "write"):
+            commit = current_commit() if self.policy == "write" else "live"
+            writer = None
+            if self.policy == "write":
+                csv_path.parent.mkdir(parents=True, exist_ok=True)
+                if self.fresh or not stored:
+                    csv_path.unlink(missing_ok=True)
+                    header = []
+                # keep only the rows still requested; drop rows whose key is no longer asked for
+                keep = [stored[kj] for kj in kjs if kj in stored]
+                if header and len(keep) != len(stored):
+                    _rewrite(csv_path, header, keep)
+                manifest = self._manifest(name, fn_path, key_cols, exact, interval, timing, ignore,
+                                          rtol, atol, depends, len(keys), manifest)
+                manifest["status"] = "running"
+                _write_json(man_path, manifest)
+                writer = _RowWriter(csv_path, header)
+            show = progress if progress is not None else (sys.stderr.isatty()
+                                                          and os.environ.get("TQDM_DISABLE") != "1")
+            bar = None
+            if show:
+                from tqdm.auto import tqdm
+                bar = tqdm(total=len(keys), initial=len(out_rows), desc=f"{self.chapter}/{name}")
+            for i, result, wall in _compute(row, [keys[i] for i in missing], missing, jobs):
+                if not isinstance(result, dict):
+                    raise StoreError(f"row function {fn_path} returned {type(result).__name__} for key "
+                                     f"{kjs[i]}, expected a dict of output columns")
+                clash = [c for c in result if c in keys[i] or c in META_COLUMNS]
+                if clash:
+                    raise StoreError(f"row function {fn_path}: output column(s) {clash} clash with the "
+                                     f"key or bookkeeping columns (key {kjs[i]})")
+                rec = {**{c: _cell(keys[i].get(c)) for c in key_cols}, **{c: _cell(v) for c, v in result.items()},
+                       "_key": kjs[i], "_commit": commit, "_wall_s": round(wall, 3)}
+                if writer is not None:
+                    writer.write(rec, kjs[i])
+                out_rows[kjs[i]] = {c: (_parse(_fmt(v)) if not isinstance(v, str) else _parse(v))
+                                    for c, v in rec.items()}
+                out_rows[kjs[i]]["_key"] = kjs[i]
+                computed += 1
+                self._progress[name]["done"] = len(out_rows)
+                if bar is not None:
+                    bar.update(1)
+                self._log()
+            if bar is not None:
+                bar.close()
+            if writer is not None:
+                writer.close()
+
+        ordered = [out_rows[kj] for kj in kjs if kj in out_rows]
+        frame = pd.DataFrame(ordered)
+        if self.policy == "write":
+            _, all_rows = read_rows(csv_path)
+            manifest = self._manifest(name, fn_path, key_cols, exact, interval, timing, ignore, rtol,
+                                      atol, depends, len(keys), manifest)
+            walls = [float(r.get("_wall_s") or 0) for r in all_rows]
+            commits: dict[str, int] = {}
+            for r in all_rows:
+                commits[r["_commit"]] = commits.get(r["_commit"], 0) + 1
+            manifest.update({
+                "status": "complete" if len(ordered) == len(keys) else "partial",
+                "n_rows": len(all_rows), "n_expected": len(keys), "commits": commits,
+                "wall_time_s": round(sum(walls), 1),
+                "last_run": {"computed_rows": computed, "wall_time_s": round(time.perf_counter() - t_run, 1),
+                             "jobs": jobs, "date": _now()},
+                "updated": _now() if computed or "updated" not in manifest else manifest["updated"],
+                "sha256": hashlib.sha256(csv_path.read_bytes()).hexdigest() if csv_path.exists() else None,
+            })
+            _write_json(man_path, manifest)
+        elif self.policy == "read":
+            if not manifest:
+                raise StoreError(f"{man_path} is missing: the stored table {self.chapter}/{name} has no manifest")
+            if manifest.get("function") != fn_path:
+                raise StoreError(f"stored table {self.chapter}/{name} was computed by {manifest.get('function')}, "
+                                 f"the chapter now asks for {fn_path}: regenerate it with "
+                                 f"`python book/run_chapters.py --mode full --only {self.chapter}`")
+        table_obj.frame, table_obj.manifest, table_obj.computed_now = frame, manifest, computed
+        self._progress[name]["done"] = len(ordered)
+        self._log(force=True)
+        return table_obj
+
+    def _manifest(self, name, fn_path, key_cols, exact, interval, timing, ignore, rtol, atol, depends,
+                  n_expected, old) -> dict:
+        m = dict(old)
+        m.update({
+            "chapter": self.chapter, "table": name, "function": fn_path, "mode": self.mode,
+            "keys": key_cols, "exact": list(exact) if exact is not None else None,
+            "interval": [list(p) for p in interval], "timing": list(timing), "ignore": list(ignore),
+            "rtol": rtol, "atol": atol, "depends": list(depends), "n_expected": n_expected,
+            "parameters": {k: _plain(v) for k, v in self.parameters.items()},
+            "versions": _versions(), "machine": _machine(),
+            "git_head": current_commit(),
+        })
+        m.setdefault("created", _now())
+        return m
+
+    def labels(self) -> list[str]:
+        return [t.label for t in self.tables.values()]
+
+
+class _RowWriter:
+    """Appends rows to a CSV, one flushed line at a time (so an interrupted run keeps every finished row)."""
+
+    def __init__(self, path: Path, header: list[str]):
+        self.path, self.header = path, list(header)
+        if path.exists():  # drop a last line cut short by an interrupted run
+            data = path.read_bytes()
+            if data and not data.endswith(b"\n"):
+                path.write_bytes(data[: data.rfind(b"\n") + 1])
+        self.f = open(path, "a", encoding="utf8", newline="")
+
+    def write(self, rec: dict, kj: str) -> None:
+        cols = list(rec)
+        if not self.header:
+            self.header = cols
+            self.f.write(_csv_line(cols))
+        elif set(cols) != set(self.header):
+            extra = sorted(set(cols) - set(self.header))
+            lost = sorted(set(self.header) - set(cols))
+            raise StoreError(f"{self.path}: row {kj} has columns that differ from the stored header "
+                             f"(new: {extra}, missing: {lost}); regenerate the table with KVBOOK_STORE_FRESH=1")
+        self.f.write(_csv_line([_fmt(rec[c]) for c in self.header]))
+        self.f.flush()
+
+    def close(self) -> None:
+        self.f.close()
+
+
+def _csv_line(values: list) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow([v if isinstance(v, str) else _fmt(v) for v in values])
+    return buf.getvalue()
+
+
+def _rewrite(path: Path, header: list[str], rows: list[dict]) -> None:
+    tmp = path.with_suffix(".csv.tmp")
+    with open(tmp, "w", encoding="utf8", newline="") as f:
+        f.write(_csv_line(header))
+        for r in rows:
+            f.write(_csv_line([r.get(c, "") for c in header]))
+    os.replace(tmp, path)
+
+
+def _write_json(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=False, default=str) + "\n", encoding="utf8")
+    os.replace(tmp, path)
+
+
+def load_manifest(path: Path) -> dict:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise StoreError(f"{path}: cannot read the manifest ({exc})") from None
+
+
+def _timed(fn, key):
+    t0 = time.perf_counter()
+    out = fn(**key)
+    return out, time.perf_counter() - t0
+
+
+def _compute(fn, keys, indices, jobs):
+    """Yield ``(index, result, seconds)`` for every key, in order (jobs=1) or as finished (jobs>1)."""
+    if jobs <= 1 or len(keys) <= 1:
+        for i, k in zip(indices, keys):
+            out, wall = _timed(fn, k)
+            yield i, out, wall
+        return
+    import concurrent.futures as cf
+    import multiprocessing
+
+    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futs = {pool.submit(_timed, fn, k): i for i, k in zip(indices, keys)}
+        for fut in cf.as_completed(futs):
+            out, wall = fut.result()
+            yield futs[fut], out, wall
+
+
+# --------------------------------------------------------------------------- verification
+
+
+@dataclass
+class Mismatch:
+    """One stored value that today's code does not reproduce."""
+
+    table: str
+    row: int  # 0-based data row of the CSV (line row + 2)
+    key: str
+    column: str
+    stored: Any
+    recomputed: Any
+    kind: str  # "exact", "interval", "order"
+
+    def __str__(self) -> str:
+        where = f"{self.table}.csv row {self.row} (line {self.row + 2}; key {self.key})"
+        if self.kind == "interval":
+            return (f"{where}: interval {self.column} stored {self.stored}, recomputed {self.recomputed}: "
+                    "they do not intersect")
+        if self.kind == "order":
+            return f"{where}: stored interval {self.column} = {self.stored} has lower > upper"
+        return f"{where}: column {self.column!r} stored {self.stored!r}, recomputed {self.recomputed!r}"
+
+
+@dataclass
+class VerifyReport:
+    table: str
+    checked_rows: list[int] = field(default_factory=list)
+    mismatches: list[Mismatch] = field(default_factory=list)
+    seconds: float = 0.0
+    skipped: str | None = None
+
+
+def _same(a: Any, b: Any, rtol: float, atol: float) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return bool(a) == bool(b) if isinstance(a, bool) and isinstance(b, bool) else a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        fa, fb = float(a), float(b)
+        if math.isnan(fa) or math.isnan(fb):
+            return math.isnan(fa) and math.isnan(fb)
+        return abs(fa - fb) <= atol + rtol * max(abs(fa), abs(fb))
+    return a == b
+
+
+def list_tables(root: Path | None = None) -> list[tuple[str, str]]:
+    """``(chapter, table)`` for every manifest in the store."""
+    root = root or results_root()
+    return sorted((p.parent.name, p.name[: -len(".manifest.json")])
+                  for p in root.glob("*/*.manifest.json"))
+
+
+def verify_table(chapter: str, table: str, *, budget_s: float = 60.0, n_fixed: int = 2,
+                 n_seeded: int = 3, seed: int = 0, rows: Sequence[int] | None = None,
+                 root: Path | None = None) -> VerifyReport:
+    """Recompute a sample of a stored table's rows and compare them with what is stored.
+
+    The sample: the ``n_fixed`` rows that were cheapest to compute (always the same rows), plus
+    ``n_seeded`` rows drawn with ``numpy.random.default_rng(seed)`` among the rows whose stored
+    wall time fits the remaining budget (``rows`` overrides the choice).  Every stored interval is
+    checked for lower <= upper (no recomputation needed).
+    """
+    import numpy as np
+
+    csv_path, man_path = table_paths(chapter, table, root)
+    name = f"results/{chapter}/{table}"
+    report = VerifyReport(name)
+    if not man_path.exists():
+        raise StoreError(f"{man_path}: no manifest for the stored table {name}")
+    man = load_manifest(man_path)
+    header, raw = read_rows(csv_path)
+    if not raw:
+        report.skipped = "no rows stored"
+        return report
+    if man.get("sha256") and hashlib.sha256(csv_path.read_bytes()).hexdigest() != man["sha256"]:
+        pass  # a hand edit is caught below by the recomputation; the checksum is informational
+    keys_cols = man.get("keys") or []
+    interval = [tuple(p) for p in man.get("interval", [])]
+    skip = set(keys_cols) | set(META_COLUMNS) | set(man.get("timing", [])) | set(man.get("ignore", []))
+    skip |= {c for p in interval for c in p}
+    exact = man.get("exact") or [c for c in header if c not in skip]
+    rtol, atol = float(man.get("rtol", 1e-9)), float(man.get("atol", 1e-12))
+
+    for idx, r in enumerate(raw):
+        for lo, hi in interval:
+            vlo, vhi = _parse(r.get(lo, "")), _parse(r.get(hi, ""))
+            if isinstance(vlo, (int, float)) and isinstance(vhi, (int, float)) and vlo > vhi + atol:
+                report.mismatches.append(Mismatch(name, idx, r["_key"], f"[{lo}, {hi}]", (vlo, vhi), None, "order"))
+
+    walls = [float(r.get("_wall_s") or 0.0) for r in raw]
+    if rows is None:
+        order = sorted(range(len(raw)), key=lambda i: (walls[i], i))
+        chosen = order[:n_fixed]
+        spent = sum(walls[i] for i in chosen)
+        rng = np.random.default_rng(seed)
+        pool = [i for i in range(len(raw)) if i not in chosen]
+        rng.shuffle(pool)
+        for i in pool:
+            if len(chosen) >= n_fixed + n_seeded:
+                break
+            if spent + walls[i] <= budget_s:
+                chosen.append(i)
+                spent += walls[i]
+    else:
+        chosen = list(rows)
+    fn = resolve_function(man["function"])
+    t0 = time.perf_counter()
+    for idx in chosen:
+        r = raw[idx]
+        key = json.loads(r["_key"])
+        out = fn(**key)
+        report.checked_rows.append(idx)
+        for c in exact:
+            if c not in out:
+                report.mismatches.append(Mismatch(name, idx, r["_key"], c, _parse(r.get(c, "")),
+                                                  "<missing from the recomputed row>", "exact"))
+                continue
+            got = _parse(_fmt(_cell(out[c])) if not isinstance(_cell(out[c]), str) else _cell(out[c]))
+            want = _parse(r.get(c, ""))
+            if not _same(want, got, rtol, atol):
+                report.mismatches.append(Mismatch(name, idx, r["_key"], c, want, got, "exact"))
+        for lo, hi in interval:
+            slo, shi = _parse(r.get(lo, "")), _parse(r.get(hi, ""))
+            nlo, nhi = out.get(lo), out.get(hi)
+            if None in (slo, shi, nlo, nhi):
+                continue
+            if max(float(slo), float(nlo)) > min(float(shi), float(nhi)) + atol:
+                report.mismatches.append(Mismatch(name, idx, r["_key"], f"[{lo}, {hi}]", (slo, shi),
+                                                  (nlo, nhi), "interval"))
+    report.seconds = time.perf_counter() - t0
+    return report

@@ -1,0 +1,146 @@
+"""The results store (kvlib.book.store) and its CI check (book/verify_results.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kvlib.book.rows import policy_tel_row
+from kvlib.book.store import (Store, StoreError, key_json, list_tables, read_rows, results_root,
+                              table_paths, verify_table)
+
+ROOT = Path(__file__).resolve().parents[1]
+KEYS = [dict(policy=p, arrival_model=1, seed=5, trial=t) for p in ("mc-sf", "fcfs") for t in range(3)]
+
+
+def _store(tmp_path, policy, chapter="demo"):
+    return Store(chapter, mode="full", parameters={"seed": 5}, policy=policy, root=tmp_path)
+
+
+def test_write_then_reuse_then_read(tmp_path):
+    t = _store(tmp_path, "write").table("tels", policy_tel_row, KEYS)
+    assert t.computed_now == 6 and t.complete
+    csv_path, man_path = table_paths("demo", "tels", tmp_path)
+    header, rows = read_rows(csv_path)
+    assert [r["_key"] for r in rows] == [key_json(k) for k in KEYS]
+    assert {"policy", "trial", "tel", "instance", "_commit", "_wall_s"} <= set(header)
+    man = json.loads(man_path.read_text())
+    assert man["function"] == "kvlib.book.rows:policy_tel_row"
+    assert man["status"] == "complete" and man["n_rows"] == 6 and man["parameters"] == {"seed": 5}
+    assert man["machine"]["cores"] >= 1 and "numpy" in man["versions"]
+    # same keys again: nothing recomputed, same numbers
+    t2 = _store(tmp_path, "write").table("tels", policy_tel_row, KEYS)
+    assert t2.computed_now == 0
+    assert list(t2.frame["tel"]) == list(t.frame["tel"])
+    # read mode gives the stored rows
+    t3 = _store(tmp_path, "read").table("tels", policy_tel_row, KEYS)
+    assert list(t3.frame["tel"]) == list(t.frame["tel"]) and t3.complete
+    assert "all 6 rows" in t3.label and "computed at commit" in t3.label
+    # the live computation agrees with the stored one
+    t4 = _store(tmp_path, "off").table("tels", policy_tel_row, KEYS)
+    assert list(t4.frame["tel"]) == list(t.frame["tel"]) and "computed live" in t4.label
+
+
+def test_resume_computes_only_missing_rows_and_survives_a_cut_line(tmp_path):
+    _store(tmp_path, "write").table("tels", policy_tel_row, KEYS[:4])
+    csv_path, _ = table_paths("demo", "tels", tmp_path)
+    text = csv_path.read_text()
+    csv_path.write_text(text + text.splitlines()[-1][:10])  # a line cut short by a kill
+    t = _store(tmp_path, "write").table("tels", policy_tel_row, KEYS)
+    assert t.computed_now == 2 and t.complete
+    _, rows = read_rows(csv_path)
+    assert len(rows) == 6
+
+
+def test_read_mode_partial_and_missing(tmp_path):
+    _store(tmp_path, "write").table("tels", policy_tel_row, KEYS[:2])
+    t = _store(tmp_path, "read").table("tels", policy_tel_row, KEYS)
+    assert t.n_rows == 2 and not t.complete and "2 of 6 rows" in t.label
+    with pytest.raises(StoreError, match=r"run_chapters.py --mode full --only demo"):
+        _store(tmp_path, "read").table("other", policy_tel_row, KEYS)
+
+
+def test_quick_mode_never_touches_the_store(tmp_path):
+    s = Store("demo", mode="quick", policy="write", root=tmp_path)
+    assert s.policy == "off"
+    s.table("tels", policy_tel_row, KEYS[:1])
+    assert not any(tmp_path.iterdir())
+
+
+def test_bad_tables_are_named(tmp_path):
+    s = _store(tmp_path, "write")
+    with pytest.raises(StoreError, match="given twice"):
+        s.table("tels", policy_tel_row, [KEYS[0], KEYS[0]])
+    with pytest.raises(StoreError, match="module-level"):
+        s.table("tels", lambda **k: {}, KEYS)
+    with pytest.raises(StoreError, match="letters, digits"):
+        s.table("a b", policy_tel_row, KEYS)
+    with pytest.raises(StoreError, match="mode must be"):
+        Store("demo", mode="paper")
+
+
+def test_verify_passes_then_names_a_tampered_tel(tmp_path):
+    _store(tmp_path, "write").table("tels", policy_tel_row, KEYS)
+    rep = verify_table("demo", "tels", root=tmp_path, n_fixed=2, n_seeded=4, budget_s=100)
+    assert not rep.mismatches and len(rep.checked_rows) == 6
+    csv_path, _ = table_paths("demo", "tels", tmp_path)
+    header, rows = read_rows(csv_path)
+    rows[3]["tel"] = str(int(rows[3]["tel"]) + 1)
+    from kvlib.book import store as st
+    st._rewrite(csv_path, header, rows)
+    rep = verify_table("demo", "tels", root=tmp_path, rows=[3])
+    assert len(rep.mismatches) == 1
+    msg = str(rep.mismatches[0])
+    assert "results/demo/tels.csv row 3" in msg and "'tel'" in msg and rows[3]["tel"] in msg
+    # the CI script fails with the same message
+    r = subprocess.run([sys.executable, str(ROOT / "book/verify_results.py"), "--results", str(tmp_path),
+                        "--fixed", "6", "--seeded", "0"], capture_output=True, text=True)
+    assert r.returncode == 1 and "column 'tel'" in r.stderr and "row 3" in r.stderr
+
+
+def test_interval_checks(tmp_path):
+    from kvlib.book import store as st
+
+    _store(tmp_path, "write").table("tels", policy_tel_row, KEYS[:2], interval=[("n", "tel")])
+    csv_path, _ = table_paths("demo", "tels", tmp_path)
+    header, rows = read_rows(csv_path)
+    rows[1]["n"] = str(int(rows[1]["tel"]) + 5)  # lower > upper
+    st._rewrite(csv_path, header, rows)
+    rep = verify_table("demo", "tels", root=tmp_path, rows=[])
+    assert [m.kind for m in rep.mismatches] == ["order"] and "lower > upper" in str(rep.mismatches[0])
+
+
+COMMITTED = list_tables(results_root())
+
+
+@pytest.mark.parametrize("chapter,table", COMMITTED[:50] or [pytest.param("-", "-", marks=pytest.mark.skip)])
+def test_tampering_a_committed_table_fails_the_check(tmp_path, chapter, table):
+    """Change one stored deterministic value of a committed table: the sample check must name it."""
+    src_csv, src_man = table_paths(chapter, table)
+    man = json.loads(src_man.read_text())
+    dst = tmp_path / chapter
+    dst.mkdir()
+    shutil.copy(src_csv, dst)
+    shutil.copy(src_man, dst)
+    header, rows = read_rows(dst / src_csv.name)
+    skip = set(man["keys"]) | {"_key", "_commit", "_wall_s"} | set(man["timing"]) | set(man["ignore"])
+    skip |= {c for p in man["interval"] for c in p}
+    exact = man["exact"] or [c for c in header if c not in skip]
+    i = min(range(len(rows)), key=lambda j: float(rows[j]["_wall_s"] or 0))
+    col = next((c for c in exact if rows[i][c] not in ("", "nan", "True", "False")), None)
+    if col is None:
+        pytest.skip(f"{chapter}/{table} has no numeric or text exact column to tamper with")
+    old = rows[i][col]
+    try:
+        rows[i][col] = repr(float(old) * 1.5 + 1) if "." in old or "e" in old else str(int(old) + 1)
+    except ValueError:
+        rows[i][col] = old + "X"
+    from kvlib.book import store as st
+    st._rewrite(dst / src_csv.name, header, rows)
+    rep = verify_table(chapter, table, root=tmp_path, rows=[i])
+    assert any(m.column == col and m.row == i for m in rep.mismatches), rep.mismatches
