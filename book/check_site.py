@@ -25,6 +25,8 @@ finding names the page, the kind of defect and the culprit:
                 holding it, the shared data directory, the home or a temporary
                 directory; example commands in hand-written code blocks
                 outside notebook cells are not checked);
+``scale``       a chapter page (``chapters/*.html`` but the status page) without the
+                banner saying whether it shows CI-scale or paper-scale numbers;
 ``words``       the words "issue", "session" or "previous reading" in the prose;
 ``console``     an error in the browser's console (script error, missing file, ...).
 
@@ -178,6 +180,9 @@ def start_browser(user_data_dir: str):
     return webdriver.Chrome(options=opts, service=Service(executable_path=driver))
 
 
+# Titles of the banner book/run_chapters.py puts at the top of every chapter page.
+SCALE_TITLES = ("CI-scale numbers", "Paper-scale results", "Full mode")
+
 # The in-page checks: one function returning a list of [kind, culprit].
 PAGE_JS = r"""
 const cfg = arguments[0];
@@ -290,6 +295,14 @@ for (const [n, t] of allText) {
   if (hit) addLimited('path', `"${snippet(t, hit[0], hit[1])}" ${where(n)}`);
 }
 
+// scale: every chapter page says at its top which scale its numbers are (run_chapters' banner)
+if (/\/chapters\/(?!status\.html)[^/]+\.html$/.test(location.pathname)) {
+  const titles = [...main.querySelectorAll('.admonition .admonition-title')].map(e => e.textContent.trim());
+  if (!titles.some(t => cfg.scale_titles.some(s => t.startsWith(s)))) {
+    add('scale', 'no banner saying whether the page shows CI-scale or paper-scale numbers');
+  }
+}
+
 // words in the prose (not code, not the bibliography)
 const wordRe = /\b(issues?|sessions?|previous reading)\b/i;
 for (const n of textNodes(main, SKIP_TEXT + ',' + CODE + ',.citation,dl.citation,.bibliography')) {
@@ -332,6 +345,7 @@ def check_pages(html_dir: Path, pages: list[str] | None = None, shots_dir: Path 
         "machine_paths": machine_paths([str(html_dir.resolve()), *extra_paths]),
         "path_patterns": list(PATH_PATTERNS),
         "max_per_kind": max_per_kind,
+        "scale_titles": list(SCALE_TITLES),
     }
     if shots_dir is not None:
         shots_dir.mkdir(parents=True, exist_ok=True)

@@ -124,6 +124,39 @@ display(Markdown("\n".join(notes) if notes else
                  "All chapters were executed in this run, in the same mode, at the same commit."))
 
 # %% [markdown]
+# ## Stored full-mode results
+#
+# The paper-scale experiments of the chapters are stored tables in `results/CHAPTER/` (one row per
+# trial, instance or configuration, with the seed and every parameter that identifies it, the commit
+# that computed it and its compute time; a manifest per table records the row function, parameters,
+# library versions, machine and dates). The default build reads them; quick mode computes at CI scale
+# instead. *Compute time* is the sum of the stored rows' own times (what a fresh regeneration costs,
+# one row at a time); *chapter run* is the wall time of the chapter's last full-mode run
+# (`python book/run_chapters.py --mode full --only CHAPTER`, resumable), on the machine with the
+# given number of cores. *Stale* means that the code the table depends on changed after the commit
+# that computed its rows; CI recomputes a sample of every table's rows (`book/verify_results.py`) and
+# fails if a deterministic value differs.
+
+# %% tags=["hide-input"]
+from kvlib.book.store import store_summary
+
+stored = pd.DataFrame(store_summary())
+if stored.empty:
+    display(Markdown("No stored results in this copy of the book."))
+else:
+    per_chapter = stored.groupby("chapter", sort=False).agg(
+        tables=("table", "count"), rows=("rows", "sum"), rows_asked=("rows asked", "sum"),
+        compute=("compute time (s)", "sum"), wall=("chapter run wall time (s)", "max"),
+        cores=("cores", "max"), size=("size (kB)", "sum")).reset_index()
+    per_chapter["compute time"] = [f"{v / 60:.1f} min" for v in per_chapter.compute]
+    per_chapter["chapter run"] = ["-" if pd.isna(v) else f"{v / 60:.1f} min" for v in per_chapter.wall]
+    per_chapter["rows"] = [f"{a:,} of {b:,}" for a, b in zip(per_chapter.rows, per_chapter.rows_asked)]
+    per_chapter["size"] = [f"{v:,.0f} kB" for v in per_chapter["size"]]
+    show(per_chapter[["chapter", "tables", "rows", "compute time", "chapter run", "cores", "size"]])
+    show(stored[["chapter", "table", "rows", "rows asked", "status", "commits", "stale", "updated",
+                 "compute time (s)"]].fillna("-"))
+
+# %% [markdown]
 # ## What the book checks
 #
 # One row per theorem, algorithm and experiment of the four papers, read from `book/mission.yml`

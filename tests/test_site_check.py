@@ -86,6 +86,11 @@ def site(tmp_path_factory):
         "utf8")
     (d / "index.html").write_text(
         '<html><head><meta http-equiv="Refresh" content="0; url=clean.html" /></head></html>', "utf8")
+    (d / "chapters").mkdir()
+    (d / "chapters" / "nobanner.html").write_text(PAGE.format(body=CLEAN), "utf8")
+    (d / "chapters" / "banner.html").write_text(PAGE.format(
+        body='<div class="admonition note"><p class="admonition-title">Paper-scale results (full mode)</p>'
+             '<p>stored</p></div>' + CLEAN), "utf8")
     (d / "_static").mkdir()
     (d / "_static" / "asset.html").write_text("<p>$</p>", "utf8")
     return d
@@ -127,6 +132,12 @@ def test_each_defect_found_and_clean_page_passes(site, tmp_path):
     math = [f for f in findings if f.page == "math.html"]
     assert any("frac" in f.culprit or "$" in f.culprit for f in math)
     assert (tmp_path / "shots" / "clean.png").stat().st_size > 0
+
+
+@browser
+def test_chapter_pages_must_say_their_scale(site):
+    findings = check_site.check_pages(site, ["chapters/nobanner.html", "chapters/banner.html"])
+    assert [(f.page, f.kind) for f in findings] == [("chapters/nobanner.html", "scale")]
 
 
 @browser

@@ -144,3 +144,16 @@ def test_tampering_a_committed_table_fails_the_check(tmp_path, chapter, table):
     st._rewrite(dst / src_csv.name, header, rows)
     rep = verify_table(chapter, table, root=tmp_path, rows=[i])
     assert any(m.column == col and m.row == i for m in rep.mismatches), rep.mismatches
+
+
+def test_committed_results_stay_small_and_tidy():
+    """results/ holds only tables and manifests, under 20 MB in total (no notebooks, no images)."""
+    root = results_root()
+    files = [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
+    bad = [p.relative_to(root).as_posix() for p in files if p.suffix not in (".csv", ".json", ".md")]
+    assert not bad, f"results/ may hold only .csv tables, .json manifests and a README: {bad}"
+    total = sum(p.stat().st_size for p in files)
+    assert total < 20e6, f"results/ is {total / 1e6:.1f} MB; the budget is 20 MB"
+    for chapter, table in list_tables(root):
+        csv_path, _ = table_paths(chapter, table, root)
+        assert csv_path.exists(), f"results/{chapter}/{table}.manifest.json has no table beside it"

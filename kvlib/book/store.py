@@ -50,7 +50,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 __all__ = ["Store", "Table", "StoreError", "Mismatch", "POLICIES", "results_root", "verify_table",
-           "load_manifest", "table_paths", "list_tables", "key_json", "code_commit_label"]
+           "load_manifest", "table_paths", "list_tables", "key_json", "code_commit_label",
+           "store_summary"]
 
 POLICIES = ("off", "write", "read")
 META_COLUMNS = ("_key", "_commit", "_wall_s")
@@ -729,3 +730,35 @@ def verify_table(chapter: str, table: str, *, budget_s: float = 60.0, n_fixed: i
                                                   (nlo, nhi), "interval"))
     report.seconds = time.perf_counter() - t0
     return report
+
+
+# --------------------------------------------------------------------------- reporting
+
+
+def store_summary(root: Path | None = None) -> list[dict]:
+    """One record per stored table: rows stored/asked, status, commits, date, compute time, staleness,
+    and the chapter's last regeneration wall time (``results/CHAPTER/_run.json``)."""
+    root = root or results_root()
+    out = []
+    for chapter, table in list_tables(root):
+        csv_path, man_path = table_paths(chapter, table, root)
+        man = load_manifest(man_path)
+        _, rows = read_rows(csv_path)
+        commits = sorted({r["_commit"] for r in rows})
+        run_file = root / chapter / "_run.json"
+        run = json.loads(run_file.read_text(encoding="utf8")) if run_file.exists() else {}
+        deps = man.get("depends", ["kvlib"])
+        flags = [code_changed_since(c, deps) for c in commits]
+        out.append({
+            "chapter": chapter, "table": table, "rows": len(rows),
+            "rows asked": man.get("n_expected"),
+            "status": "complete" if len(rows) >= (man.get("n_expected") or 0) else "partial",
+            "commits": ", ".join(code_commit_label(c) for c in commits),
+            "stale": ("unknown" if any(f is None for f in flags) else "yes" if any(flags) else "no"),
+            "updated": (man.get("updated") or "")[:10],
+            "compute time (s)": round(sum(float(r.get("_wall_s") or 0) for r in rows), 1),
+            "cores": (man.get("machine") or {}).get("cores"),
+            "chapter run wall time (s)": run.get("chapter_wall_time_s"),
+            "size (kB)": round(csv_path.stat().st_size / 1024, 1) if csv_path.exists() else 0.0,
+        })
+    return out
