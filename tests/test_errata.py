@@ -179,6 +179,37 @@ def test_003_theorem2_last_equality():
     assert sp.simplify(at.subs(al, 1) - claimed.subs(al, 1)) == 0
 
 
+def test_003_theorem8_printed_denominator_sum():
+    """Proof of Theorem 8 (Appendix EC.5): the denominator sum carries the factor 2 on the wrong term.
+
+    Printed: sum_k k^3 q^(k-1) (2 k q^(k-1) + sum_{i>k} i q^(i-1)).  The closed form printed beside it,
+    (1+2q+11q^2+8q^3+11q^4+2q^5+q^6) / ((1-q)^6 (1+q)^4), is that of
+    sum_k k^3 q^(k-1) (k q^(k-1) + 2 sum_{i>k} i q^(i-1)) (Lemma 2's form, kvlib.theory.rayleigh.lg_forms_sym).
+    At q = 1/2 the printed sum is 208/3 = 69.33..., the closed form 2224/27 = 82.37...; the theorem's
+    ratio (and 14/9) follow from the closed form, so the result stands.
+    """
+    from kvlib.theory.rayleigh import lg_forms_sym, theorem8_ratio
+
+    q = sp.Symbol("q", positive=True)
+    k, i = sp.symbols("k i", positive=True, integer=True)
+    half = sp.Rational(1, 2)
+
+    def tail(expr):  # sum_{i>k} expr(i), exact for q = 1/2
+        return sp.summation(expr, (i, k + 1, sp.oo))
+
+    printed = sp.summation((k**3 * half**(k - 1) * (2 * k * half**(k - 1) + tail(i * half**(i - 1)))).doit(),
+                           (k, 1, sp.oo))
+    lemma2 = sp.summation((k**3 * half**(k - 1) * (k * half**(k - 1) + 2 * tail(i * half**(i - 1)))).doit(),
+                          (k, 1, sp.oo))
+    closed = (1 + 2 * q + 11 * q**2 + 8 * q**3 + 11 * q**4 + 2 * q**5 + q**6) / ((1 - q)**6 * (1 + q)**4)
+    assert sp.nsimplify(sp.simplify(printed)) == sp.Rational(208, 3)
+    assert sp.nsimplify(sp.simplify(lemma2)) == sp.Rational(2224, 27) == closed.subs(q, half)
+    num, den, ratio = lg_forms_sym(q)
+    assert sp.simplify(den - closed) == 0
+    assert sp.simplify(ratio - theorem8_ratio(q)) == 0
+    assert sp.limit(theorem8_ratio(q), q, 1) == sp.Rational(14, 9)
+
+
 def _optimally_packed(instance: Instance, starts) -> bool:
     """003 Definition EC.2: no job can move into any batch between the previous non-empty batch
     (before its own) and its own without exceeding the memory limit."""
