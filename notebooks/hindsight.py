@@ -734,7 +734,11 @@ glue("hs-chapter-seconds", f"{chapter_seconds:.0f}", display=False)
 # bound) meets the best schedule; {prf:ref}`lem-peak-conflict` and the disjointness of its intervals
 # are checked on policy schedules, and the separation bound against brute force (tests).
 #
-# *Not verified.* The paper's Gurobi runs were not reproduced (only open-source solvers are used here). At
+# *Not verified.* The paper's Gurobi runs were not reproduced (only open-source solvers are used here),
+# and the paper gives no time limit or optimality gap for them, so our {glue:text}`hs-timelimit:s` s per
+# solve is a setting of ours, not of 001. The solver table rests on {glue:text}`hs-s51-rows:d` of the
+# {glue:text}`hs-s51-keys:d` trials it asks for ({glue:text}`hs-s51-label:s`); where that is fewer than
+# all, its averages cover the first trials of each model only. At
 # $n \in [40, 60]$ our certified intervals are wide (their upper ends come from lower bounds on OPT at
 # or only a few percent above the solver-free volume bound), so the paper's averages (the paper's
 # 1.005 and 1.047) are not confirmed, and its
