@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from kvlib.book.figures import schedule_figure
+from kvlib.book.rows import instance_hash
 from kvlib.book.section51 import SCAN_POLICIES, best_policy_trial, certified_trial
 from kvlib.core.instances import section51
 from kvlib.core.model import Instance, Schedule, memory_profile
@@ -19,32 +20,47 @@ from kvlib.policies import make_policy
 
 
 def test_certified_trial_interval_contains_brute_force_optimum():
-    row = certified_trial(1, 0, seed=3, n_range=(4, 4), horizon_range=(4, 5), time_limit=10, threads=1)
+    row = certified_trial(model=1, trial=0, seed=3, n_range=(4, 4), horizon_range=(4, 5), time_limit=10, threads=1)
     inst = section51(np.random.default_rng([3, 1, 0]), 1, n_range=(4, 4))
     opt, _, _ = brute_force_opt(inst)
-    assert row["model"] == "AM1" and row["n"] == 4 and row["M"] == inst.memory
-    assert row["lower"] <= opt <= row["upper"]
+    assert row["n"] == 4 and row["M"] == inst.memory and row["instance"] == instance_hash(inst)
+    assert row["lower"] <= opt <= row["upper"] <= row["heuristic"]
     assert row["mcsf"] == simulate(inst, make_policy("mc-sf"), seed=0).tel
-    assert row["ratio_lo"] == pytest.approx(row["mcsf"] / row["upper"])
-    assert row["ratio_hi"] == pytest.approx(row["mcsf"] / row["lower"])
-    assert row["match"] == (row["mcsf"] == row["lower"])
     assert row["volume_lb"] <= row["lower"]
+    assert row["optimal"] == (row["lower"] == row["upper"])
+    assert row["gap"] == pytest.approx((row["upper"] - row["lower"]) / row["upper"])
+    # a store row: flat scalars only, none named like the keys
+    assert all(isinstance(v, (int, float, str, bool)) for v in row.values())
+    assert not {"model", "trial", "seed"} & set(row)
+
+
+def test_certified_trial_rows_are_stored_and_verified(tmp_path):
+    from kvlib.book.store import Store, verify_table
+
+    keys = [dict(trial=k, model=m, seed=3, n_range=[4, 5], horizon_range=[3, 4], time_limit=10.0, threads=1)
+            for k in range(2) for m in (1, 2)]
+    tab = Store("demo", mode="full", policy="write", root=tmp_path).table(
+        "section51", certified_trial, keys, interval=[("lower", "upper")], timing=["seconds", "trial_seconds"],
+        ignore=["optimal", "status", "gap", "source", "separation_lb"])
+    assert tab.complete and list(tab.frame.model) == [1, 2, 1, 2]
+    rep = verify_table("demo", "section51", root=tmp_path, rows=[0, 3])
+    assert not rep.mismatches, [str(m) for m in rep.mismatches]
 
 
 def test_best_policy_trial_is_a_certified_lower_end():
-    row = best_policy_trial(2, 1, seed=0)
+    row = best_policy_trial(model=2, trial=1, seed=0)
     inst = section51(np.random.default_rng([0, 2, 1]), 2)
     tels = {p: simulate(inst, make_policy(p), seed=0).tel for p in SCAN_POLICIES}
     assert set(SCAN_POLICIES) == {"mc-sf", "mc-sf2", "mc-benchmark", "mc-benchmark-scan"}  # four distinct policies
-    assert row["mc-sf"] == tels["mc-sf"] and row["best"] == min(tels.values())
-    assert tels[row["best policy"]] == row["best"]
+    assert {p: row[p] for p in SCAN_POLICIES} == tels and row["best"] == min(tels.values())
+    assert tels[row["best policy"]] == row["best"] and row["instance"] == instance_hash(inst)
     assert row["ratio lower end"] >= 1.0
     # ties favour MC-SF: with MC-SF alone the lower end is exactly 1
-    assert best_policy_trial(2, 1, seed=0, policies=("mc-sf",))["ratio lower end"] == 1.0
+    assert best_policy_trial(model=2, trial=1, seed=0, policies=("mc-sf",))["ratio lower end"] == 1.0
     with pytest.raises(ValueError, match="must include 'mc-sf'"):
-        best_policy_trial(1, 0, seed=0, policies=("fcfs",))
+        best_policy_trial(model=1, trial=0, seed=0, policies=("fcfs",))
     with pytest.raises(ValueError, match="arrival model"):
-        best_policy_trial(3, 0, seed=0)
+        best_policy_trial(model=3, trial=0, seed=0)
 
 
 def test_schedule_figure_one_column_per_schedule():

@@ -65,6 +65,21 @@ def test_read_mode_partial_and_missing(tmp_path):
         _store(tmp_path, "read").table("other", policy_tel_row, KEYS)
 
 
+def test_progress_log_while_rows_are_computed(tmp_path, monkeypatch):
+    log = tmp_path / "progress.json"
+    monkeypatch.setenv("KVBOOK_STORE_LOG", str(log))
+    t = _store(tmp_path, "write").table("tels", policy_tel_row, KEYS[:2])
+    data = json.loads(log.read_text())
+    assert data["tables"]["tels"]["rows"] == 2 and t.complete
+    # a run that was killed leaves a manifest without "updated": the label still has a date
+    _, man_path = table_paths("demo", "tels", tmp_path)
+    man = json.loads(man_path.read_text())
+    created = man["created"][:10]
+    del man["updated"]
+    man_path.write_text(json.dumps(man))
+    assert f"on {created}" in _store(tmp_path, "read").table("tels", policy_tel_row, KEYS[:2]).label
+
+
 def test_quick_mode_never_touches_the_store(tmp_path):
     s = Store("demo", mode="quick", policy="write", root=tmp_path)
     assert s.policy == "off"

@@ -1,17 +1,26 @@
 """One trial of 001 Section 5.1 (Jaillet et al.): MC-SF against the hindsight optimum.
 
-Two kinds of trial, both on an instance drawn by :func:`kvlib.core.instances.section51` from
-``numpy.random.default_rng([seed, model, k])`` (``model`` is the arrival model, 1 or 2, and ``k``
-the trial index), so trial ``k`` of either function sees the same instance:
+Both functions are *row functions* of the results store (:mod:`kvlib.book.store`): keyword
+arguments only, deterministic in them, one flat ``dict`` of output columns.  Both draw the
+instance by :func:`kvlib.core.instances.section51` from
+``numpy.random.default_rng([seed, model, trial])`` (``model`` is the arrival model, 1 or 2), so
+trial ``trial`` of either function sees the same instance when the ranges agree:
 
 * :func:`certified_trial` simulates MC-SF, solves the time-indexed IP with
-  :func:`kvlib.optimum.exact.solve` and returns the certified interval
-  ``MC-SF / upper <= MC-SF / OPT <= MC-SF / lower``;
+  :func:`kvlib.optimum.exact.solve` and returns the certified interval ``[lower, upper]`` of OPT,
+  so that ``MC-SF / upper <= MC-SF / OPT <= MC-SF / lower``;
 * :func:`best_policy_trial` needs no solver: the smallest TEL among a few look-ahead policies is
   an upper bound on OPT, so ``MC-SF / best`` is a certified *lower* end of ``MC-SF / OPT``.
 
 Every schedule is re-checked by the independent checker; a rejected schedule raises
 ``AssertionError`` naming the policy and trial.
+
+Column classes for the store: in :func:`certified_trial` the instance hash, ``n``, ``M``, the
+policy TELs (``mcsf``, ``heuristic``) and ``volume_lb`` are exact; ``(lower, upper)`` is an
+interval (it depends on the solver's time limit and on the machine's speed); ``optimal``,
+``status``, ``gap``, ``source`` and ``separation_lb`` (its cutting-plane loop is time-bounded)
+depend on the machine's speed too; ``seconds`` and ``trial_seconds`` are wall times.  Every
+column of :func:`best_policy_trial` is exact.
 """
 
 from __future__ import annotations
@@ -20,11 +29,13 @@ import time
 
 import numpy as np
 
+from kvlib.book.rows import instance_hash
 from kvlib.core.checker import check_schedule
 from kvlib.core.instances import section51
 from kvlib.core.model import Schedule
 from kvlib.core.simulate import simulate
 from kvlib.optimum.exact import solve
+from kvlib.optimum.heuristic import heuristic_incumbent
 from kvlib.policies import make_policy
 
 __all__ = ["certified_trial", "best_policy_trial", "SCAN_POLICIES"]
@@ -44,49 +55,55 @@ def _instance(model: int, k: int, seed: int, n_range=None, horizon_range=None):
     return section51(np.random.default_rng([seed, model, k]), model, **kw)
 
 
-def certified_trial(model: int, k: int, *, seed: int, n_range: tuple[int, int], horizon_range: tuple[int, int],
-                    time_limit: float, threads: int = 2) -> dict:
-    """MC-SF's TEL and the certified interval of OPT on trial ``k`` of arrival model ``model``.
+def certified_trial(*, model: int, trial: int, seed: int, n_range, horizon_range, time_limit: float,
+                    threads: int = 2) -> dict:
+    """MC-SF's TEL and the certified interval of OPT on trial ``trial`` of arrival model ``model``.
 
-    Returns one flat row: ``model`` (``"AM1"``/``"AM2"``), ``trial``, ``n``, ``M``, ``mcsf``,
-    ``heuristic`` (best heuristic TEL before the solvers), ``lower``, ``upper`` (OPT lies in
-    ``[lower, upper]``), ``volume_lb``, ``separation_lb``, ``optimal`` (proved), ``seconds`` (the
-    solve), ``trial_seconds``, ``source`` (of the best schedule), ``status``, ``ratio_lo =
-    mcsf/upper``, ``ratio_hi = mcsf/lower`` and ``match`` (MC-SF = OPT proved, i.e. ``mcsf ==
-    lower``).
+    ``n_range`` (Arrival Model 1) and ``horizon_range`` (Arrival Model 2) are ``(low, high)``
+    pairs passed to :func:`kvlib.core.instances.section51`; ``time_limit`` (seconds) and
+    ``threads`` go to :func:`kvlib.optimum.exact.solve`.  Returns ``instance`` (hash, see
+    :func:`kvlib.book.rows.instance_hash`), ``n``, ``M``, ``mcsf`` (MC-SF's TEL), ``heuristic``
+    (best TEL of :func:`kvlib.optimum.heuristic.heuristic_incumbent`, computed before and
+    without a time budget so that it does not depend on the machine's speed, and handed to the
+    solver as its incumbent, so ``upper <= heuristic``), ``volume_lb`` (solver-free bound),
+    ``lower`` and ``upper`` (OPT lies in ``[lower, upper]``), ``separation_lb``, ``optimal``
+    (proved), ``status``, ``gap`` (``(upper - lower) / upper``), ``source`` (of the best
+    schedule), ``seconds`` (the solve) and ``trial_seconds`` (the whole row).
     """
     t0 = time.perf_counter()
-    inst = _instance(model, k, seed, n_range, horizon_range)
+    inst = _instance(model, trial, seed, n_range, horizon_range)
     mc = simulate(inst, make_policy("mc-sf"), seed=0)
     if not check_schedule(inst, mc.schedule).valid:
-        raise AssertionError(f"MC-SF schedule rejected by the checker on AM{model} trial {k}")
-    r = solve(inst, time_limit=time_limit, threads=threads)
+        raise AssertionError(f"MC-SF schedule rejected by the checker on AM{model} trial {trial}")
+    inc = heuristic_incumbent(inst)
+    r = solve(inst, time_limit=time_limit, threads=threads, incumbent=inc)
     if check_schedule(inst, Schedule(r.starts)).tel != r.upper:
-        raise AssertionError(f"solver schedule on AM{model} trial {k} does not have the reported TEL {r.upper}")
-    return dict(model=f"AM{model}", trial=k, n=inst.n, M=inst.memory, mcsf=mc.tel, heuristic=r.incumbent,
-                lower=r.lower, upper=r.upper, volume_lb=r.extra["volume_lb"],
-                separation_lb=r.extra["separation_lb"], optimal=r.optimal,
-                seconds=r.seconds, trial_seconds=time.perf_counter() - t0, source=r.incumbent_source,
-                status=r.status, ratio_lo=mc.tel / r.upper, ratio_hi=mc.tel / r.lower, match=bool(mc.tel == r.lower))
+        raise AssertionError(f"solver schedule on AM{model} trial {trial} does not have the reported TEL {r.upper}")
+    return dict(instance=instance_hash(inst), n=int(inst.n), M=int(inst.memory), mcsf=int(mc.tel),
+                heuristic=int(inc[1]), volume_lb=int(r.extra["volume_lb"]), lower=int(r.lower),
+                upper=int(r.upper), separation_lb=int(r.extra["separation_lb"]), optimal=bool(r.optimal),
+                status=str(r.status), gap=float(r.gap), source=str(r.incumbent_source), seconds=float(r.seconds),
+                trial_seconds=time.perf_counter() - t0)
 
 
-def best_policy_trial(model: int, k: int, *, seed: int, policies=SCAN_POLICIES) -> dict:
-    """Solver-free certified lower end of MC-SF / OPT on trial ``k`` (paper-scale ranges of 001).
+def best_policy_trial(*, model: int, trial: int, seed: int, policies=SCAN_POLICIES) -> dict:
+    """Solver-free certified lower end of MC-SF / OPT on trial ``trial`` (paper-scale ranges of 001).
 
-    ``policies`` must include ``"mc-sf"``.  Returns ``model``, ``trial``, ``n``, ``M``, ``mc-sf``
-    (its TEL), ``best`` (smallest TEL; ties favour MC-SF, then the earlier entry of ``policies``), ``best policy`` and
-    ``ratio lower end = mc-sf / best``.
+    ``policies`` must include ``"mc-sf"``.  Returns ``instance`` (hash), ``n``, ``M``, the TEL of
+    every policy (one column per policy, named by the policy), ``best`` (smallest TEL; ties favour
+    MC-SF, then the earlier entry of ``policies``), ``best policy`` and ``ratio lower end =
+    mc-sf / best``.
     """
     if "mc-sf" not in policies:
         raise ValueError(f"policies must include 'mc-sf', got {policies!r}")
-    inst = _instance(model, k, seed)
+    inst = _instance(model, trial, seed)
     tels = {}
     for name in policies:
         r = simulate(inst, make_policy(name), seed=0)
         if not check_schedule(inst, r.schedule).valid:
-            raise AssertionError(f"{name} schedule rejected by the checker on AM{model} trial {k}")
-        tels[name] = r.tel
+            raise AssertionError(f"{name} schedule rejected by the checker on AM{model} trial {trial}")
+        tels[name] = int(r.tel)
     best_name = min(tels, key=lambda k_: (tels[k_], k_ != "mc-sf"))
-    return {"model": f"AM{model}", "trial": k, "n": inst.n, "M": inst.memory,
-            "mc-sf": tels["mc-sf"], "best": tels[best_name], "best policy": best_name,
+    return {"instance": instance_hash(inst), "n": int(inst.n), "M": int(inst.memory), **tels,
+            "best": tels[best_name], "best policy": best_name,
             "ratio lower end": tels["mc-sf"] / tels[best_name]}

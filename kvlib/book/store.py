@@ -260,7 +260,7 @@ class Table:
 
     @property
     def n_rows(self) -> int:
-        return len(self.frame)
+        return 0 if self.frame is None else len(self.frame)  # None while the rows are being computed
 
     @property
     def complete(self) -> bool:
@@ -268,7 +268,7 @@ class Table:
 
     @property
     def commits(self) -> list[str]:
-        if "_commit" not in self.frame.columns:
+        if self.frame is None or "_commit" not in self.frame.columns:
             return []
         return sorted({str(c) for c in self.frame["_commit"]})
 
@@ -290,7 +290,8 @@ class Table:
         if self.policy == "off":
             return (f"{self.mode} mode, {self.n_rows} rows computed live when this page was built")
         commits = ", ".join(code_commit_label(c) for c in self.commits) or "unknown"
-        date = (self.manifest.get("updated") or "")[:10]
+        # "updated" is written when a run ends; a run still going (or killed) has only "created"
+        date = (self.manifest.get("updated") or self.manifest.get("created") or "")[:10]
         rows = (f"all {self.n_rows} rows" if self.complete
                 else f"{self.n_rows} of {self.n_expected} rows (the rest not yet computed)")
         s = (f"stored {self.manifest.get('mode', self.mode)}-mode results ({self.path}): {rows}, "
