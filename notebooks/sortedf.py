@@ -20,7 +20,7 @@
 # This chapter follows 002 (Wang, Ye, Zhou {cite}`wang2025serving`): Section 2 (all $n$ requests
 # arrive at $t = 0$, prompt sizes $s_i$ vary), Section 4 (the metric $F$, Sorted-F, Lemma 1,
 # Theorem 3 and its proof chain, Theorems 4-7), Section 5 and Appendix EC.3 (the Phase-1 selectors
-# and the LP-based schedulers) and Appendix EC.4.2 (Table EC.1). It establishes, with `kvlib.policies.wyz`
+# and the LP-based schedulers), Section 7 (Figure 8) and Appendix EC.4.2 (Table EC.1). It establishes, with `kvlib.policies.wyz`
 # and `kvlib.policies.wyz_lp`:
 #
 # 1. Example 1 of 002 in our conventions, and the exchange argument behind $F$ checked symbolically;
@@ -30,14 +30,21 @@
 #    worst case, and the proof chain of Theorem 3 (Theorems 4-7) measured instance by instance, with
 #    the transformed schedules of Theorems 5-7 in *our reconstruction* (not 002's definitions, see
 #    below);
-# 5. running time and quality of the four Phase-1 selectors (Table 3 of 002);
-# 6. a reproduction of Table EC.1 (five synthetic distributions) with confidence intervals.
+# 5. running time and quality of the four Phase-1 selectors up to 2,000 requests, beside the
+#    recommended scales of 002's Table 3;
+# 6. Table EC.1 with 002's five distributions, $M$ and $n$, beside the paper's values;
+# 7. 002 Section 7's experiment (Figure 8) in rounds, with the selectors 002 used there.
+#
+# The expensive loops are stored tables of the results store (`kvlib.book.store`; one row function of
+# `kvlib.book.sortedf_rows` per table): every table, figure and number below that rests on one says
+# how many rows it has and where they come from (quick mode computes a small sample live).
 #
 # Parameters (papermill, `book/chapters.yml`): `mode` (`"quick"` for CI, `"full"` for the paper's
-# scale), `seed`, `n` (requests per Table EC.1 instance; the Mixed distribution uses `2 n`),
-# `trials` (Table EC.1 instances per distribution), `opt_trials` (small instances solved to
+# scale), `seed`, `n` (requests per instance of the proof-chain sweep at the Table EC.1 size; Table
+# EC.1 itself uses 002's $n$), `trials` (Table EC.1 instances per distribution, our choice: 002 does not
+# state its number), `opt_trials` (small instances solved to
 # optimality), `adv_steps` (adversarial-search steps), `chain_steps` (steps of the adversarial searches
-# on the proof-chain links), `time_limit` (seconds per IP solve; instances not closed in time are
+# on the proof-chain links), `adv_restarts` (restarts of each search), `time_limit` (seconds per IP solve; instances not closed in time are
 # dropped and counted), `lp_fallback_step` (time grid of the LP policies where `kvlib.policies.wyz_lp`'s default
 # grid gives an infeasible LP).
 
@@ -330,7 +337,7 @@ glue("adv_tel", int(cur["best_tel_sorted_f"]), display=False)
 glue("adv_opt", int(cur["best_opt"]), display=False)
 
 # %% [markdown]
-# After {glue:text}`adv_steps:d` steps the search reached ratio {glue:text}`adv_ratio:s`
+# With {glue:text}`adv_steps:d` steps per restart the best search reached ratio {glue:text}`adv_ratio:s`
 # (TEL {glue:text}`adv_tel:d` against OPT {glue:text}`adv_opt:d`) on {glue:text}`adv_inst:s`. Local search
 # over tiny instances finds ratios well above the random average but nowhere near 48: the constant
 # of Theorem 3 comes from multiplying the losses of the four proof steps, which are not attained
