@@ -67,8 +67,11 @@ def test_ec1_sample_ranges_and_determinism():
         assert len(s) == len(o) == 500 and s.min() >= 1 and o.min() >= 1 and s.max() <= 50 and o.max() <= 50
         s2, o2 = ec1_sample(dist, np.random.default_rng(1), 500)
         assert np.array_equal(s, s2) and np.array_equal(o, o2)
-    s, o = ec1_sample("Mixed", np.random.default_rng(0), 2000)
-    assert not np.any((s > 10) & (s < 30))
+    s, o = ec1_sample("Mixed", np.random.default_rng(0), 4000)
+    # 002 Appendix EC.4.2: about 20% lognormal around 40 (values > 50 redrawn on [40, 50]), the rest exponential
+    assert 0.12 < np.mean(s >= 30) < 0.3 and 0.4 < np.mean(s <= 10) < 0.7 and 4 < o.mean() < 6
+    s, o = ec1_sample("Binomial", np.random.default_rng(0), 4000)
+    assert abs(s.mean() - 25.5) < 0.5 and abs(s.std() - 3.5) < 0.3  # Bin(49, 1/2) + 1
     with pytest.raises(ValueError, match="Gamma"):
         ec1_sample("Gamma", np.random.default_rng(0), 3)
 
