@@ -58,6 +58,15 @@ Findings (asserted by ``tests/test_thm43_paper.py``):
 * Lemma B.1's induction step replaces every ``lam_tau`` by its linear formula; for the positively
   weighted terms this is not valid where the formula is negative (``lam_tau = 0``), but the
   inequality the step needs (increment ``<= 1``) holds at every ``t`` (``B1.step``).
+
+How these objects differ from :mod:`kvlib.theory.ratio` (the readings the chapter "MC-SF's constant
+ratio" used so far): groups ``2^(l-1) < o <= 2^l`` there, ``2^l <= o <= 2^(l+1) - 1`` here; Lemma 4.5
+there is the span between last completions against ``V_l/M + 2^l``, here the first-to-last
+processing span against ``(192/M) sum n_o vol_o + 5 o_hi``; Lemma 4.7 there is
+``max(X/(2M), Y)``, here ``X/(6M) + Y/6`` (constants 3096 vs 9216); LP (9) there forbids completion
+before ``o`` and ``t*_o`` is a mean completion slot, here neither; Claim 4.8 there is an upper bound
+on ``t*_o``, here the paper's lower bound on the next first time; for B.3 the LP there is LP (9)
+with one type and its dual ``lam = T, mu = 1/vol``, here the LP (18)-(21) and the dual (25)-(27).
 """
 
 from __future__ import annotations
