@@ -144,3 +144,22 @@ def test_tampering_a_committed_table_fails_the_check(tmp_path, chapter, table):
     st._rewrite(dst / src_csv.name, header, rows)
     rep = verify_table(chapter, table, root=tmp_path, rows=[i])
     assert any(m.column == col and m.row == i for m in rep.mismatches), rep.mismatches
+
+
+
+def test_progress_log_while_a_table_is_being_computed(tmp_path, monkeypatch):
+    # the runner's progress log summarises every table, including the one whose rows are still
+    # being computed (its frame is not set yet)
+    log = tmp_path / "progress.json"
+    monkeypatch.setenv("KVBOOK_STORE_LOG", str(log))
+    store = _store(tmp_path, "write")
+    seen = []
+    real_log = store._log
+
+    def spy(force=False):
+        real_log(force=True)
+        seen.append(json.loads(log.read_text())["tables"]["tels"]["rows"])
+
+    monkeypatch.setattr(store, "_log", spy)
+    t = store.table("tels", policy_tel_row, KEYS[:2])
+    assert seen[0] == 0 and seen[-1] == 2 and t.n_rows == 2
