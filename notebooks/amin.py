@@ -62,6 +62,8 @@ from scipy.optimize import curve_fit
 
 from kvlib.policies.cyz import interval_instance
 from kvlib.theory import cyz_experiments as cx
+from kvlib.book import amin as ab
+from kvlib.book.gluing import glue_all
 from kvlib.book.store import Store
 from kvlib.book.tables import styled
 from kvlib.theory import rayleigh as ry
@@ -148,27 +150,12 @@ glue("ex1_amin", int(ex1_tel["a-min"]), display=False)
 thm2_tab = store.table("theorem2", cx.theorem2_row, cx.theorem2_keys((4, 9), thm2_scales, reps, seed))
 thm2 = cx.theorem2_summary(thm2_tab.frame)
 glue("cap_thm2", thm2_tab.label, display=False)
-_thm2 = thm2.rename(columns={"M": "M (tokens)", "hsf": "H-SF TEL", "amax": "A_max TEL (mean)",
-                              "ratio_ours": "A_max / H-SF", "ratio_batch_sim": "batch A_max / H-SF (sim.)",
-                              "ratio_batch_model": "batch A_max / H-SF (closed form)",
-                              "batch_limit": "batch limit", "paper_formula": "paper's limit"})
-_key = ["alpha", "M (tokens)"]
-display(styled(_thm2[[c for c in _thm2.columns if c not in ("A_max / H-SF", "batch A_max / H-SF (sim.)",
-                                                            "batch A_max / H-SF (closed form)", "batch limit",
-                                                            "paper's limit")]],
-               caption="the instances and the TELs (rounds)"))
-display(styled(_thm2[_key + ["A_max / H-SF", "batch A_max / H-SF (sim.)", "batch A_max / H-SF (closed form)",
-                             "batch limit", "paper's limit"]], caption="the ratios to H-SF (A_max: mean over `reps` seeds)"))
+thm2_inst, thm2_ratios = ab.theorem2_display(thm2)
+display(styled(thm2_inst, caption="the instances and the TELs (rounds)"))
+display(styled(thm2_ratios, caption="the ratios to H-SF (A_max: mean over the reps seeds)"))
 
 # %%
-last = thm2.groupby("alpha").tail(1).set_index("alpha")
-for key, al in (("a4", 0.25), ("a9", 1 / 9)):
-    glue(f"thm2_ratio_{key}", float(last.loc[al, "ratio_ours"]), display=False)
-    glue(f"thm2_batch_{key}", float(last.loc[al, "ratio_batch_model"]), display=False)
-    glue(f"thm2_bsim_{key}", float(last.loc[al, "ratio_batch_sim"]), display=False)
-    glue(f"thm2_blim_{key}", float(last.loc[al, "batch_limit"]), display=False)
-    glue(f"thm2_formula_{key}", float(last.loc[al, "paper_formula"]), display=False)
-    glue(f"thm2_M_{key}", int(last.loc[al, "M"]), display=False)
+glue_all(ab.theorem2_facts(thm2))
 glue("thm2_formula_a9_half", float(9 * (1 + 9 / 2) / 2), display=False)
 glue("thm2_hsf_exact", str(True), display=False)
 s_ = sp.Symbol("sigma", positive=True)  # sigma = sqrt(alpha)
@@ -589,32 +576,8 @@ glue("one_len_max", float(one.amin_over_hsf.max()), display=False)
 tp_tab = store.table("theorem6", cx.distribution_row, cx.two_point_keys(tp_ls, tp_M, tp_load, l2_seeds, seed))
 tp = cx.two_point_frame(tp_tab.frame)
 glue("cap_tp", tp_tab.label, display=False)
-tp_sum = tp.groupby(["l", "u"]).agg(amin_min=("a-min", "min"), amin_max=("a-min", "max"),
-                                    progress_min=("a-min-progress", "min"), progress_max=("a-min-progress", "max"),
-                                    lemma2=("lemma2", "mean")).reset_index()
-display(styled(tp_sum.rename(columns={"amin_min": "A_min / H-SF (min)", "amin_max": "A_min / H-SF (max)",
-                                      "progress_min": "AMinProgress (min)", "progress_max": "AMinProgress (max)",
-                                      "lemma2": "Lemma 2"}), precision=4))
-big_l = tp[tp.l == max(tp_ls)]
-glue("tp_lmax", int(max(tp_ls)), display=False)
-glue("tp_lit_lo", float(big_l["a-min"].min()), display=False)
-glue("tp_lit_dev", float(big_l["a-min"].max() / 1.375 - 1), display=False)
-dev_l = tp[tp.l >= 2].groupby("l")["a-min"].max() / 1.375 - 1
-glue("tp_dev_lo", float(dev_l.min()), display=False)
-glue("tp_dev_hi", float(dev_l.max()), display=False)
-prog_dev = tp[tp.l >= 2]["a-min-progress"].max() / 1.375 - 1
-glue("tp_prog_dev", float(prog_dev), display=False)
-glue("tp_low", int((tp["a-min"] < 1.2).sum()), display=False)
-glue("tp_total", int(len(tp)), display=False)
-glue("tp_lit_hi", float(big_l["a-min"].max()), display=False)
-glue("tp_prog_lo", float(big_l["a-min-progress"].min()), display=False)
-glue("tp_prog_hi", float(big_l["a-min-progress"].max()), display=False)
-glue("tp_l1_lo", float(tp[tp.l == 1]["a-min"].min()), display=False)
-glue("tp_l1_hi", float(tp[tp.l == 1]["a-min"].max()), display=False)
-glue("tp_thm6", 1.375, display=False)
-glue("tp_load_v", int(tp_load), display=False)
-glue("tp_M_v", int(tp_M), display=False)
-glue("tp_runs", int(big_l.seed.nunique()), display=False)
+display(styled(ab.theorem6_display(tp), precision=4))
+glue_all(ab.theorem6_facts(tp))
 
 # %% [markdown]
 # Rows: {glue:text}`cap_tp` (003 states Theorem 6 as a limit and simulates nothing here).
@@ -690,20 +653,8 @@ display(styled(lem2.rename(columns={"M": "M (tokens)", "hsf_over_fluid": "H-SF /
                                     "rel_dev_max": "max rel. dev."}), precision=4))
 
 # %%
-top = lem2[lem2.M == max(M_list)]
-glue("l2_M", int(max(M_list)), display=False)
 glue("l2_c", int(c), display=False)
-glue("l2_hsf_lo", float(top.hsf_over_fluid.min()), display=False)
-glue("l2_hsf_hi", float(top.hsf_over_fluid.max()), display=False)
-glue("l2_dev_lo", float(top.rel_dev_max.min()), display=False)
-glue("l2_dev_hi", float(top.rel_dev_max.max()), display=False)
-glue("l2_low", int((lem2_all[lem2_all.M == max(M_list)]["a-min"] < 1.2).sum()), display=False)
-glue("l2_runs", int((lem2_all.M == max(M_list)).sum()), display=False)
-trend = lem2.pivot(index="dist", columns="M", values="rel_dev_max").abs()
-glue("l2_shrinks", int((trend[max(M_list)] < trend[min(M_list)]).sum()), display=False)
-glue("l2_n_dists", int(len(top)), display=False)
-glue("l2_sim_max", float(top.ratio_max.max()), display=False)
-glue("l2_formula_max", float(top.lemma2.max()), display=False)
+glue_all(ab.lemma2_facts(lem2, lem2_all))
 
 # %% [markdown]
 # The table rests on {glue:text}`cap_lem2` (column `runs`: seeds per row).
@@ -838,7 +789,6 @@ fig2_tab = store.table("fig2_sweep", cx.sweep_row, cx.sweep_keys(fig2_M, fig2_u,
 fig2 = cx.sweep_worst(fig2_tab.frame, fig2_pol)
 fig2_Ms = sorted(set(fig2.index.get_level_values("M")))  # the memories the (possibly partial) table holds
 glue("cap_fig2", fig2_tab.label, display=False)
-glue("fig2_runs", f"{int(fig2.runs.min())}-{int(fig2.runs.max())}", display=False)
 display(styled(fig2.reset_index().rename(columns={"M": "M (tokens)", "a-l": "A_l (worst)", "a-min": "A_min (worst)",
                                                    "a-random": "A_random (worst)", "theorem7": "Theorem 7 bound",
                                                    "runs": "runs"})))
@@ -855,30 +805,8 @@ ax.set_xlabel(r"$\alpha = l/u$"); ax.set_ylabel("worst simulated ratio to H-SF")
 fig.tight_layout()
 glue("amin-fig-fig2", fig, display=False)
 plt.close(fig)
-big = fig2.loc[max(fig2_Ms)]
-glue("fig2_Mmax", int(max(fig2_Ms)), display=False)
-glue("fig2_Ms_s", ", ".join(str(int(m)) for m in fig2_Ms), display=False)
 glue("fig2_l", int(fig2_l), display=False)
-glue("fig2_al_worst", float(big["a-l"].max()), display=False)
-glue("fig2_amin_worst", float(big["a-min"].max()), display=False)
-exc = big["a-min"] - ry.theorem6_bound(big.index.values)
-glue("fig2_amin_n_above", int((exc > 1e-9).sum()), display=False)
-glue("fig2_n_alpha", int(len(exc)), display=False)
-glue("fig2_amin_exc", float(exc.max()), display=False)
-t7_rel = big["a-l"] / big["theorem7"]
-glue("fig2_t7_max", float(t7_rel.max()), display=False)
-glue("fig2_t7_min", float(t7_rel.min()), display=False)
-glue("fig2_t7_argmax", float(t7_rel.idxmax()), display=False)
-glue("fig2_t7_above", int((t7_rel > 1 + 1e-9).sum()), display=False)
-al_better = big["a-l"] < big["a-min"]
-glue("fig2_al_better", ", ".join(f"{a:.3f}" for a in big.index[al_better]) or "none", display=False)
-glue("fig2_switch_ok", str(bool((al_better == (big.index.values < float(astar))).all())), display=False)
-if len(fig2_Ms) > 1:
-    drift = (fig2.loc[min(fig2_Ms)]["a-l"] - fig2.loc[max(fig2_Ms)]["a-l"])
-    glue("fig2_drift", f"from M = {min(fig2_Ms)} to M = {max(fig2_Ms)} A_l's worst ratio changes by "
-         f"{(-drift).min():+.3f} to {(-drift).max():+.3f} across alpha", display=False)
-else:
-    glue("fig2_drift", f"one memory only (M = {fig2_Ms[0]}) in this table; the full mode compares several", display=False)
+glue_all(ab.fig2_facts(fig2, float(astar)))
 
 # %% [markdown]
 # ```{glue:figure} amin-fig-fig2
