@@ -28,8 +28,17 @@
 # **Reading notes.** Statements and formulas of 003 are labelled *the paper's*; derivations,
 # simulations and the reading choices of the policies (A_min's tie details and others, listed in
 # the docstrings of `kvlib.policies.cyz`) are ours. The real-data experiments of 003 Section 6 are in the
-# real-trace chapter, {ref}`chapter-realtrace` (its section "003 Section 6: interval predictions"),
-# and are not repeated here.
+# real-trace chapter, {ref}`chapter-realtrace` (its section "003 Section 6: interval predictions",
+# the paper's Figures 4-7), and are not repeated here.
+#
+# **Scale.** 003's Figures 1-3 are computations, not simulations: Figure 1 plots the largest
+# generalized eigenvalue of Corollary 1's matrices against $u$ ($s = 0$, $l = 1$; the paper states
+# no range of $u$), Figure 2 the bounds of Theorems 6-7, Figure 3 the quotient for geometric and
+# linearly weighted geometric lengths. We recompute all three live (exact or to solver precision) and
+# add simulations of our own beside them; 003 states no instance sizes or trial counts for
+# Sections 3-5, so those sizes are ours. The simulations are stored tables of the results store
+# (results/amin/; every caption names its table, the rows it rests on and the commit that computed
+# them); the full-mode sizes are in the parameter cell's full entry of `book/chapters.yml`.
 
 # %% tags=["parameters"]
 mode = "quick"
