@@ -163,3 +163,12 @@ def test_progress_log_while_a_table_is_being_computed(tmp_path, monkeypatch):
     monkeypatch.setattr(store, "_log", spy)
     t = store.table("tels", policy_tel_row, KEYS[:2])
     assert seen[0] == 0 and seen[-1] == 2 and t.n_rows == 2
+
+
+def test_label_of_a_table_still_being_written_has_its_creation_date():
+    from kvlib.book.store import Table
+    import pandas as pd
+    frame = pd.DataFrame({"tel": [1], "_commit": ["abc1234"]})
+    t = Table("demo", "tels", "read", "full", frame, {"created": "2026-01-02T03:04:05+00:00", "status": "running"}, 3)
+    assert "1 of 3 rows" in t.label and "on 2026-01-02" in t.label
+    assert "on an unknown date" in Table("demo", "tels", "read", "full", frame, {}, 3).label
