@@ -56,3 +56,11 @@ def test_lemma2_and_fig2_facts():
     assert g["fig2_runs"] == "2-2" and g["fig2_drift"].startswith("from M = 20 to M = 40")
     one = ab.fig2_facts(worst.loc[[20]], astar)
     assert one["fig2_Mmax"] == 20 and one["fig2_drift"].startswith("one memory only")
+
+
+def test_fig2_facts_prefer_the_largest_memory_with_every_alpha():
+    keys = cx.sweep_keys([20, 40], [10, 20], 5, (0.5,), ("a-l", "a-min"), reps=1, seed=0, load=4)
+    worst = cx.sweep_worst(_frame(cx.sweep_row, keys[:3]), ("a-l", "a-min"))  # M = 40 has u = 10 only
+    g = ab.fig2_facts(worst, float(ry.theorem7_threshold()))
+    assert g["fig2_Mmax"] == 20 and g["fig2_n_alpha"] == 2 and g["fig2_Ms_s"] == "20, 40"
+    assert "across the 1 values of alpha" in g["fig2_drift"]
