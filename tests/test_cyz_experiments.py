@@ -132,3 +132,65 @@ def test_exponential_pair_expectation():
     lim = sp.simplify(ry.exponential_pair_expectation(lambda m, M: m * M / 4 + m**2 / 2 - m**3 / (4 * M))
                       / ry.exponential_pair_expectation(lambda m, M: m**2 / 2))
     assert sp.simplify(lim - (10 - 12 * sp.log(2))) == 0
+
+
+# --------------------------------------------------------------------------- store rows (results store)
+
+
+def _frame(row, keys):
+    import pandas as pd
+    return pd.DataFrame([dict(k, **row(**k)) for k in keys])
+
+
+def test_store_rows_are_deterministic_and_flat():
+    cases = [
+        (cx.theorem2_row, dict(alpha_inv=4, scale=1, rep=0, seed=0)),
+        (cx.theorem1_row, dict(l=3, u=9, n=20, n_short=10, rep=1, seed=0)),
+        (cx.single_length_row, dict(M=12, k=3, load=6, upper=8, seed=0)),
+        (cx.distribution_row, dict(support=[2, 8], probs=[0.8, 0.2], M=40, n=200, run_seed=3, seed=1,
+                                   policies=["a-min"])),
+        (cx.cross_term_row, dict(i=1, j=2, rep=0, u_max=2, scale=4, M=40, n=160, seed=0)),
+        (cx.sweep_row, dict(M=20, u=10, l=5, frac=0.5, load=4, policies=["a-l", "a-min"], rep=0, seed=0)),
+        (cx.geometric_row, dict(q=0.5, u=4, scale=2, M=40, n=120, seed=0)),
+    ]
+    for fn, key in cases:
+        a, b = fn(**key), fn(**key)
+        assert a == b, fn.__name__
+        assert all(np.isscalar(v) for v in a.values()), fn.__name__
+    d = cx.decision_time_row(M=20, load=3, max_length=8, seed=0)
+    assert d["rounds"] > 0 and d["tel"] == cx.decision_time_row(M=20, load=3, max_length=8, seed=0)["tel"]
+    # distribution_row is run_distribution plus the instance fingerprint
+    r = cx.distribution_row(support=[2, 8], probs=[0.8, 0.2], M=40, n=200, run_seed=3, seed=1, policies=["a-min"])
+    o = np.random.default_rng([1, 3, 40, 8]).choice([2, 8], size=200, p=[0.8, 0.2])
+    assert r["instance"] == cx.lengths_hash(o, 40) and r["instance"].startswith("x")
+    assert {k: v for k, v in r.items() if k != "instance"} == cx.run_distribution(
+        np.array([2, 8]), np.array([0.8, 0.2]), 40, 200, 3, seed=1, policies=("a-min",))
+    with pytest.raises(ValueError, match="rep = 0"):
+        cx.cross_term_row(i=2, j=2, rep=1, u_max=2, scale=4, M=40, n=160, seed=0)
+
+
+def test_store_keys_are_seed_major_and_summaries_accept_partial_tables():
+    keys = cx.theorem2_keys([4, 9], [1, 2], reps=2, seed=0)
+    assert [k["rep"] for k in keys] == [0] * 4 + [1] * 4
+    keys = cx.sweep_keys([20], [10, 20], 5, (0.0, 0.5), ("a-min",), reps=2, seed=0, load=4)
+    assert len(keys) == 8 and [k["rep"] for k in keys[:4]] == [0] * 4
+    rows = _frame(cx.sweep_row, keys[:5])  # a partial table: one seed plus one row of the next
+    w = cx.sweep_worst(rows, ["a-min"])
+    assert list(w.runs) == [2, 3]  # alpha = 0.25: two rows; alpha = 0.5: three
+    assert w.loc[(20, 0.5), "a-min"] == rows[rows.u == 10]["a-min"].max()
+    ck = cx.cross_term_keys(2, 4, 40, 160, reps=2, seed=0)
+    assert [(k["i"], k["j"], k["rep"]) for k in ck] == [(1, 1, 0), (2, 2, 0), (1, 2, 0), (1, 2, 1)]
+    meas, pure = cx.cross_terms_summary(_frame(cx.cross_term_row, ck))
+    ref, ref_pure = cx.measured_cross_terms(2, 4, 40, 160, 2, 0)
+    assert pure == ref_pure and meas.amin_measured.iloc[0] == ref.amin_measured.iloc[0] and meas.reps.iloc[0] == 2
+    # without the pure runs no cross term can be formed
+    assert cx.cross_terms_summary(_frame(cx.cross_term_row, ck[2:]))[0].empty
+    t1 = cx.theorem1_worst(_frame(cx.theorem1_row, cx.theorem1_keys([1 / 2, 1 / 4], 1, 0, n=20)))
+    assert list(t1.u) == [6, 12] and list(t1.runs) == [6, 6]
+    lk = cx.lemma2_keys({"a": ([4, 16], [0.8, 0.2]), "b": ([4], [1.0])}, [40], load=4, runs=2, seed=0)
+    assert [(k["dist"], k["run_seed"]) for k in lk] == [("a", 0), ("b", 0), ("a", 1), ("b", 1)]
+    summ = cx.lemma2_summary(_frame(cx.lemma2_row, lk[:3]))
+    assert list(summ.runs) == [2, 1]
+    tp = cx.two_point_frame(_frame(cx.distribution_row, cx.two_point_keys([1, 2], 40, 4, 2, 5,
+                                                                         policies=("a-min",))))
+    assert list(zip(tp.l, tp.u, tp.seed)) == [(1, 4, 5), (1, 4, 6), (2, 8, 5), (2, 8, 6)]

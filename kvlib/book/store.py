@@ -260,7 +260,7 @@ class Table:
 
     @property
     def n_rows(self) -> int:
-        return 0 if self.frame is None else len(self.frame)  # None while the rows are being computed
+        return 0 if self.frame is None else len(self.frame)  # None while the table is being computed
 
     @property
     def complete(self) -> bool:
@@ -290,8 +290,8 @@ class Table:
         if self.policy == "off":
             return (f"{self.mode} mode, {self.n_rows} rows computed live when this page was built")
         commits = ", ".join(code_commit_label(c) for c in self.commits) or "unknown"
-        # "updated" is written when a run ends; a run still going (or killed) has only "created"
-        date = (self.manifest.get("updated") or self.manifest.get("created") or "")[:10]
+        # a table still being written (or cut short) has no "updated" yet: its creation date then
+        date = (self.manifest.get("updated") or self.manifest.get("created") or "")[:10] or "an unknown date"
         rows = (f"all {self.n_rows} rows" if self.complete
                 else f"{self.n_rows} of {self.n_expected} rows (the rest not yet computed)")
         s = (f"stored {self.manifest.get('mode', self.mode)}-mode results ({self.path}): {rows}, "

@@ -1,0 +1,138 @@
+"""Display tables and glued numbers of the A_min chapter (003, Chen, Ye and Zhou), computed from its
+stored tables (:mod:`kvlib.book.store`; row functions in :mod:`kvlib.theory.cyz_experiments`).
+
+Every function takes the (possibly partial) frames the chapter reads and derives what it shows from
+the rows present: sizes, seeds and counts come from the frame, never from the chapter's parameters,
+so a partial table yields a smaller but honest summary.  The ``*_facts`` functions return
+``{glue name: value}`` for :func:`kvlib.book.gluing.glue_all`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from kvlib.theory import rayleigh as ry
+
+__all__ = ["theorem2_display", "theorem2_facts", "theorem6_display", "theorem6_facts", "lemma2_facts",
+           "fig2_facts", "THEOREM6_AT_QUARTER"]
+
+THEOREM6_AT_QUARTER = 1.375  # 003 Theorem 6's (3 - alpha)/2 at alpha = 1/4
+
+_THM2_NAMES = {"M": "M (tokens)", "hsf": "H-SF TEL", "amax": "A_max TEL (mean)", "ratio_ours": "A_max / H-SF",
+               "ratio_batch_sim": "batch A_max / H-SF (sim.)",
+               "ratio_batch_model": "batch A_max / H-SF (closed form)", "batch_limit": "batch limit",
+               "paper_formula": "paper's limit"}
+_THM2_RATIOS = ["A_max / H-SF", "batch A_max / H-SF (sim.)", "batch A_max / H-SF (closed form)", "batch limit",
+                "paper's limit"]
+
+
+def theorem2_display(thm2: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`kvlib.theory.cyz_experiments.theorem2_summary` split into the instance/TEL table and the
+    ratio table, with reader-facing column names."""
+    t = thm2.rename(columns=_THM2_NAMES)
+    return (t[[c for c in t.columns if c not in _THM2_RATIOS]],
+            t[["alpha", "M (tokens)", "reps"] + _THM2_RATIOS])
+
+
+def theorem2_facts(thm2: pd.DataFrame) -> dict:
+    """Values at the largest scale present for ``alpha = 1/4`` (suffix ``a4``) and ``1/9`` (``a9``):
+    ``thm2_ratio_*`` (our A_max), ``thm2_batch_*`` (batch closed form), ``thm2_bsim_*`` (batch
+    simulated), ``thm2_blim_*`` (batch limit), ``thm2_formula_*`` (the paper's limit), ``thm2_M_*``."""
+    last = thm2.groupby("alpha").tail(1).set_index("alpha")
+    out = {}
+    for key, inv in (("a4", 4), ("a9", 9)):
+        al = min(last.index, key=lambda a: abs(a - 1 / inv))
+        if abs(al - 1 / inv) > 1e-12:
+            raise KeyError(f"theorem2_facts: no rows for alpha = 1/{inv}")
+        r = last.loc[al]
+        out.update({f"thm2_ratio_{key}": float(r.ratio_ours), f"thm2_batch_{key}": float(r.ratio_batch_model),
+                    f"thm2_bsim_{key}": float(r.ratio_batch_sim), f"thm2_blim_{key}": float(r.batch_limit),
+                    f"thm2_formula_{key}": float(r.paper_formula), f"thm2_M_{key}": int(r.M)})
+    return out
+
+
+def theorem6_display(tp: pd.DataFrame) -> pd.DataFrame:
+    """Min and max ratio per ``l`` of the literal A_min and of ``AMinProgress`` (two-point runs of
+    :func:`kvlib.theory.cyz_experiments.two_point_frame`), with the seeds behind them and Lemma 2."""
+    g = tp.groupby(["l", "u"]).agg(**{
+        "runs": ("a-min", "size"), "A_min / H-SF (min)": ("a-min", "min"), "A_min / H-SF (max)": ("a-min", "max"),
+        "AMinProgress (min)": ("a-min-progress", "min"), "AMinProgress (max)": ("a-min-progress", "max"),
+        "Lemma 2": ("lemma2", "mean")})
+    return g.reset_index()
+
+
+def theorem6_facts(tp: pd.DataFrame, bound: float = THEOREM6_AT_QUARTER) -> dict:
+    """Glue of the Theorem 6 runs: the largest ``l`` present (``tp_lmax``, its seeds ``tp_runs``, the
+    literal and the progress reading's ranges), deviations of the worst run per ``l >= 2`` from
+    ``bound`` (``tp_dev_lo/hi``, ``tp_prog_dev``), the H-SF-like runs (``tp_low`` of ``tp_total``) and
+    the integer-length range at ``l = 1`` (``tp_l1_lo/hi``, ``nan`` if absent)."""
+    lmax = int(tp.l.max())
+    big = tp[tp.l == lmax]
+    ge2 = tp[tp.l >= 2]
+    dev_l = ge2.groupby("l")["a-min"].max() / bound - 1
+    one = tp[tp.l == 1]["a-min"]
+    return {
+        "tp_lmax": lmax, "tp_runs": int(big.seed.nunique()), "tp_thm6": bound,
+        "tp_lit_lo": float(big["a-min"].min()), "tp_lit_hi": float(big["a-min"].max()),
+        "tp_lit_dev": float(big["a-min"].max() / bound - 1),
+        "tp_dev_lo": float(dev_l.min()) if len(dev_l) else float("nan"),
+        "tp_dev_hi": float(dev_l.max()) if len(dev_l) else float("nan"),
+        "tp_prog_dev": float(ge2["a-min-progress"].max() / bound - 1) if len(ge2) else float("nan"),
+        "tp_prog_lo": float(big["a-min-progress"].min()), "tp_prog_hi": float(big["a-min-progress"].max()),
+        "tp_low": int((tp["a-min"] < 1.2).sum()), "tp_total": int(len(tp)),
+        "tp_l1_lo": float(one.min()) if len(one) else float("nan"),
+        "tp_l1_hi": float(one.max()) if len(one) else float("nan"),
+        "tp_M_v": int(tp.M.iloc[0]), "tp_load_v": int(tp.n.iloc[0] // tp.M.iloc[0]),
+    }
+
+
+def lemma2_facts(summary: pd.DataFrame, runs: pd.DataFrame) -> dict:
+    """Glue of the Lemma 2 runs at the largest ``M`` present (``l2_M``): H-SF over the fluid form,
+    deviation of the worst run from Lemma 2, H-SF-like runs, and for how many distributions the
+    deviation shrinks from the smallest to the largest ``M`` present."""
+    M_hi, M_lo = int(summary.M.max()), int(summary.M.min())
+    top = summary[summary.M == M_hi]
+    at = runs[runs.M == M_hi]
+    trend = summary.pivot(index="dist", columns="M", values="rel_dev_max").abs().dropna()
+    return {
+        "l2_M": M_hi, "l2_hsf_lo": float(top.hsf_over_fluid.min()), "l2_hsf_hi": float(top.hsf_over_fluid.max()),
+        "l2_dev_lo": float(top.rel_dev_max.min()), "l2_dev_hi": float(top.rel_dev_max.max()),
+        "l2_low": int((at["a-min"] < 1.2).sum()), "l2_runs": int(len(at)),
+        "l2_shrinks": int((trend[M_hi] < trend[M_lo]).sum()), "l2_n_dists": int(len(top)),
+        "l2_sim_max": float(top.ratio_max.max()), "l2_formula_max": float(top.lemma2.max()),
+    }
+
+
+def fig2_facts(worst: pd.DataFrame, astar: float) -> dict:
+    """Glue of the Figure 2 sweep (:func:`kvlib.theory.cyz_experiments.sweep_worst`) at the largest
+    memory that has every ``alpha`` of the table (a partial table may hold only some at its largest
+    memory; ``fig2_Mmax``), else at the largest memory: A_l against Theorem 7's bound, A_min against Theorem 6's, where A_l beats A_min
+    and whether that is exactly ``alpha < astar``, and the drift of A_l's worst ratio across memories."""
+    Ms = sorted(int(m) for m in set(worst.index.get_level_values("M")))
+    alphas = set(worst.index.get_level_values("alpha"))
+    full = [m for m in Ms if set(worst.loc[m].index) == alphas]  # memories with every alpha present
+    M_at = full[-1] if full else Ms[-1]
+    big = worst.loc[M_at]
+    a = big.index.values.astype(float)
+    exc = big["a-min"] - ry.theorem6_bound(a)
+    t7 = big["a-l"] / big["theorem7"]
+    al_better = big["a-l"] < big["a-min"]
+    out = {
+        "fig2_Mmax": M_at, "fig2_Ms_s": ", ".join(str(m) for m in Ms),
+        "fig2_runs": f"{int(worst.runs.min())}-{int(worst.runs.max())}",
+        "fig2_al_worst": float(big["a-l"].max()), "fig2_amin_worst": float(big["a-min"].max()),
+        "fig2_amin_n_above": int((exc > 1e-9).sum()), "fig2_n_alpha": int(len(exc)),
+        "fig2_amin_exc": float(exc.max()), "fig2_t7_max": float(t7.max()), "fig2_t7_min": float(t7.min()),
+        "fig2_t7_argmax": float(t7.idxmax()), "fig2_t7_above": int((t7 > 1 + 1e-9).sum()),
+        "fig2_al_better": ", ".join(f"{x:.3f}" for x in big.index[al_better]) or "none",
+        "fig2_switch_ok": str(bool((al_better.values == (a < float(astar))).all())),
+    }
+    if len(Ms) > 1:
+        drift = (worst.loc[Ms[-1]]["a-l"] - worst.loc[Ms[0]]["a-l"]).dropna()
+        out["fig2_drift"] = (f"from M = {Ms[0]} to M = {Ms[-1]} A_l's worst ratio changes by "
+                             f"{drift.min():+.3f} to {drift.max():+.3f} across the {len(drift)} values of "
+                             f"alpha present at both")
+    else:
+        out["fig2_drift"] = f"one memory only (M = {Ms[0]}) in this table; the full mode compares several"
+    return out

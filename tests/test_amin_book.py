@@ -1,0 +1,66 @@
+"""kvlib.book.amin: the A_min chapter's display tables and glued numbers, from full and partial frames."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from kvlib.book import amin as ab
+from kvlib.theory import cyz_experiments as cx
+from kvlib.theory import rayleigh as ry
+
+
+def _frame(row, keys):
+    return pd.DataFrame([dict(k, **row(**k)) for k in keys])
+
+
+def test_theorem2_display_and_facts_use_the_largest_scale_present():
+    rows = _frame(cx.theorem2_row, cx.theorem2_keys([4, 9], [1, 2], reps=1, seed=0))
+    thm2 = cx.theorem2_summary(rows)
+    inst, ratios = ab.theorem2_display(thm2)
+    assert "A_max / H-SF" in ratios.columns and "A_max / H-SF" not in inst.columns
+    f = ab.theorem2_facts(thm2)
+    assert f["thm2_M_a4"] == 4 * 16 and f["thm2_M_a9"] == 4 * 36  # scale 2: l = 4, u = 4 / alpha
+    assert f["thm2_formula_a4"] == pytest.approx(6.0)
+    # a partial table without scale 2 at alpha = 1/9 falls back to the largest scale it has
+    f1 = ab.theorem2_facts(cx.theorem2_summary(rows[~((rows.alpha_inv == 9) & (rows.scale == 2))]))
+    assert f1["thm2_M_a9"] == 2 * 18
+    with pytest.raises(KeyError, match="1/9"):
+        ab.theorem2_facts(cx.theorem2_summary(rows[rows.alpha_inv == 4]))
+
+
+def test_theorem6_facts_from_the_rows_present():
+    tp = cx.two_point_frame(_frame(cx.distribution_row, cx.two_point_keys([1, 2], 40, 4, 2, 0)))
+    f = ab.theorem6_facts(tp)
+    assert f["tp_lmax"] == 2 and f["tp_runs"] == 2 and f["tp_total"] == 4 and f["tp_M_v"] == 40
+    assert f["tp_load_v"] == 4
+    assert f["tp_lit_dev"] == pytest.approx(tp[tp.l == 2]["a-min"].max() / 1.375 - 1)
+    disp = ab.theorem6_display(tp)
+    assert list(disp.runs) == [2, 2]
+    only_l1 = ab.theorem6_facts(tp[tp.l == 1])
+    assert math.isnan(only_l1["tp_dev_lo"]) and only_l1["tp_lmax"] == 1
+
+
+def test_lemma2_and_fig2_facts():
+    dists = {"a": ([4, 16], [0.8, 0.2])}
+    runs = _frame(cx.lemma2_row, cx.lemma2_keys(dists, [20, 40], load=4, runs=1, seed=0))
+    f = ab.lemma2_facts(cx.lemma2_summary(runs), runs)
+    assert f["l2_M"] == 40 and f["l2_runs"] == 1 and f["l2_n_dists"] == 1
+    keys = cx.sweep_keys([20, 40], [10, 20], 5, (0.0, 0.5), ("a-l", "a-min"), reps=1, seed=0, load=4)
+    worst = cx.sweep_worst(_frame(cx.sweep_row, keys), ("a-l", "a-min"))
+    astar = float(ry.theorem7_threshold())
+    g = ab.fig2_facts(worst, astar)
+    assert g["fig2_Mmax"] == 40 and g["fig2_Ms_s"] == "20, 40" and g["fig2_n_alpha"] == 2
+    assert g["fig2_runs"] == "2-2" and g["fig2_drift"].startswith("from M = 20 to M = 40")
+    one = ab.fig2_facts(worst.loc[[20]], astar)
+    assert one["fig2_Mmax"] == 20 and one["fig2_drift"].startswith("one memory only")
+
+
+def test_fig2_facts_prefer_the_largest_memory_with_every_alpha():
+    keys = cx.sweep_keys([20, 40], [10, 20], 5, (0.5,), ("a-l", "a-min"), reps=1, seed=0, load=4)
+    worst = cx.sweep_worst(_frame(cx.sweep_row, keys[:3]), ("a-l", "a-min"))  # M = 40 has u = 10 only
+    g = ab.fig2_facts(worst, float(ry.theorem7_threshold()))
+    assert g["fig2_Mmax"] == 20 and g["fig2_n_alpha"] == 2 and g["fig2_Ms_s"] == "20, 40"
+    assert "across the 1 values of alpha" in g["fig2_drift"]
