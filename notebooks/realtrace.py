@@ -177,6 +177,66 @@ styled(data_files(SHARED, (ARXIV_CSV, SPLITWISE_CSV, "a100_llama2_70b_mlp.csv", 
                   extra=[user_csv] if user_csv else ()), caption="data files (SHA-256 of those present)")
 
 # %% [markdown]
+# ## The plan: every stored table and its keys
+#
+# All simulations of this chapter, one stored table per experiment, built here in order of
+# priority (the tables of 001 Table 1 and Figure 3 first) and shown in the sections below.
+# MC-SF, MC-Benchmark and the six benchmark configurations of 001 Section 5.2 are listed
+# under the paper's names in `PAPER_CONFIGS`.
+
+# %% tags=["teach"]
+# MC-SF, MC-Benchmark and the six benchmark configurations of 001 Section 5.2, named as the paper does
+CONFIGS = [cfg(p, a, b) for p, a, b in PAPER_CONFIGS]
+ORDER1 = [paper_name(p, a, b) for p, a, b in PAPER_CONFIGS]
+have = set(POLICIES)
+P002 = [("fcfs", {}), ("mc-sf", {})]
+P002 += [(p, o) for p, o in [("sorted-f", {"selector": "swap"}), ("sorted-f", {"selector": "quantile"})] if p in have]
+LP002 = [(p, {}) for p in ("sorted-lp", "lp-swap") if p in have]
+pending = [p for p in ("sorted-f", "sorted-lp", "lp-swap", "a-max", "a-min", "h-sf") if p not in have]
+if pending:
+    print("policies pending (not in kvlib.policies.POLICIES yet):", pending)
+grid, nG = P["alpha_grid"], P["alpha_grid_n"]
+# seed-major, then the high rate: a partial table holds whole grids at lambda = 50 first
+G_KEYS = [{**LMK, **cfg("alpha-greedy", a), "n": nG, "rate": r, "seed": seed + k}
+          for k in range(P["alpha_grid_seeds"]) for r in P["rates"] for a in grid]
+# run-major, then the high rate: a partial table covers every configuration at lambda = 50 first
+F3_KEYS = [{**LMK, **c, "n": n, "rate": r, "seed": seed + k}
+           for k in range(P["fig3_runs"]) for r in P["rates"] for n in P["fig3_sizes"] for c in CONFIGS]
+# run-major: a partial table holds whole runs of all eight configurations
+T1_KEYS = [{**LMK, **c, "n": P["table1_n"], "rate": RATE_HI, "seed": seed + 1000 + k}
+           for k in range(P["table1_runs"]) for c in CONFIGS]
+SA, SB = P["sweep_alphas"], P["sweep_betas"]
+SWEEP_FIX = (0.1, 0.2)  # 001 Figures 7/10 fix beta at 0.1 and 0.2; Figures 8/11 fix alpha at 0.1 and 0.2
+_sw = []
+for k in range(P["sweep_seeds"]):  # seed-major, then the high rate, alpha sweep before beta sweep
+    for r in P["rates"]:
+        _sw += [cfg("alpha-beta-clearing", a, b) | {"rate": r, "seed": seed + 2000 + k} for b in SWEEP_FIX for a in SA]
+        _sw += [cfg("alpha-beta-clearing", a, b) | {"rate": r, "seed": seed + 2000 + k} for a in SWEEP_FIX for b in SB]
+SW_KEYS = [{**LMK, "n": P["sweep_n"], **d} for d in {key_json(d): d for d in _sw}.values()]  # drop repeated points
+# size-major (002's subsamples 200, 400, ..., 2,000): a partial table holds every scheduler at the smaller sizes
+M2_KEYS = [{**DATAK, "workload": "mixed002", "n": n, "seed": seed, "policy": p, **o}
+           for n in sorted(set(P["sizes_002"]) | set(P["lp_sizes_002"]))
+           for p, o in (P002 if n in P["sizes_002"] else []) + (LP002 if n in P["lp_sizes_002"] else [])]
+P003 = [p for p in ("a-max", "a-min", "h-sf") if p in have]
+PREDS = ["wide", "buckets", 0.1, 0.95, 0.99]
+# size-major (003's subsets 200, 400, ..., 2,000): a partial table holds every prediction and policy at the smaller sizes
+M3_KEYS = [{**LMK, "n": n, "seed": seed, "policy": p, "pred": pr} for n in P["sizes_003"] for pr in PREDS for p in P003]
+SWP = [cfg("mc-sf"), cfg("mc-benchmark"), cfg("alpha-greedy", 0.3)]  # fcfs is mc-benchmark
+SP_KEYS = [{**DATAK, "workload": "splitwise", "n": P["splitwise_n"], "rate": r, "seed": seed, **c}
+           for r in P["splitwise_rates"] for c in SWP]
+nC = 200 if Q else 400
+ALL = [cfg("mc-sf"), cfg("mc-benchmark"), cfg("mc-sf2"), cfg("alpha-greedy", 0.3), cfg("alpha-beta-clearing", 0.2, 0.2)]
+ALL += [cfg(p, **o) for p, o in P002[2:] + LP002]
+ALL += [cfg(p, pred=0.5) for p in P003]
+C_KEYS = [{**DATAK, "workload": "mixed002", "n": nC, "seed": seed, **c} for c in ALL]
+PLAN = [("table1", T1_KEYS), ("fig3", F3_KEYS), ("mixed002", M2_KEYS), ("intervals003", M3_KEYS),
+        ("splitwise", SP_KEYS), ("allpolicies", C_KEYS), ("alpha_grid", G_KEYS), ("sweeps", SW_KEYS)]
+TABS = {name: stored(name, keys) for name, keys in PLAN}
+styled(pd.DataFrame([{"table": name, "rows": len(keys), "stored or computed": TABS[name][0].n_rows,
+                      "label": TABS[name][0].label} for name, keys in PLAN]), caption="stored tables of this chapter")
+
+
+# %% [markdown]
 # ## The batch-time model
 #
 # ```{prf:definition} Batch time
@@ -328,21 +388,32 @@ styled(LEN, precision=2, caption="LMSYS length statistics: the papers' (labelled
 # still exceeds $M$ (001 Section 5.2 does not say what happens then; this is our reading, and
 # `alpha-beta-clearing-redraw` is our variant that redraws until the survivors fit).
 #
+# 001 Section 5.2 compares MC-SF with MC-Benchmark and with **six benchmark configurations**:
+# $\alpha$-protection greedy with $\alpha = 0.3$ and $\alpha = 0.25$, and $\alpha$-protection
+# $\beta$-clearing with $\alpha \in \{0.2, 0.1\}$ and $\beta \in \{0.2, 0.1\}$. We run exactly
+# these eight and name them as the paper's Table 1 does ("Benchmark $\alpha = 0.2, \beta = 0.1$").
+#
+# **Stored results.** Every simulation below is one row of a stored table: one
+# (configuration, rate, number of requests, seed) run of `kvlib.book.realtrace.realtrace_row`,
+# with the number of requests, a hash of the instance and the average latency as columns that
+# a recomputation must reproduce exactly, and the scheduler's and simulator's seconds as
+# timings. Each caption states how many rows it rests on and where they were computed; the
+# keys are ordered so that an incomplete table holds every configuration at
+# $\lambda = 50$/s first.
+#
 # ### Smallest $\alpha$ without endless clearing
 #
 # A run is declared an endless clearing loop when it does not finish within ten times
-# the number of rounds FCFS needs on the same workload (plus 1,000), or when no request
-# completes for $4\max o + 100$ consecutive rounds. For each rate we report the smallest
+# the number of rounds MC-Benchmark needs on the same workload (plus 1,000), or when no request
+# completes for $4\max o + 100$ consecutive rounds. The same rule stops every run of the
+# $\alpha$-protection baselines below. For each rate we report the smallest
 # $\alpha$ of the grid at and above which every run of alpha-protection greedy finished
 # ("<= a" when even the smallest grid value never looped).
 
 # %% tags=["teach"]
 grid = P["alpha_grid"]
 nG = P["alpha_grid_n"]
-# seed-major, then the high rate: a partial table holds whole grids at lambda = 50 first
-G_KEYS = [{**LMK, **cfg("alpha-greedy", a), "n": nG, "rate": r, "seed": seed + k}
-          for k in range(P["alpha_grid_seeds"]) for r in P["rates"] for a in grid]
-tab_grid, G = stored("alpha_grid", G_KEYS)
+tab_grid, G = TABS["alpha_grid"]
 
 
 def _smallest(rate):
@@ -353,14 +424,19 @@ def _smallest(rate):
 
 
 A_HI, A_LO = _smallest(RATE_HI), _smallest(RATE_LO)
-_fa = lambda a: "not reached on the grid" if np.isnan(a) else format_alpha(a, grid)
-g("rt_alpha_hi", _fa(A_HI))
-g("rt_alpha_lo", _fa(A_LO))
+def _fa(a, rate):
+    if len(G) == 0 or not (G.rate == rate).any():
+        return "no stored run"
+    return "not reached on the grid" if np.isnan(a) else format_alpha(a, grid)
+
+
+g("rt_alpha_hi", _fa(A_HI, RATE_HI))
+g("rt_alpha_lo", _fa(A_LO, RATE_LO))
 g("cap_alpha_grid", tab_grid.label)
 g("rt_alpha_grid_txt", f"{grid[0]}, {grid[1]}, ..., {grid[-1]}" if len(grid) > 2 else ", ".join(map(str, grid)))
 g("rt_alpha_grid_n", nG)
 styled(pd.DataFrame({"rate (requests/s)": [RATE_HI, RATE_LO],
-                     "smallest alpha (ours)": [_fa(A_HI), _fa(A_LO)],
+                     "smallest alpha (ours)": [_fa(A_HI, RATE_HI), _fa(A_LO, RATE_LO)],
                      "paper (001)": [0.21, 0.24], "grid": [f"{grid[0]}..{grid[-1]}"] * 2, "n": [nG] * 2,
                      "runs": [int((G.rate == r).sum()) if len(G) else 0 for r in (RATE_HI, RATE_LO)],
                      "workload": [LM_LABEL] * 2}), formats={"paper (001)": "{:.2f}"},
@@ -375,13 +451,7 @@ styled(pd.DataFrame({"rate (requests/s)": [RATE_HI, RATE_LO],
 # ### Figure 3: average latency against the number of requests
 
 # %%
-# MC-SF, MC-Benchmark and the six benchmark configurations of 001 Section 5.2, named as the paper does
-CONFIGS = [cfg(p, a, b) for p, a, b in PAPER_CONFIGS]
-ORDER1 = [paper_name(p, a, b) for p, a, b in PAPER_CONFIGS]
-# run-major, then the high rate: a partial table covers every configuration at lambda = 50 first
-F3_KEYS = [{**LMK, **c, "n": n, "rate": r, "seed": seed + k}
-           for k in range(P["fig3_runs"]) for r in P["rates"] for n in P["fig3_sizes"] for c in CONFIGS]
-tab_f3, F3 = stored("fig3", F3_KEYS)
+tab_f3, F3 = TABS["fig3"]
 assert F3["valid"].dropna().all()
 g("cap_fig3", tab_f3.label)
 fig, ax = plt.subplots(1, 2, figsize=(8, 3.4), sharey=False)
@@ -439,10 +509,7 @@ styled(S.rename(columns={"rate": "rate (requests/s)"}), formats={"slope (s per r
 # ### Table 1: repeated runs at $\lambda = 50$ (the paper: 1,000 requests, 50 runs, eight configurations)
 
 # %% tags=["teach"]
-# run-major: a partial table holds whole runs of all eight configurations
-T1_KEYS = [{**LMK, **c, "n": P["table1_n"], "rate": RATE_HI, "seed": seed + 1000 + k}
-           for k in range(P["table1_runs"]) for c in CONFIGS]
-tab_t1, T1 = stored("table1", T1_KEYS)
+tab_t1, T1 = TABS["table1"]
 assert T1["valid"].dropna().all()
 _fin = T1[T1.completed.astype(bool)]
 tab1 = _fin.groupby("name")["avg_latency"].agg(["mean", "std", "max", "min"]).reindex(ORDER1)
@@ -513,15 +580,7 @@ glue_figure("rt-memory", fig)
 # ```
 
 # %%
-SA, SB = P["sweep_alphas"], P["sweep_betas"]
-SWEEP_FIX = (0.1, 0.2)  # 001 Figures 7/10 fix beta at 0.1 and 0.2; Figures 8/11 fix alpha at 0.1 and 0.2
-_sw = []
-for k in range(P["sweep_seeds"]):  # seed-major, then the high rate, alpha sweep before beta sweep
-    for r in P["rates"]:
-        _sw += [cfg("alpha-beta-clearing", a, b) | {"rate": r, "seed": seed + 2000 + k} for b in SWEEP_FIX for a in SA]
-        _sw += [cfg("alpha-beta-clearing", a, b) | {"rate": r, "seed": seed + 2000 + k} for a in SWEEP_FIX for b in SB]
-SW_KEYS = [{**LMK, "n": P["sweep_n"], **d} for d in {key_json(d): d for d in _sw}.values()]  # drop repeated points
-tab_sw, SW = stored("sweeps", SW_KEYS)
+tab_sw, SW = TABS["sweeps"]
 g("cap_sweeps", tab_sw.label)
 g("rt_sweep_n", P["sweep_n"])
 
@@ -604,18 +663,7 @@ glue_figure("rt-sweeps", fig)
 from kvlib.policies.wyz_lp import auto_time_step, compare_lp_orders, default_horizon
 from kvlib.core.model import Instance
 
-have = set(POLICIES)
-P002 = [("fcfs", {}), ("mc-sf", {})]
-P002 += [(p, o) for p, o in [("sorted-f", {"selector": "swap"}), ("sorted-f", {"selector": "quantile"})] if p in have]
-LP002 = [(p, {}) for p in ("sorted-lp", "lp-swap") if p in have]
-pending = [p for p in ("sorted-f", "sorted-lp", "lp-swap", "a-max", "a-min", "h-sf") if p not in have]
-if pending:
-    print("policies pending (not in kvlib.policies.POLICIES yet):", pending)
-# size-major (002's subsamples 200, 400, ..., 2,000): a partial table holds every scheduler at the smaller sizes
-M2_KEYS = [{**DATAK, "workload": "mixed002", "n": n, "seed": seed, "policy": p, **o}
-           for n in sorted(set(P["sizes_002"]) | set(P["lp_sizes_002"]))
-           for p, o in (P002 if n in P["sizes_002"] else []) + (LP002 if n in P["lp_sizes_002"] else [])]
-tab_m2, M2 = stored("mixed002", M2_KEYS)
+tab_m2, M2 = TABS["mixed002"]
 g("cap_mixed002", tab_m2.label)
 M2["name"] = [policy_label(p, {"selector": sel} if sel else {}) for p, sel in zip(M2["policy"], _opt(M2, "selector"))]
 M2 = M2.sort_values(["name", "n"], kind="stable")
@@ -791,11 +839,7 @@ display(styled(_lpx[["step D (rounds)", "Sorted-LP TEL, exact LP", "Sorted-LP TE
 # ## 003 Section 6: interval predictions
 
 # %% tags=["teach"]
-P003 = [p for p in ("a-max", "a-min", "h-sf") if p in have]
-PREDS = ["wide", "buckets", 0.1, 0.95, 0.99]
-# size-major (003's subsets 200, 400, ..., 2,000): a partial table holds every prediction and policy at the smaller sizes
-M3_KEYS = [{**LMK, "n": n, "seed": seed, "policy": p, "pred": pr} for n in P["sizes_003"] for pr in PREDS for p in P003]
-tab_m3, M3 = stored("intervals003", M3_KEYS)
+tab_m3, M3 = TABS["intervals003"]
 g("cap_intervals003", tab_m3.label)
 M3 = M3.sort_values("n", kind="stable")
 assert M3["valid"].all()
@@ -811,7 +855,8 @@ ax[0].legend(fontsize=7)
 fig.tight_layout()
 glue_figure("rt-003", fig)
 T3 = M3.pivot_table(index=["pred", "n"], columns="policy", values="avg_latency")
-n3 = int(max(n for n in T3.index.get_level_values(1) if (M3.n == n).sum() == len(PREDS) * len(P003)))
+n3 = int(max((n for n in T3.index.get_level_values(1) if (M3.n == n).sum() == len(PREDS) * len(P003)),
+              default=M3.n.min()))  # the largest size with every prediction and policy stored
 if {"a-max", "a-min", "h-sf"} <= set(P003):
     g("rt_003_n", n3)
     for pr_key, pr_name in (("wide", "[1,1000]"), ("x01", "x=0.1"), ("x099", "x=0.99")):
@@ -847,10 +892,7 @@ styled(T3.reset_index(), precision=2, caption=f"average latency (s); {tab_m3.lab
 # names the same policy.
 
 # %%
-SWP = [cfg("mc-sf"), cfg("mc-benchmark"), cfg("alpha-greedy", 0.3)]  # fcfs is mc-benchmark
-SP_KEYS = [{**DATAK, "workload": "splitwise", "n": P["splitwise_n"], "rate": r, "seed": seed, **c}
-           for r in P["splitwise_rates"] for c in SWP]
-tab_sp, SP = stored("splitwise", SP_KEYS)
+tab_sp, SP = TABS["splitwise"]
 assert SP["valid"].dropna().all()
 styled(SP.pivot_table(index="rate", columns="name", values="avg_latency").reset_index()
        .rename(columns={"rate": "rate (requests/s)"}), precision=2,
@@ -867,12 +909,7 @@ styled(SP.pivot_table(index="rate", columns="name", values="avg_latency").reset_
 # (H-SF knows $o$). FCFS with the test (5) is MC-Benchmark (001 Algorithm 2) and has one row.
 
 # %%
-nC = 200 if Q else 400
-ALL = [cfg("mc-sf"), cfg("mc-benchmark"), cfg("mc-sf2"), cfg("alpha-greedy", 0.3), cfg("alpha-beta-clearing", 0.2, 0.2)]
-ALL += [cfg(p, **o) for p, o in P002[2:] + LP002]
-ALL += [cfg(p, pred=0.5) for p in P003]
-C_KEYS = [{**DATAK, "workload": "mixed002", "n": nC, "seed": seed, **c} for c in ALL]
-tab_c, C = stored("allpolicies", C_KEYS)
+tab_c, C = TABS["allpolicies"]
 C["name"] = [nm if p in ("mc-sf", "mc-benchmark", "alpha-greedy", "alpha-beta-clearing")
              else policy_label(p, {"selector": sel} if sel else {})
              for nm, p, sel in zip(C["name"], C["policy"], _opt(C, "selector"))]
@@ -888,11 +925,13 @@ styled(C[["name", "pred", "completed", "valid", "avg_latency", "makespan", "evic
 # The full-mode numbers are recorded in {ref}`errata-001-real-data`.
 #
 # * **Absolute latencies.** Our Table 1 latencies are {glue:text}`rt_t1_ratio:.2f` times
-#   the paper's on average (in quick mode also with half the requests). The inputs differ in two
-#   ways we cannot remove: the LMSYS lengths are synthetic (matched only in range,
-#   mean, median and variance), and our batch-time model is a stand-in for Vidur's
-#   predictor (fitted to the same operator profiles but with a derived attention term
-#   and no CPU/scheduling overheads).
+#   the paper's on average (in quick mode also with half the requests). The inputs differ in
+#   three ways we cannot remove: the LMSYS lengths are synthetic (matched only in range,
+#   mean, median and variance of 003's *token* counts), while 001's lengths are *word* counts
+#   (its Section 5.2 takes each word of a response as an output token), so the two workloads
+#   measure the same conversations in different units against the same $M = 16{,}492$; and
+#   our batch-time model is a stand-in for Vidur's predictor (fitted to the same operator
+#   profiles but with a derived attention term and no CPU/scheduling overheads).
 # * **The alpha threshold** depends on the same two inputs and on our definition of an
 #   endless clearing loop (a round budget), so it is compared with the paper's only as
 #   an order of magnitude.
