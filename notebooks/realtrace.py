@@ -56,6 +56,11 @@ table1_n = None
 table1_runs = None
 alpha_grid = None
 alpha_grid_n = None
+alpha_grid_seeds = None
+sweep_n = None
+sweep_seeds = None
+sweep_alphas = None
+sweep_betas = None
 sizes_002 = None
 lp_sizes_002 = None
 lp_exact_n = None  # size of the exact-vs-approximate LP check
@@ -64,6 +69,7 @@ splitwise_rates = None
 splitwise_n = None
 
 # %%
+import os
 import time as _time
 
 _T0 = _time.perf_counter()
@@ -83,6 +89,9 @@ from kvlib.book.gluing import glue_value as g
 from kvlib.book.tables import styled
 from kvlib.book.provenance import data_files
 from kvlib.book.sweeps import run_specs
+from kvlib.book.realtrace import (PAPER_CONFIGS, PAPER_LENGTHS_001, PAPER_TABLE1, TIMING_COLUMNS, paper_name,
+                                  realtrace_row)
+from kvlib.book.store import Store, key_json
 from kvlib.serving.workloads import (ARXIV_CSV, SPLITWISE_CSV, SYNTHETIC_LABEL, lmsys_fit_table, load_arxiv,
                              load_splitwise, resolve_shared_dir)
 
@@ -97,6 +106,13 @@ DEFAULTS = {
     "table1_runs": 4 if Q else 50,
     "alpha_grid": [0.1, 0.2, 0.3, 0.4] if Q else [round(a, 2) for a in np.arange(0.0, 0.401, 0.01)],
     "alpha_grid_n": 500 if Q else 1000,
+    "alpha_grid_seeds": 1 if Q else 3,
+    # 001 Appendix C Figures 7-8 and 10-11: beta-clearing against alpha (beta = 0.1, 0.2) and
+    # against beta (alpha = 0.1, 0.2); 10,000 requests as in 001 Section 5.2's setup
+    "sweep_n": 500 if Q else 10000,
+    "sweep_seeds": 1 if Q else 3,
+    "sweep_alphas": [0.05, 0.1, 0.2, 0.3] if Q else [0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5],
+    "sweep_betas": [0.05, 0.1, 0.2, 0.5] if Q else [0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0],
     "sizes_002": [200, 400] if Q else list(range(200, 2001, 200)),
     "lp_sizes_002": [200, 400] if Q else list(range(200, 2001, 200)),
     "lp_exact_n": 60 if Q else 100,
@@ -128,8 +144,97 @@ def run_all(specs, desc):
     return run_specs(specs, base=BASE, n_jobs=n_jobs, backend=backend, desc=desc, progress=False)
 
 
+# The simulations behind the tables and figures below are rows of stored tables (kvlib.book.store):
+# one row = one (configuration, rate, size, seed) run of kvlib.book.realtrace.realtrace_row.
+if SHARED:
+    os.environ["KVBOOK_SHARED_DIR"] = str(SHARED)  # the rows (and their worker processes) read the same files
+store = Store("realtrace", mode=mode, parameters={k: globals()[k] for k in ("seed", *DEFAULTS)})
+LMK = {"workload": "lmsys", "memory": memory, **({"user_csv": user_csv} if user_csv else {})}
+DATAK = {"memory": memory, "data": "shared" if SHARED else "embedded", **({"user_csv": user_csv} if user_csv else {})}
+
+
+def cfg(policy, alpha=None, beta=None, **extra):
+    """A configuration as key entries: only the options it has."""
+    return {"policy": policy, **({"alpha": alpha} if alpha is not None else {}),
+            **({"beta": beta} if beta is not None else {}), **extra}
+
+
+def _opt(df, col):
+    return [None if v is None or (isinstance(v, float) and np.isnan(v)) else v
+            for v in (df[col] if col in df else [None] * len(df))]
+
+
+def stored(name, keys):
+    """The stored table ``name`` (one realtrace_row per key), its frame with the paper's names."""
+    tab = store.table(name, realtrace_row, keys, timing=TIMING_COLUMNS, jobs=n_jobs)
+    df = tab.frame.copy()
+    if len(df):
+        df["name"] = [paper_name(p, a, b) for p, a, b in zip(df["policy"], _opt(df, "alpha"), _opt(df, "beta"))]
+    return tab, df
+
+
 styled(data_files(SHARED, (ARXIV_CSV, SPLITWISE_CSV, "a100_llama2_70b_mlp.csv", "a100_pairwise_nvlink_all_reduce.csv"),
                   extra=[user_csv] if user_csv else ()), caption="data files (SHA-256 of those present)")
+
+# %% [markdown]
+# ## The plan: every stored table and its keys
+#
+# All simulations of this chapter, one stored table per experiment, built here in order of
+# priority (the tables of 001 Table 1 and Figure 3 first) and shown in the sections below.
+# MC-SF, MC-Benchmark and the six benchmark configurations of 001 Section 5.2 are listed
+# under the paper's names in `PAPER_CONFIGS`.
+
+# %% tags=["teach"]
+# MC-SF, MC-Benchmark and the six benchmark configurations of 001 Section 5.2, named as the paper does
+CONFIGS = [cfg(p, a, b) for p, a, b in PAPER_CONFIGS]
+ORDER1 = [paper_name(p, a, b) for p, a, b in PAPER_CONFIGS]
+have = set(POLICIES)
+P002 = [("fcfs", {}), ("mc-sf", {})]
+P002 += [(p, o) for p, o in [("sorted-f", {"selector": "swap"}), ("sorted-f", {"selector": "quantile"})] if p in have]
+LP002 = [(p, {}) for p in ("sorted-lp", "lp-swap") if p in have]
+pending = [p for p in ("sorted-f", "sorted-lp", "lp-swap", "a-max", "a-min", "h-sf") if p not in have]
+if pending:
+    print("policies pending (not in kvlib.policies.POLICIES yet):", pending)
+grid, nG = P["alpha_grid"], P["alpha_grid_n"]
+# seed-major, then the high rate: a partial table holds whole grids at lambda = 50 first
+G_KEYS = [{**LMK, **cfg("alpha-greedy", a), "n": nG, "rate": r, "seed": seed + k}
+          for k in range(P["alpha_grid_seeds"]) for r in P["rates"] for a in grid]
+# run-major, then the high rate: a partial table covers every configuration at lambda = 50 first
+F3_KEYS = [{**LMK, **c, "n": n, "rate": r, "seed": seed + k}
+           for k in range(P["fig3_runs"]) for r in P["rates"] for n in P["fig3_sizes"] for c in CONFIGS]
+# run-major: a partial table holds whole runs of all eight configurations
+T1_KEYS = [{**LMK, **c, "n": P["table1_n"], "rate": RATE_HI, "seed": seed + 1000 + k}
+           for k in range(P["table1_runs"]) for c in CONFIGS]
+SA, SB = P["sweep_alphas"], P["sweep_betas"]
+SWEEP_FIX = (0.1, 0.2)  # 001 Figures 7/10 fix beta at 0.1 and 0.2; Figures 8/11 fix alpha at 0.1 and 0.2
+_sw = []
+for k in range(P["sweep_seeds"]):  # seed-major, then the high rate, alpha sweep before beta sweep
+    for r in P["rates"]:
+        _sw += [cfg("alpha-beta-clearing", a, b) | {"rate": r, "seed": seed + 2000 + k} for b in SWEEP_FIX for a in SA]
+        _sw += [cfg("alpha-beta-clearing", a, b) | {"rate": r, "seed": seed + 2000 + k} for a in SWEEP_FIX for b in SB]
+SW_KEYS = [{**LMK, "n": P["sweep_n"], **d} for d in {key_json(d): d for d in _sw}.values()]  # drop repeated points
+# size-major (002's subsamples 200, 400, ..., 2,000): a partial table holds every scheduler at the smaller sizes
+M2_KEYS = [{**DATAK, "workload": "mixed002", "n": n, "seed": seed, "policy": p, **o}
+           for n in sorted(set(P["sizes_002"]) | set(P["lp_sizes_002"]))
+           for p, o in (P002 if n in P["sizes_002"] else []) + (LP002 if n in P["lp_sizes_002"] else [])]
+P003 = [p for p in ("a-max", "a-min", "h-sf") if p in have]
+PREDS = ["wide", "buckets", 0.1, 0.95, 0.99]
+# size-major (003's subsets 200, 400, ..., 2,000): a partial table holds every prediction and policy at the smaller sizes
+M3_KEYS = [{**LMK, "n": n, "seed": seed, "policy": p, "pred": pr} for n in P["sizes_003"] for pr in PREDS for p in P003]
+SWP = [cfg("mc-sf"), cfg("mc-benchmark"), cfg("alpha-greedy", 0.3)]  # fcfs is mc-benchmark
+SP_KEYS = [{**DATAK, "workload": "splitwise", "n": P["splitwise_n"], "rate": r, "seed": seed, **c}
+           for r in P["splitwise_rates"] for c in SWP]
+nC = 200 if Q else 400
+ALL = [cfg("mc-sf"), cfg("mc-benchmark"), cfg("mc-sf2"), cfg("alpha-greedy", 0.3), cfg("alpha-beta-clearing", 0.2, 0.2)]
+ALL += [cfg(p, **o) for p, o in P002[2:] + LP002]
+ALL += [cfg(p, pred=0.5) for p in P003]
+C_KEYS = [{**DATAK, "workload": "mixed002", "n": nC, "seed": seed, **c} for c in ALL]
+PLAN = [("table1", T1_KEYS), ("fig3", F3_KEYS), ("mixed002", M2_KEYS), ("intervals003", M3_KEYS),
+        ("splitwise", SP_KEYS), ("allpolicies", C_KEYS), ("alpha_grid", G_KEYS), ("sweeps", SW_KEYS)]
+TABS = {name: stored(name, keys) for name, keys in PLAN}
+styled(pd.DataFrame([{"table": name, "rows": len(keys), "stored or computed": TABS[name][0].n_rows,
+                      "label": TABS[name][0].label} for name, keys in PLAN]), caption="stored tables of this chapter")
+
 
 # %% [markdown]
 # ## The batch-time model
@@ -247,6 +352,30 @@ g("rt_ax_label", WL.loc[1, "label"])
 styled(WL, precision=1, caption="lengths in tokens")
 
 # %% [markdown]
+# **Words or tokens?** 001 Section 5.2 takes each *word* of a response as one output token and
+# reports word counts (its Appendix C Figure 5 plots the number of words); 002 Section 7 and
+# 003 Section 6 report tokenizer tokens of their LMSYS samples. Our generator produces token
+# counts (it is fitted to 003's token statistics), so its statistics are compared with the
+# token statistics of 002 and 003; 001's word statistics are shown beside them for reference,
+# not as the same quantity.
+
+# %%
+_lm = build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_csv": user_csv})
+LEN = pd.DataFrame([
+    {"source": "paper 001 Section 5.2 (10,000 conversations)", "unit": PAPER_LENGTHS_001["unit"],
+     **{k: PAPER_LENGTHS_001[k] for k in ("prompt_mean", "prompt_median", "output_mean", "output_median")}},
+    {"source": "paper 002 Section 7", "unit": "tokens", "prompt_mean": 41.84, "prompt_median": 12.0,
+     "output_mean": 85.35, "output_median": 43.0},
+    {"source": "paper 003 Section 6 (2,000 conversations)", "unit": "tokens", "prompt_mean": 41.0,
+     "prompt_median": 11.0, "output_mean": 85.0, "output_median": 43.0},
+    {"source": f"ours: {LM_LABEL}, {_lm.n:,} requests (seed {seed})", "unit": "tokens",
+     "prompt_mean": float(_lm.prompt.mean()), "prompt_median": float(np.median(_lm.prompt)),
+     "output_mean": float(_lm.output.mean()), "output_median": float(np.median(_lm.output))}])
+g("rt_len_prompt_mean", LEN.prompt_mean.iloc[-1])
+g("rt_len_output_mean", LEN.output_mean.iloc[-1])
+styled(LEN, precision=2, caption="LMSYS length statistics: the papers' (labelled) and ours")
+
+# %% [markdown]
 # ## 001 Section 5.2: MC-SF against the benchmarks ({glue:text}`rt_lmlabel`)
 #
 # Requests arrive by a Poisson process ($\lambda = 50$ per second, "high demand", and
@@ -259,52 +388,77 @@ styled(WL, precision=1, caption="lengths in tokens")
 # still exceeds $M$ (001 Section 5.2 does not say what happens then; this is our reading, and
 # `alpha-beta-clearing-redraw` is our variant that redraws until the survivors fit).
 #
+# 001 Section 5.2 compares MC-SF with MC-Benchmark and with **six benchmark configurations**:
+# $\alpha$-protection greedy with $\alpha = 0.3$ and $\alpha = 0.25$, and $\alpha$-protection
+# $\beta$-clearing with $\alpha \in \{0.2, 0.1\}$ and $\beta \in \{0.2, 0.1\}$. We run exactly
+# these eight and name them as the paper's Table 1 does ("Benchmark $\alpha = 0.2, \beta = 0.1$").
+#
+# **Stored results.** Every simulation below is one row of a stored table: one
+# (configuration, rate, number of requests, seed) run of `kvlib.book.realtrace.realtrace_row`,
+# with the number of requests, a hash of the instance and the average latency as columns that
+# a recomputation must reproduce exactly, and the scheduler's and simulator's seconds as
+# timings. Each caption states how many rows it rests on and where they were computed; the
+# keys are ordered so that an incomplete table holds every configuration at
+# $\lambda = 50$/s first.
+#
 # ### Smallest $\alpha$ without endless clearing
 #
 # A run is declared an endless clearing loop when it does not finish within ten times
-# the number of rounds FCFS needs on the same workload (plus 1,000), or when no request
-# completes for $4\max o + 100$ consecutive rounds. For each rate we report the smallest
+# the number of rounds MC-Benchmark needs on the same workload (plus 1,000), or when no request
+# completes for $4\max o + 100$ consecutive rounds. The same rule stops every run of the
+# $\alpha$-protection baselines below. For each rate we report the smallest
 # $\alpha$ of the grid at and above which every run of alpha-protection greedy finished
 # ("<= a" when even the smallest grid value never looped).
 
 # %% tags=["teach"]
 grid = P["alpha_grid"]
 nG = P["alpha_grid_n"]
-grid_seeds = [seed] if Q else [seed, seed + 1, seed + 2]
-ref = run_all([{"workload": "lmsys", "n": nG, "rate": r, "seed": s, "policy": "fcfs"} for r in P["rates"] for s in grid_seeds],
-              "fcfs reference")
-cap = {(r["rate"], r["seed"]): 10 * r["rounds"] + 1000 for _, r in ref.iterrows()}
-G = run_all([{"workload": "lmsys", "n": nG, "rate": r, "seed": s, "policy": "alpha-greedy", "opts": {"alpha": a},
-              "max_rounds": cap[(r, s)], "check": False} for r in P["rates"] for s in grid_seeds for a in grid],
-            "alpha grid")
-G["alpha"] = G["opts"].map(lambda o: o["alpha"])
-A_HI, A_LO = (smallest_stable_alpha(G, r) for r in (RATE_HI, RATE_LO))
-g("rt_alpha_hi", format_alpha(A_HI, grid))
-g("rt_alpha_lo", format_alpha(A_LO, grid))
+tab_grid, G = TABS["alpha_grid"]
+
+
+def _smallest(rate):
+    try:
+        return smallest_stable_alpha(G, rate)
+    except KeyError:  # no stored run at this rate yet
+        return float("nan")
+
+
+A_HI, A_LO = _smallest(RATE_HI), _smallest(RATE_LO)
+def _fa(a, rate):
+    if len(G) == 0 or not (G.rate == rate).any():
+        return "no stored run"
+    return "not reached on the grid" if np.isnan(a) else format_alpha(a, grid)
+
+
+g("rt_alpha_hi", _fa(A_HI, RATE_HI))
+g("rt_alpha_lo", _fa(A_LO, RATE_LO))
+g("cap_alpha_grid", tab_grid.label)
+g("rt_alpha_grid_txt", f"{grid[0]}, {grid[1]}, ..., {grid[-1]}" if len(grid) > 2 else ", ".join(map(str, grid)))
+g("rt_alpha_grid_n", nG)
 styled(pd.DataFrame({"rate (requests/s)": [RATE_HI, RATE_LO],
-                     "smallest alpha (ours)": [format_alpha(A_HI, grid), format_alpha(A_LO, grid)],
+                     "smallest alpha (ours)": [_fa(A_HI, RATE_HI), _fa(A_LO, RATE_LO)],
                      "paper (001)": [0.21, 0.24], "grid": [f"{grid[0]}..{grid[-1]}"] * 2, "n": [nG] * 2,
-                     "workload": [LM_LABEL] * 2}), formats={"paper (001)": "{:.2f}"})
+                     "runs": [int((G.rate == r).sum()) if len(G) else 0 for r in (RATE_HI, RATE_LO)],
+                     "workload": [LM_LABEL] * 2}), formats={"paper (001)": "{:.2f}"},
+       caption=f"smallest alpha without endless clearing; {tab_grid.label}")
 
 # %% [markdown]
 # Ours: {glue:text}`rt_alpha_hi` at high demand, {glue:text}`rt_alpha_lo` at low demand
-# (the paper's: 0.21 and 0.24), on {glue:text}`rt_lmlabel` data.
+# (the paper's: 0.21 and 0.24), on {glue:text}`rt_lmlabel` data, over the grid
+# {glue:text}`rt_alpha_grid_txt` (the paper's step 0.01) with {glue:text}`rt_alpha_grid_n:d` requests per run
+# (the size of the paper's grid search is not stated; ours is Table 1's); {glue:text}`cap_alpha_grid`.
 #
 # ### Figure 3: average latency against the number of requests
 
 # %%
-A_USE = max(0.3, float(np.nan_to_num(max(A_HI, A_LO), nan=0.3)))
-BENCH = [("mc-sf", {}), ("mc-benchmark", {}), ("alpha-greedy", {"alpha": A_USE}),
-         ("alpha-beta-clearing", {"alpha": A_USE, "beta": 0.5})]
-
-F3 = run_all([{"workload": "lmsys", "n": n, "rate": r, "seed": seed + k, "policy": p, "opts": o}
-              for r in P["rates"] for n in P["fig3_sizes"] for k in range(P["fig3_runs"]) for p, o in BENCH], "figure 3")
-F3["name"] = [policy_label(p, o) for p, o in zip(F3["policy"], F3["opts"])]
+tab_f3, F3 = TABS["fig3"]
 assert F3["valid"].dropna().all()
+g("cap_fig3", tab_f3.label)
 fig, ax = plt.subplots(1, 2, figsize=(8, 3.4), sharey=False)
 slopes = []
 for j, r in enumerate(P["rates"]):
     sub = F3[F3.rate == r].groupby(["name", "n"])["avg_latency"].mean().unstack(0)
+    sub = sub[[c for c in ORDER1 if c in sub.columns]]
     for c in sub.columns:
         y = sub[c].dropna()
         ax[j].plot(y.index, y.values, "o-", label=c)
@@ -314,28 +468,35 @@ for j, r in enumerate(P["rates"]):
     ax[j].legend(fontsize=6)
 fig.tight_layout()
 glue_figure("rt-fig3", fig)
-S = pd.DataFrame(slopes)
+S = pd.DataFrame(slopes, columns=["rate", "policy", "slope (s per request)"])
 S["1/slope"] = 1 / S["slope (s per request)"]
-paper_slope = {(RATE_HI, "mc-sf"): "1/6", (RATE_LO, "mc-sf"): "1/800"}
+paper_slope = {(RATE_HI, "MC-SF"): "1/6", (RATE_LO, "MC-SF"): "1/800"}
 S["paper (001)"] = [paper_slope.get((r, p), "best benchmark ~1/2" if r == RATE_HI else "best benchmark ~1/100")
                     for r, p in zip(S.rate, S.policy)]
 
-bench_hi = min(slope_of(S, RATE_HI, policy_label(p, o)) for p, o in BENCH[1:])
-bench_lo = min(slope_of(S, RATE_LO, policy_label(p, o)) for p, o in BENCH[1:])
-g("rt_s_sf_hi", 1 / slope_of(S, RATE_HI, "mc-sf"))
-g("rt_s_b_hi", 1 / bench_hi)
-g("rt_s_sf_lo", 1 / slope_of(S, RATE_LO, "mc-sf"))
-g("rt_s_b_lo", 1 / bench_lo)
-styled(S.rename(columns={"rate": "rate (requests/s)"}), formats={"slope (s per request)": "{:.5f}", "1/slope": "{:.1f}"})
+
+def _best_bench(rate):
+    v = [slope_of(S, rate, nm) for nm in ORDER1[1:]]
+    v = [x for x in v if not np.isnan(x)]
+    return min(v) if v else float("nan")
+
+
+g("rt_s_sf_hi", 1 / slope_of(S, RATE_HI, "MC-SF"))
+g("rt_s_b_hi", 1 / _best_bench(RATE_HI))
+g("rt_s_sf_lo", 1 / slope_of(S, RATE_LO, "MC-SF"))
+g("rt_s_b_lo", 1 / _best_bench(RATE_LO))
+styled(S.rename(columns={"rate": "rate (requests/s)"}), formats={"slope (s per request)": "{:.5f}", "1/slope": "{:.1f}"},
+       caption=f"fitted slopes; {tab_f3.label}")
 
 # %% [markdown]
 # ```{glue:figure} rt-fig3
 # :name: fig-rt-fig3
 #
 # 001 Figure 3 setting: average latency against the number of requests at $\lambda = 50$/s
-# (left) and $10$/s (right); {glue:text}`rt_lmlabel` lengths, $M = 16{,}492$, sizes
-# {glue:text}`rt_fig3_sizes`, {glue:text}`rt_fig3_runs` run(s) per point
-# ({glue:text}`rt_mode` mode).
+# (left) and $10$/s (right) for MC-SF, MC-Benchmark and the six benchmark configurations of
+# 001 Section 5.2; {glue:text}`rt_lmlabel` lengths, $M = 16{,}492$, sizes
+# {glue:text}`rt_fig3_sizes` (the paper's), up to {glue:text}`rt_fig3_runs` run(s) per point,
+# averaged over the runs that finished; {glue:text}`cap_fig3`.
 # ```
 #
 # Fitted slopes ({ref}`figure <fig-rt-fig3>`; seconds of average latency per additional request; we print
@@ -345,40 +506,51 @@ styled(S.rename(columns={"rate": "rate (requests/s)"}), formats={"slope (s per r
 # 1/100). A negative or huge 1/slope means the latency does not grow measurably with
 # the number of requests at that load. All {glue:text}`rt_lmlabel`.
 #
-# ### Table 1: repeated runs at $\lambda = 50$ (the paper: 1,000 requests, 50 runs)
+# ### Table 1: repeated runs at $\lambda = 50$ (the paper: 1,000 requests, 50 runs, eight configurations)
 
 # %% tags=["teach"]
-T1_POL = [("mc-sf", {}), ("mc-benchmark", {})] + [("alpha-greedy", {"alpha": a}) for a in (0.25, 0.3)] + [
-    ("alpha-beta-clearing", {"alpha": 0.3, "beta": b}) for b in (0.2, 0.5)]
-T1 = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": RATE_HI, "seed": seed + 1000 + k, "policy": p,
-               "opts": o} for k in range(P["table1_runs"]) for p, o in T1_POL], "table 1")
-T1["name"] = [policy_label(p, o) for p, o in zip(T1["policy"], T1["opts"])]
-tab1 = T1.groupby("name", sort=False)["avg_latency"].agg(["mean", "std", "max", "min"])
-tab1["unfinished runs"] = T1.groupby("name", sort=False)["completed"].apply(lambda c: int((~c).sum()))
-tab1["paper average (001 Table 1)"] = [{"mc-sf": 32.112, "mc-benchmark": 46.472, "alpha-greedy(alpha=0.3)": 51.933}.get(i, "-")
-                                       for i in tab1.index]
-g("rt_t1_sf", tab1.loc["mc-sf", "mean"])
-g("rt_t1_mb", tab1.loc["mc-benchmark", "mean"])
-g("rt_t1_a3", tab1.loc["alpha-greedy(alpha=0.3)", "mean"])
+tab_t1, T1 = TABS["table1"]
+assert T1["valid"].dropna().all()
+_fin = T1[T1.completed.astype(bool)]
+tab1 = _fin.groupby("name")["avg_latency"].agg(["mean", "std", "max", "min"]).reindex(ORDER1)
+tab1["runs"] = T1.groupby("name").size().reindex(ORDER1).fillna(0).astype(int)
+tab1["unfinished runs"] = T1.groupby("name")["completed"].apply(lambda c: int((~c.astype(bool)).sum())).reindex(
+    ORDER1).fillna(0).astype(int)
+for j, stat in enumerate(("mean", "std", "max", "min")):
+    tab1[f"paper {stat}"] = [PAPER_TABLE1[nm][j] for nm in tab1.index]
+g("rt_t1_sf", tab1.loc["MC-SF", "mean"])
+g("rt_t1_mb", tab1.loc["MC-Benchmark", "mean"])
+g("rt_t1_a3", tab1.loc["Benchmark α = 0.3", "mean"])
 g("rt_t1_n", P["table1_n"])
-_ours = [tab1.loc[k, "mean"] for k in ("mc-sf", "mc-benchmark", "alpha-greedy(alpha=0.3)")]
+_ours = np.array([tab1.loc[k, "mean"] for k in ORDER1[:3]])
 _order_ok = bool(_ours[0] < _ours[1] < _ours[2])
 g("rt_t1_order", "agrees with the paper's (MC-SF < MC-Benchmark < alpha = 0.3)" if _order_ok
      else "differs from the paper's (MC-SF < MC-Benchmark < alpha = 0.3)")
-g("rt_t1_ratio", float(np.mean(np.array(_ours) / np.array([32.112, 46.472, 51.933]))))
-g("rt_t1_runs", P["table1_runs"])
-styled(tab1.rename(columns={c: f"{c} (s)" for c in ("mean", "std", "max", "min")}).rename_axis("policy").reset_index(),
-       formats={"paper average (001 Table 1)": lambda v: v if isinstance(v, str) else f"{v:.3f}"},
-       caption=f"{P['table1_runs']} runs of {P['table1_n']} requests, λ = {RATE_HI:g}/s, {LM_LABEL}; statistics over "
-               "the runs that finished (a run stopped as an endless clearing loop counts in 'unfinished runs')")
+g("rt_t1_ratio", float(np.nanmean(tab1["mean"] / tab1["paper mean"])))
+g("rt_t1_runs", int(tab1["runs"].min()))
+g("rt_t1_std_lo", float(tab1["std"].min()))
+g("rt_t1_std_hi", float(tab1["std"].max()))
+g("rt_t1_unfinished", int(tab1["unfinished runs"].sum()))
+g("rt_t1_unfinished_cfg", ", ".join(f"{nm} ({k})" for nm, k in tab1["unfinished runs"].items() if k) or "none")
+g("cap_table1", tab_t1.label)
+styled(tab1.rename(columns={c: f"{c} (s)" for c in ("mean", "std", "max", "min")})
+       .rename_axis("configuration (001 Table 1)").reset_index(),
+       precision=3,
+       caption=f"001 Table 1 setting: {P['table1_n']} requests, λ = {RATE_HI:g}/s, {LM_LABEL}; statistics over the "
+               "runs that finished (a run stopped as an endless clearing loop counts in 'unfinished runs'); "
+               f"'paper' columns: 001 Appendix C Table 1 (50 runs); ours: {tab_t1.label}")
 
 # %% [markdown]
-# Over {glue:text}`rt_t1_runs` runs of {glue:text}`rt_t1_n` requests
-# ({glue:text}`rt_lmlabel`): MC-SF {glue:text}`rt_t1_sf:.3f` s, MC-Benchmark
-# {glue:text}`rt_t1_mb:.3f` s, alpha-protection greedy with $\alpha = 0.3$
-# {glue:text}`rt_t1_a3:.3f` s; the paper's: 32.112, 46.472 and 51.933. Our ordering
-# {glue:text}`rt_t1_order`; our averages are on average {glue:text}`rt_t1_ratio:.2f`
-# times the paper's (see "Disagreements" below).
+# Over at least {glue:text}`rt_t1_runs` runs of {glue:text}`rt_t1_n` requests per configuration
+# ({glue:text}`rt_lmlabel`; {glue:text}`cap_table1`): MC-SF {glue:text}`rt_t1_sf:.3f` s, MC-Benchmark
+# {glue:text}`rt_t1_mb:.3f` s, Benchmark $\alpha = 0.3$ {glue:text}`rt_t1_a3:.3f` s; the paper's
+# (001 Table 1): 32.112, 46.472 and 51.933. Our ordering {glue:text}`rt_t1_order`; over the
+# eight configurations our averages are on average {glue:text}`rt_t1_ratio:.2f` times the
+# paper's (see "Disagreements" below). Our standard deviations over the seeds range from
+# {glue:text}`rt_t1_std_lo:.3f` s to {glue:text}`rt_t1_std_hi:.3f` s (the paper's: 0.310 to 1.457 s);
+# each of our seeds draws new lengths as well as new arrival times. Runs stopped as endless
+# clearing loops: {glue:text}`rt_t1_unfinished:d` in all, by configuration:
+# {glue:text}`rt_t1_unfinished_cfg`.
 #
 # ### Memory over time and the $\alpha$ and $\beta$ sweeps (001 Figures 6-11)
 #
@@ -387,15 +559,18 @@ styled(tab1.rename(columns={c: f"{c} (s)" for c in ("mean", "std", "max", "min")
 # alpha-protection baselines.
 
 # %%
-MEM = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": RATE_HI, "seed": seed, "policy": p, "opts": o,
-                "keep_trace": True} for p, o in T1_POL[:3] + T1_POL[-1:]], "memory traces")
+_MEMP = [("mc-sf", {}, RATE_HI), ("mc-sf", {}, RATE_LO), ("mc-benchmark", {}, RATE_HI),
+         ("alpha-beta-clearing", {"alpha": 0.1, "beta": 0.1}, RATE_HI)]
+MEM = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": r, "seed": seed, "policy": p, "opts": o,
+                "keep_trace": True} for p, o, r in _MEMP], "memory traces")
 fig, axs = plt.subplots(2, 2, figsize=(8, 5.2), sharey=True)
 ax = axs.ravel()
 for a_, (_, r) in zip(ax, MEM.iterrows()):
     ts, mem = r["trace"]
     a_.plot(ts, mem, lw=0.6)
     a_.axhline(memory, color="k", ls=":", lw=0.8)
-    a_.set(title=policy_label(r["policy"], r["opts"]) + ("" if r["completed"] else "\nendless clearing: stopped"),
+    a_.set(title=paper_name(r["policy"], r["opts"].get("alpha"), r["opts"].get("beta")) + f", λ = {r['rate']:g}/s"
+           + ("" if r["completed"] else "\nendless clearing: stopped"),
            xlabel="time (s)")
 ax[0].set_ylabel("KV tokens held")
 ax[2].set_ylabel("KV tokens held")
@@ -406,44 +581,66 @@ glue_figure("rt-memory", fig)
 # ```{glue:figure} rt-memory
 # :name: fig-rt-memory
 #
-# KV tokens held over time for four policies (001 Figures 6-11 setting), $\lambda = 50$/s,
-# {glue:text}`rt_table1_n` {glue:text}`rt_lmlabel` requests, one run each; dotted: $M = 16{,}492$
-# ({glue:text}`rt_mode` mode).
+# KV tokens held over time (001 Figures 6 and 9 show MC-SF at high and low demand; we add
+# MC-Benchmark and Benchmark $\alpha = 0.1, \beta = 0.1$ at high demand),
+# {glue:text}`rt_table1_n` {glue:text}`rt_lmlabel` requests, one run each, computed live;
+# dotted: $M = 16{,}492$ ({glue:text}`rt_mode` mode).
 # ```
 
 # %%
-alphas = [0.2, 0.25, 0.3, 0.35, 0.4] if Q else [round(a, 2) for a in np.arange(0.15, 0.501, 0.05)]
-betas = [0.1, 0.3, 0.5, 0.7, 1.0] if Q else [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0]
-SW = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": r, "seed": seed, "policy": p, "opts": {"alpha": a, **({"beta": 0.5} if p == "alpha-beta-clearing" else {})},
-               "check": False} for r in P["rates"] for a in alphas for p in ("alpha-greedy", "alpha-beta-clearing")]
-             + [{"workload": "lmsys", "n": P["table1_n"], "rate": r, "seed": seed, "policy": "alpha-beta-clearing",
-                 "opts": {"alpha": 0.3, "beta": b}, "check": False} for r in P["rates"] for b in betas], "alpha/beta sweeps")
-SW["alpha"] = SW.opts.map(lambda o: o["alpha"])
-SW["beta"] = SW.opts.map(lambda o: o.get("beta", 1.0))  # alpha-greedy clears every running request (beta = 1)
-fig, ax = plt.subplots(1, 2, figsize=(8, 3.4))
-for r in P["rates"]:
-    for p in ("alpha-greedy", "alpha-beta-clearing"):
-        d = SW[(SW.rate == r) & (SW.policy == p) & (SW.alpha.isin(alphas)) & ((SW.beta == 0.5) | (p == "alpha-greedy"))]
-        d = d.drop_duplicates("alpha").sort_values("alpha")
-        ax[0].plot(d.alpha, d.avg_latency, "o-", label=f"{p}, λ = {r:g}/s")
-    d = SW[(SW.rate == r) & (SW.policy == "alpha-beta-clearing") & (SW.alpha == 0.3)].drop_duplicates("beta").sort_values("beta")
-    ax[1].plot(d.beta, d.avg_latency, "o-", label=f"α = 0.3, λ = {r:g}/s")
-ax[0].set(xlabel="α", ylabel="average latency (s)", title="α sweep")
-ax[1].set(xlabel="β", ylabel="average latency (s)", title="β sweep")
-for a_ in ax:
-    a_.legend(fontsize=6)
+tab_sw, SW = TABS["sweeps"]
+g("cap_sweeps", tab_sw.label)
+g("rt_sweep_n", P["sweep_n"])
+
+
+def _all_or_nan(v):
+    """Mean latency of a point, NaN (not drawn) if any of its runs was stopped as an endless loop."""
+    return float(v.mean()) if len(v) and v.notna().all() else float("nan")
+
+
+fig, ax = plt.subplots(2, 2, figsize=(8, 6.4))
+for j, r in enumerate(P["rates"]):
+    d = SW[SW.rate == r] if len(SW) else SW
+    for b in SWEEP_FIX:
+        e = d[(d.beta == b) & d.alpha.isin(SA)].groupby("alpha")["avg_latency"].agg(_all_or_nan)
+        ax[j, 0].plot(e.index, e.values, "o-", label=f"β = {b:g}")
+    for a in SWEEP_FIX:
+        e = d[(d.alpha == a) & d.beta.isin(SB)].groupby("beta")["avg_latency"].agg(_all_or_nan)
+        ax[j, 1].plot(e.index, e.values, "o-", label=f"α = {a:g}")
+    ax[j, 0].set(xlabel="α", ylabel="average latency (s)", title=f"α sweep, λ = {r:g}/s (001 Fig. {7 if j == 0 else 10})")
+    ax[j, 1].set(xlabel="β", ylabel="average latency (s)", title=f"β sweep, λ = {r:g}/s (001 Fig. {8 if j == 0 else 11})")
+for a_ in ax.ravel():
+    a_.legend(fontsize=7)
 fig.tight_layout()
+_swt = SW.groupby(["rate", "alpha", "beta"]).agg(runs=("avg_latency", "size"), finished=("completed", "sum"),
+                                                 latency=("avg_latency", "mean")).reset_index() if len(SW) else SW
+for j, r in enumerate(P["rates"]):
+    d = _swt[(_swt.rate == r) & (_swt.finished == _swt.runs)] if len(_swt) else _swt
+    best = d.loc[d.latency.idxmin()] if len(d) else None
+    if best is not None:
+        g(f"rt_sw_best_{j}", f"α = {best.alpha:g}, β = {best.beta:g} ({best.latency:.1f} s)")
+    else:
+        g(f"rt_sw_best_{j}", "no point with every run finished" if len(_swt) and (_swt.rate == r).any()
+          else "no stored run yet")
 glue_figure("rt-sweeps", fig)
 
 # %% [markdown]
 # ```{glue:figure} rt-sweeps
 # :name: fig-rt-sweeps
 #
-# Average latency of the alpha-protection baselines against $\alpha$ (left; $\beta = 0.5$ for
-# $\beta$-clearing) and of $\beta$-clearing against $\beta$ (right; $\alpha = 0.3$), one run of
-# {glue:text}`rt_table1_n` {glue:text}`rt_lmlabel` requests per point ({glue:text}`rt_mode` mode).
-# Missing points are runs stopped as endless clearing loops.
+# 001 Figures 7-8 (top, $\lambda = 50$/s) and 10-11 (bottom, $\lambda = 10$/s) settings:
+# average latency of $\alpha$-protection $\beta$-clearing against $\alpha$ with $\beta = 0.1, 0.2$
+# (left) and against $\beta$ with $\alpha = 0.1, 0.2$ (right), {glue:text}`rt_sweep_n:d`
+# {glue:text}`rt_lmlabel` requests, mean over the seeds of each point; a point is missing when one
+# of its runs was stopped as an endless clearing loop; {glue:text}`cap_sweeps`.
 # ```
+#
+# The paper's figures are not legible in our copy of the text, so our grids are chosen to cover
+# the ranges its text discusses (it reports that $\alpha \in [0.15, 0.25]$ and
+# $\beta \in [0.05, 0.25]$ minimise latency at high demand, $\alpha \in [0.10, 0.25]$ and
+# $\beta \in [0.05, 0.20]$ at low demand, and that $\alpha < 0.1$ degrades). The lowest
+# latency among our points with every run finished: {glue:text}`rt_sw_best_0` at
+# $\lambda = 50$/s and {glue:text}`rt_sw_best_1` at $\lambda = 10$/s.
 
 # %% [markdown]
 # ## 002 Section 7: mixed LMSYS-like and arXiv requests at $t = 0$
@@ -459,7 +656,7 @@ glue_figure("rt-sweeps", fig)
 # 002 Figure EC.2 (Appendix EC.5) repeats it for Sorted-F and LP-Swap alone, whose curves
 # nearly coincide. We redraw Figure 8 (the Sorted-F and LP-Swap numbers of EC.2 are among
 # its curves and in the scheduler-time section), then add a view of our own that is not
-# a figure of 002: the distribution of the individual latencies at the largest size,
+# a figure of 002: statistics of the individual latencies at the largest size,
 # split by source (LMSYS-like vs arXiv), which shows who pays for each policy's average.
 # The scheduler times come last.
 #
@@ -478,24 +675,12 @@ glue_figure("rt-sweeps", fig)
 from kvlib.policies.wyz_lp import auto_time_step, compare_lp_orders, default_horizon
 from kvlib.core.model import Instance
 
-have = set(POLICIES)
-P002 = [("fcfs", {}), ("mc-sf", {})]
-P002 += [(p, o) for p, o in [("sorted-f", {"selector": "swap"}), ("sorted-f", {"selector": "quantile"})] if p in have]
-LP002 = [(p, {}) for p in ("sorted-lp", "lp-swap") if p in have]
-pending = [p for p in ("sorted-f", "sorted-lp", "lp-swap", "a-max", "a-min", "h-sf") if p not in have]
-if pending:
-    print("policies pending (not in kvlib.policies.POLICIES yet):", pending)
-nmax2 = max(P["sizes_002"])
-specs = [{"workload": "mixed002", "n": n, "seed": seed, "policy": p, "opts": o, "keep_latency": n == nmax2}
-         for n in P["sizes_002"] for p, o in P002]
-specs += [{"workload": "mixed002", "n": n, "seed": seed, "policy": p, "opts": o, "keep_latency": n == nmax2}
-          for n in P["lp_sizes_002"] for p, o in LP002]
-specs.sort(key=lambda d: -d["n"])  # the largest (slowest) runs first, so the two workers finish together
-M2 = run_all(specs, "002 mixed")
-M2["name"] = [policy_label(p, o) for p, o in zip(M2["policy"], M2["opts"])]
-M2["scheduler_s"] = M2["reset_s"] + M2["decision_s"]
+tab_m2, M2 = TABS["mixed002"]
+g("cap_mixed002", tab_m2.label)
+M2["name"] = [policy_label(p, {"selector": sel} if sel else {}) for p, sel in zip(M2["policy"], _opt(M2, "selector"))]
 M2 = M2.sort_values(["name", "n"], kind="stable")
 assert M2["valid"].all()
+nmax2 = int(M2.n.max())
 ORDER2 = [c for c in (policy_label(p, o) for p, o in P002 + LP002) if c in set(M2.name)]
 fig, ax = plt.subplots(figsize=(6, 3.6))
 for nm in ORDER2:
@@ -506,6 +691,8 @@ ax.legend(fontsize=7)
 fig.tight_layout()
 glue_figure("rt-002-fig8", fig)
 T2 = M2.pivot_table(index="n", columns="name", values="avg_latency")[ORDER2]
+_nonlp = [c for c in ORDER2 if c not in {policy_label(p, o) for p, o in LP002}]
+nmax2 = int(max((n for n in T2.index if T2.loc[n, _nonlp].notna().all()), default=T2.index.max()))  # largest complete size
 g("rt_002_n", nmax2)
 g("rt_002_sf", T2.loc[nmax2, "mc-sf"])
 g("rt_002_fcfs", T2.loc[nmax2, "fcfs"])
@@ -513,7 +700,7 @@ g("rt_002_sorted", T2.loc[nmax2, "sorted-f(selector=swap)"] if "sorted-f(selecto
 g("rt_002_quant", T2.loc[nmax2, "sorted-f(selector=quantile)"] if "sorted-f(selector=quantile)" in T2 else float("nan"))
 g("rt_002_quant_ratio", T2.loc[nmax2, "sorted-f(selector=quantile)"] / T2.loc[nmax2, "sorted-f(selector=swap)"]
   if {"sorted-f(selector=quantile)", "sorted-f(selector=swap)"} <= set(T2) else float("nan"))
-styled(T2.reset_index(), precision=2, caption="average latency (s)")
+styled(T2.reset_index(), precision=2, caption=f"average latency (s); {tab_m2.label}")
 
 # %% [markdown]
 # ```{glue:figure} rt-002-fig8
@@ -521,7 +708,7 @@ styled(T2.reset_index(), precision=2, caption="average latency (s)")
 #
 # 002 Figure 8 (our reading): average latency against the number of requests, mixed workload
 # (80 % {glue:text}`rt_lmlabel`, 20 % arXiv) all at $t = 0$, $M = 16{,}492$, sizes
-# {glue:text}`rt_sizes_002` ({glue:text}`rt_mode` mode).
+# {glue:text}`rt_sizes_002` (002's); {glue:text}`cap_mixed002`.
 # ```
 #
 # *002 Figure 8, our reading* ({ref}`figure <fig-rt-002-fig8>`; average latency in seconds against the number of
@@ -536,35 +723,37 @@ styled(T2.reset_index(), precision=2, caption="average latency (s)")
 
 # %%
 big = M2[M2.n == nmax2].set_index("name").loc[[c for c in ORDER2 if c in set(M2[M2.n == nmax2].name)]]
-fig, ax = plt.subplots(1, 2, figsize=(8, 3.6), sharey=True)
-for j, src in enumerate(("LMSYS-like", "arXiv")):
-    for nm, r in big.iterrows():
-        lat = np.sort(r["latency_s"][r["source"] == src])
-        ax[j].plot(lat, np.arange(1, len(lat) + 1) / len(lat), label=f"{nm} (mean {lat.mean():.0f} s)")
-    ax[j].set(xlabel="latency (s)", title=f"{src} requests ({int((big.iloc[0]['source'] == src).sum())} of {nmax2})")
-    ax[j].legend(fontsize=6)
-ax[0].set_ylabel("fraction of requests")
-fig.tight_layout()
-glue_figure("rt-002-ec2", fig)
-EC2 = pd.DataFrame({nm: {f"{src} {stat}": float(f(r["latency_s"][r["source"] == src]))
-                         for src in ("LMSYS-like", "arXiv")
-                         for stat, f in (("mean", np.mean), ("median", np.median), ("p90", lambda v: np.quantile(v, 0.9)))}
+SRC = (("LMSYS-like", "lmsys"), ("arXiv", "arxiv"))
+STATS = ("mean", "median", "p90")
+EC2 = pd.DataFrame({nm: {f"{src} {stat}": r[f"{tag}_{stat}"] for src, tag in SRC for stat in STATS}
                     for nm, r in big.iterrows()}).T
 EC2["scheduler time (s)"] = big["scheduler_s"]
+fig, ax = plt.subplots(1, 2, figsize=(8, 3.6), sharey=True)
+xs = np.arange(len(STATS))
+for j, (src, tag) in enumerate(SRC):
+    wd = 0.8 / max(len(big), 1)
+    for i, (nm, r) in enumerate(big.iterrows()):
+        ax[j].bar(xs + i * wd, [r[f"{tag}_{st}"] for st in STATS], wd, label=nm)
+    ax[j].set_xticks(xs + 0.4 - wd / 2, STATS)
+    ax[j].set(title=f"{src} requests ({int(big.iloc[0][f'{tag}_count'])} of {nmax2})")
+    ax[j].legend(fontsize=6)
+ax[0].set_ylabel("latency (s)")
+fig.tight_layout()
+glue_figure("rt-002-ec2", fig)
 g("rt_ec2_sf_ax", EC2.loc["mc-sf", "arXiv mean"])
 g("rt_ec2_sf_lm", EC2.loc["mc-sf", "LMSYS-like mean"])
 g("rt_ec2_fcfs_lm", EC2.loc["fcfs", "LMSYS-like mean"])
 g("rt_ec2_fcfs_ax", EC2.loc["fcfs", "arXiv mean"])
 styled(EC2.rename(columns=lambda c: c if c.endswith("(s)") else f"{c} (s)").rename_axis("policy").reset_index(),
-       precision=2, caption="per-request latency")
+       precision=2, caption=f"per-request latency at {nmax2} requests; {tab_m2.label}")
 
 # %% [markdown]
 # ```{glue:figure} rt-002-ec2
 # :name: fig-rt-002-ec2
 #
-# Per-request latency (our view of 002 Figure 8's experiment): distribution at
-# {glue:text}`rt_002_n:d` requests, LMSYS-like (left) and arXiv (right) requests of the mixed
-# workload, all at $t = 0$ ({glue:text}`rt_mode` mode).
+# Per-request latency (our view of 002 Figure 8's experiment): mean, median and 90th percentile
+# at {glue:text}`rt_002_n:d` requests, LMSYS-like (left) and arXiv (right) requests of the mixed
+# workload, all at $t = 0$; {glue:text}`cap_mixed002`.
 # ```
 #
 # *Per-request latencies* ({ref}`figure <fig-rt-002-ec2>`). At {glue:text}`rt_002_n:d` requests the arXiv
@@ -588,15 +777,16 @@ _w = build_workload({"workload": "mixed002", "n": nmax2, "seed": seed, "shared_d
                      "user_csv": user_csv})
 _H = default_horizon(np.zeros(nmax2, dtype=np.int64), _w.prompt, _w.output, memory)
 STEP_MAX = auto_time_step(np.zeros(nmax2, dtype=np.int64), _w.output, _H)
-NLP = max(P["lp_sizes_002"])
+_lpn = [n for n in TS.index if all(nm in TS and pd.notna(TS.loc[n, nm]) for nm in ("sorted-lp", "lp-swap"))]
+NLP = max(_lpn) if _lpn else max(P["lp_sizes_002"])  # the largest size with both LP schedulers stored
 g("rt_lp_H", int(_H))
 g("rt_lp_mvars", float(nmax2 * _H - _w.output.sum()) / 1e6)
 g("rt_lp_step", int(STEP_MAX))
 g("rt_lp_nmax", int(NLP))
 for key, nm in (("slp", "sorted-lp"), ("lps", "lp-swap"), ("sfs", "sorted-f(selector=swap)")):
-    g(f"rt_002_t_{key}", TS.loc[NLP, nm] if nm in TS else float("nan"))
-    g(f"rt_002_{key}", T2.loc[NLP, nm] if nm in T2 else float("nan"))
-styled(TS.reset_index(), precision=2, caption="scheduler time (s)")
+    g(f"rt_002_t_{key}", TS.loc[NLP, nm] if nm in TS and NLP in TS.index else float("nan"))
+    g(f"rt_002_{key}", T2.loc[NLP, nm] if nm in T2 and NLP in T2.index else float("nan"))
+styled(TS.reset_index(), precision=2, caption=f"scheduler time (s), measured when the rows were computed; {tab_m2.label}")
 
 # %% [markdown]
 # ```{glue:figure} rt-002-sched
@@ -661,10 +851,9 @@ display(styled(_lpx[["step D (rounds)", "Sorted-LP TEL, exact LP", "Sorted-LP TE
 # ## 003 Section 6: interval predictions
 
 # %% tags=["teach"]
-P003 = [p for p in ("a-max", "a-min", "h-sf") if p in have]
-PREDS = ["wide", "buckets", 0.1, 0.95, 0.99]
-M3 = run_all([{"workload": "lmsys", "n": n, "rate": None, "seed": seed, "policy": p, "pred": pr}
-              for pr in PREDS for n in P["sizes_003"] for p in P003], "003 intervals")
+tab_m3, M3 = TABS["intervals003"]
+g("cap_intervals003", tab_m3.label)
+M3 = M3.sort_values("n", kind="stable")
 assert M3["valid"].all()
 M3["pred"] = M3["pred"].map(lambda x: {"wide": "[1,1000]", "buckets": "10 buckets"}.get(x, f"x={x}"))
 fig, axs = plt.subplots(3, 2, figsize=(8, 8))
@@ -678,7 +867,8 @@ ax[0].legend(fontsize=7)
 fig.tight_layout()
 glue_figure("rt-003", fig)
 T3 = M3.pivot_table(index=["pred", "n"], columns="policy", values="avg_latency")
-n3 = max(P["sizes_003"])
+n3 = int(max((n for n in T3.index.get_level_values(1) if (M3.n == n).sum() == len(PREDS) * len(P003)),
+              default=M3.n.min()))  # the largest size with every prediction and policy stored
 if {"a-max", "a-min", "h-sf"} <= set(P003):
     g("rt_003_n", n3)
     for pr_key, pr_name in (("wide", "[1,1000]"), ("x01", "x=0.1"), ("x099", "x=0.99")):
@@ -686,7 +876,7 @@ if {"a-max", "a-min", "h-sf"} <= set(P003):
             g(f"rt_003_{pr_key}_{pol.replace('-', '')}", T3.loc[(pr_name, n3), pol])
     _better = [pr for pr in T3.index.get_level_values(0).unique() if T3.loc[(pr, n3), "a-min"] < T3.loc[(pr, n3), "a-max"]]
     g("rt_003_amin_better", ", ".join(_better) if _better else "none")
-styled(T3.reset_index(), precision=2, caption="average latency (s)")
+styled(T3.reset_index(), precision=2, caption=f"average latency (s); {tab_m3.label}")
 
 # %% [markdown]
 # ```{glue:figure} rt-003
@@ -694,7 +884,7 @@ styled(T3.reset_index(), precision=2, caption="average latency (s)")
 #
 # 003 Figures 5-7 setting: average latency of A_max, A_min and H-SF against the number of
 # requests (sizes {glue:text}`rt_sizes_003`, {glue:text}`rt_lmlabel`, all at $t = 0$) for each
-# interval prediction ({glue:text}`rt_mode` mode).
+# interval prediction; {glue:text}`cap_intervals003`.
 # ```
 #
 # At {glue:text}`rt_003_n` requests ({glue:text}`rt_lmlabel`; {ref}`figure <fig-rt-003>`): with the uninformative
@@ -714,14 +904,11 @@ styled(T3.reset_index(), precision=2, caption="average latency (s)")
 # names the same policy.
 
 # %%
-SWP = [("mc-sf", {}), ("mc-benchmark", {}), ("alpha-greedy", {"alpha": A_USE})]  # fcfs is mc-benchmark
-SP = run_all([{"workload": "splitwise", "n": P["splitwise_n"], "rate": r, "seed": seed, "policy": p, "opts": o}
-              for r in P["splitwise_rates"] for p, o in SWP], "splitwise")
-SP["name"] = [policy_label(p, o) for p, o in zip(SP["policy"], SP["opts"])]
+tab_sp, SP = TABS["splitwise"]
 assert SP["valid"].dropna().all()
 styled(SP.pivot_table(index="rate", columns="name", values="avg_latency").reset_index()
        .rename(columns={"rate": "rate (requests/s)"}), precision=2,
-       caption=f"average latency (s), first {P['splitwise_n']} requests of {WL.loc[2, 'label']}")
+       caption=f"average latency (s), first {P['splitwise_n']} requests of {WL.loc[2, 'label']}; {tab_sp.label}")
 
 # %% [markdown]
 # ## Every policy on one workload
@@ -734,19 +921,15 @@ styled(SP.pivot_table(index="rate", columns="name", values="avg_latency").reset_
 # (H-SF knows $o$). FCFS with the test (5) is MC-Benchmark (001 Algorithm 2) and has one row.
 
 # %%
-nC = 200 if Q else 400
-ALL = [("mc-sf", {}, None), ("mc-benchmark", {}, None), ("mc-sf2", {}, None),
-       ("alpha-greedy", {"alpha": A_USE}, None), ("alpha-beta-clearing", {"alpha": A_USE, "beta": 0.5}, None)]
-ALL += [(p, o, None) for p, o in P002[2:] + LP002]
-ALL += [(p, {}, 0.5) for p in P003]
-C = run_all([{"workload": "mixed002", "n": nC, "rate": None, "seed": seed, "policy": p, "opts": o, "pred": pr}
-             for p, o, pr in ALL], "all policies")
-C["name"] = [policy_label(p, o) for p, o in zip(C["policy"], C["opts"])]
-C["scheduler_s"] = C["reset_s"] + C["decision_s"]
+tab_c, C = TABS["allpolicies"]
+C["name"] = [nm if p in ("mc-sf", "mc-benchmark", "alpha-greedy", "alpha-beta-clearing")
+             else policy_label(p, {"selector": sel} if sel else {})
+             for nm, p, sel in zip(C["name"], C["policy"], _opt(C, "selector"))]
+C["pred"] = _opt(C, "pred")
 styled(C[["name", "pred", "completed", "valid", "avg_latency", "makespan", "evictions", "scheduler_s"]]
        .sort_values("avg_latency").rename(columns={"name": "policy", "pred": "x", "avg_latency": "avg latency (s)",
                                                    "makespan": "makespan (s)", "scheduler_s": "sched. time (s)"}),
-       caption=f"{nC} requests, mixed 002 workload ({LM_LABEL} + arXiv), all at t = 0, M = {memory:,} tokens")
+       caption=f"{nC} requests, mixed 002 workload ({LM_LABEL} + arXiv), all at t = 0, M = {memory:,} tokens; {tab_c.label}")
 
 # %% [markdown]
 # ## Disagreements with the papers
@@ -754,11 +937,13 @@ styled(C[["name", "pred", "completed", "valid", "avg_latency", "makespan", "evic
 # The full-mode numbers are recorded in {ref}`errata-001-real-data`.
 #
 # * **Absolute latencies.** Our Table 1 latencies are {glue:text}`rt_t1_ratio:.2f` times
-#   the paper's on average (in quick mode also with half the requests). The inputs differ in two
-#   ways we cannot remove: the LMSYS lengths are synthetic (matched only in range,
-#   mean, median and variance), and our batch-time model is a stand-in for Vidur's
-#   predictor (fitted to the same operator profiles but with a derived attention term
-#   and no CPU/scheduling overheads).
+#   the paper's on average (in quick mode also with half the requests). The inputs differ in
+#   three ways we cannot remove: the LMSYS lengths are synthetic (matched only in range,
+#   mean, median and variance of 003's *token* counts), while 001's lengths are *word* counts
+#   (its Section 5.2 takes each word of a response as an output token), so the two workloads
+#   measure the same conversations in different units against the same $M = 16{,}492$; and
+#   our batch-time model is a stand-in for Vidur's predictor (fitted to the same operator
+#   profiles but with a derived attention term and no CPU/scheduling overheads).
 # * **The alpha threshold** depends on the same two inputs and on our definition of an
 #   endless clearing loop (a round budget), so it is compared with the paper's only as
 #   an order of magnitude.

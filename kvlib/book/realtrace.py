@@ -1,0 +1,166 @@
+"""Store rows for the real-trace chapter (``notebooks/realtrace.py``): one continuous-time simulation per row.
+
+:func:`realtrace_row` runs one (configuration, rate, size, seed) simulation with
+:func:`kvlib.serving.experiments.run_spec` and returns flat output columns for the results store
+(:mod:`kvlib.book.store`): the number of requests, a hash of the instance, the average latency
+(seconds; NaN when the run was stopped), completion and checker verdict, makespan, rounds,
+evictions, peak memory, and the scheduler's and the simulation's seconds (timing columns).
+
+Endless clearing.  The alpha-protection baselines of 001 Section 5.2 can clear and re-admit
+forever.  For them the row first runs MC-Benchmark (FCFS with the look-ahead test) on the same
+workload and stops the baseline after ``ROUND_CAP`` times as many rounds plus 1,000; such a run
+counts as an endless clearing loop (``completed`` False).  The simulator's own stall rule (no
+request completes for ``4 max o + 100`` rounds) applies to every policy.
+
+:data:`PAPER_CONFIGS` lists MC-SF, MC-Benchmark and the six benchmark configurations of
+001 Section 5.2 in the order of 001 Appendix C Table 1; :data:`PAPER_TABLE1` holds the values
+that table reports (the paper's numbers, for display beside ours); :func:`paper_name` names a
+configuration as the paper does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import numpy as np
+
+from kvlib.serving.experiments import build_workload, run_spec
+from kvlib.serving.realtime import PAPER_MEMORY
+
+__all__ = ["ROUND_CAP", "PAPER_CONFIGS", "PAPER_TABLE1", "PAPER_LENGTHS_001", "paper_name", "config_opts",
+           "workload_hash", "realtrace_row", "TIMING_COLUMNS", "IGNORE_COLUMNS"]
+
+ROUND_CAP = 10
+CLEARING = ("alpha-greedy", "alpha-beta-clearing")
+TIMING_COLUMNS = ["scheduler_s", "sim_s"]
+IGNORE_COLUMNS: list[str] = []
+
+# (policy, alpha, beta) in the order of 001 Appendix C Table 1: MC-SF, MC-Benchmark and the six
+# benchmark configurations named in 001 Section 5.2 (alpha = 0.3, 0.25; alpha, beta in {0.2, 0.1}).
+PAPER_CONFIGS: list[tuple[str, float | None, float | None]] = [
+    ("mc-sf", None, None), ("mc-benchmark", None, None),
+    ("alpha-greedy", 0.3, None), ("alpha-greedy", 0.25, None),
+    ("alpha-beta-clearing", 0.2, 0.2), ("alpha-beta-clearing", 0.2, 0.1),
+    ("alpha-beta-clearing", 0.1, 0.2), ("alpha-beta-clearing", 0.1, 0.1),
+]
+
+# 001 Appendix C Table 1 (the paper's numbers): average latency in seconds over 50 runs of 1,000
+# requests at lambda = 50 per second: average, standard deviation, maximum, minimum.
+PAPER_TABLE1: dict[str, tuple[float, float, float, float]] = {
+    "MC-SF": (32.112, 0.354, 33.097, 31.505),
+    "MC-Benchmark": (46.472, 0.310, 47.135, 45.838),
+    "Benchmark α = 0.3": (51.933, 0.324, 52.532, 51.204),
+    "Benchmark α = 0.25": (51.046, 0.351, 51.757, 50.279),
+    "Benchmark α = 0.2, β = 0.2": (50.401, 0.343, 51.035, 49.700),
+    "Benchmark α = 0.2, β = 0.1": (50.395, 0.360, 51.083, 49.586),
+    "Benchmark α = 0.1, β = 0.2": (53.393, 1.457, 56.357, 49.488),
+    "Benchmark α = 0.1, β = 0.1": (50.862, 0.946, 53.978, 49.086),
+}
+
+# 001 Section 5.2 (dataset overview): the paper's length statistics of its LMSYS sample. The
+# paper counts WORDS (it takes each word of the response as an output token, and its Appendix C
+# Figure 5 plots word counts), not tokenizer tokens.
+PAPER_LENGTHS_001 = {"unit": "words", "prompt_mean": 40.62, "prompt_median": 11.0,
+                     "output_mean": 85.32, "output_median": 45.0}
+
+
+def paper_name(policy: str, alpha: float | None = None, beta: float | None = None) -> str:
+    """A configuration as 001 names it: ``MC-SF``, ``MC-Benchmark``, ``Benchmark α = 0.2, β = 0.1``.
+
+    Other policies keep their registry name (with ``alpha``/``beta`` appended when given).
+    """
+    if policy == "mc-sf":
+        return "MC-SF"
+    if policy == "mc-benchmark":
+        return "MC-Benchmark"
+    if policy == "alpha-greedy":
+        if alpha is None:
+            raise ValueError("paper_name: alpha-greedy needs alpha")
+        return f"Benchmark α = {alpha:g}"
+    if policy == "alpha-beta-clearing":
+        if alpha is None or beta is None:
+            raise ValueError("paper_name: alpha-beta-clearing needs alpha and beta")
+        return f"Benchmark α = {alpha:g}, β = {beta:g}"
+    extra = ([f"α = {alpha:g}"] if alpha is not None else []) + ([f"β = {beta:g}"] if beta is not None else [])
+    return policy + (f" ({', '.join(extra)})" if extra else "")
+
+
+def config_opts(policy: str, alpha=None, beta=None, selector=None) -> dict:
+    """The policy options of a row key (only those given)."""
+    opts = {}
+    if alpha is not None:
+        opts["alpha"] = float(alpha)
+    if beta is not None:
+        opts["beta"] = float(beta)
+    if selector is not None:
+        opts["selector"] = str(selector)
+    return opts
+
+
+def workload_hash(w, memory: int) -> str:
+    """First 16 hex digits of the SHA-256 of a continuous-time instance (M, arrival seconds, s, o)."""
+    h = hashlib.sha256()
+    h.update(str(int(memory)).encode())
+    h.update(np.asarray(w.arrival_s, dtype=np.float64).tobytes())
+    for arr in (w.prompt, w.output):
+        h.update(np.asarray(arr, dtype=np.int64).tobytes())
+    return h.hexdigest()[:16]
+
+
+def realtrace_row(*, workload: str, policy: str, n: int, seed: int, rate: float | None = None,
+                  alpha: float | None = None, beta: float | None = None, selector: str | None = None,
+                  pred=None, memory: int = PAPER_MEMORY, data: str | None = None,
+                  user_csv: str | None = None) -> dict:
+    """One continuous-time simulation (see the module docstring); deterministic in its arguments.
+
+    ``workload``, ``n``, ``rate``, ``seed`` and ``user_csv`` are those of
+    :func:`kvlib.serving.experiments.build_workload`; ``alpha``, ``beta``, ``selector`` are the
+    policy's options; ``pred`` the 003 interval prediction.  ``data`` (for the arXiv and
+    Splitwise files): ``"shared"`` reads them from the shared data directory (``$KVBOOK_SHARED_DIR``,
+    else ``../shared/data`` beside the repository; an error if absent), ``"embedded"`` uses the
+    labelled synthetic stand-ins.  The key holds no path, so stored rows do not depend on where
+    the repository lies; the ``data_sha256`` column records which file was read.  For the mixed 002 workload the row also reports the mean, median and
+    90th percentile of the latency of the LMSYS-like and of the arXiv requests.
+    """
+    from kvlib.serving.workloads import resolve_shared_dir
+
+    if data not in (None, "shared", "embedded"):
+        raise ValueError(f"realtrace_row: data must be 'shared' or 'embedded', got {data!r}")
+    sd = None
+    if data == "shared":
+        sd = resolve_shared_dir(os.environ.get("KVBOOK_SHARED_DIR") or "../shared/data")
+        if sd is None:
+            raise FileNotFoundError("realtrace_row: data='shared' but no shared data directory was found "
+                                    "(set KVBOOK_SHARED_DIR or place it at ../shared/data beside the repository)")
+    spec = {"workload": workload, "n": int(n), "rate": rate, "seed": int(seed), "policy": policy,
+            "opts": config_opts(policy, alpha, beta, selector), "memory": int(memory),
+            "shared_dir": str(sd) if sd else None, "user_csv": user_csv}
+    if pred is not None:
+        spec["pred"] = pred
+    if policy in CLEARING:
+        ref = run_spec(dict(spec, policy="mc-benchmark", opts={}, pred=None, check=False))
+        if not ref["completed"]:
+            raise RuntimeError(f"realtrace_row: the MC-Benchmark reference run did not finish ({ref['stall']})")
+        spec["max_rounds"] = ROUND_CAP * int(ref["rounds"]) + 1000
+    mixed = workload == "mixed002"
+    spec["keep_latency"] = mixed
+    r = run_spec(spec)
+    w = build_workload(spec)
+    out = {
+        "n_requests": int(w.n), "instance": workload_hash(w, memory), "data_sha256": w.sha256 or "",
+        "avg_latency": float(r["avg_latency"]), "completed": bool(r["completed"]),
+        "valid": None if r["valid"] is None else bool(r["valid"]),
+        "makespan": float(r["makespan"]), "rounds": int(r["rounds"]), "evictions": int(r["evictions"]),
+        "peak_memory": int(r["peak_memory"]), "stall": r["stall"] or "",
+        "max_rounds": int(spec.get("max_rounds") or 0),
+        "scheduler_s": float(r["reset_s"] + r["decision_s"]), "sim_s": float(r["wall_s"]),
+    }
+    if mixed:
+        lat, src = np.asarray(r["latency_s"], dtype=float), np.asarray(r["source"])
+        for tag, name in (("lmsys", "LMSYS-like"), ("arxiv", "arXiv")):
+            v = lat[src == name]
+            out[f"{tag}_count"] = int(v.size)
+            for stat, f in (("mean", np.mean), ("median", np.median), ("p90", lambda x: np.quantile(x, 0.9))):
+                out[f"{tag}_{stat}"] = float(f(v)) if v.size else float("nan")
+    return out

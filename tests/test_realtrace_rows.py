@@ -1,0 +1,62 @@
+"""Row function of the real-trace chapter's stored tables (kvlib.book.realtrace)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from kvlib.book.realtrace import (PAPER_CONFIGS, PAPER_LENGTHS_001, PAPER_TABLE1, ROUND_CAP, TIMING_COLUMNS,
+                                  paper_name, realtrace_row)
+from kvlib.book.store import Table
+from kvlib.serving.experiments import run_spec
+
+
+def _strip(row):
+    return {k: v for k, v in row.items() if k not in TIMING_COLUMNS}
+
+
+def test_row_is_deterministic_and_checked():
+    key = dict(workload="lmsys", policy="mc-sf", n=80, rate=50.0, seed=3)
+    a, b = realtrace_row(**key), realtrace_row(**key)
+    assert _strip(a) == _strip(b)
+    assert a["n_requests"] == 80 and a["completed"] and a["valid"] is True
+    assert len(a["instance"]) == 16 and a["avg_latency"] > 0 and a["max_rounds"] == 0
+    # another seed is another instance
+    assert realtrace_row(**{**key, "seed": 4})["instance"] != a["instance"]
+
+
+def test_clearing_policy_gets_the_round_cap_of_mc_benchmark():
+    key = dict(workload="lmsys", n=80, rate=50.0, seed=3)
+    row = realtrace_row(policy="alpha-beta-clearing", alpha=0.2, beta=0.1, **key)
+    ref = run_spec(dict(key, policy="mc-benchmark", check=False))
+    assert row["max_rounds"] == ROUND_CAP * ref["rounds"] + 1000
+    # the benchmark and MC-SF see the same instance
+    assert row["instance"] == realtrace_row(policy="mc-sf", **key)["instance"]
+
+
+def test_mixed_workload_reports_both_sources():
+    row = realtrace_row(workload="mixed002", policy="mc-sf", n=50, seed=1, data="embedded")
+    assert row["lmsys_count"] + row["arxiv_count"] == 50 and row["arxiv_count"] == 10
+    assert row["arxiv_p90"] >= row["arxiv_median"] and not math.isnan(row["lmsys_mean"])
+
+
+def test_bad_data_argument_is_named():
+    with pytest.raises(ValueError, match="data"):
+        realtrace_row(workload="mixed002", policy="mc-sf", n=20, seed=1, data="/some/path")
+
+
+def test_paper_names_match_table1():
+    assert [paper_name(*c) for c in PAPER_CONFIGS] == list(PAPER_TABLE1)
+    assert paper_name("alpha-beta-clearing", 0.1, 0.2) == "Benchmark α = 0.1, β = 0.2"
+    assert paper_name("sorted-f") == "sorted-f" and paper_name("x", 0.5) == "x (α = 0.5)"
+    with pytest.raises(ValueError):
+        paper_name("alpha-greedy")
+    assert PAPER_LENGTHS_001["unit"] == "words"
+    # 001 Table 1: the minimum never exceeds the average, the maximum never falls below it
+    assert all(mn <= avg <= mx for avg, _, mx, mn in PAPER_TABLE1.values())
+
+
+def test_table_summary_while_rows_are_computed():
+    t = Table("c", "t", "write", "full", None, {}, 5)
+    assert t.n_rows == 0 and t.commits == [] and t.summary()["rows"] == 0
