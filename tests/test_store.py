@@ -187,3 +187,12 @@ def test_label_of_a_table_still_being_written_has_its_creation_date():
     t = Table("demo", "tels", "read", "full", frame, {"created": "2026-01-02T03:04:05+00:00", "status": "running"}, 3)
     assert "1 of 3 rows" in t.label and "on 2026-01-02" in t.label
     assert "on an unknown date" in Table("demo", "tels", "read", "full", frame, {}, 3).label
+
+
+def test_rows_from_the_shared_data_are_recognised():
+    from kvlib.book.store import row_needs_shared_data
+
+    assert row_needs_shared_data({"data_sha256": "ab12", "_key": "{}"})
+    assert row_needs_shared_data({"workload": "synthetic + real trace: x.csv", "_key": "{}"})
+    assert row_needs_shared_data({"_key": '{"data":"shared","n":3}'})
+    assert not row_needs_shared_data({"data_sha256": "", "workload": "lmsys", "_key": '{"data":"embedded"}'})
