@@ -33,6 +33,14 @@ E. (Theorem 7's step before the last line) s = (4, 6, 3), o = (5, 5, 6), M = 12 
    t = (0, 0, 6 delta_2 = 30).  sum_g delta_g N_{>g} = 5*2 + 5*1 = 15; sum (p_i - t_g) = 0 + 5 - 20
    = -15; sum o = 16.  The step claims 6 * 15 + 16 = 106 <= 6 (15 - 15 + 16) = 96: false.  The
    theorem's conclusion still holds here (every W_h is one request: TEL(Optimal_align) = 31 = OPT).
+
+F. (Theorem 8, the smallest counterexample we found: none with n = 2, s, o <= 4, M <= 10; with
+   n = 3, s, o <= 4 the least M is 7) s = (1, 1, 1), o = (1, 4, 4), M = 7 (peaks 2, 5, 5; {1, 2} does
+   not fit).  F: {0} = 1 < {0, 1} = {0, 2} = 5/4 < {1} = {2} = 4: X_1 = {0}, X_2 = {1}, X_3 = {2}.
+   Group rule: k = 1: 5/4 > 1; k = 2: (4 + 4)/4 = 2 <= 4, terminal.  TEL(group) = TEL(align) =
+   4 * 1 + 9 = 13.  Optimal schedules (TEL 12): starts (0, 0, 3) and (0, 3, 0); for either,
+   delta = (4, 3), Z = ({0, long one started at 0}, {the other}), W_1 = Z_1 (peak 7), obar_1 = 5/2,
+   TEL(Optimal_align) = 5/2 + 9 = 23/2 < 13.
 """
 
 from fractions import Fraction
@@ -90,6 +98,33 @@ def test_hand_c_theorem8_counterexample():
     assert r["thm3_holds"] and all(r[k] for k in HOLDS)  # every other link holds here
     # the brute-force optimum is this schedule, so the default path reproduces it
     assert not wc.chain_values(inst)["thm8_holds"]
+
+
+def test_hand_f_smallest_theorem8_counterexample_for_every_optimal_schedule():
+    """Erratum: 002 Theorem 8 fails at s = (1, 1, 1), o = (1, 4, 4), M = 7 (hand check F), whichever
+    optimal schedule Theorem 7's transform starts from (all optimal start vectors enumerated)."""
+    import itertools
+
+    from kvlib.core.checker import check_schedule
+    from kvlib.core.model import Schedule
+
+    inst = Instance.at_zero([1, 1, 1], [1, 4, 4], 7)
+    _, _, bl = wc.sf_run(inst)
+    assert [b.tolist() for b in bl] == [[0], [1], [2]] and wc.groups(bl, inst.output) == [[0, 1], [2]]
+    assert wc.align_tel(bl, inst.output) == 13
+    tels = {}
+    for p in itertools.product(*[range(10 - int(x)) for x in inst.output]):
+        rep = check_schedule(inst, Schedule(p))
+        if rep.valid:
+            tels[p] = rep.tel
+    best = min(tels.values())
+    optimal = sorted(p for p, v in tels.items() if v == best)
+    assert best == 12 and optimal == [(0, 0, 3), (0, 3, 0)]
+    for p in optimal:
+        oa = wc.optimal_align(inst.prompt, inst.output, 7, p)
+        assert oa["deltas"] == [4, 3] and oa["tel"] == Fraction(23, 2)
+        r = wc.chain_values(inst, opt_starts=p)
+        assert not r["thm8_holds"] and r["tel_align"] == 13 and r["tel_opt_align"] == 11.5
 
 
 def test_hand_d_theorem7_final_identity():

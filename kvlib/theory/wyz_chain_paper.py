@@ -52,6 +52,40 @@ instance) and :func:`chain_row` (a seeded random instance; a row function for th
 ``epsilon(M)`` terms (Definition 1) cannot be evaluated on a finite instance: we report the exact
 memory fill of the batches Definition 1 speaks about instead.
 
+Differences from the reconstruction in :mod:`kvlib.policies.wyz` (``proof_chain``, ``CHAIN_LINKS``)
+----------------------------------------------------------------------------------------------------
+
+* separate: the same object (batches back to back in Phase-1 order).
+* group: there, batches sorted into geometric length classes ``ceil(log2 max o)`` and serialised;
+  here (002), consecutive batches merged by the F-based rule above and started *together* — not a
+  feasible schedule, evaluated by 002's formula.
+* align: there, every batch's length rounded up to a power of two and its start aligned to a
+  multiple of it (a feasible, later schedule, so ``group <= align`` by construction); here (002),
+  the outputs of each group's *terminal batch* replaced by their average (``align <= group``).
+* Optimal_align: there, the best aligned batched schedule over all partitions (a DP, ``>= OPT``);
+  here (002), one optimal schedule cut into temporal groups ``Z_g`` and greedy batches ``W_h`` with
+  averaged outputs (can be below OPT).
+* the bridge: there, a step "not among 002's theorems"; in 002 it is Theorem 8.
+* 002's chain also has Lemma 2 / (EC.3), Definition 1 and Inequalities (2), (3), checked here.
+
+Keys of :func:`chain_values`
+----------------------------
+
+``tel_*`` the objects' TELs (``tel_separate`` by the checker, ``tel_separate_paper`` by the formula
+the proof of Theorem 5 writes, the others by 002's formulas); ``thm{3..8}_ratio`` and ``*_holds``
+the links with the paper's constants (:data:`CLAIMS`); ``thm4_starts_dominated`` the proof's
+``p_{k,j} <= p'_{k,j}``; ``lemma1_holds``, ``lemma2_holds``, ``lemma2_sum_le_4``, ``ec3_holds``;
+``thm5_terminal_blocked`` (each non-final terminal batch plus ``r_{b_m+1,1}`` violates the
+constraint: the finite content of "nearly saturates"); ``def1_terminal_fill_min`` and
+``ineq2_eta_min`` / ``ineq2_holds`` (Definition 1 and Inequality (2) *without* the ``epsilon(M)``
+slack: on small ``M`` they fail routinely, which says nothing about the asymptotic claim);
+``eq3_W_fill_min`` (Inequality (3), same caveat); Theorem 7's steps: ``thm7_window_holds``
+(window of ``Z_g`` shorter than ``delta_{g-1} + delta_g``), ``thm7_group_sum_le_3delta`` (the
+display's ``sum_{h in g} obar_h <= 3 (delta_{g-1} + delta_g)``), ``thm7_dropped_within_group``
+(the within-group term the display sets to ``epsilon``), ``thm7_last_step_holds`` (the display's
+second-to-last ``<=``), ``thm7_final_expr`` / ``thm7_final_identity_holds`` (its last ``=``, with
+``t_g`` as printed) and ``thm7_identity_with_T_holds`` (the same with ``t_g = T_{g-1}``).
+
 Reading choices: Sorted-F uses Phase-1 selector ``"exact"`` (Algorithm 1 line 4's argmin, ties to
 the larger ``|X|``) with the peak constraint ``sum (s + o) <= M`` that the proof and Definition 1
 use, and Phase 2 of :func:`kvlib.policies.wyz.sorted_f`.  Optimal is one optimal schedule
