@@ -125,6 +125,11 @@ def test_hand_f_smallest_theorem8_counterexample_for_every_optimal_schedule():
         assert oa["deltas"] == [4, 3] and oa["tel"] == Fraction(23, 2)
         r = wc.chain_values(inst, opt_starts=p)
         assert not r["thm8_holds"] and r["tel_align"] == 13 and r["tel_opt_align"] == 11.5
+    # two copies of every request, M doubled: still violated (26 vs 23); three copies: not (35 vs 85/2)
+    r2 = wc.chain_values(Instance.at_zero([1] * 6, [1, 1, 4, 4, 4, 4], 14))
+    assert (r2["tel_align"], r2["tel_opt_align"], r2["thm8_holds"]) == (26, 23, False)
+    r3 = wc.chain_values(Instance.at_zero([1] * 9, [1] * 3 + [4] * 6, 21))
+    assert (r3["tel_align"], r3["tel_opt_align"], r3["thm8_holds"]) == (35, 42.5, True)
 
 
 def test_hand_d_theorem7_final_identity():
