@@ -322,12 +322,17 @@ def read_store_log(name: str) -> dict[str, Any]:
         return {}
 
 
-def banner_cell(mode: str, store: str, log: dict[str, Any]) -> Any:
+def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None = None) -> Any:
     """The note at the top of a page: what scale its numbers are and where they come from."""
     import nbformat
 
     tables = list((log.get("tables") or {}).values())
-    if mode == "quick":
+    if mode == "quick" and fallback:
+        text = ("```{admonition} CI-scale numbers (quick mode)\n:class: warning\n"
+                "The paper-scale results of this chapter are not all stored yet "
+                f"({fallback}), so this page was built in quick mode: its experiments ran live, at "
+                "CI scale (few trials, small instances), when the page was built.\n```")
+    elif mode == "quick":
         text = ("```{admonition} CI-scale numbers (quick mode)\n:class: warning\n"
                 "This page was built in quick mode: its experiments ran live, at CI scale (few trials, "
                 "small instances), when the page was built. The paper-scale numbers are the stored "
@@ -364,6 +369,7 @@ def run_one(
     cell_timeout: float | None,
     store: str = "off",
     fresh: bool = False,
+    fallback: str | None = None,
 ) -> dict[str, Any]:
     """Convert and execute one chapter; never raises, returns a manifest record."""
     import nbformat
@@ -418,7 +424,7 @@ def run_one(
         log = read_store_log(name)
         record["tables"] = list((log.get("tables") or {}).values())
         if name != STATUS_CHAPTER:
-            insert_banner(nb, banner_cell(mode, store, log))
+            insert_banner(nb, banner_cell(mode, store, log, fallback))
         stderr_cells = cells_writing_stderr(nb)
         if stderr_cells:
             record["stderr_cells"] = stderr_cells
@@ -461,6 +467,8 @@ def run_one(
         final.unlink(missing_ok=True)  # never leave a stale chapter behind
     record["finished"] = now_iso()
     record["wall_time_s"] = round(time.perf_counter() - t0, 3)
+    if fallback:
+        record["fallback"] = fallback
     if store == "write" and record["status"] == "ok" and record.get("tables"):
         write_regeneration_record(record)
     return record
@@ -534,6 +542,16 @@ def report_stderr(rec: dict[str, Any]) -> None:
     for c in rec.get("stderr_cells", []):
         print(f"[run_chapters] note: {rec['chapter']}: cell {c['cell_index']} wrote to stderr "
               f"(removed from the page): {c['first_line']}", file=sys.stderr)
+
+
+def missing_table(rec: dict[str, Any]) -> str | None:
+    """If a chapter failed because a stored table it reads does not exist yet: which one."""
+    err = rec.get("error") or {}
+    text = f"{err.get('ename', '')}: {err.get('evalue', '')}"
+    m = re.search(r"(results/[\w.-]+/[\w.-]+\.csv) does not exist", text)
+    if err.get("ename") == "StoreError" and m:
+        return f"{m.group(1)} has not been computed"
+    return None
 
 
 # --------------------------------------------------------------------------- progress
@@ -693,6 +711,19 @@ def main(argv: list[str] | None = None) -> int:
             if rec["status"] == "ok":
                 print(f"[run_chapters] {name}: ok in {rec['wall_time_s']:.1f} s")
                 report_stderr(rec)
+            elif args.store == "read" and missing_table(rec):
+                # the stored full-mode results of this chapter are incomplete: build its page in
+                # quick mode instead, and say so at the top of the page
+                reason = missing_table(rec)
+                print(f"[run_chapters] {name}: {reason}; building it in quick mode instead", flush=True)
+                rec = run_one(name, chapters[name]["quick"], "quick", shared_dir, args.cell_timeout,
+                              "off", False, reason)
+                manifest["chapters"][name] = rec
+                write_manifest(manifest, list(chapters))
+                if rec["status"] == "ok":
+                    print(f"[run_chapters] {name}: ok in quick mode in {rec['wall_time_s']:.1f} s")
+                else:
+                    failures.append(rec)
             else:
                 failures.append(rec)
                 print(f"[run_chapters] {name}: FAILED", file=sys.stderr)
