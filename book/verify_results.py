@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fixed", type=int, default=2, help="cheapest rows always checked per table (default 2)")
     ap.add_argument("--seeded", type=int, default=3, help="seed-chosen rows per table (default 3)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the row choice (default 0)")
+    ap.add_argument("--max-row", type=float, default=120.0,
+                    help="do not recompute rows whose stored compute time exceeds this (default 120 s)")
     ap.add_argument("--results", default=None, help="results directory (default: results/ of the repository)")
     args = ap.parse_args(argv)
     root = Path(args.results).resolve() if args.results else results_root()
@@ -54,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     for chapter, table in tables:
         try:
             rep = verify_table(chapter, table, budget_s=args.budget, n_fixed=args.fixed,
-                               n_seeded=args.seeded, seed=args.seed, root=root)
+                               n_seeded=args.seeded, seed=args.seed, root=root,
+                               max_row_s=args.max_row)
         except StoreError as exc:
             print(f"FAIL results/{chapter}/{table}: {exc}", file=sys.stderr)
             failed += 1

@@ -680,13 +680,14 @@ def shared_data_available() -> bool:
 
 def verify_table(chapter: str, table: str, *, budget_s: float = 60.0, n_fixed: int = 2,
                  n_seeded: int = 3, seed: int = 0, rows: Sequence[int] | None = None,
-                 root: Path | None = None) -> VerifyReport:
+                 root: Path | None = None, max_row_s: float | None = None) -> VerifyReport:
     """Recompute a sample of a stored table's rows and compare them with what is stored.
 
     The sample: the ``n_fixed`` rows that were cheapest to compute (always the same rows), plus
     ``n_seeded`` rows drawn with ``numpy.random.default_rng(seed)`` among the rows whose stored
     wall time fits the remaining budget (``rows`` overrides the choice).  Every stored interval is
-    checked for lower <= upper (no recomputation needed).
+    checked for lower <= upper (no recomputation needed).  Rows whose stored compute time exceeds
+    ``max_row_s`` are not recomputed (the report says so when no row is left).
     """
     import numpy as np
 
@@ -719,6 +720,13 @@ def verify_table(chapter: str, table: str, *, budget_s: float = 60.0, n_fixed: i
     have_data = shared_data_available()
     usable = [i for i in range(len(raw)) if have_data or not row_needs_shared_data(raw[i])]
     report.data_skipped = len(raw) - len(usable)
+    if max_row_s is not None and rows is None:
+        cheap = [i for i in usable if walls[i] <= max_row_s]
+        if usable and not cheap:
+            report.skipped = (f"every row took more than {max_row_s:.0f} s to compute (cheapest "
+                              f"{min(walls[i] for i in usable):.0f} s); not recomputed here")
+            return report
+        usable = cheap
     if rows is None and not usable:
         report.skipped = (f"all {len(raw)} rows were computed from the shared data directory, "
                           "which is not present here")
