@@ -242,6 +242,7 @@ display(styled(df.describe().loc[["min", "50%", "max"], ["n", "M", "mcsf", "opt_
                                 "ratio_ub": "MC-SF / OPT lower", "L44_loose": "Lemma 4.4 / MC-SF",
                                 "L47_loose": "OPT / Lemma 4.7", "OS_loose": "OPT / OS",
                                 "L45_need": "Lemma 4.5 constant"})))
+display(Markdown(f"Both tables: {tab_chain.label}."))
 glue("rand_trials", len(df), display=False)
 glue("rand_certified", int(df.optimal.sum()), display=False)
 glue("rand_all_hold", "all hold" if all(checks.values()) else "NOT all hold", display=False)
@@ -854,6 +855,7 @@ rdf = (tab_reg.frame.groupby(["load", "T"]).agg(seeds=("rep", "size"), **{c: (c,
 glue("cap_regret", f"M = 60, mean over the seeds stored per point; {tab_reg.label}", display=False)
 display(styled(rdf.rename(columns={"T": "T (rounds)", "n": "requests (mean)", "avg mcsf": "MC-SF avg latency",
                                    "avg LB": "lower bound avg", "gap": "gap (rounds)"}), precision=2))
+display(Markdown(f"Means over the `seeds` replicates stored per point: {tab_reg.label}."))
 fig, ax = plt.subplots(figsize=(5, 3.2))
 for load, grp in rdf.groupby("load"):
     ax.plot(grp["T"], grp["gap"], "o-", label=f"load {load}")
