@@ -34,11 +34,16 @@
 # is labelled as such, and each one used as a bound is proved here and tested against certified optima.
 #
 # The parameters are set by papermill (`book/chapters.yml`): `mode` is `"quick"` (CI scale) or `"full"`.
+# In full mode the expensive loops (the random and adversarial instances, the identical-request grids, the
+# simulated part of Appendix B.3, 004's sweep and the regret runs) are read from stored tables
+# (`results/mcsf_ratio/`, one row per trial, restart, case or replicate; `kvlib.book.ratio_rows`), and every
+# table, figure and number below says how many rows it rests on. Full mode draws 200 random instances, the
+# number of trials per arrival model of 001 Section 5.1.
 
 # %% tags=["parameters"]
 mode = "quick"
 seed = 0
-trials = 30  # random instances meeting Theorem 4.3's assumptions
+trials = 30  # random instances meeting Theorem 4.3's assumptions (full: 200, as 001 Section 5.1)
 n_max = 10  # largest n of those instances (certified OPT via kvlib.optimum.exact)
 adv_iters = 80  # local-search steps of the adversarial search
 adv_restarts = 2
@@ -48,7 +53,7 @@ ident_n_max = 5
 sweep_M_max = 8  # 004 Theorem 4.2 exhaustive sweep: M, n, o ranges
 sweep_n_max = 5
 sweep_o_max = 5
-confirm_max = 25  # counterexamples re-solved by HiGHS (None: all)
+confirm_max = 1  # counterexamples re-solved by HiGHS per (M, s, n) group (None: all)
 dense_memories = [50, 100]  # identical requests: M of the dense grid
 b3_o_max = 3000  # our Appendix B.3: largest o of the closed-form grid
 b3_s_values = [1, 2, 3, 5, 10, 30]
@@ -68,39 +73,35 @@ from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, memory_profile, simulate
+from kvlib.book import ratio_rows as rr
 from kvlib.book.recording import QueueRecorder
 from kvlib.book.runs import run_checked
 from kvlib.book.stats import fit_exponent
+from kvlib.book.store import Store
 from kvlib.book.tables import styled
 from kvlib.optimum.bruteforce import brute_force_opt
 from kvlib.optimum.certify import certify
-from kvlib.theory.chain43 import chain_row, random_theorem43_instance
-from kvlib.theory.regret import regret_gap, volume_capacity
-from kvlib.theory.identical_grids import batch_dual_grid, dense_grid, exact_grid as identical_grid, open_region
-from kvlib.theory.search import hill_climb, theorem43_space
-from kvlib.theory.smallest import at_zero_instances, policy_vs_opt
-from kvlib.theory.ratio import (IMPLIED_CONSTANT, LEMMA44_C1, LEMMA44_C2, order_statistic_bound,
-                                theorem43_assumptions)
+from kvlib.optimum.exact import PAPER_SECTION51
+from kvlib.theory.regret import volume_capacity
+from kvlib.theory.identical_grids import batch_dual_grid
+from kvlib.theory.ratio import IMPLIED_CONSTANT, LEMMA44_C1, LEMMA44_C2
 
 if mode not in ("quick", "full"):
     raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
 print(f"This chapter was produced in {mode!r} mode with seed {seed}.")
 rng = np.random.default_rng(seed)
+store = Store("mcsf_ratio", mode=mode, parameters=dict(
+    seed=seed, trials=trials, n_max=n_max, adv_iters=adv_iters, adv_restarts=adv_restarts,
+    exact_time_limit=exact_time_limit, ident_M_max=ident_M_max, ident_n_max=ident_n_max, sweep_M_max=sweep_M_max,
+    sweep_n_max=sweep_n_max, sweep_o_max=sweep_o_max, confirm_max=confirm_max, dense_memories=dense_memories,
+    b3_sim_outputs=b3_sim_outputs, b3_sim_n=b3_sim_n, regret_horizons=regret_horizons, regret_seeds=regret_seeds))
 
 
 def mcsf(inst):
     return run_checked(inst, "mc-sf")[0]  # simulated, schedule re-checked by kvlib.core.checker
 
 
-glue("cap_random", f"{mode} mode, seed {seed}: {trials} random instances, n <= {n_max}, "
-                   f"OPT by kvlib.optimum.certify (IP, {exact_time_limit:g} s limit)", display=False)
-glue("cap_ident", f"{mode} mode: exact grid M <= {ident_M_max}, s <= 3, n <= {ident_n_max}; "
-                  f"dense grid M in {list(dense_memories)}", display=False)
-glue("cap_b3", f"{mode} mode: s in {list(b3_s_values)}, o <= {b3_o_max}; simulated o in {list(b3_sim_outputs)}, "
-               f"n in {list(b3_sim_n)}", display=False)
 glue("cap_time", f"{mode} mode, seed {seed}: M in {list(timing_memories)}, n = 3M", display=False)
-glue("cap_regret", f"{mode} mode, seed {seed}: M = 60, T in {list(regret_horizons)}, {regret_seeds} seeds per point",
-     display=False)
 glue("c1", LEMMA44_C1, display=False)
 glue("c2", LEMMA44_C2, display=False)
 glue("implied_constant", IMPLIED_CONSTANT, display=False)
@@ -205,19 +206,19 @@ glue("implied_constant", IMPLIED_CONSTANT, display=False)
 #
 # ### Random instances
 #
-# Each instance: $s \sim U\{1..3\}$, $M \sim U\{2(s+1)+2 .. 40\}$, $n \sim U\{2..n_{\max}\}$,
+# Instance number $k$ is drawn with the seed $(\text{seed}, k)$: $s \sim U\{1..3\}$, $M \sim U\{2(s+1)+2 .. 40\}$, $n \sim U\{2..n_{\max}\}$,
 # $o_i \sim U\{1 .. \lfloor M/2 \rfloor - s\}$, so that $M \ge 2\max(s + o)$. OPT is certified by
 # `kvlib.optimum.exact.solve` (HiGHS; when the time limit stops it we use its certified lower bound, which
 # makes MC-SF/OPT an over-estimate).
 
 # %% tags=["teach"]
-rows = []
-for k in range(trials):
-    inst = random_theorem43_instance(rng, n_max)  # s ~ U{1..3}, M ~ U{2(s+1)+2..40}, o_i <= M/2 - s
-    assert theorem43_assumptions(inst)
-    cert = certify(inst, method="ip", time_limit=exact_time_limit)  # lower <= OPT <= upper, schedule checked
-    rows.append(chain_row(inst, cert))  # MC-SF's TEL and every bound of the chain on this instance
-df = pd.DataFrame(rows)
+# one stored row per trial: instance default_rng([seed, trial]), MC-SF's TEL (checked), every bound of the
+# chain, and OPT certified by the IP within the time limit (the interval opt_lower <= OPT <= opt_upper)
+tab_chain = store.table("chain", rr.chain_trial_row, rr.chain_keys(seed, trials, n_max, exact_time_limit),
+                        **rr.CHAIN_COLUMNS)
+df = tab_chain.frame.copy()
+glue("cap_random", f"{len(df)} random instances, n <= {n_max}, OPT by kvlib.optimum.certify (IP, "
+                   f"{exact_time_limit:g} s limit); {tab_chain.label}", display=False)
 
 # %%
 df["ratio_ub"] = df.mcsf / df.opt_lower  # >= MC-SF / OPT
@@ -241,6 +242,7 @@ display(styled(df.describe().loc[["min", "50%", "max"], ["n", "M", "mcsf", "opt_
                                 "ratio_ub": "MC-SF / OPT lower", "L44_loose": "Lemma 4.4 / MC-SF",
                                 "L47_loose": "OPT / Lemma 4.7", "OS_loose": "OPT / OS",
                                 "L45_need": "Lemma 4.5 constant"})))
+display(Markdown(f"Both tables: {tab_chain.label}."))
 glue("rand_trials", len(df), display=False)
 glue("rand_certified", int(df.optimal.sum()), display=False)
 glue("rand_all_hold", "all hold" if all(checks.values()) else "NOT all hold", display=False)
@@ -251,8 +253,21 @@ glue("rand_L44_med", f"{df.L44_loose.median():.0f}", display=False)
 glue("rand_L47_max", f"{df.L47_loose.max():.2f}", display=False)
 glue("rand_OS_max", f"{df.OS_loose.max():.3f}", display=False)
 glue("rand_L45_max", f"{df.L45_need.max():.2f}", display=False)
+am1 = PAPER_SECTION51["AM1"]
+display(styled(pd.DataFrame({
+    "quantity": ["instances", "MC-SF = OPT (certified)", "mean MC-SF / OPT", "worst MC-SF / OPT"],
+    f"ours (Theorem 4.3 instances, n ≤ {n_max}; {tab_chain.n_rows} rows)":
+        [str(len(df)), str(int(((df.mcsf == df.opt_upper) & df.optimal.astype(bool)).sum())),
+         f"≤ {df.ratio_ub.mean():.3f}", f"≤ {df.ratio_ub.max():.3f}"],
+    "paper (001 Section 5.1, Arrival Model 1: all at t = 0, prompts vary, n in 40..60)":
+        ["200", am1["exact matches"], f"{am1['average']:.3f}", f"{am1['worst']:.3f}"]})))
 
 # %% [markdown]
+# The comparison with the paper's numbers is loose: 001 Section 5.1 reports MC-SF / OPT on its own
+# Arrival Model 1 (all requests at $t = 0$, but prompts vary and $n$ is 40 to 60), not on instances
+# meeting Theorem 4.3's assumptions; both are ratios to a certified optimum with all arrivals at 0
+# (ours: {glue:text}`cap_random:s`).
+#
 # On {glue:text}`rand_trials:d` random instances ({glue:text}`rand_certified:d` with OPT certified optimal;
 # the rest use the solver's certified lower bound) the inequalities of the chain **{glue:text}`rand_all_hold:s`**.
 # MC-SF was exactly optimal on {glue:text}`rand_exact_share:d` of them and the largest MC-SF/OPT (an
@@ -268,17 +283,17 @@ glue("rand_L45_max", f"{df.L45_need.max():.2f}", display=False)
 #
 # Local search over instances meeting the assumptions that maximises MC-SF / OS (a cheap proxy for
 # MC-SF / OPT, since OS $\le$ OPT): moves change one output, add or remove a request, or change $M$
-# or $s$; a move is kept if it does not lower the ratio. The best instances are then solved exactly.
+# or $s$; a move is kept if it does not lower the ratio. Each restart is one stored row: its search is
+# seeded and uses no time limit (so the instance and its MC-SF / OS are exact); the instance it ends on
+# is then solved by the IP with three times the time limit.
 
 # %% tags=["teach"]
-search = hill_climb(lambda inst: mcsf(inst).tel / order_statistic_bound(inst), theorem43_space(n_max), rng,
-                    start=lambda g: random_theorem43_instance(g, n_max), steps=adv_iters, restarts=adv_restarts,
-                    valid=theorem43_assumptions)
-adv = [{**chain_row(run.best, certify(run.best, method="ip", time_limit=exact_time_limit * 3)), "restart": r,
-        "proxy": run.value, "outputs": str(sorted(run.best.output.tolist()))} for r, run in enumerate(search.runs)]
+tab_adv = store.table("adversarial", rr.adversarial_restart_row,
+                      rr.adversarial_keys(seed, adv_restarts, n_max, adv_iters, exact_time_limit * 3), **rr.CHAIN_COLUMNS)
+adf = tab_adv.frame.copy()
 
 # %%
-adf = pd.DataFrame(adv)
+adf["outputs"] = adf.outputs.map(str)
 adf["ratio_ub"] = adf.mcsf / adf.opt_lower
 adv_hold = bool((adf.mcsf <= adf.L44).all() and (adf.opt_lower >= adf.OS).all() and (adf.OS >= adf.L47 - 1e-9).all()
                 and np.allclose(adf.LPcvxpy, adf.LPgreedy, atol=1e-6) and adf.claim48.all() and adf.tstar_sorted_greedy.all())
@@ -290,11 +305,12 @@ display(styled(adf[["n", "M", "s", "outputs", "mcsf", "opt_lower", "opt_upper", 
 glue("adv_max", f"{adf.ratio_ub.max():.3f}", display=False)
 glue("adv_proxy_max", f"{adf.proxy.max():.3f}", display=False)
 glue("adv_hold", "holds" if adv_hold else "FAILS", display=False)
+glue("adv_label", tab_adv.label, display=False)
 worst_ratio = max(df.ratio_ub.max(), adf.ratio_ub.max())
 glue("worst_ratio", f"{worst_ratio:.3f}", display=False)
 
 # %% [markdown]
-# The search reached MC-SF/OS = {glue:text}`adv_proxy_max:s`; on the instances it found, MC-SF/OPT is at
+# The search ({glue:text}`adv_label:s`) reached MC-SF/OS = {glue:text}`adv_proxy_max:s`; on the instances it found, MC-SF/OPT is at
 # most {glue:text}`adv_max:s` and the whole chain {glue:text}`adv_hold:s`. Over this chapter's instances the
 # largest MC-SF/OPT we saw is {glue:text}`worst_ratio:s`, far below the implied
 # constant {glue:text}`implied_constant:d`. {numref}`fig-ratio-loose` shows, per random instance, how loose
@@ -349,7 +365,13 @@ def batch_formula(n, s, o, M):  # the SymPy sum above plus the last, partial bat
     return int(batch_sum.subs({k_: M // (s + o), q: qq, o_: o})) + rr * (qq + 1) * o
 
 
-idf = identical_grid(ident_M_max, ident_n_max, batch_formula=batch_formula)  # asserts batch_formula on every case
+# one stored row per case (M, s, o, n): MC-SF (simulated), the batch form, LP (9), OPT (branch and bound) and
+# the quantities of our Appendix B.3 below; the SymPy sum must equal the batch form on every case
+tab_ident = store.table("identical", rr.identical_case_row, rr.identical_keys(ident_M_max, ident_n_max), rtol=1e-6)
+idf = tab_ident.frame.sort_values(["M", "s", "o", "n"]).reset_index(drop=True)
+idf["stagger"] = idf.stagger.astype(bool)
+bad_batch = [(r.n, r.s, r.o, r.M) for r in idf.itertuples() if batch_formula(r.n, r.s, r.o, r.M) != r.batch]
+assert not bad_batch, f"the SymPy batch sum differs from identical_batch_tel at (n, s, o, M) = {bad_batch[:3]}"
 
 # %%
 nostag = idf[~idf.stagger]
@@ -395,8 +417,6 @@ glue("ident_ex43_batch", int(ex43.batch), display=False)
 
 # %%
 idf["ratio_lp"] = idf.mcsf / idf.LP
-idf["opt"] = [policy_vs_opt(Instance.at_zero([r.s] * r.n, [r.o] * r.n, r.M), lower_bound=order_statistic_bound,
-                            node_limit=2_000_000)["OPT"] for r in idf.itertuples()]
 idf["ratio_opt"] = idf.mcsf / idf.opt
 worst = idf.sort_values("ratio_opt", ascending=False).iloc[0]
 glue("ident_max_lp", f"{idf.ratio_lp.max():.3f}", display=False)
@@ -406,7 +426,9 @@ glue("ident_worst", f"n = {int(worst.n)}, s = {int(worst.s)}, o = {int(worst.o)}
 glue("ident_nonopt", int((idf.mcsf > idf.opt).sum()), display=False)
 
 # dense grid of s, o, q = n / M for the LP-based ratio (larger M than the exact grid)
-ddf = dense_grid(dense_memories)
+tab_dense = store.table("dense", rr.dense_case_row, rr.dense_keys(dense_memories))
+ddf = tab_dense.frame
+glue("cap_ident", f"exact grid: {tab_ident.label}; dense grid: {tab_dense.label}", display=False)
 glue("dense_cases", len(ddf), display=False)
 glue("dense_max", f"{ddf.ratio_lp.max():.3f}", display=False)
 dmax = ddf.sort_values("ratio_lp", ascending=False).iloc[0]
@@ -522,9 +544,6 @@ plt.close(fig)
 # MC-SF's staggered starts; we check that case numerically only.
 
 # %%
-from kvlib.theory.ratio import (identical_completion_bound, identical_dual, identical_dual_violation, identical_lp_primal,
-                         identical_rho, identical_time_indexed_lp)
-
 # --- SymPy: Lemma B.1 (base, the step that reduces to t + 1, value, optimal T*, strong duality) ---
 n_, s_, o2, t_, T_, tau, j_, kk_, M_ = sp.symbols("n s o t T tau j k M", positive=True)
 v_ = s_ * o2 + o2 * (o2 + 1) / 2
@@ -560,17 +579,9 @@ o_s, m_s, v_s = sp.symbols("o m v", positive=True)
 glue("b2_rho3", Math(sp.latex(sp.Eq(3 - sp.Rational(3, 2) * o_s * m_s / v_s, b2_rho3, evaluate=False))), display=False)
 glue("b2_ok", "all positive" if b2_ok else "NOT verified", display=False)
 
-# --- the exact grid: dual <= certified OPT, MC-SF completions <= o ceil(i/k), dual feasibility (exact) ---
-idf["D"] = [float(identical_dual(r.n, r.s, r.o, r.M).value) for r in idf.itertuples()]
-comp_ok = all(np.all(np.sort(np.asarray(mcsf(Instance.at_zero([r.s] * r.n, [r.o] * r.n, r.M)).schedule.starts) + r.o)
-                     <= identical_completion_bound(r.n, r.s, r.o, r.M)) for r in idf.itertuples())
-feas_ok = all(identical_dual_violation(identical_dual(r.n, r.s, r.o, r.M)) == 0 for r in idf.itertuples())
-strong_ok = all(sum(t * x for t, x in identical_lp_primal(r.n, r.s, r.o, r.M).items())
-                == identical_dual(r.n, r.s, r.o, r.M).value for r in idf.itertuples())
-idf["rho"] = [float(identical_rho(r.s, r.o, r.M)) for r in idf.itertuples()]
-# LP (TI) where it can differ from D: with n <= k, D = n o = OPT (all start at 0) and TI is squeezed between
-idf["TI"] = [identical_time_indexed_lp(r.n, r.s, r.o, r.M) if r.n > r.M // (r.s + r.o) else r.D
-             for r in idf.itertuples()]
+# --- the exact grid (columns of the stored table): dual <= certified OPT, MC-SF completions <= o ceil(i/k),
+# dual feasibility and strong duality (exact rationals), LP (TI) between D and OPT ---
+comp_ok, feas_ok, strong_ok = (bool(idf[c].astype(bool).all()) for c in ("comp_ok", "feas_ok", "strong_ok"))
 ti_ok = bool(((idf.D <= idf.TI + 1e-6) & (idf.TI <= idf.opt + 1e-6)).all())
 glue("b3_ti_ok", "yes" if ti_ok else "NO", display=False)
 glue("b3_grid_max_opt_ti", f"{(idf.opt / idf.TI).max():.3f}", display=False)
@@ -605,7 +616,10 @@ glue("b3_rho_max_assump", f"{assump.rho.max():.4f}", display=False)
 glue("b3_large_q", f"{assump['U/D at q >= 1'].max():.3f}", display=False)
 
 # --- the open region (k = 1, staggering, rho > 3): MC-SF itself, simulated, against D(T*) ---
-sdf3 = open_region(b3_sim_outputs, b3_sim_n)
+tab_open = store.table("open_region", rr.open_region_row, rr.open_region_keys(b3_sim_outputs, b3_sim_n))
+sdf3 = tab_open.frame
+glue("cap_b3", f"{mode} mode: s in {list(b3_s_values)}, o <= {b3_o_max} (closed forms, computed live); "
+               f"simulated: {tab_open.label}", display=False)
 glue("b3_sim_cases", len(sdf3), display=False)
 glue("b3_sim_max", f"{sdf3['MC-SF / D'].max():.3f}", display=False)
 glue("b3_sim_U_max", f"{sdf3['U / D'].max():.3f}", display=False)
@@ -747,46 +761,43 @@ plt.close(fig)
 # $M \le$ `sweep_M_max`, $n \le$ `sweep_n_max`, outputs in $1..$`sweep_o_max` (as a multiset),
 # $s \in \{1, 2, 3\}$ and $s + \max o \le M$. OPT comes from the branch and bound of
 # `kvlib.optimum.bruteforce` (no solver); when MC-SF's TEL equals the order-statistic lower bound OS it is optimal without search.
-# Every counterexample is confirmed by `kvlib.optimum.exact.solve` (HiGHS), the second independent proof.
+# The first `confirm_max` counterexamples of every $(M, s, n)$ (all of them when it is `None`, as in full
+# mode) are re-solved by `kvlib.optimum.exact.solve` (HiGHS), the second independent proof: its certified
+# interval must contain the branch-and-bound optimum, and it is counted as confirmed when it proves the same
+# optimum within its time limit.
 
 # %% tags=["teach"]
-sweep = []
-for M in range(2, sweep_M_max + 1):
-    for s in (1, 2, 3):
-        for n in range(1, sweep_n_max + 1):
-            for inst in at_zero_instances(n, M, prompts=[s], o_max=sweep_o_max):
-                r, outs = policy_vs_opt(inst, lower_bound=order_statistic_bound), tuple(inst.output.tolist())
-                sweep.append({"M": M, "s": s, "n": n, "outputs": outs, "mcsf": r["tel"], "opt": r["OPT"],
-                              "thm43": M >= 2 * (s + max(outs))})
-sdf = pd.DataFrame(sweep)
+# one stored row per (M, s, n): every multiset of outputs, MC-SF against branch and bound, the counterexamples
+# (first `confirm_max` per row re-solved by HiGHS: its certified interval must contain the branch-and-bound OPT)
+tab_sweep = store.table("sweep004", rr.sweep004_row, rr.sweep004_keys(sweep_M_max, sweep_n_max, sweep_o_max, confirm_max),
+                        ignore=["highs_confirmed"])
+sw = tab_sweep.frame
+bad = pd.DataFrame(rr.sweep004_cases(sw), columns=["n", "M", "s", "outputs", "mcsf", "opt", "thm43"])
+bad = bad.sort_values(["n", "M", "s"], kind="stable")
 
 # %%
-bad = sdf[sdf.mcsf > sdf.opt].copy()
-bad["key"] = bad.n * 1000 + bad.M * 10 + bad.outputs.map(sum)
-bad = bad.sort_values(["n", "M", "s"], key=None)
-confirmed = 0
-for r in bad.itertuples() if confirm_max is None else bad.head(int(confirm_max)).itertuples():
-    sol = certify(Instance.at_zero([r.s] * r.n, list(r.outputs), r.M), method="ip", time_limit=10)
-    assert sol.proved and sol.upper == r.opt, (r, sol)
-    confirmed += 1
-display(Markdown(f"**{len(sdf)}** instances; MC-SF not optimal on **{len(bad)}** "
-                 f"(the {confirmed} smallest confirmed by HiGHS)."))
-glue("sweep_n", len(sdf), display=False)
+assert int(sw.highs_contradictions.sum()) == 0, sw[sw.highs_contradictions > 0]
+confirmed = int(sw.highs_confirmed.sum())
+display(Markdown(f"**{int(sw.instances.sum())}** instances; MC-SF not optimal on **{len(bad)}** "
+                 f"({confirmed} confirmed by HiGHS; {tab_sweep.label})."))
+glue("sweep_label", tab_sweep.label, display=False)
+glue("sweep_n", int(sw.instances.sum()), display=False)
 glue("sweep_bad", len(bad), display=False)
 glue("sweep_confirmed", confirmed, display=False)
-glue("sweep_exact_pct", f"{100 * (1 - len(bad) / len(sdf)):.1f}", display=False)
+glue("sweep_exact_pct", f"{100 * (1 - len(bad) / sw.instances.sum()):.1f}", display=False)
 glue("sweep_bad_thm43", int(bad.thm43.sum()), display=False)
-glue("sweep_thm43", int(sdf.thm43.sum()), display=False)
+glue("sweep_thm43", int(sw.thm43.sum()), display=False)
 glue("sweep_worst", f"{(bad.mcsf / bad.opt).max():.3f}" if len(bad) else "1", display=False)
 display(styled(bad.head(8)[["n", "M", "s", "outputs", "mcsf", "opt", "thm43"]]
                .rename(columns={"M": "M (tokens)", "mcsf": "TEL(MC-SF)", "opt": "OPT", "thm43": "M >= 2(s + max o)"})))
 
 # %% [markdown]
 # Of {glue:text}`sweep_n:d` instances, MC-SF is optimal on {glue:text}`sweep_exact_pct:s` %; it is **not**
-# optimal on {glue:text}`sweep_bad:d` (by branch and bound; the {glue:text}`sweep_confirmed:d` smallest re-solved by HiGHS with the same optimum), the worst
+# optimal on {glue:text}`sweep_bad:d` (by branch and bound; {glue:text}`sweep_confirmed:d` of them re-solved by HiGHS to the same optimum, and
+# no HiGHS interval contradicts the branch and bound), the worst
 # MC-SF/OPT being {glue:text}`sweep_worst:s`. Of these counterexamples, {glue:text}`sweep_bad_thm43:d` also
 # satisfy Theorem 4.3's stronger assumption $M \ge 2\max(s+o)$ (which {glue:text}`sweep_thm43:d` instances of
-# the sweep satisfy).
+# the sweep satisfy). The sweep rests on {glue:text}`sweep_label:s`.
 #
 # ### The smallest counterexample
 
@@ -838,10 +849,13 @@ glue("ce_highs", ce_sol.upper, display=False)
 
 # %%
 cap = volume_capacity(60, 5, 15)  # requests per round whose expected volume fills M = 60
-rrows = regret_gap((0.7, 1.3), regret_horizons, regret_seeds, seed=seed, M=60, s_max=5, o_max=15)
-rdf = pd.DataFrame(rrows).groupby(["load", "T"]).mean().reset_index()
+tab_reg = store.table("regret", rr.regret_row, rr.regret_keys((0.7, 1.3), regret_horizons, regret_seeds, seed))
+rdf = (tab_reg.frame.groupby(["load", "T"]).agg(seeds=("rep", "size"), **{c: (c, "mean") for c in
+       ("n", "avg mcsf", "avg LB", "gap")}).reset_index())
+glue("cap_regret", f"M = 60, mean over the seeds stored per point; {tab_reg.label}", display=False)
 display(styled(rdf.rename(columns={"T": "T (rounds)", "n": "requests (mean)", "avg mcsf": "MC-SF avg latency",
                                    "avg LB": "lower bound avg", "gap": "gap (rounds)"}), precision=2))
+display(Markdown(f"Means over the `seeds` replicates stored per point: {tab_reg.label}."))
 fig, ax = plt.subplots(figsize=(5, 3.2))
 for load, grp in rdf.groupby("load"):
     ax.plot(grp["T"], grp["gap"], "o-", label=f"load {load}")
@@ -890,8 +904,8 @@ glue("reg_T_last", int(rdf["T"].max()), display=False)
 #   {glue:text}`implied_constant:d`; for identical requests {glue:text}`ident_max_opt:s` (certified) and
 #   {glue:text}`dense_max:s` (against LP (9)), against the paper's 4.
 # - 004 Theorem 4.2 (exact optimality) is false: {glue:text}`sweep_bad:d` counterexamples among
-#   {glue:text}`sweep_n:d` small instances by branch and bound, the {glue:text}`sweep_confirmed:d` smallest
-#   (all of them in full mode) confirmed by HiGHS as well.
+#   {glue:text}`sweep_n:d` small instances by branch and bound, {glue:text}`sweep_confirmed:d` of them
+#   (all of them in full mode, time limit permitting) confirmed by HiGHS as well.
 # - Our reconstruction of Appendix B.3 (identical requests): MC-SF's completion bound, the dual
 #   (25)-(27) of LP (V) and Lemma B.1 (SymPy: {glue:text}`b1_ok:s`), and Lemma B.2's ratio 4 when
 #   $\rho \le 3$, which includes Theorem 4.3's assumption $M \ge 2(s+o)$ (SymPy: {glue:text}`b2_ok:s`;
