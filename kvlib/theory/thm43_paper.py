@@ -940,3 +940,21 @@ def _nonneg_shift(expr, s, o) -> bool:
     e = sp.expand(num.subs(o, 1 + u) * den.subs(o, 1 + u))
     poly = sp.Poly(e, s, u)
     return all(c >= 0 for c in poly.coeffs())
+
+
+def summarize_steps(rows: list[dict]):
+    """One line per displayed step over many rows of :func:`chain_row` / :func:`b3_row`: on how many
+    instances it applied, on how many it held, and the largest ``lhs / rhs`` (``pandas.DataFrame``)."""
+    import pandas as pd
+
+    steps = sorted({k[: -len(".holds")] for r in rows for k in r if k.endswith(".holds")})
+    out = []
+    for st in steps:
+        applied = [r for r in rows if r.get(st + ".holds") is not None
+                   and (r.get(st + ".cases") is None or r.get(st + ".cases", 1) > 0)]
+        ratios = [float(r[st + ".lhs"]) / float(r[st + ".rhs"]) for r in applied
+                  if r.get(st + ".rhs") not in (None, 0) and r.get(st + ".lhs") is not None]
+        out.append({"step": st, "instances": len(applied),
+                    "holds on": sum(bool(r[st + ".holds"]) for r in applied),
+                    "largest lhs / rhs": max(ratios) if ratios else float("nan")})
+    return pd.DataFrame(out)
