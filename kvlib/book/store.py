@@ -259,7 +259,7 @@ class Table:
 
     @property
     def n_rows(self) -> int:
-        return len(self.frame)
+        return 0 if self.frame is None else len(self.frame)  # None while the rows are being computed
 
     @property
     def complete(self) -> bool:
@@ -267,7 +267,7 @@ class Table:
 
     @property
     def commits(self) -> list[str]:
-        if "_commit" not in self.frame.columns:
+        if self.frame is None or "_commit" not in self.frame.columns:
             return []
         return sorted({str(c) for c in self.frame["_commit"]})
 
