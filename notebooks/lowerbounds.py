@@ -289,9 +289,9 @@ summary_rows.append({
 #
 # The closed form matches the simulation: {glue:text}`thm41_formula_ok:s`. For
 # $M \in \{${glue:text}`thm41_exact_M:s`$\}$ the certified optimum equals our explicit upper bound
-# ({glue:text}`thm41_explicit_opt:s`), so there the ratio column is exact; for $M \in
-# \{${glue:text}`thm41_unproved_M:s`$\}$ the solver did not close the interval within the time limit
-# (rows: {glue:text}`cap_thm41_opt:s`). The measured ratio grows
+# ({glue:text}`thm41_explicit_opt:s`), so there the ratio column is exact. Where the solver did not
+# close the interval within the time limit the table shows the certified bracket (not closed at
+# $M =$ {glue:text}`thm41_unproved_M:s`; rows: {glue:text}`cap_thm41_opt:s`). The measured ratio grows
 # like $M^{e}$ with fitted $e =$ {glue:text}`thm41_exp:s`; at $M =$ {glue:text}`thm41_Mmax:d` it is
 # {glue:text}`thm41_ratio_max:s` against the paper's $\sqrt M/28 =$ {glue:text}`thm41_claim_max:s`
 # (about {glue:text}`thm41_const:s`$\,\sqrt M$). The ratio is above the paper's bound at every $M$ we
