@@ -81,8 +81,6 @@ from kvlib.book.gluing import first_failure, glue_all
 from kvlib.book.store import Store
 from kvlib.book.tables import styled
 from kvlib.book.stats import fit_exponent
-import sympy as sp
-
 from kvlib.theory import adversary as adv
 from kvlib.theory import pause62 as P62
 from kvlib.theory.smallest import smallest_non_optimal
@@ -340,9 +338,8 @@ summary_rows.append({
 # instance); (4) the total mass of Theorem 6.4's distribution.
 
 # %%
-t62_disp = pd.DataFrame([{"display": d["display"], "as summed": f"${sp.latex(d['as summed'])}$",
-                          "as printed": f"${sp.latex(d['as printed'])}$",
-                          "difference": "0" if d["equal"] else f"${sp.latex(d['difference'])}$"}
+t62_disp = pd.DataFrame([{"display": d["display"], "as summed": P62.plain(d["as summed"]),
+                          "as printed": P62.plain(d["as printed"]), "difference": P62.plain(d["difference"])}
                          for d in P62.displays()])
 t62_sched, t62_adv = [], []
 for M_ in thm62_M:

@@ -45,7 +45,7 @@ from kvlib.core.simulate import simulate
 from kvlib.theory.adversary import earliest_fit
 
 __all__ = ["sizes", "long_request", "instance", "release", "displays", "paper_schedules",
-           "adversary_run", "AdversaryResult", "thm64_support", "paper_ratio_bound"]
+           "adversary_run", "AdversaryResult", "thm64_support", "paper_ratio_bound", "plain"]
 
 
 def sizes(M: int, k: int) -> tuple[int, int, int]:
@@ -95,6 +95,14 @@ def displays() -> list[dict]:
         out.append({"display": name, "as summed": sp.expand(lhs), "as printed": sp.expand(rhs),
                     "difference": diff, "equal": diff == 0})
     return out
+
+
+def plain(expr) -> str:
+    """A SymPy expression as one line of plain text for a table (ε, M, superscripts, ·)."""
+    txt = sp.sstr(sp.expand(expr), order="grlex")
+    for a, b in (("epsilon", "ε"), ("**2", "²"), ("**3", "³"), ("**4", "⁴"), ("*", "·")):
+        txt = txt.replace(a, b)
+    return txt
 
 
 def paper_ratio_bound(k: int) -> dict:
