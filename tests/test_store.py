@@ -196,3 +196,14 @@ def test_rows_from_the_shared_data_are_recognised():
     assert row_needs_shared_data({"workload": "synthetic + real trace: x.csv", "_key": "{}"})
     assert row_needs_shared_data({"_key": '{"data":"shared","n":3}'})
     assert not row_needs_shared_data({"data_sha256": "", "workload": "lmsys", "_key": '{"data":"embedded"}'})
+
+
+def test_a_table_depends_on_the_import_closure_of_its_row_function():
+    from kvlib.book.store import import_closure, table_depends
+
+    files = import_closure("kvlib.book.rows")
+    assert "kvlib/book/rows.py" in files and "kvlib/book/runs.py" in files
+    assert "kvlib/core/model.py" in files and "kvlib/core/simulate.py" in files
+    assert "kvlib/policies/registry.py" in files  # through kvlib.policies.make_policy
+    assert not any(f.startswith("kvlib/theory/") for f in files)
+    assert table_depends({"function": "kvlib.book.rows:policy_tel_row"}) == files

@@ -103,16 +103,72 @@ def current_commit(paths: Sequence[str] = ("kvlib",)) -> str:
 
 
 def code_changed_since(commit: str, depends: Sequence[str]) -> bool | None:
-    """Whether files in ``depends`` differ between ``commit`` and the working tree (None: unknown)."""
+    """Whether files in ``depends`` that existed at ``commit`` were changed since, in the working tree
+    (None: unknown, e.g. the commit is not in this clone's history)."""
     base = commit.split("+")[0]
     if not base or base == "unknown" or _git("cat-file", "-e", base + "^{commit}") is None:
         return None
     try:
-        r = subprocess.run(["git", "diff", "--quiet", base, "--", *depends], cwd=repo_root(),
-                           capture_output=True)
+        # modified, deleted, renamed or retyped files only: a module added since cannot change what
+        # the existing code computed unless an existing file was changed to use it
+        r = subprocess.run(["git", "diff", "--quiet", "--diff-filter=MDRT", base, "--", *depends],
+                           cwd=repo_root(), capture_output=True)
     except OSError:
         return None
     return r.returncode != 0 or commit.endswith("+dirty")
+
+
+def import_closure(module: str, root: Path | None = None) -> list[str]:
+    """Repository-relative files of ``module`` and of every ``kvlib`` module it imports, directly or
+    not (imports inside functions included), found by reading the sources (``ast``)."""
+    import ast
+
+    root = root or repo_root()
+
+    def path_of(mod: str) -> Path | None:
+        base = root / Path(*mod.split("."))
+        for cand in (base.with_suffix(".py"), base / "__init__.py"):
+            if cand.exists():
+                return cand
+        return None
+
+    seen: dict[str, Path] = {}
+    todo = [module]
+    while todo:
+        mod = todo.pop()
+        if mod in seen or not mod.startswith("kvlib"):
+            continue
+        f = path_of(mod)
+        if f is None:
+            continue
+        seen[mod] = f
+        parent = mod.split(".")[:-1] if f.name != "__init__.py" else mod.split(".")
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf8"))):
+            if isinstance(node, ast.Import):
+                todo += [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = ".".join(parent[: len(parent) - node.level + 1])
+                    target = f"{base}.{node.module}" if node.module else base
+                else:
+                    target = node.module or ""
+                todo.append(target)
+                todo += [f"{target}.{a.name}" for a in node.names]  # "from pkg import module"
+        # a package's __init__ is imported with any of its modules
+        for i in range(1, len(mod.split("."))):
+            todo.append(".".join(mod.split(".")[:i]))
+    return sorted(p.relative_to(root).as_posix() for p in seen.values())
+
+
+def table_depends(manifest: dict) -> list[str]:
+    """What a stored table depends on: the import closure of its row function's module."""
+    fn = manifest.get("function") or ""
+    mod = fn.partition(":")[0]
+    if mod.startswith("kvlib"):
+        files = import_closure(mod)
+        if files:
+            return files
+    return manifest.get("depends") or ["kvlib"]
 
 
 def commit_date(commit: str) -> str | None:
@@ -278,7 +334,7 @@ class Table:
 
     def stale(self) -> bool | None:
         """True when the code the table depends on changed after (one of) the commits that computed it."""
-        deps = self.manifest.get("depends", ["kvlib"])
+        deps = table_depends(self.manifest)
         flags = [code_changed_since(c, deps) for c in self.commits]
         if any(f is None for f in flags):
             return None
@@ -385,16 +441,8 @@ class Store:
             raise StoreError(f"table {self.chapter}/{name}: key {dup} is given twice")
         key_cols = list(dict.fromkeys(c for k in keys for c in k))
         fn_path = _fn_path(row)
-        if depends is None:
-            mod_file = Path(importlib.import_module(row.__module__).__file__ or "")
-            try:
-                mod_rel = mod_file.resolve().relative_to(repo_root()).as_posix()
-            except ValueError:
-                mod_rel = None
-            depends = [p for p in ("kvlib/core", "kvlib/policies", "kvlib/optimum", "kvlib/serving",
-                                   "kvlib/theory") if (repo_root() / p).exists()]
-            if mod_rel and mod_rel not in depends:
-                depends.append(mod_rel)
+        if depends is None:  # the files of the row function's module and of everything it imports
+            depends = import_closure(row.__module__) or ["kvlib"]
         csv_path, man_path = table_paths(self.chapter, name, self.root)
         manifest = load_manifest(man_path) if man_path.exists() else {}
 
@@ -789,7 +837,7 @@ def store_summary(root: Path | None = None) -> list[dict]:
         commits = sorted({r["_commit"] for r in rows})
         run_file = root / chapter / "_run.json"
         run = json.loads(run_file.read_text(encoding="utf8")) if run_file.exists() else {}
-        deps = man.get("depends", ["kvlib"])
+        deps = table_depends(man)
         flags = [code_changed_since(c, deps) for c in commits]
         out.append({
             "chapter": chapter, "table": table, "rows": len(rows),
