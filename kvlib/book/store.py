@@ -426,7 +426,8 @@ class Store:
         named in ``interval``, ``timing`` or ``ignore``), floats within ``rtol``/``atol``;
         ``interval`` pairs ``(lower, upper)`` must intersect; ``timing`` and ``ignore`` columns
         are not compared.  ``depends``: paths (relative to the repository) whose change makes the
-        table stale (default: ``kvlib`` without ``kvlib/book``, plus the row function's module).
+        table stale (recorded in the manifest; the labels and the status page use the import closure
+        of the row function's module, :func:`import_closure`, which is also the default here).
         """
         import pandas as pd
 
