@@ -573,7 +573,7 @@ glue("mid_l6_rev", float(round(mid["align / group"].max(), 4)), display=False)
 from kvlib.theory import wyz_chain_paper as W58
 
 w58 = pd.DataFrame([W58.chain_row(seed=seed, trial=t, n=3 + t % 3, memory=12) for t in range(w58_trials)])
-w58_links = pd.DataFrame([{"link": k.replace("_ratio", "").replace("thm", "Theorem "), "claimed": f"{rel} {c}",
+w58_links = pd.DataFrame([{"link": k.replace("_ratio", "").replace("thm", "Theorem "), "claimed": f"{ {'<=': '≤', '<': '&lt;'}[rel]} {c}",
                            "largest measured": w58[k].max(), "violations": int((~w58[k.replace("ratio", "holds")]).sum())}
                           for k, rel, c in W58.CLAIMS])
 w58_cex = W58.chain_values(Instance.at_zero([1, 1, 1], [1, 4, 4], 7))
