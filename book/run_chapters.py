@@ -355,10 +355,22 @@ def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None
 
 
 def insert_banner(nb: Any, cell: Any) -> None:
-    """Put the banner right after the chapter's title cell (the first markdown cell)."""
+    """Put the banner right under the chapter's title (the first "# " line of the first markdown cell)."""
+    import nbformat
+
     nb.cells = [c for c in nb.cells if "kvbook-banner" not in c.get("metadata", {}).get("tags", [])]
-    pos = next((i + 1 for i, c in enumerate(nb.cells) if c.get("cell_type") == "markdown"), 0)
-    nb.cells.insert(pos, cell)
+    first = next((i for i, c in enumerate(nb.cells) if c.get("cell_type") == "markdown"), None)
+    if first is None:
+        nb.cells.insert(0, cell)
+        return
+    # split the title cell right after its "# Title" line, so the banner sits under the title
+    lines = nb.cells[first].source.splitlines()
+    title = next((k for k, ln in enumerate(lines) if ln.startswith("# ")), None)
+    if title is not None and any(ln.strip() for ln in lines[title + 1:]):
+        nb.cells[first].source = "\n".join(lines[: title + 1])
+        rest = nbformat.v4.new_markdown_cell("\n".join(lines[title + 1:]).strip("\n"))
+        nb.cells.insert(first + 1, rest)
+    nb.cells.insert(first + 1, cell)
 
 
 def run_one(

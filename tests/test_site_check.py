@@ -258,3 +258,22 @@ See {prf:ref}`thm-001-4-3`, {prf:ref}`prop-ours` and {prf:ref}`lem-002-1`.
                  "002 Lemma 1", "Proposition K.1.2 (Our bound)"):
         assert text in results, text
     assert 'href="ch1.html#prop-ours"' in results
+
+
+def test_scale_banner_goes_under_the_title_and_names_a_missing_table():
+    import nbformat
+
+    run_chapters = _load("kvbook_run_chapters", ROOT / "book" / "run_chapters.py")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("(x)=\n# Title\n\nIntro."), nbformat.v4.new_code_cell("1")]
+    for _ in range(2):  # idempotent
+        run_chapters.insert_banner(nb, run_chapters.banner_cell("quick", "off", {}))
+    assert [c.source.splitlines()[0] for c in nb.cells] == [
+        "(x)=", "```{admonition} CI-scale numbers (quick mode)", "Intro.", "1"]
+    log = {"tables": {"t": {"table": "t", "label": "stored full-mode results (results/x/t.csv): all 3 rows"}}}
+    assert "Paper-scale results" in run_chapters.banner_cell("full", "read", log).source
+    fb = run_chapters.banner_cell("quick", "off", {}, "results/x/t.csv has not been computed").source
+    assert "not all stored yet (results/x/t.csv has not been computed)" in fb
+    rec = {"error": {"ename": "StoreError", "evalue": "results/x/t.csv does not exist: produce it with ..."}}
+    assert run_chapters.missing_table(rec) == "results/x/t.csv has not been computed"
+    assert run_chapters.missing_table({"error": {"ename": "ValueError", "evalue": "boom"}}) is None
