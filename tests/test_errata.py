@@ -20,6 +20,7 @@ from kvlib.core.simulate import PolicyError, simulate
 from kvlib.optimum.bruteforce import brute_force_opt
 from kvlib.policies.registry import make_policy
 from kvlib.theory.adversary import wyz_thm1_mcsf_tel
+from kvlib.theory.thm43_paper import b3_dual_solution
 
 
 def _at_zero(pairs, M):
@@ -116,20 +117,6 @@ def test_002_theorem_ec2_reduction_with_M_equal_T():
 # 001 Appendix B.3: the displayed bound on the dual objective before Lemma B.2.
 # --------------------------------------------------------------------------------------------
 
-def _b3_dual(n, s, o, M):
-    """001 eqs. (25)-(27), exact (Fractions): (ybar, [lambda_1, lambda_2, ...])."""
-    beta = 2 * s + o + 1
-    alpha_term = Fraction((o - 1) * (3 * s + 2 * o + 2), 3 * beta)
-    ybar = max(Fraction(beta * o * n, 2 * M) - alpha_term, Fraction(0))
-    lam1 = (2 * ybar + 2 * alpha_term) / (beta * o)
-    d = Fraction(2, beta * o)
-    lams, t = [], 1
-    while lam1 - (t - 1) * d > 0:
-        lams.append(lam1 - (t - 1) * d)
-        t += 1
-    return ybar, lams
-
-
 def test_001_b3_dual_objective_bound_has_wrong_direction():
     """n = 10 identical requests, s = o = 1, M = 4 (M >= 2(s + o), n > m = 2).
 
@@ -138,13 +125,14 @@ def test_001_b3_dual_objective_bound_has_wrong_direction():
     M lambda_1^2 / (2d); the resulting "lower bound" exceeds the optimum.
     """
     n, s, o, M = 10, 1, 1, 4
-    ybar, lams = _b3_dual(n, s, o, M)
+    D = b3_dual_solution(n, s, o, M)  # 001 eqs. (25)-(27), exact fractions
+    ybar, lams = D["ybar"], D["lam"]
     # feasibility of (23): ybar - sum_{tau=t+1}^{t+o} (s + tau - t) lambda_tau <= t for all t >= 0
     lam = lambda tau: lams[tau - 1] if 1 <= tau <= len(lams) else Fraction(0)  # noqa: E731
     for t in range(0, len(lams) + o + 2):
         assert ybar - sum((s + tau - t) * lam(tau) for tau in range(t + 1, t + o + 1)) <= t
     true_dual = n * o + n * ybar - M * sum(lams)
-    d = Fraction(2, (2 * s + o + 1) * o)
+    d = D["d"]
     papers_bound = n * o + n * ybar - M * lams[0] * (lams[0] / d) / 2
     opt, starts, _ = brute_force_opt(_at_zero([(s, o)] * n, M))
     assert true_dual <= opt
