@@ -95,6 +95,19 @@ class CpSatResult:
     seconds: float
 
 
+def _model_and_arrays(instance: Instance):
+    """OR-Tools' ``cp_model`` module (a clear error without OR-Tools) and the instance as Python ints:
+    ``(cp_model, a, s, o, n, M)``."""
+    try:
+        from ortools.sat.python import cp_model
+    except ImportError as exc:  # pragma: no cover - exercised only without ortools
+        raise ImportError("kvlib.optimum.cpsat needs OR-Tools: pip install 'kvlib[cpsat]' (or ortools)") from exc
+    a = [int(x) for x in instance.arrival]
+    s = [int(x) for x in instance.prompt]
+    o = [int(x) for x in instance.output]
+    return cp_model, a, s, o, instance.n, int(instance.memory)
+
+
 def cpsat_solve(
     instance: Instance,
     *,
@@ -114,15 +127,7 @@ def cpsat_solve(
     ``redundant``: add the sound redundant constraints (start order of identical
     requests; no-overlap of the cliques of :func:`non_overlap_cliques`).
     """
-    try:
-        from ortools.sat.python import cp_model
-    except ImportError as exc:  # pragma: no cover - exercised only without ortools
-        raise ImportError("kvlib.optimum.cpsat needs OR-Tools: pip install 'kvlib[cpsat]' (or ortools)") from exc
-
-    a = [int(x) for x in instance.arrival]
-    s = [int(x) for x in instance.prompt]
-    o = [int(x) for x in instance.output]
-    n, M = instance.n, int(instance.memory)
+    cp_model, a, s, o, n, M = _model_and_arrays(instance)
     if latest is None:
         latest = latest_starts(instance, upper)
     L = [max(int(x), a[i]) for i, x in enumerate(latest)]
@@ -257,16 +262,9 @@ def event_solve(
     ``stream=True`` prints every improving solution as a JSON line (the child-process
     wrapper recovers the last one if the child is stopped).
     """
-    try:
-        from ortools.sat.python import cp_model
-    except ImportError as exc:  # pragma: no cover - exercised only without ortools
-        raise ImportError("kvlib.optimum.cpsat needs OR-Tools: pip install 'kvlib[cpsat]' (or ortools)") from exc
     from kvlib.optimum.bounds import conflict_delays
 
-    a = [int(x) for x in instance.arrival]
-    s = [int(x) for x in instance.prompt]
-    o = [int(x) for x in instance.output]
-    n, M = instance.n, int(instance.memory)
+    cp_model, a, s, o, n, M = _model_and_arrays(instance)
     P = [s[i] + o[i] for i in range(n)]
     doms = [sorted(int(v) for v in d) for d in domains]
     const = sum(o[i] - a[i] for i in range(n))
