@@ -167,6 +167,32 @@ def test_tampering_a_committed_table_fails_the_check(tmp_path, chapter, table):
 
 
 
+def _shared_rows(chapter, table):
+    from kvlib.book.store import row_needs_shared_data
+
+    _, rows = read_rows(table_paths(chapter, table)[0])
+    return [j for j in range(len(rows)) if row_needs_shared_data(rows[j])], rows
+
+
+SHARED_TABLES = [(c, t) for c, t in COMMITTED if _shared_rows(c, t)[0]]
+
+
+@pytest.mark.parametrize("chapter,table", SHARED_TABLES or [pytest.param("-", "-", marks=pytest.mark.skip)])
+def test_rows_from_shared_data_recompute_from_the_same_files(monkeypatch, chapter, table):
+    """Where the shared data is found by the default lookup (no environment variable), a stored row
+    computed from it recomputes identically: the row functions and the store's availability check
+    look in the same place."""
+    from kvlib.book.store import shared_data_available
+
+    monkeypatch.delenv("KVBOOK_SHARED_DIR", raising=False)
+    if not shared_data_available():
+        pytest.skip("no shared data directory beside the repository")
+    idx, rows = _shared_rows(chapter, table)
+    i = min(idx, key=lambda j: float(rows[j]["_wall_s"] or 0))
+    rep = verify_table(chapter, table, rows=[i])
+    assert not rep.mismatches, [str(m) for m in rep.mismatches]
+
+
 def test_progress_log_while_a_table_is_being_computed(tmp_path, monkeypatch):
     # the runner's progress log summarises every table, including the one whose rows are still
     # being computed (its frame is not set yet)

@@ -123,13 +123,13 @@ def realtrace_row(*, workload: str, policy: str, n: int, seed: int, rate: float 
     the repository lies; the ``data_sha256`` column records which file was read.  For the mixed 002 workload the row also reports the mean, median and
     90th percentile of the latency of the LMSYS-like and of the arXiv requests.
     """
-    from kvlib.serving.workloads import resolve_shared_dir
+    from kvlib.serving.workloads import default_shared_dir
 
     if data not in (None, "shared", "embedded"):
         raise ValueError(f"realtrace_row: data must be 'shared' or 'embedded', got {data!r}")
     sd = None
     if data == "shared":
-        sd = resolve_shared_dir(os.environ.get("KVBOOK_SHARED_DIR") or "../shared/data")
+        sd = default_shared_dir()
         if sd is None:
             raise FileNotFoundError("realtrace_row: data='shared' but no shared data directory was found "
                                     "(set KVBOOK_SHARED_DIR or place it at ../shared/data beside the repository)")

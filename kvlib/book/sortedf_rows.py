@@ -287,16 +287,17 @@ def section7_row(*, n: int, seed: int) -> dict:
 
     The workload is :func:`kvlib.serving.workloads.mixed_002` as built by
     :func:`kvlib.serving.experiments.build_workload` (80% LMSYS-like, 20% arXiv: the real trace
-    when the shared data directory is found, else the labelled stand-in; column ``workload``),
+    when the shared data directory is found by
+    :func:`kvlib.serving.workloads.default_shared_dir`, else the labelled stand-in; column ``workload``),
     all at ``t = 0``, ``M = 16,492`` tokens (002 Section 7).  Per policy ``p`` of
     :data:`SECTION7_POLICIES`: ``avg_p`` = TEL / n in rounds (exact) and ``s_p`` = wall seconds of
     the whole run (planning included; timing).
     """
     from kvlib.serving.experiments import build_workload
     from kvlib.serving.realtime import PAPER_MEMORY
-    from kvlib.serving.workloads import resolve_shared_dir
+    from kvlib.serving.workloads import default_shared_dir
 
-    w = build_workload({"workload": "mixed002", "n": n, "seed": seed, "shared_dir": resolve_shared_dir(None)})
+    w = build_workload({"workload": "mixed002", "n": n, "seed": seed, "shared_dir": default_shared_dir()})
     inst = Instance.at_zero(w.prompt, w.output, int(PAPER_MEMORY))
     out = {"workload": w.label, "instance": instance_hash(inst), "M": int(PAPER_MEMORY)}
     for label, (name, opts) in SECTION7_POLICIES.items():

@@ -721,10 +721,10 @@ def row_needs_shared_data(row: dict[str, str]) -> bool:
 
 def shared_data_available() -> bool:
     try:
-        from kvlib.serving.workloads import resolve_shared_dir
+        from kvlib.serving.workloads import default_shared_dir
     except ImportError:  # pragma: no cover
         return False
-    return resolve_shared_dir(os.environ.get("KVBOOK_SHARED_DIR") or "../shared/data") is not None
+    return default_shared_dir() is not None
 
 
 def verify_table(chapter: str, table: str, *, budget_s: float = 60.0, n_fixed: int = 2,

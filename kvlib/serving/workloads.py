@@ -65,6 +65,7 @@ __all__ = [
     "load_splitwise",
     "load_user_csv",
     "resolve_shared_dir",
+    "default_shared_dir",
     "poisson_arrivals",
     "mixed_002",
 ]
@@ -268,6 +269,14 @@ def resolve_shared_dir(shared_dir: str | os.PathLike | None, repo_root: str | os
         if (c / ARXIV_CSV).exists() or (c / SPLITWISE_CSV).exists() or (c / "a100_llama2_70b_mlp.csv").exists():
             return c.resolve()
     return None
+
+
+def default_shared_dir() -> Path | None:
+    """The shared data directory the book uses: ``$KVBOOK_SHARED_DIR`` if set, else
+    ``../shared/data`` (beside the repository); ``None`` when neither holds a data file.  Every row
+    function and the store's check for available data use this one lookup, so a row is recomputed
+    from the same files it was stored from."""
+    return resolve_shared_dir(os.environ.get("KVBOOK_SHARED_DIR") or "../shared/data")
 
 
 def _sha256(path: Path) -> str:
