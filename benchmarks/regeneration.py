@@ -14,6 +14,7 @@ of the machine that ran it.  With ``--run`` it first regenerates (``book/run_cha
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -48,6 +49,19 @@ def main() -> int:
     chapters = sorted({r["chapter"] for r in rows})
     total_compute = sum(r["compute time (s)"] for r in rows)
     total_wall = sum(next((r["chapter run wall time (s)"] or 0) for r in rows if r["chapter"] == c) for c in chapters)
+    print(f"\n{'chapter':<12} {'rows':>11}  {'row compute min':>15}  {'last run wall min':>17}  rows computed in last run")
+    for c in chapters:
+        rc = [r for r in rows if r["chapter"] == c]
+        run_file = results_root() / c / "_run.json"
+        run = json.loads(run_file.read_text(encoding="utf8")) if run_file.exists() else {}
+        computed = sum(int(t.get("computed_in_this_run") or 0) for t in (run.get("tables") or {}).values())
+        stored = sum(r["rows"] for r in rc)
+        asked = sum(r["rows asked"] or 0 for r in rc)
+        wall = run.get("chapter_wall_time_s")
+        print(f"{c:<12} {stored:>5}/{asked:<5}  {sum(r['compute time (s)'] for r in rc) / 60:>15.1f}  "
+              f"{(f'{wall / 60:.1f}' if wall else '-'):>17}  "
+              + (f"{computed} of {stored} ({'a full regeneration' if computed >= stored else 'resumed: the rest were stored'})"
+                 if run else "no run record"))
     size = sum(p.stat().st_size for p in results_root().rglob("*") if p.is_file())
     print(f"\n{len(rows)} tables in {len(chapters)} chapters: {total_compute / 60:.1f} min of row compute time; "
           f"last chapter runs {total_wall / 60:.1f} min wall in total; store size {size / 1e6:.2f} MB")
