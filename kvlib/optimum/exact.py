@@ -533,7 +533,8 @@ def lp_relaxation(instance: Instance, *, upper: int | None = None, formulation: 
 # ----------------------------------------------------------------------------
 # 001 Section 5.1 summary
 
-#: 001 Section 5.1 as quoted in issue #3 (the paper's numbers, Gurobi, n in [40, 60]).
+#: the paper's numbers of 001 Section 5.1 ("Results for Arrival Model 1/2"; OPT by Gurobi, n in [40, 60]);
+#: 001 reports no count of exact matches for Arrival Model 2.
 PAPER_SECTION51 = {
     "AM1": {"best": 1.000, "worst": 1.074, "average": 1.005, "exact matches": "114 of 200"},
     "AM2": {"best": 1.000, "worst": 1.227, "average": 1.047, "exact matches": "not reported"},
