@@ -258,11 +258,13 @@ def lmsys_like(rng: np.random.Generator, n: int, arrival_s=None) -> Workload:
 
 
 def resolve_shared_dir(shared_dir: str | os.PathLike | None, repo_root: str | os.PathLike | None = None) -> Path | None:
-    """Find the shared data directory: as given, relative to the repository root, or from
-    ``$KVBOOK_SHARED_DIR`` (with or without a trailing ``data``).  ``None`` if not found."""
+    """Find the shared data directory: as given (also relative to the repository root, with or
+    without a trailing ``data``), or, only when no directory is given, from ``$KVBOOK_SHARED_DIR``.
+    An explicit directory is never replaced by the environment's.  ``None`` if not found."""
     root = Path(repo_root) if repo_root is not None else Path(__file__).resolve().parents[2]
     cands: list[Path] = []
-    for base in ([shared_dir] if shared_dir else []) + ([os.environ["KVBOOK_SHARED_DIR"]] if os.environ.get("KVBOOK_SHARED_DIR") else []):
+    bases = [shared_dir] if shared_dir else ([os.environ["KVBOOK_SHARED_DIR"]] if os.environ.get("KVBOOK_SHARED_DIR") else [])
+    for base in bases:
         p = Path(base)
         cands += [p, p / "data"] if p.is_absolute() else [p, root / p, p / "data", root / p / "data"]
     for c in cands:
