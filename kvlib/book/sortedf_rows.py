@@ -10,8 +10,10 @@ or :func:`kvlib.policies.wyz.proof_chain`).  Column conventions: ``tel_*`` are T
 * :func:`ec1_row` -- 002 Table EC.1 (Appendix EC.4.2): one instance of one distribution, six policies;
 * :func:`selector_row` -- 002 Table 3 (Section 5.5): the four Phase-1 selectors at one ``(n, M)``;
 * :func:`opt_row` -- 002 Theorem 3: one small instance against its certified optimum, with the
-  proof-chain objects (our reconstruction, :func:`kvlib.policies.wyz.proof_chain`);
-* :func:`chain_sweep_row` -- the proof-chain links at the Table EC.1 size, both Phase-1 constraints;
+  objects of our variant of the proof chain (feasible batched schedules,
+  :func:`kvlib.policies.wyz.proof_chain`; 002's own objects are :mod:`kvlib.theory.wyz_chain_paper`);
+* :func:`chain_sweep_row` -- the links of our variant at the Table EC.1 size, both Phase-1 constraints;
+* :func:`paper_chain_ec1_row` -- 002's own optimum-free links on a Table EC.1 instance (live, not stored);
 * :func:`adversarial_row` -- one restart of an adversarial local search (Theorem 3 or one link);
 * :func:`section7_row` -- 002 Section 7 (Figure 8) in rounds on the mixed workload.
 """
@@ -32,7 +34,7 @@ from kvlib.policies.wyz import (F_exact, dp_argmin, lemma1_holds, phase1_selecto
 
 __all__ = ["EC1_POLICIES", "TABLE3_SELECTORS", "SECTION7_POLICIES", "ADVERSARIAL_OBJECTIVES", "ec1_row",
            "selector_row", "opt_row", "chain_sweep_row", "adversarial_row", "section7_row", "slug", "table_keys",
-           "sortedf_tables", "chain_frame"]
+           "sortedf_tables", "chain_frame", "paper_chain_ec1_row"]
 
 #: Table EC.1's three policies (002's columns) and three of ours for reference: label -> (registry name, options).
 EC1_POLICIES = {
@@ -179,9 +181,10 @@ def opt_row(*, trial: int, seed: int, time_limit: float) -> dict:
 
     ``lower``/``upper``: the IP's certified interval for OPT (``proved`` when they meet within
     ``time_limit``); ``tel_sorted_f`` (auto selector = the exact argmin at these sizes, peak
-    constraint), ``tel_sorted_f_lookahead``, ``tel_mc_sf``; the proof-chain objects of our
-    reconstruction (``separate``, ``group``, ``align``, ``Optimal_align``: exact TELs, each schedule
-    checked); the instance (``M``, ``s``, ``o`` as JSON lists, and its hash); Lemma 1 counts.
+    constraint), ``tel_sorted_f_lookahead``, ``tel_mc_sf``; the objects of our variant of the proof
+    chain (``separate``, which is 002's Sorted-F_separate, and our ``group``, ``align``,
+    ``Optimal_align``, which are feasible batched schedules unlike 002's objects of the same names,
+    see :mod:`kvlib.policies.wyz`: exact TELs, each schedule checked); the instance (``M``, ``s``, ``o`` as JSON lists, and its hash); Lemma 1 counts.
     """
     inst = _small_instance(seed, 2, trial)
     c, sec = _opt_interval(inst, time_limit)
@@ -201,7 +204,8 @@ def opt_row(*, trial: int, seed: int, time_limit: float) -> dict:
 
 
 def chain_sweep_row(*, trial: int, seed: int, n: int, M: int = 100) -> dict:
-    """Proof-chain links (without Optimal_align) on one Uniform instance of the Table EC.1 size.
+    """The links of our variant of the proof chain (without Optimal_align) on one Uniform instance
+    of the Table EC.1 size.
 
     ``s, o`` uniform on ``1..50`` (``default_rng([seed, 4, trial])``), memory ``M``; Sorted-F (auto
     selector) under both Phase-1 constraints; per constraint ``c``: ``tel_c``, ``separate_c``,
@@ -230,7 +234,7 @@ def adversarial_row(*, objective: str, restart: int, steps: int, seed: int, time
     requests), keeping a move when the objective does not decrease; OPT is certified by the IP
     at every step (a step whose IP is not closed within ``time_limit`` is rejected and counted
     in ``unclosed``; ``separate / group`` needs no optimum).  Returns the best value and instance
-    and, over every instance visited, the largest value of each proof-chain link
+    and, over every instance visited, the largest value of each link of our variant of the proof chain
     (``max_<link>``) and of TEL(Sorted-F) / OPT.  The search path can depend on the solver's
     time limit, so these columns are stored as ``ignore``; ``start`` (the start instance's hash) is exact.
     """
@@ -277,6 +281,23 @@ def adversarial_row(*, objective: str, restart: int, steps: int, seed: int, time
     vals = [r["Sorted-F"] / r["OPT"] for r in rows if "OPT" in r]
     out["max_sf_opt"] = float(max(vals)) if vals else float("nan")
     return out
+
+
+def paper_chain_ec1_row(*, seed: int, trial: int, distribution: str) -> dict:
+    """The optimum-free links of 002 Theorem 3's proof with 002's own objects
+    (:func:`kvlib.theory.wyz_chain_paper.sorted_f_side`: Theorems 4-6, Lemmas 1-2, Definition 1,
+    Inequality (2)) on one Table EC.1 instance: :func:`kvlib.book.synthetic.ec1_sample` of
+    ``distribution`` with 002's ``n`` and ``M = 100``, ``default_rng([seed, 11, trial, k])`` (``k`` the
+    distribution's position in ``EC1_DISTRIBUTIONS``).  Deterministic; not a stored table (cheap)."""
+    from kvlib.theory.wyz_chain_paper import sorted_f_side
+
+    if distribution not in EC1_DISTRIBUTIONS:
+        raise ValueError(f"paper_chain_ec1_row: unknown distribution {distribution!r} (known: {', '.join(EC1_DISTRIBUTIONS)})")
+    k = list(EC1_DISTRIBUTIONS).index(distribution)
+    s, o = ec1_sample(distribution, np.random.default_rng([seed, 11, trial, k]), EC1_N[distribution])
+    row = sorted_f_side(Instance.at_zero(s, o, 100))
+    row.pop("_batches"), row.pop("_tel_align")
+    return {"distribution": distribution, "trial": trial, **row}
 
 
 # --------------------------------------------------------------------------- Section 7
