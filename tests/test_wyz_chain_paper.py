@@ -189,7 +189,6 @@ def test_finite_epsilon_and_definition1_hand_b():
     inst = Instance.at_zero([1, 1, 6], [5, 5, 1], 12)
     assert wc.finite_epsilon(inst.prompt, inst.output) == 7
     side = wc.sorted_f_side(inst)
-    side.pop("_batches"), side.pop("_tel_align")
     full = wc.chain_values(inst)
     assert side["def1_eps_holds"] and side["def1_terminal_fill_min"] != side["def1_terminal_fill_min"]
     assert all(full[k] == v or (v != v and full[k] != full[k]) for k, v in side.items())
@@ -204,7 +203,7 @@ def test_paper_chain_ec1_row():
                               "thm5_terminal_blocked", "def1_eps_holds", "ineq2_eps_holds"))
     again = paper_chain_ec1_row(seed=0, trial=0, distribution="Uniform")
     assert all(again[k] == v or (v != v and again[k] != again[k]) for k, v in r.items())  # deterministic
-    with pytest.raises(ValueError, match="unknown distribution 'Gamma'"):
+    with pytest.raises(ValueError, match="unknown distribution"):
         paper_chain_ec1_row(seed=0, trial=0, distribution="Gamma")
 
 

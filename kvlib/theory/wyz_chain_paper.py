@@ -325,6 +325,12 @@ def sorted_f_side(instance: Instance, selector: str = "exact", constraint: str =
     batches and Inequality (2), each both without slack and with :func:`finite_epsilon` as
     ``epsilon(M)`` (keys ``*_eps_holds``).  Cheap at the Table EC.1 size (``n = 100``, ``M = 100``).
     """
+    row, _, _ = _side(instance, selector, constraint)
+    return row
+
+
+def _side(instance: Instance, selector: str, constraint: str):
+    """(row of :func:`sorted_f_side`, Phase-1 batches, TEL(align) as a Fraction)."""
     s, o, M = instance.prompt, instance.output, int(instance.memory)
     tel_sf, p_sf, bl = sf_run(instance, selector, constraint)
     p_sep = separate_starts(bl, o)
@@ -365,8 +371,7 @@ def sorted_f_side(instance: Instance, selector: str = "exact", constraint: str =
         if key in exact:
             r[key.replace("_ratio", "_holds")] = _cmp(exact[key], rel, const)
     r["thm5_holds_paper_formula"] = Fraction(tel_sep_paper, tel_grp) < 4
-    r["_batches"], r["_tel_align"] = bl, tel_al  # for chain_values; dropped there
-    return r
+    return r, bl, tel_al
 
 
 def chain_values(instance: Instance, opt_starts=None, selector: str = "exact", constraint: str = "peak") -> dict:
@@ -377,8 +382,7 @@ def chain_values(instance: Instance, opt_starts=None, selector: str = "exact", c
     The keys of :func:`sorted_f_side` plus the optimum's side (Theorems 7, 8, 3 and Inequality (3)).
     """
     s, o, M = instance.prompt, instance.output, int(instance.memory)
-    r = sorted_f_side(instance, selector, constraint)
-    bl, tel_al = r.pop("_batches"), r.pop("_tel_align")
+    r, bl, tel_al = _side(instance, selector, constraint)
     tel_sf = r["tel_sf"]
     if opt_starts is None:
         from kvlib.optimum.bruteforce import brute_force_opt
