@@ -519,8 +519,8 @@ assert side_bad == 0
 # (Theorem 5, claimed $< 4$) and {glue:text}`side_l6:.4f` (Theorem 6, claimed $< 2$). At these sizes almost
 # every group is a single batch (groups per batch {glue:text}`side_single:s`, largest group
 # {glue:text}`side_amax:d` batches): the group rule cuts after $X_k$ as soon as the next batch's shortest
-# output is at most about twice $X_k$'s average, which Phase 1's increasing $F$ makes the common case. So
-# Theorem 5 is nearly an equality here, and Lemma 2 says little more than (EC.3).
+# output is at most $(2 + 1/n_k)$ times $X_k$'s average, which is the common case on these distributions. So
+# Theorem 5's ratio stays close to 1 here, and Lemma 2 says little more than (EC.3).
 #
 # ### Lemma 2 on groups of three or more batches
 #
@@ -624,7 +624,8 @@ glue("eps_ec1_eta", f"{side['ineq2_eta_min'].min():.3f}", display=False)
 # (smallest value {glue:text}`eps_ec1_eta:s`), {glue:text}`eps_spread_half:d` of {glue:text}`eps_spread_n:d`
 # spread and {glue:text}`eps_small_half:d` of {glue:text}`eps_small_n:d` small ones: at these sizes a request's
 # peak is a sizeable share of $M$ ($\epsilon / M$ in the table), so $\epsilon(M)$ is not negligible, which is
-# what 002's regime excludes. 002 uses (2) and (3) only in the proof of Theorem 8, to compare efficiencies.
+# what 002's regime excludes. 002 uses (2) in the proof of Theorem 8, to compare efficiencies, and (3) in the
+# proof of Theorem 7, to bound how long the batches $W_h$ of a temporal group take.
 #
 # ### Three displayed steps that do not hold as printed
 #
@@ -785,7 +786,7 @@ glue("chain_failures", "none" if not bad_links else ", ".join(bad_links), displa
 # %% [markdown]
 # On {glue:text}`chain_inst:d` random small instances with a certified optimum, and over the
 # {glue:text}`chain_inst_all:d` instances that these and the adversarial searches visited (the Theorem 5
-# search needing no optimum), the largest ratio of each link is (violations counted on the random
+# search needing no optimum), the largest ratio of each link of our variant is (violations counted on the random
 # instances; the distributions over them are in {numref}`fig-sortedf-links`):
 #
 # | link (our variant) | 002's constant | largest measured | violations |
@@ -806,8 +807,8 @@ glue("chain_failures", "none" if not bad_links else ", ".join(bad_links), displa
 # Links with a violation: {glue:text}`chain_failures:s`. The reverse ratios are
 # group / separate $\le$ {glue:text}`chain_l5_rev:.4f` (grouping by length class can also lose) and
 # align / group $\le$ {glue:text}`chain_l6_rev:.4f` (the cost of rounding and aligning, which a factor-2
-# step would bound). The adversarial search on Theorem 7 reached Optimal$_{\text{align}}$ / OPT $=$
-# {glue:text}`adv7_val:.4f` at {glue:text}`adv7_inst:s`; the one on Theorem 5 reached separate / group
+# step would bound). The adversarial search on the variant's Theorem 7 link reached Optimal$_{\text{align}}$ / OPT $=$
+# {glue:text}`adv7_val:.4f` at {glue:text}`adv7_inst:s`; the one on its Theorem 5 link reached separate / group
 # $=$ {glue:text}`adv5_val:.4f` at {glue:text}`adv5_inst:s` ({glue:text}`chain_steps:d` and four times as
 # many steps).
 #
@@ -817,8 +818,8 @@ glue("chain_failures", "none" if not bad_links else ", ".join(bad_links), displa
 # instances; the largest is at {glue:text}`rev6_inst:s` ({glue:text}`rev6_tels:s`; schedules printed above). The excess comes
 # from the *alignment idle* (a slot of length $L$ waits for the next multiple of $L$), not from the
 # rounding, so it says more about our alignment rule than about 002: 002's Theorem 6 is in the
-# other direction, and 002 aligns differently (by average outputs, see above; there group / align stays
-# below {glue:text}`side_l6:.4f` on the Table EC.1 instances).
+# other direction, and 002 aligns differently (by average outputs, see above; there group / align is at most
+# {glue:text}`side_l6:.4f` on the Table EC.1 instances).
 #
 # **The product against 48.** Per instance, the four bounded links multiply to at most
 # {glue:text}`chain_prod4_max:.4f`; the product of the four largest link ratios (over different
