@@ -627,7 +627,7 @@ glue("eps_ec1_eta", f"{side['ineq2_eta_min'].min():.3f}", display=False)
 # what 002's regime excludes. 002 uses (2) in the proof of Theorem 8, to compare efficiencies, and (3) in the
 # proof of Theorem 7, to bound how long the batches $W_h$ of a temporal group take.
 #
-# ### Three displayed steps that do not hold as printed
+# ### Two displayed equalities that do not hold as printed
 #
 # Besides Theorem 8 and the display after Lemma 2, two equalities of the proofs fail on small instances
 # although the bounds they serve hold; each is pinned in `tests/test_wyz_chain_paper.py`:
