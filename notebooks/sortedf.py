@@ -18,22 +18,29 @@
 # # Sorted-F and the ratio 48
 #
 # This chapter follows 002 (Wang, Ye, Zhou {cite}`wang2025serving`): Section 2 (all $n$ requests
-# arrive at $t = 0$, prompt sizes $s_i$ vary), Section 4 (the metric $F$, Sorted-F, Lemma 1,
-# Theorem 3 and its proof chain, Theorems 4-7), Section 5 and Appendix EC.3 (the Phase-1 selectors
-# and the LP-based schedulers), Section 7 (Figure 8) and Appendix EC.4.2 (Table EC.1). It establishes, with `kvlib.policies.wyz`
-# and `kvlib.policies.wyz_lp`:
+# arrive at $t = 0$, prompt sizes $s_i$ vary), Section 4 and Appendix EC.2 (the metric $F$, Sorted-F,
+# Lemma 1, Theorem 3 and its proof: Theorems 4-8, Definition 1, Lemma 2, Inequalities (2)-(3)), Section 5 and
+# Appendix EC.3 (the Phase-1 selectors and the LP-based schedulers), Section 7 (Figure 8, Figure EC.2) and
+# Appendix EC.4.2 (Table EC.1 and its observations). It establishes, with `kvlib.policies.wyz`,
+# `kvlib.policies.wyz_lp` and `kvlib.theory.wyz_chain_paper`:
 #
 # 1. Example 1 of 002 in our conventions, and the exchange argument behind $F$ checked symbolically;
 # 2. which Phase-1 memory constraint is used and whether the choice matters;
 # 3. Lemma 1 on every Phase-1 batch computed in this chapter;
-# 4. the ratio Sorted-F / OPT on small instances with certified optima, an adversarial search for the
-#    worst case, and the proof chain of Theorem 3 (Theorems 4-7) measured instance by instance, with
-#    the transformed schedules of Theorems 5-7 in *our reconstruction* (not 002's definitions, see
-#    below);
-# 5. running time and quality of the four Phase-1 selectors up to 2,000 requests, beside the
+# 4. the ratio Sorted-F / OPT on small instances with certified optima and an adversarial search for the
+#    worst case;
+# 5. the proof of Theorem 3 with 002's own objects (Sorted-F$_{\text{separate}}$, Sorted-F$_{\text{group}}$,
+#    Sorted-F$_{\text{align}}$, the temporal groups and Optimal$_{\text{align}}$), evaluated by 002's TEL formulas
+#    where they are not schedules: every link of Theorems 4-8, Lemma 2, Definition 1 and Inequalities
+#    (2)-(3) instance by instance, a counterexample to Theorem 8 and three displayed steps that do not hold
+#    as printed (errata); then our variant of the chain made of feasible schedules, whose links multiply
+#    to TEL(Sorted-F) / OPT;
+# 6. running time and quality of the four Phase-1 selectors up to 2,000 requests, beside the
 #    recommended scales of 002's Table 3;
-# 6. Table EC.1 with 002's five distributions, $M$ and $n$, beside the paper's values;
-# 7. 002 Section 7's experiment (Figure 8) in rounds, with the selectors 002 used there.
+# 7. Table EC.1 with 002's five distributions, $M$ and $n$, beside the paper's values, and the
+#    observations of Appendix EC.4.2 on which requests each policy starts first;
+# 8. 002 Section 7's experiment (Figure 8, Figure EC.2) in rounds, with the selectors 002 used there, and
+#    002's claims about it size by size.
 #
 # The expensive loops are stored tables of the results store (`kvlib.book.store`; one row function of
 # `kvlib.book.sortedf_rows` per table): every table, figure and number below that rests on one says
@@ -44,9 +51,12 @@
 # EC.1 itself uses 002's $n$), `trials` (Table EC.1 instances per distribution, our choice: 002 does not
 # state its number), `opt_trials` (small instances solved to
 # optimality), `adv_steps` (adversarial-search steps), `chain_steps` (steps of the adversarial searches
-# on the proof-chain links), `adv_restarts` (restarts of each search), `time_limit` (seconds per IP solve; instances not closed in time are
-# dropped and counted), `lp_fallback_step` (time grid of the LP policies where `kvlib.policies.wyz_lp`'s default
-# grid gives an infeasible LP).
+# on single links of our variant of the proof chain), `adv_restarts` (restarts of each search), `time_limit`
+# (seconds per IP solve; instances not closed in time are dropped and counted), `lp_fallback_step` (time grid
+# of the LP policies where `kvlib.policies.wyz_lp`'s default grid gives an infeasible LP), and the sizes of
+# the live computations with 002's own proof objects and of Appendix EC.4.2's observations: `w58_trials`
+# (small instances with an optimal schedule), `side_trials` and `order_trials` (Table EC.1 instances per
+# distribution), `spread_trials` (instances of the spread family for Lemma 2).
 
 # %% tags=["parameters"]
 mode = "quick"
@@ -59,7 +69,10 @@ time_limit = 20.0
 chain_steps = None
 lp_fallback_step = 20
 adv_restarts = None
-w58_trials = None  # seeded instances for "The proof chain with 002's own objects" (quick 30, full 150)
+w58_trials = None  # small seeded instances with an optimal schedule for 002's chain (quick 30, full 150)
+side_trials = None  # Table EC.1 instances per distribution for 002's optimum-free links (quick 2, full 40)
+spread_trials = None  # instances of the spread family for Lemma 2 (quick 20, full 200)
+order_trials = None  # Table EC.1 instances per distribution for Appendix EC.4.2's observations (quick 1, full 4)
 
 # %%
 import time
@@ -92,6 +105,9 @@ QUICK = mode == "quick"
 n = n or (30 if QUICK else 100)
 trials = trials or (1 if QUICK else 100)
 w58_trials = w58_trials or (30 if QUICK else 150)
+side_trials = side_trials or (2 if QUICK else 40)
+spread_trials = spread_trials or (20 if QUICK else 200)
+order_trials = order_trials or (1 if QUICK else 4)
 opt_trials = opt_trials or (20 if QUICK else 300)
 adv_steps = adv_steps or (25 if QUICK else 150)
 chain_steps = chain_steps or (25 if QUICK else 150)
@@ -99,6 +115,8 @@ adv_restarts = adv_restarts or (1 if QUICK else 2)
 params = dict(mode=mode, seed=seed, n=n, trials=trials, opt_trials=opt_trials, adv_steps=adv_steps, chain_steps=chain_steps,
               adv_restarts=adv_restarts, time_limit=time_limit, lp_fallback_step=lp_fallback_step)
 print("This chapter was produced with " + ", ".join(f"{k} = {v!r}" for k, v in params.items()) + ".")
+print(f"Live computations: w58_trials = {w58_trials}, side_trials = {side_trials}, spread_trials = {spread_trials}, "
+      f"order_trials = {order_trials}.")
 T0 = time.perf_counter()
 KEYS = table_keys(seed=seed, opt_trials=opt_trials, time_limit=time_limit, chain_trials=max(3, 2 * trials if QUICK else 200),
                   n=n, adv_restarts=adv_restarts, adv_steps=adv_steps, chain_steps=chain_steps, sel_reps=1 if QUICK else 3,
@@ -324,7 +342,7 @@ glue("ratio_worst_inst", f"M = {worst['M']}, s = {worst['s']}, o = {worst['o']}"
 # random small instance, change one $s_i$ or $o_i$ by a random amount (or add / remove a request), keep the change if
 # TEL(Sorted-F) / OPT does not decrease, with OPT certified by the IP at every step. Each restart is one row of the
 # stored table `adversarial` (`kvlib.book.sortedf_rows.adversarial_row`; {glue:text}`lab_adversarial:s`), which
-# also holds the two searches on single links of the proof chain below.
+# also holds the two searches on single links of our variant of the proof chain (section "Our variant" below).
 
 # %% tags=["teach"]
 adv_f = TABS["adversarial"].frame
@@ -345,76 +363,369 @@ glue("adv_opt", int(cur["best_opt"]), display=False)
 # of Theorem 3 comes from multiplying the losses of the four proof steps, which are not attained
 # simultaneously on instances this small.
 #
-# ### The proof chain, instance by instance (our reconstruction)
+# ## The proof chain of Theorem 3 with 002's objects
 #
-# 002 proves Theorem 3 through a chain of transformed schedules (002 Section 4):
-# TEL(Sorted-F) $\le$ TEL(Sorted-F$_{\text{separate}}$) (Theorem 4) $< 4\,$TEL(Sorted-F$_{\text{group}}$)
-# (Theorem 5) $< 2\,$TEL(Sorted-F$_{\text{align}}$) (Theorem 6), and Optimal$_{\text{align}} \le
-# 6\,$Optimal (Theorem 7); $4 \cdot 2 \cdot 6 = 48$. The definitions below are *our
-# reconstruction* — what a careful reader would expect from the names and the constants — and not
-# 002's: 002 defines Sorted-F$_{\text{separate}}$ as ours (batches run one after another), but builds
-# Sorted-F$_{\text{group}}$ by merging consecutive batches into groups whose last batch nearly fills
-# the memory (Theorem 5), and Sorted-F$_{\text{align}}$ by replacing the outputs of each group's last
-# batch by that batch's average output (before Theorem 6). The measurements of Theorems 5-7 below
-# therefore test our reconstruction, not 002's proof. All four objects are
-# *batched schedules* of the original instance: an ordered list of disjoint batches, each started as a
-# whole, fitting the memory alone, and run one after another (`kvlib.policies.wyz.batched_starts`); each is
-# built in `kvlib.policies.wyz` and validated by `kvlib.core.checker.check_schedule` on every instance.
-# Write $D_X = \max_{i \in X} o_i$ for the length of a batch and $\lceil x\rceil_2$ for the smallest
-# power of two $\ge x$.
+# 002 proves Theorem 3 (002 Section 4) by transforming Sorted-F step by step and, in parallel, an
+# optimal schedule, and chains the steps in the proof of Theorem 3:
 #
-# ```{prf:definition} Reconstructed Sorted-F$_{\text{separate}}$ (after 002 Theorem 4)
+# $$
+# \mathrm{TEL}(\text{Sorted-F}) \le \mathrm{TEL}(\text{SF}_{\text{separate}})
+# < 4\,\mathrm{TEL}(\text{SF}_{\text{group}}) < 8\,\mathrm{TEL}(\text{SF}_{\text{align}})
+# \le 8\,\mathrm{TEL}(\text{Optimal}_{\text{align}}) \le 48\,\mathrm{OPT},
+# $$
+#
+# by Theorems 4, 5, 6, 8 and 7 in that order. `kvlib.theory.wyz_chain_paper` builds every object as
+# 002 defines it. Notation (the paper's): Sorted-F's Phase-1 batches $X_1, \dots, X_K$, each sorted by
+# increasing output, $r_{k,1}, \dots, r_{k,n_k}$; $o_{k,n_k}$ is the longest output of $X_k$ (the batch's
+# *processing time*), $S_k$ its output sum, $\bar o_k = S_k / n_k$, and $N_{>k}$ the number of requests in
+# the batches after $X_k$.
+#
+# ```{prf:definition} 002 Theorem 4's object: Sorted-F$_{\text{separate}}$
 # :label: def-sf-separate
-# The Phase-1 batches $X_1, X_2, \dots$ in Phase-1 order; $X_j$ starts as a whole at
-# $\sum_{l<j} D_{X_l}$, when $X_{j-1}$ has completed (`separate_starts`).
+# :nonumber:
+# The batches $X_1, X_2, \dots$ in Phase-1 order; all requests of $X_k$ start together, when every request
+# of $X_{k-1}$ has completed. Each Phase-1 batch fits the memory (peak constraint), so this is a feasible
+# schedule: its TEL is the independent checker's (`separate_starts`).
 # ```
 #
-# ```{prf:definition} Reconstructed Sorted-F$_{\text{group}}$ (after 002 Theorem 5; not 002's grouping)
+# ```{prf:definition} 002 Definition 1 (a batch nearly saturates the memory)
+# :label: def-sf-saturate
+# :nonumber:
+# $\sum_{i \in X}(s_i + o_i) > M - \epsilon(M)$, with $\epsilon(M)$ a term asymptotically smaller than $M$.
+# On a finite instance we use $\epsilon(M) = \max_i (s_i + o_i)$ (`finite_epsilon`, our stand-in): both
+# places where 002 invokes Definition 1 stop a batch because one more request would not fit, which leaves
+# less than that request's peak free.
+# ```
+#
+# ```{prf:definition} 002 Theorem 5's object: Sorted-F$_{\text{group}}$
 # :label: def-sf-group
+# :nonumber:
+# Consecutive batches merged into groups $Y_m = X_{b_{m-1}+1} + \dots + X_{b_m}$, where $b_m$ is the
+# smallest $k > b_{m-1}$ with $(S_k + o_{k+1,1})/(n_k+1)^2 \le S_k / n_k^2$ (adding the next batch's
+# shortest request would not raise $F$); $X_{b_m}$ is the group's *terminal batch*, and all requests of a
+# group start together (`groups`, `group_tel`). The last group ends with $X_K$ (our reading: no
+# $r_{K+1,1}$ exists).
+# ```
+#
+# ```{prf:definition} 002 Theorem 6's object: Sorted-F$_{\text{align}}$
+# :label: def-sf-align
+# :nonumber:
+# Sorted-F$_{\text{group}}$ with every output of each terminal batch $X_{b_m}$ replaced by that batch's
+# average $\bar o_{b_m}$ (`align_tel`).
+# ```
+#
+# ```{prf:definition} 002 Theorem 7's objects: temporal groups and Optimal$_{\text{align}}$
+# :label: def-opt-align
+# :nonumber:
+# From an optimal schedule with starts $p_i$: $T_0 = 0$; $A_g$ holds the requests started but not completed
+# at $T_{g-1}$ ($A_1$: those started at 0); $\delta_g = \max_{A_g}(p_i + o_i) - T_{g-1}$,
+# $T_g = T_{g-1} + \delta_g$; the temporal group $Z_g$ holds the requests completing in
+# $(T_{g-1}, T_g]$ (`temporal_groups`). Each $Z_g$, sorted by start, is cut greedily into batches $W_h$
+# (the longest prefix with $\sum (s_i + o_i) \le M$), and every output of $W_h$ is replaced by its average
+# $\bar o_h$ (`optimal_align`). 002 also scales time by 6 (cut times $t_g = 6\sum_{j=2}^{g-1}\delta_j$);
+# the TEL it bounds does not depend on that scaling.
+# ```
+#
+# Only Sorted-F$_{\text{separate}}$ is a schedule of the instance. Sorted-F$_{\text{group}}$ starts
+# several batches at once that each fill the memory, and the two aligned objects change outputs, so
+# **they are not feasible schedules**: we evaluate them by the TEL formulas 002 writes for them, exactly
+# in rationals, and never pass them to the checker:
+#
+# $$
+# \mathrm{TEL}(\text{SF}_{\text{group}}) = \sum_m o_{b_m,n_{b_m}} N_{>b_m} + \sum_i o_i,\qquad
+# \mathrm{TEL}(\text{SF}_{\text{align}}) = \sum_m \bar o_{b_m} N_{>b_m} + \sum_i o_i,\qquad
+# \mathrm{TEL}(\text{Optimal}_{\text{align}}) = \sum_h \bar o_h N_{>h} + \sum_i o_i .
+# $$
+#
+# Our reading choices: if no request is running at $T_{g-1}$ (the optimal schedule idles), $A_g$ holds the
+# requests started first after it (002 does not say); the optimal schedule is the one
+# `kvlib.optimum.bruteforce.brute_force_opt` returns (the Theorem 8 counterexample below is checked against
+# every optimal schedule in the tests); Sorted-F uses Algorithm 1 line 4's exact argmin under the peak
+# constraint, which the proof and Definition 1 use.
+#
+# ### Every link on small instances with an optimal schedule
+#
+# On {glue:text}`w58_n:d` seeded instances ($n$ = 3-5, $M$ = 12, $s, o$ uniform on $1..6$;
+# {glue:text}`w58_mode:s` mode), with an optimal schedule from branch and bound, each link of the chain with
+# 002's constant:
+
+# %%
+from kvlib.theory import wyz_chain_paper as W58
+
+w58 = pd.DataFrame([W58.chain_row(seed=seed, trial=t, n=3 + t % 3, memory=12) for t in range(w58_trials)])
+_w58_names = {"thm4": "Theorem 4: SF / separate", "thm5": "Theorem 5: separate / group", "thm6": "Theorem 6: group / align",
+              "thm8": "Theorem 8: align / Optimal_align", "thm7": "Theorem 7: Optimal_align / OPT", "thm3": "Theorem 3: SF / OPT"}
+w58_links = pd.DataFrame([{"link (002's objects)": _w58_names[k.replace("_ratio", "")],
+                           "claimed": f"{ {'<=': '≤', '<': '&lt;'}[rel]} {c}", "largest measured": w58[k].max(),
+                           "violations": int((~w58[k.replace("ratio", "holds")]).sum())} for k, rel, c in W58.CLAIMS])
+w58_cex = W58.chain_values(Instance.at_zero([1, 1, 1], [1, 4, 4], 7))
+glue("w58_n", len(w58), display=False)
+glue("w58_mode", mode, display=False)
+glue("w58_thm8_bad", int((~w58["thm8_holds"]).sum()), display=False)
+glue("w58_other_bad", int(w58_links.loc[~w58_links["link (002's objects)"].str.startswith("Theorem 8"), "violations"].sum()),
+     display=False)
+glue("w58_thm3_max", f"{w58['thm3_ratio'].max():.4f}", display=False)
+glue("w58_cex_align", f"{w58_cex['tel_align']:g}", display=False)  # exact rationals; 13 and 23/2 here
+glue("w58_cex_optalign", f"{w58_cex['tel_opt_align']:g}", display=False)
+glue("w58_cex_opt", int(w58_cex["tel_opt"]), display=False)
+styled(w58_links, formats={"largest measured": "{:.4f}"})
+
+# %% [markdown]
+# Theorems 4, 5, 6 and 7, and Theorem 3 itself, hold on every instance (violations of links other than
+# Theorem 8: {glue:text}`w58_other_bad:d`; largest TEL(Sorted-F) / OPT {glue:text}`w58_thm3_max:s`).
+# **Theorem 8** (TEL(Sorted-F$_{\text{align}}$) $\le$ TEL(Optimal$_{\text{align}}$)) fails on
+# {glue:text}`w58_thm8_bad:d` of them; the smallest instance we know is $s = (1, 1, 1)$, $o = (1, 4, 4)$,
+# $M = 7$ (all at $t = 0$), with TEL(align) = {glue:text}`w58_cex_align:s` against
+# TEL(Optimal$_{\text{align}}$) = {glue:text}`w58_cex_optalign:s` (OPT = {glue:text}`w58_cex_opt:d`):
+# Optimal$_{\text{align}}$ averages a short and a long request in one batch, while Sorted-F$_{\text{align}}$
+# charges later requests the average of a batch of long ones. These instances lie outside 002's regime
+# (Section 2 assumes $s_i, o_i$ asymptotically smaller than $M$), although Theorem 8 is stated for any list
+# of requests; doubling every request keeps the violation, tripling removes it, and we found no family on
+# which it persists as $M$ grows, so the ratio 48 is not contradicted ({ref}`errata-002-theorem-8`).
+#
+# ### Theorems 4-6 and Lemmas 1-2 at the Table EC.1 size
+#
+# The links before Theorem 8 need no optimum, so they can be evaluated where the paper's experiments run:
+# the instances of the Table EC.1 section below (002's five distributions, $n$ and $M = 100$), the first
+# {glue:text}`side_trials:d` of each distribution (`kvlib.book.sortedf_rows.paper_chain_ec1_row`, computed
+# live).
+
+# %%
+from kvlib.book.sortedf_rows import paper_chain_ec1_row
+
+side = pd.DataFrame([paper_chain_ec1_row(seed=seed, trial=t, distribution=d) for d in EC1_DISTRIBUTIONS for t in range(side_trials)])
+side_tab = side.groupby("distribution", sort=False).agg(
+    instances=("n", "size"), batches=("K", "mean"), groups=("groups", "mean"), largest_group=("group_size_max", "max"),
+    thm4_max=("thm4_ratio", "max"), thm5_max=("thm5_ratio", "max"), thm6_max=("thm6_ratio", "max"),
+    lemma1=("lemma1_holds", "sum"), lemma2=("lemma2_holds", "sum"), ec3=("ec3_holds", "sum"))
+display(styled(side_tab.rename(columns={"thm4_max": "Thm 4: SF / separate (max, ≤ 1)", "thm5_max": "Thm 5: separate / group (max, claimed below 4)",
+                                        "thm6_max": "Thm 6: group / align (max, claimed below 2)", "lemma1": "Lemma 1 holds",
+                                        "lemma2": "Lemma 2 holds", "ec3": "(EC.3) holds", "largest_group": "largest group"})
+               .reset_index(), precision=4, caption="002's optimum-free links on the Table EC.1 instances (computed live)"))
+side_bad = int((~side[["thm4_holds", "thm5_holds", "thm6_holds", "lemma1_holds", "lemma2_holds", "ec3_holds"]]).sum().sum())
+glue("side_trials", side_trials, display=False)
+glue("side_n", len(side), display=False)
+glue("side_bad", side_bad, display=False)
+glue("side_l5", float(round(side["thm5_ratio"].max(), 4)), display=False)
+glue("side_l6", float(round(side["thm6_ratio"].max(), 4)), display=False)
+glue("side_l4", float(round(side["thm4_ratio"].max(), 4)), display=False)
+glue("side_amax", int(side["group_size_max"].max()), display=False)
+glue("side_single", f"{side['groups'].sum() / side['K'].sum():.3f}", display=False)
+assert side_bad == 0
+
+# %% [markdown]
+# On the {glue:text}`side_n:d` instances no link and no lemma fails ({glue:text}`side_bad:d` violations).
+# The largest ratios are {glue:text}`side_l4:.4f` (Theorem 4, claimed $\le 1$), {glue:text}`side_l5:.4f`
+# (Theorem 5, claimed $< 4$) and {glue:text}`side_l6:.4f` (Theorem 6, claimed $< 2$). At these sizes almost
+# every group is a single batch (groups per batch {glue:text}`side_single:s`, largest group
+# {glue:text}`side_amax:d` batches): the group rule cuts after $X_k$ as soon as the next batch's shortest
+# output is at most $(2 + 1/n_k)$ times $X_k$'s average, which is the common case on these distributions. So
+# Theorem 5's ratio stays close to 1 here, and Lemma 2 says little more than (EC.3).
+#
+# ### Lemma 2 on groups of three or more batches
+#
+# ```{prf:lemma} 002 Lemma 2 (processing times grow geometrically inside a group)
+# :label: lem-sortedf-geometric
+# :nonumber:
+# For every group $Y_m$ of $a_m$ batches and every $i \le a_m$, the processing time of its $i$-th batch is at
+# most $(1/2)^{\lfloor (a_m - i)/2 \rfloor}$ times that of its terminal batch.
+# ```
+#
+# Its proof (002 Appendix EC.2) shows (EC.3), $o_{k+1,n_{k+1}} > o_{k,n_k}$ inside a group, and (EC.4), a factor
+# 2 over two steps. For the statement to say more than (EC.3) a group needs three batches, which the
+# Table EC.1 distributions rarely produce. Our *spread* family does (`kvlib.theory.wyz_chain_paper.spread_instance`:
+# $n = 12$, $M = 400$, $s$ and $o$ log-uniform on $[1, 200]$, so outputs span two decades);
+# {glue:text}`spread_n:d` seeded instances, with $\rho = \max_{i \le a_m - 2} o_{b_{m-1}+i,\,n} \, 2^{\lfloor (a_m-i)/2\rfloor} / o_{b_m,\,n}$
+# the tightest case of the lemma (claimed $\le 1$):
+
+# %%
+spread = pd.DataFrame([W58.sorted_f_side(W58.spread_instance(seed=seed, trial=t)) for t in range(spread_trials)])
+spread_tab = pd.DataFrame({"instances": [len(spread)], "with a group of ≥ 3 batches": [int((spread["group_size_max"] >= 3).sum())],
+                           "largest group": [int(spread["group_size_max"].max())], "largest ρ (≤ 1)": [spread["lemma2_worst"].max()],
+                           "Lemma 2 holds": [int(spread["lemma2_holds"].sum())], "(EC.3) holds": [int(spread["ec3_holds"].sum())],
+                           "sum ≤ 4 · terminal holds": [int(spread["lemma2_sum_le_4"].sum())],
+                           "Thm 5 max (claimed below 4)": [spread["thm5_ratio"].max()], "Thm 6 max (claimed below 2)": [spread["thm6_ratio"].max()]})
+display(styled(spread_tab, precision=4))
+sym = W58.sympy_identities()
+_series = lambda a: sum(sp.Rational(1, 2 ** ((a - i) // 2)) for i in range(1, a + 1))
+_middle = lambda a: 2 * (1 - sp.Rational(1, 2 ** ((a - 1) // 2))) / sp.Rational(1, 2)
+display(styled(pd.DataFrame({"a": list(range(1, 9)), "sum of (1/2)^floor((a-i)/2)": [str(_series(a)) for a in range(1, 9)],
+                             "002's middle line": [str(_middle(a)) for a in range(1, 9)],
+                             "sum minus middle line": [str(_series(a) - _middle(a)) for a in range(1, 9)]})))
+assert sym["lemma2_series_even"] and sym["lemma2_series_odd"] and sym["lemma2_middle_gap_even"] and sym["lemma2_middle_gap_odd"]
+assert not sym["lemma2_middle_line_as_printed_bounds_sum"]
+glue("spread_n", len(spread), display=False)
+glue("spread_long", int((spread["group_size_max"] >= 3).sum()), display=False)
+glue("spread_amax", int(spread["group_size_max"].max()), display=False)
+glue("spread_rho", f"{spread['lemma2_worst'].max():.4f}", display=False)
+glue("spread_bad", int((~spread[["lemma2_holds", "ec3_holds", "lemma2_sum_le_4", "thm4_holds", "thm5_holds", "thm6_holds"]]).sum().sum()),
+     display=False)
+glue("spread_l5", float(round(spread["thm5_ratio"].max(), 4)), display=False)
+glue("l2_sum1", str(_series(1)), display=False)
+glue("l2_mid1", str(_middle(1)), display=False)
+
+# %% [markdown]
+# On {glue:text}`spread_long:d` of the {glue:text}`spread_n:d` instances some group holds three or more
+# batches (up to {glue:text}`spread_amax:d`); Lemma 2, (EC.3), the summed bound and Theorems 4-6 hold on all
+# ({glue:text}`spread_bad:d` violations), with $\rho \le$ {glue:text}`spread_rho:s`, and Theorem 5's ratio
+# reaches {glue:text}`spread_l5:.4f`. Lemma 2 in fact follows from the group rule alone: a non-terminal $X_k$
+# has $o_{k+1,1} > (2 + 1/n_k)\,\bar o_k$, every request of $X_{k+1}$ is at least $o_{k+1,1}$, and Lemma 1 gives
+# $\bar o_k > o_{k,n_k}/2$ (our remark; 002's proof goes through the number $q_{k+1}$ of requests of $X_{k+1}$
+# that would fit into $X_k$).
+#
+# **The display after Lemma 2.** 002 sums the lemma over a group in three lines: the sum of
+# $(1/2)^{\lfloor (a_m - i)/2\rfloor}$, then $2\,(1 - (1/2)^{\lfloor (a_m-1)/2\rfloor})/(1 - 1/2)$, then 4. SymPy
+# gives the sum in closed form, $4 - 2^{2-k}$ for $a_m = 2k$ and $4 - 3 \cdot 2^{-k}$ for $a_m = 2k+1$, so the
+# bound 4 holds; but the middle line is $4 - 2^{3-k}$, resp. $4 - 4 \cdot 2^{-k}$, **below** the sum by
+# $2^{2-k}$, resp. $2^{-k}$, for every $a_m$ (table above; at $a_m = 1$ the sum is {glue:text}`l2_sum1:s` and
+# the middle line {glue:text}`l2_mid1:s`): the middle "$\le$" is false as printed, the conclusion is not
+# ({ref}`errata-002-lemma-2`).
+#
+# ### Definition 1 and Inequalities (2)-(3)
+#
+# 002 uses Definition 1 twice: the terminal batch of every group but the last nearly saturates the memory
+# (proof of Theorem 5), and then every group has memory-utilisation efficiency
+#
+# $$
+# \eta_m \ge \frac{\sum_{i \in Y_m}(2s_i + o_i)}{2M} > \frac{M - \epsilon(M)}{2M} = \frac12 \qquad (2);
+# $$
+#
+# every non-final batch $W_h$ of a temporal group nearly saturates it too, which gives the same bound (3)
+# for $W_h$ (proof of Theorem 7). The last equality holds only in the limit. We check the finite content:
+# the quantity $\sum_{Y_m}(2s_i + o_i)/(2M)$ (resp. over $W_h$) against $1/2$, and against
+# $(M - \epsilon)/(2M)$ with our $\epsilon = \max_i(s_i + o_i)$, over the three families above.
+
+# %%
+def _eps_row(name, f, has_W):
+    return {"family": name, "instances": len(f), "ε / M (max)": (f["eps"] / f["M"]).max(),
+            "terminal fill / M (min)": f["def1_terminal_fill_min"].min(),
+            "Def. 1 with ε holds": int(f["def1_eps_holds"].sum()), "smallest (2)'s quantity": f["ineq2_eta_min"].min(),
+            "(2) > 1/2 holds": int(f["ineq2_holds"].sum()), "(2) with ε holds": int(f["ineq2_eps_holds"].sum()),
+            "W_h fill / M (min)": f["eq3_W_fill_min"].min() if has_W else np.nan,
+            "(3) with ε holds": int(f["eq3_eps_holds"].sum()) if has_W else "-"}
+
+
+eps_tab = pd.DataFrame([_eps_row("small (optimum known)", w58, True), _eps_row("Table EC.1", side, False),
+                        _eps_row("spread", spread, False)])
+display(styled(eps_tab, precision=3))
+for k, f in (("small", w58), ("ec1", side), ("spread", spread)):
+    glue(f"eps_{k}_half", int(f["ineq2_holds"].sum()), display=False)
+    glue(f"eps_{k}_n", len(f), display=False)
+glue("eps_all_ok", "all" if all(f[c].all() for f, c in ((w58, "def1_eps_holds"), (w58, "ineq2_eps_holds"), (w58, "eq3_eps_holds"),
+                                                       (side, "def1_eps_holds"), (side, "ineq2_eps_holds"),
+                                                       (spread, "def1_eps_holds"), (spread, "ineq2_eps_holds"))) else "not all",
+     display=False)
+glue("eps_ec1_eta", f"{side['ineq2_eta_min'].min():.3f}", display=False)
+
+# %% [markdown]
+# With our finite $\epsilon$, Definition 1, Inequality (2) and Inequality (3) hold on {glue:text}`eps_all_ok:s`
+# instances: each such batch is blocked by one request, as the proofs argue. Without the slack, the bound
+# $\eta_m > 1/2$ holds on {glue:text}`eps_ec1_half:d` of {glue:text}`eps_ec1_n:d` Table EC.1 instances
+# (smallest value {glue:text}`eps_ec1_eta:s`), {glue:text}`eps_spread_half:d` of {glue:text}`eps_spread_n:d`
+# spread and {glue:text}`eps_small_half:d` of {glue:text}`eps_small_n:d` small ones: at these sizes a request's
+# peak is a sizeable share of $M$ ($\epsilon / M$ in the table), so $\epsilon(M)$ is not negligible, which is
+# what 002's regime excludes. 002 uses (2) in the proof of Theorem 8, to compare efficiencies, and (3) in the
+# proof of Theorem 7, to bound how long the batches $W_h$ of a temporal group take.
+#
+# ### Two displayed equalities that do not hold as printed
+#
+# Besides Theorem 8 and the display after Lemma 2, two equalities of the proofs fail on small instances
+# although the bounds they serve hold; each is pinned in `tests/test_wyz_chain_paper.py`:
+
+# %%
+hb = W58.chain_values(Instance.at_zero([1, 1, 6], [5, 5, 1], 12))
+hd = W58.chain_values(Instance.at_zero([6, 2], [4, 5], 12))
+glue("hb_sep", int(hb["tel_separate"]), display=False)
+glue("hb_sep_paper", int(hb["tel_separate_paper"]), display=False)
+glue("hb_group", int(hb["tel_group"]), display=False)
+glue("hd_opt", int(hd["tel_opt"]), display=False)
+glue("hd_expr", int(hd["thm7_final_expr"]), display=False)
+glue("w58_thm7_identity", int((~w58["thm7_final_identity_holds"]).sum()), display=False)
+glue("w58_thm7_identity_T", int(w58["thm7_identity_with_T_holds"].sum()), display=False)
+glue("sep_formula_off", int((~side["thm5_separate_formula_exact"]).sum()), display=False)
+glue("sep_formula_bound", int(side["thm5_holds_paper_formula"].sum()), display=False)
+display(styled(pd.DataFrame([
+    {"step": "Theorem 5, last line: TEL(separate) formula", "instance": "s = (1, 1, 6), o = (5, 5, 1), M = 12",
+     "002's expression": hb["tel_separate_paper"], "true value": hb["tel_separate"], "true value is": "TEL(Sorted-F_separate), checker"},
+    {"step": "Theorem 7, last equality (t_g as printed)", "instance": "s = (6, 2), o = (4, 5), M = 12",
+     "002's expression": hd["thm7_final_expr"], "true value": hd["tel_opt"], "true value is": "OPT"}])))
+
+# %% [markdown]
+# * **Theorem 5.** The display's last line writes TEL(Sorted-F$_{\text{separate}}$) with the delay that a batch
+#   $X_l$ of a group causes inside the group as $o_{l,n_l}(b_m - l)$, one request per later batch; each later
+#   batch of the group has $n_k$ requests. On $s = (1, 1, 6)$, $o = (5, 5, 1)$, $M = 12$ the expression is
+#   {glue:text}`hb_sep_paper:d` against TEL(Sorted-F$_{\text{separate}}$) = {glue:text}`hb_sep:d`, and it is
+#   below the true TEL on {glue:text}`sep_formula_off:d` of the {glue:text}`side_n:d` Table EC.1 instances.
+#   The theorem's bound holds with either value (TEL(group) = {glue:text}`hb_group:d` there; the chain of
+#   inequalities also goes through with the correct count) ({ref}`errata-002-theorem-5`).
+# * **Theorem 7.** The last equality equates
+#   $\sum_g \delta_g N_{>g} + \sum_g \sum_{i \in Z_g}(p_i - t_g) + \sum_i o_i$ with OPT, using the scaled cut
+#   times $t_g = 6\sum_{j=2}^{g-1}\delta_j$. On $s = (6, 2)$, $o = (4, 5)$, $M = 12$ it is {glue:text}`hd_expr:d`
+#   against OPT = {glue:text}`hd_opt:d`, and it differs from OPT on {glue:text}`w58_thm7_identity:d` of the
+#   {glue:text}`w58_n:d` small instances; with the unscaled cut time $T_{g-1}$ in place of $t_g$ it is an
+#   identity (it holds on {glue:text}`w58_thm7_identity_T:d` of them). The theorem's bound
+#   TEL(Optimal$_{\text{align}}$) $\le 6\,$OPT holds on every instance above ({ref}`errata-002-theorem-7`).
+#
+# ## Our variant: a chain of feasible batched schedules
+#
+# Besides 002's objects we keep a variant of the chain of our own in which **every object is a feasible
+# schedule of the instance**: an ordered list of disjoint batches, each started as a whole, fitting the
+# memory alone, and run one after another (`kvlib.policies.wyz.batched_starts`), each validated by
+# `kvlib.core.checker.check_schedule` on every instance. It differs from 002 in three objects
+# (Sorted-F$_{\text{separate}}$ is 002's):
+#
+# | object | 002 (section above) | our variant |
+# |---|---|---|
+# | group | consecutive batches merged by the $F$-based rule, started together (not a schedule) | batches sorted into length classes $\lceil \log_2 D_X \rceil$, serialised |
+# | align | outputs of each terminal batch replaced by their average (not a schedule) | every batch in a slot of power-of-two length at an aligned start |
+# | Optimal$_{\text{align}}$ | one optimal schedule cut into temporal groups and averaged batches (can be below OPT) | the best aligned batched schedule over all partitions (a DP, at least OPT) |
+# | bridge | Theorem 8: align $\le$ Optimal$_{\text{align}}$ | align / Optimal$_{\text{align}}$, no bound (not a theorem of 002) |
+#
+# Why we keep it: its five link ratios (`kvlib.policies.wyz.CHAIN_LINKS`) multiply to TEL(Sorted-F) / OPT
+# *exactly*, instance by instance, which 002's objects cannot (their bridge fails, above), so it shows
+# where the loss of Sorted-F against the optimum sits among steps of the same kind as 002's; and it is
+# what the stored tables `theorem3`, `chain_sweep` and `adversarial` measure (including adversarial
+# searches on single links). Its constants 4, 2 and 6 are 002's, not proved for these objects.
+# Write $D_X = \max_{i \in X} o_i$ for the length of a batch and $\lceil x\rceil_2$ for the smallest power of
+# two $\ge x$.
+#
+# ```{prf:definition} Variant group schedule
+# :label: def-sf-group-variant
 # The Phase-1 batches grouped into geometric length classes $c(X) = \lceil \log_2 D_X \rceil$, the
 # classes run in increasing order, the batches of a class serialised in Phase-1 order, back to back
 # (`group_starts`).
 # ```
 #
-# ```{prf:definition} Reconstructed Sorted-F$_{\text{align}}$ (after 002 Theorem 6; not 002's alignment)
-# :label: def-sf-align
+# ```{prf:definition} Variant align schedule
+# :label: def-sf-align-variant
 # The group order, with every batch given a slot of the rounded length $L_X = \lceil D_X\rceil_2$
-# (every output rounded up to the next power of two) that starts at the first multiple of $L_X$ not
-# before the previous slot ends (`align_starts`).
+# that starts at the first multiple of $L_X$ not before the previous slot ends (`align_starts`).
 # ```
 #
-# ```{prf:definition} Reconstructed Optimal$_{\text{align}}$ (after 002 Theorem 7)
-# :label: def-opt-align
+# ```{prf:definition} Variant Optimal$_{\text{align}}$
+# :label: def-opt-align-variant
 # The least TEL over **all** aligned batched schedules — any ordered partition into batches that fit
 # the memory when started together, each in an aligned slot of length $L_X$ as above — computed
 # exactly by dynamic programming over (remaining set, time) (`optimal_aligned`, $n \le 10$).
-# Theorem 7 then says: some aligned batched schedule is within a factor 6 of the unrestricted optimum.
 # ```
 #
-# Two consequences of these definitions must be said before any measurement. (i) Sorted-F$_{\text{align}}$
-# only delays every batch of Sorted-F$_{\text{group}}$, so TEL(group) $\le$ TEL(align) and the
-# Theorem 6 inequality holds *by construction*; we therefore also report the reverse ratio
-# align / group, which the rounding should keep below 2. (ii) Sorted-F$_{\text{align}}$ is one
-# aligned batched schedule, so TEL(align) $\ge$ Optimal$_{\text{align}}$. The chain closes to
-# TEL(Sorted-F) $< 48\,$OPT only with a *bridge* TEL(Sorted-F$_{\text{align}}$) $\le$
-# Optimal$_{\text{align}}$ — a step not among 002's theorems, and one that our reading of
-# Sorted-F$_{\text{align}}$ cannot satisfy except with equality. So in our reconstruction the bridge
-# is the greedy-against-optimum step, and we measure it too: the five ratios of
-# `kvlib.policies.wyz.CHAIN_LINKS` multiply to TEL(Sorted-F) / OPT exactly, instance by instance.
+# Two consequences of these definitions. (i) The variant's align schedule only delays every batch of its
+# group schedule, so group $\le$ align and the Theorem 6 inequality holds *by construction*; we therefore
+# also report the reverse ratio align / group. (ii) The variant's align is one aligned batched schedule,
+# so align $\ge$ Optimal$_{\text{align}}$: the bridge is at least 1, and it is the step where the
+# greedy Sorted-F meets the optimum.
 #
 # We measure the links on every random small instance with a certified optimum (the `theorem3` table),
 # and the adversarial searches of the `adversarial` table (same moves) report each link's largest value over
 # every instance they visited; two of them maximise a link instead of the end-to-end ratio:
-# Optimal$_{\text{align}}$ / OPT (Theorem 7, needs a certified optimum per step) and separate / group
-# (Theorem 5, no optimum needed).
+# Optimal$_{\text{align}}$ / OPT and separate / group (no optimum needed).
 
 # %%
 chain = chain_frame(opt_f)  # the proved rows of `theorem3`, in the columns of kvlib.theory.chain48.link_table
 links, ratios = link_table(chain)
 adv_max = adv_f.filter(like="max_").max()  # the searches' largest value of each link over every instance they visited
 links["searches' max"] = [adv_max.get("max_" + slug(lab.split(":")[0]), np.nan) for lab in links.index]
-display(styled(links.reset_index().replace({"status": {"not quoted; >= 1 by construction":
-                                                        "not a theorem of 002; >= 1 by construction"}})
+display(styled(links.reset_index()
                .assign(**{"claimed bound": lambda d: d["claimed bound"].map(lambda v: v if isinstance(v, str) else f"{v:g}")}),
                precision=4))
 full = telescoped(chain)  # asserts that the five links multiply to TEL(Sorted-F) / OPT on every instance
@@ -475,10 +786,10 @@ glue("chain_failures", "none" if not bad_links else ", ".join(bad_links), displa
 # %% [markdown]
 # On {glue:text}`chain_inst:d` random small instances with a certified optimum, and over the
 # {glue:text}`chain_inst_all:d` instances that these and the adversarial searches visited (the Theorem 5
-# search needing no optimum), the largest ratio of each link is (violations counted on the random
+# search needing no optimum), the largest ratio of each link of our variant is (violations counted on the random
 # instances; the distributions over them are in {numref}`fig-sortedf-links`):
 #
-# | link (our reconstruction) | claimed | largest measured | violations |
+# | link (our variant) | 002's constant | largest measured | violations |
 # |---|---|---|---|
 # | Theorem 4: Sorted-F / separate | $\le 1$ | {glue:text}`chain_l4_max:.4f` | {glue:text}`chain_l4_viol:d` of {glue:text}`chain_l4_n:d` |
 # | Theorem 5: separate / group | $< 4$ | {glue:text}`chain_l5_max:.4f` | {glue:text}`chain_l5_viol:d` of {glue:text}`chain_l5_n:d` |
@@ -489,38 +800,39 @@ glue("chain_failures", "none" if not bad_links else ", ".join(bad_links), displa
 # ```{glue:figure} fig_chain_links
 # :name: fig-sortedf-links
 #
-# The proof-chain links of 002 Theorem 3, instance by instance, for our reconstruction of the
-# transformed schedules; dashed: the claimed bound ({glue:text}`cap_chain:s`).
+# The links of our variant of 002 Theorem 3's proof chain (feasible batched schedules), instance by
+# instance; dashed: 002's constant for the corresponding step ({glue:text}`cap_chain:s`).
 # ```
 #
 # Links with a violation: {glue:text}`chain_failures:s`. The reverse ratios are
 # group / separate $\le$ {glue:text}`chain_l5_rev:.4f` (grouping by length class can also lose) and
 # align / group $\le$ {glue:text}`chain_l6_rev:.4f` (the cost of rounding and aligning, which a factor-2
-# step would bound). The adversarial search on Theorem 7 reached Optimal$_{\text{align}}$ / OPT $=$
-# {glue:text}`adv7_val:.4f` at {glue:text}`adv7_inst:s`; the one on Theorem 5 reached separate / group
+# step would bound). The adversarial search on the variant's Theorem 7 link reached Optimal$_{\text{align}}$ / OPT $=$
+# {glue:text}`adv7_val:.4f` at {glue:text}`adv7_inst:s`; the one on its Theorem 5 link reached separate / group
 # $=$ {glue:text}`adv5_val:.4f` at {glue:text}`adv5_inst:s` ({glue:text}`chain_steps:d` and four times as
 # many steps).
 #
 # **The reverse of Theorem 6.** Rounding every output up to a power of two loses less than a factor 2,
 # so a reader could also expect TEL(align) $< 2\,$TEL(group) — the direction in which rounding is
-# usually charged. In our reconstruction align / group is 2 or more on {glue:text}`rev6_count:d`
+# usually charged. In our variant align / group is 2 or more on {glue:text}`rev6_count:d`
 # instances; the largest is at {glue:text}`rev6_inst:s` ({glue:text}`rev6_tels:s`; schedules printed above). The excess comes
 # from the *alignment idle* (a slot of length $L$ waits for the next multiple of $L$), not from the
 # rounding, so it says more about our alignment rule than about 002: 002's Theorem 6 is in the
-# other direction, and 002 aligns differently (by average outputs, see above).
+# other direction, and 002 aligns differently (by average outputs, see above; there group / align is at most
+# {glue:text}`side_l6:.4f` on the Table EC.1 instances).
 #
 # **The product against 48.** Per instance, the four bounded links multiply to at most
 # {glue:text}`chain_prod4_max:.4f`; the product of the four largest link ratios (over different
 # instances) is {glue:text}`chain_prod_of_max:.4f`, against the paper's $1 \cdot 4 \cdot 2 \cdot 6 = 48$;
 # the end-to-end ratio TEL(Sorted-F) / OPT on these instances is at most {glue:text}`chain_sfopt_max:.4f`.
 # Each constant is far from tight on instances of this size, which is consistent with the small
-# end-to-end ratios above. A violation of Theorem 4 or 7 in this table would contradict the paper's
-# step only if our definition is the paper's; a violation of Theorem 5 could as well mean that the
-# paper's "group" schedule is not a reordering of the Phase-1 batches by length class.
+# end-to-end ratios above. Only the Theorem 4 row tests one of 002's steps (the separate schedule is
+# 002's); the other rows test our variant's objects against 002's constants.
 
 # %% [markdown]
 # The same links (without Optimal$_{\text{align}}$, which needs $n \le 10$) on Uniform instances of the
-# Table EC.1 size, for both Phase-1 constraints (the stored table `chain_sweep`; {glue:text}`lab_chain_sweep:s`):
+# Table EC.1 size, for both Phase-1 constraints (the stored table `chain_sweep`; {glue:text}`lab_chain_sweep:s`).
+# Its Theorem 4 column is 002's Theorem 4 (002's separate schedule) under both constraints:
 
 # %%
 th4 = small["Sorted-F"] <= small["Sorted-F_separate"]
@@ -554,53 +866,6 @@ glue("mid_l6_rev", float(round(mid["align / group"].max(), 4)), display=False)
 # Theorem 4 is a genuine check rather than a tautology; a failure would contradict the step of the
 # proof that lets a batch start early only when that does not delay later ones.
 
-# %% [markdown]
-# ## The proof chain with 002's own objects
-#
-# The section above tests our reconstruction. `kvlib.theory.wyz_chain_paper` builds 002's own objects
-# (Section 4): Sorted-F$_{\text{separate}}$ (a feasible schedule, so its TEL is the checker's);
-# Sorted-F$_{\text{group}}$ with the paper's merge rule (consecutive batches joined while
-# $(S_k + o_{k+1,1})/(n_k+1)^2 \le S_k/n_k^2$, every group started at once); Sorted-F$_{\text{align}}$ (the
-# outputs of each group's last batch replaced by their average); the temporal groups cut from one optimal
-# schedule and Optimal$_{\text{align}}$ built from them (Theorem 7). The last three are **not feasible
-# schedules**: they are evaluated by the paper's TEL formulas, exactly (fractions), never by the checker.
-# Reading choices (the docstring lists them): the last group ends at the last batch; the optimal schedule
-# is the one branch and bound returns (the Theorem 8 counterexample below is checked against every
-# optimal schedule in the tests). On {glue:text}`w58_n:d` seeded instances ($n$ = 3-5, $M$ = 12,
-# {glue:text}`w58_mode:s` mode), each link of Theorem 3's chain:
-
-# %%
-from kvlib.theory import wyz_chain_paper as W58
-
-w58 = pd.DataFrame([W58.chain_row(seed=seed, trial=t, n=3 + t % 3, memory=12) for t in range(w58_trials)])
-w58_links = pd.DataFrame([{"link": k.replace("_ratio", "").replace("thm", "Theorem "), "claimed": f"{ {'<=': '≤', '<': '&lt;'}[rel]} {c}",
-                           "largest measured": w58[k].max(), "violations": int((~w58[k.replace("ratio", "holds")]).sum())}
-                          for k, rel, c in W58.CLAIMS])
-w58_cex = W58.chain_values(Instance.at_zero([1, 1, 1], [1, 4, 4], 7))
-glue("w58_n", len(w58), display=False)
-glue("w58_mode", mode, display=False)
-glue("w58_thm8_bad", int(w58_links.loc[w58_links.link == "Theorem 8", "violations"].iloc[0]), display=False)
-glue("w58_cex_align", str(w58_cex["tel_align"]), display=False)
-glue("w58_cex_optalign", str(w58_cex["tel_opt_align"]), display=False)
-glue("w58_thm7_identity", int((~w58["thm7_final_identity_holds"]).sum()), display=False)
-styled(w58_links, formats={"largest measured": "{:.4f}"})
-
-# %% [markdown]
-# Theorems 4-7 and Theorem 3 itself hold on every instance. **Theorem 8** (TEL(Sorted-F$_{\text{align}}$)
-# $\le$ TEL(Optimal$_{\text{align}}$)) fails on {glue:text}`w58_thm8_bad:d` of them; the smallest instance
-# we know is $s = (1, 1, 1)$, $o = (1, 4, 4)$, $M = 7$ (all at $t = 0$), with TEL(align) =
-# {glue:text}`w58_cex_align:s` against TEL(Optimal$_{\text{align}}$) = {glue:text}`w58_cex_optalign:s`:
-# Optimal$_{\text{align}}$ averages a short and long requests in one batch, while Sorted-F$_{\text{align}}$
-# charges later requests the average of a batch of long ones. These instances lie outside 002's regime
-# (Section 2 assumes $s_i, o_i$ asymptotically smaller than $M$), although Theorem 8 is stated for any list
-# of requests; doubling every request keeps the violation, tripling removes it, and we found no family on
-# which it persists as $M$ grows, so the ratio 48 is not contradicted. Two displayed steps of the proof of
-# Theorem 7 do not hold as printed: its last equality with the cut times as printed is not TEL(Optimal)
-# ({glue:text}`w58_thm7_identity:d` instances; with the unscaled cut time it is an identity), and the
-# formula for TEL(Sorted-F$_{\text{separate}}$) in the proof of Theorem 5 charges one request per later
-# batch where a batch has several (the bound it feeds holds with both values). These findings are checked
-# by `tests/test_wyz_chain_paper.py`; Theorem 8 is on the errata page ({ref}`errata-002-theorem-8`).
-#
 # %% [markdown]
 # ## Why shortest-first fails with variable prompts
 #
@@ -805,6 +1070,58 @@ glue("ec1_lp_fallback_step", lp_fallback_step, display=False)
 # {glue:text}`ec1_group_spread:.2f`%. 002 does not state its number of trials; quick mode runs one per
 # distribution, full mode up to the number in the label.
 #
+# ### Appendix EC.4.2's observations
+#
+# 002 closes Appendix EC.4.2 with three observations, paraphrased: (1) Sorted-LP consistently starts
+# requests with short outputs first, even when their prompts are large; (2) the swap search counteracts this
+# by weighing prompt and output together; (3) LP-Swap is competitive on every distribution, while the pure
+# swap search is marginally better on Mixed. For (1) and (2) we measure, on the first
+# {glue:text}`order_trials:d` Table EC.1 instance(s) of each distribution (`kvlib.book.sortedf_rows.ec1_order_row`,
+# live), the Spearman rank correlation of each policy's start times with $o$ and with $s$ (positive: short
+# first), and the mean prompt of the first quarter of requests started relative to the mean prompt; (3) is
+# read off the stored `ec1` table above.
+
+# %%
+from kvlib.book.sortedf_rows import EC1_ORDER_POLICIES, ec1_order_row
+
+order = pd.DataFrame([ec1_order_row(seed=seed, trial=t, distribution=d, lp_fallback_step=lp_fallback_step)
+                      for d in EC1_DISTRIBUTIONS for t in range(order_trials)])
+order_tab = order.groupby("distribution", sort=False)[[c for c in order if c.startswith(("rho_", "early_"))]].mean()
+_lab = {slug(lab): lab for lab in EC1_ORDER_POLICIES}
+_kind = {"rho_o": "ρ(start, o)", "rho_s": "ρ(start, s)", "early_s": "early s / mean s"}
+order_tab.columns = [f"{_kind[c[:c.index('_', c.index('_') + 1)]]}: {_lab[c[c.index('_', c.index('_') + 1) + 1:]]}" for c in order_tab.columns]
+display(styled(order_tab.reset_index(), precision=3, caption="start order against o and s (Spearman; mean over the instances)"))
+_ro = {lab: order[f"rho_o_{slug(lab)}"] for lab in EC1_ORDER_POLICIES}
+_rs = {lab: order[f"rho_s_{slug(lab)}"] for lab in EC1_ORDER_POLICIES}
+glue("order_trials", order_trials, display=False)
+glue("order_lp_o_min", f"{_ro['Sorted-LP'].min():.2f}", display=False)
+glue("order_lp_o_gt_s", int((_ro["Sorted-LP"] > _rs["Sorted-LP"]).sum()), display=False)
+glue("order_n", len(order), display=False)
+glue("order_swap_s_gt_lp", int((_rs["Sorted-F (Swap)"] > _rs["Sorted-LP"]).sum()), display=False)
+glue("order_lpswap_s_gt_lp", int((_rs["LP-Swap"] > _rs["Sorted-LP"]).sum()), display=False)
+obs3 = means.loc["Mixed", "Sorted-F (Swap)"] / means.loc["Mixed", "LP-Swap"]
+glue("obs3_mixed", f"{obs3:.4f}", display=False)
+glue("obs3_paper", f"{PAPER_EC1.loc['Mixed', 'Sorted-F (Swap)'] / PAPER_EC1.loc['Mixed', 'LP-Swap']:.4f}", display=False)
+glue("obs3_lpswap_worst", f"{(means['LP-Swap'] / means[paper_group].min(axis=1)).max():.4f}", display=False)
+_half = len(order) / 2
+glue("obs1_verdict", "holds on every instance" if int((_ro["Sorted-LP"] > _rs["Sorted-LP"]).sum()) == len(order)
+     else ("holds on most instances" if (_ro["Sorted-LP"] > _rs["Sorted-LP"]).sum() > _half else "does not hold on most instances"), display=False)
+glue("obs2_verdict", "supports" if (_rs["LP-Swap"] > _rs["Sorted-LP"]).sum() > _half else "does not support", display=False)
+glue("obs3_verdict", "better" if obs3 < 1 else "not better", display=False)
+
+# %% [markdown]
+# (1) Sorted-LP's start order follows $o$ more than $s$ on {glue:text}`order_lp_o_gt_s:d` of the
+# {glue:text}`order_n:d` instances (smallest $\rho$(start, $o$) {glue:text}`order_lp_o_min:s`): 002's first
+# observation {glue:text}`obs1_verdict:s`, although the other two policies also start short outputs first.
+# (2) LP-Swap, which applies Algorithm 4's swaps to Sorted-LP's first-fit batches, orders more by prompt
+# than Sorted-LP ($\rho$(start, $s$) larger) on {glue:text}`order_lpswap_s_gt_lp:d` of them, and Sorted-F
+# (Swap) on {glue:text}`order_swap_s_gt_lp:d`: this measure {glue:text}`obs2_verdict:s` the second
+# observation (the swaps balancing prompt against output). (3) On Mixed, Sorted-F (Swap)'s mean TEL over
+# LP-Swap's is {glue:text}`obs3_mixed:s` (paper: {glue:text}`obs3_paper:s`; below 1 means the swap search is
+# better), so in our runs the pure swap search is {glue:text}`obs3_verdict:s` there; LP-Swap's mean is at
+# most {glue:text}`obs3_lpswap_worst:s` times the best of 002's three policies on any distribution. The
+# explanations 002 gives (the LP relaxation discounting memory blocking) are not measured here.
+#
 # ## 002 Section 7 (Figure 8) in rounds
 #
 # 002 Section 7 schedules 200, 400, ..., 2,000 requests of a mix of 80% short conversations and 20% long
@@ -832,7 +1149,8 @@ claims = {"MC-SF above Sorted-F (Swap) and Sorted-LP": (S7["MC-SF"] > S7[["Sorte
           "quantile faster than swap": (T7["Sorted-F (Quantile)"] < T7["Sorted-F (Swap)"]),
           "swap below quantile in latency": (S7["Sorted-F (Swap)"] < S7["Sorted-F (Quantile)"]),
           "LP-Swap below Sorted-LP": (S7["LP-Swap"] < S7["Sorted-LP"]),
-          "LP-Swap within 1% of Sorted-F (Swap)": ((S7["LP-Swap"] / S7["Sorted-F (Swap)"] - 1).abs() < 0.01)}
+          "LP-Swap within 1% of Sorted-F (Swap) (Figure EC.2)": ((S7["LP-Swap"] / S7["Sorted-F (Swap)"] - 1).abs() < 0.01),
+          "Sorted-F (Swap) computes faster than LP-Swap": (T7["Sorted-F (Swap)"] < T7["LP-Swap"])}
 display(styled(pd.DataFrame({"002 Section 7 claim (paraphrased)": list(claims), "sizes where it holds (ours)":
                              [f"{int(v.sum())} of {len(v)}" for v in claims.values()]}), caption=TABS["section7"].label))
 glue("s7_nmax", int(S7.index.max()), display=False)
@@ -851,8 +1169,11 @@ glue("s7_q_gap", float(round(S7["Sorted-F (Quantile)"].iloc[-1] / S7["Sorted-F (
 # At {glue:text}`s7_nmax:d` requests LP-Swap is {glue:text}`s7_lps_gap:.2f`% from Sorted-F (Swap) and
 # {glue:text}`s7_lp_gap:.2f`% from Sorted-LP (negative: lower), and quantile greedy's latency is
 # {glue:text}`s7_q_gap:s` times the swap search's. The claims table above counts, size by size, where 002's
-# qualitative statements about Figure 8 hold in our rounds; a claim that fails here may still hold in
-# seconds, where a round's duration grows with the tokens in the cache.
+# qualitative statements about Figure 8 hold in our rounds: the first four are 002's reading of Figure 8,
+# the fifth is Figure EC.2's (the Sorted-F (Swap) and LP-Swap curves almost overlap; "within 1%" is our
+# threshold), the last is 002's closing remark that Sorted-F computes significantly faster (wall time of the
+# whole run, planning included, on this machine). A latency claim that fails here may still hold in seconds,
+# where a round's duration grows with the tokens in the cache.
 #
 # ## Lemma 1 on every batch of this chapter
 
@@ -883,23 +1204,30 @@ glue("elapsed", f"{time.perf_counter() - T0:.0f}", display=False)
 # Verified: Example 1 (MC-SF {glue:text}`ex1_mcsf:d`, Sorted-F {glue:text}`ex1_sf:d`, certified optimal);
 # the exchange identity behind $F$ (symbolically); the exact DP against brute force (property tests,
 # both Phase-1 constraints); Lemma 1 on every batch and as a property; Theorem 3 on small instances
-# (largest ratio {glue:text}`ratio_max:s`, adversarial {glue:text}`adv_ratio:s`, far below 48);
-# Theorem 4 instance by instance; the links of Theorems 5-7 instance by instance **for our
-# reconstruction of the transformed schedules** (largest ratios {glue:text}`chain_l5_max:.4f`,
-# {glue:text}`chain_l6_max:.4f`, {glue:text}`chain_l7_max:.4f` against 4, 2, 6; links with a violation:
-# {glue:text}`chain_failures:s`); every schedule in this chapter, including every transformed schedule
-# and every Optimal$_{\text{align}}$ schedule, passed the independent checker. Measured beside the paper:
-# Table EC.1 as ratios between policies on 002's own distributions, the selectors of Table 3 up to
-# 2,000 requests, and 002 Section 7's claims about Figure 8 size by size, in rounds.
+# (largest ratio {glue:text}`ratio_max:s`, adversarial {glue:text}`adv_ratio:s`, far below 48). The proof of
+# Theorem 3 with 002's own objects: Theorems 4-7 and Theorem 3 on every small instance with an optimal
+# schedule, Theorems 4-6 with Lemmas 1-2 on the Table EC.1 instances (largest ratios
+# {glue:text}`side_l4:.4f`, {glue:text}`side_l5:.4f`, {glue:text}`side_l6:.4f` against 1, 4, 2), Lemma 2
+# on groups of up to {glue:text}`spread_amax:d` batches, and Definition 1 with Inequalities (2)-(3) with our
+# finite $\epsilon(M)$. Found: Theorem 8 fails on small instances ({glue:text}`w58_thm8_bad:d` of
+# {glue:text}`w58_n:d`; {ref}`errata-002-theorem-8`), and three displayed steps do not hold as printed although
+# the bounds they serve do (Theorem 5's TEL formula, {ref}`errata-002-theorem-5`; the display after Lemma 2,
+# {ref}`errata-002-lemma-2`; Theorem 7's last equality, {ref}`errata-002-theorem-7`). Our variant of the chain
+# (feasible batched schedules) telescopes to TEL(Sorted-F) / OPT, with links up to
+# {glue:text}`chain_l5_max:.4f`, {glue:text}`chain_l6_max:.4f`, {glue:text}`chain_l7_max:.4f` against 002's
+# constants 4, 2, 6 (links with a violation: {glue:text}`chain_failures:s`). Every schedule in this chapter,
+# including every feasible object of either chain, passed the independent checker. Measured beside the paper:
+# Table EC.1 as ratios between policies on 002's own distributions and Appendix EC.4.2's observations on start
+# order, the selectors of Table 3 up to 2,000 requests, and 002 Section 7's claims about Figure 8 and Figure
+# EC.2 size by size, in rounds.
 #
-# Not verified: 002's own Sorted-F$_{\text{group}}$ and Sorted-F$_{\text{align}}$ (ours differ from
-# them, see the proof-chain section) and Optimal$_{\text{align}}$; in our reading Theorem 6 holds by
-# construction and the chain does not close without a bridge step (align / Optimal$_{\text{align}}$,
-# up to {glue:text}`chain_lb_max:.4f` here) that is not among 002's theorems, so the measurements
-# test our reconstruction rather than the paper's proof. The scaled DP, swap search, quantile greedy and
+# Not verified: the $\epsilon(M)$ statements of Definition 1 and Inequalities (2)-(3) as limits (only their
+# finite content), and the efficiency argument of Theorem 8's proof; 002's objects other than
+# Sorted-F$_{\text{separate}}$ are not schedules, so they are checked through 002's TEL formulas, not by
+# the checker. The scaled DP, swap search, quantile greedy and
 # LP-Swap run Algorithms 3, 4, 5 and 7 as written, with values the pseudocode leaves open chosen by us
 # ($\varepsilon$ and $B$, the order among ties, Algorithm 5's random half sample). Table EC.1 runs 002's
 # distributions, $M$ and $n$, but 002's time unit is not the model's, so only ratios between policies are
-# compared; Table 3 states no measurements, only complexities and recommended scales, beside which we put
-# ours; Section 7 is run in rounds, not in 002's seconds. The Theorem 1 / EC.1 growth study is in
-# {ref}`chapter-lowerbounds`.
+# compared, and the explanations 002 gives for its observations are not tested; Table 3 states no
+# measurements, only complexities and recommended scales, beside which we put ours; Section 7 is run in
+# rounds, not in 002's seconds. The Theorem 1 / EC.1 growth study is in {ref}`chapter-lowerbounds`.

@@ -450,7 +450,7 @@ def test_cli_help_lists_policies(capsys):
 
 
 # ---------------------------------------------------------------------------
-# proof chain of 002 Theorem 3 (our reconstruction of the transformed schedules)
+# our variant of 002 Theorem 3's proof chain (feasible batched schedules; 002's objects: test_wyz_chain_paper.py)
 
 
 def test_pow2_up():

@@ -53,6 +53,7 @@ from kvlib.theory import wyz_chain_paper as wc
 
 HOLDS = ("thm4_holds", "thm4_starts_dominated", "lemma1_holds", "thm5_terminal_blocked", "lemma2_holds",
          "lemma2_sum_le_4", "ec3_holds", "thm5_holds", "thm5_holds_paper_formula", "thm6_holds",
+         "def1_eps_holds", "ineq2_eps_holds", "eq3_eps_holds",
          "thm7_window_holds", "thm7_group_sum_le_3delta", "thm7_identity_with_T_holds",
          "thm7_holds", "thm3_holds")
 
@@ -69,6 +70,8 @@ def test_hand_a_single_batch():
 
 
 def test_hand_b_separate_formula_of_the_paper_undercounts():
+    """Erratum: the last line of 002 Theorem 5's display charges o_{l,n_l} (b_m - l) for the delay inside a
+    group (one request per later batch); TEL(Sorted-F_separate) charges every request of those batches."""
     inst = Instance.at_zero([1, 1, 6], [5, 5, 1], 12)
     _, _, bl = wc.sf_run(inst)
     assert [b.tolist() for b in bl] == [[2], [0, 1]]
@@ -133,6 +136,8 @@ def test_hand_f_smallest_theorem8_counterexample_for_every_optimal_schedule():
 
 
 def test_hand_d_theorem7_final_identity():
+    """Erratum: the last equality of 002 Theorem 7's display, with the printed cutting times
+    t_g = 6 sum_{j=2}^{g-1} delta_j, is not TEL(Optimal) (17 against 13); with t_g = T_{g-1} it is."""
     inst = Instance.at_zero([6, 2], [4, 5], 12)
     r = wc.chain_values(inst)
     assert r["tel_opt"] == 13
@@ -153,6 +158,53 @@ def test_sympy_identities():
     ids = wc.sympy_identities()
     assert ids.pop("lemma2_middle_line_as_printed_bounds_sum") is False  # the display's middle line (a = 1: 1 > 0)
     assert all(ids.values()), ids
+
+
+def test_lemma2_middle_line_is_below_the_sum_for_every_group_size():
+    """Erratum: 002's display after Lemma 2, middle line 2 (1 - (1/2)^{floor((a-1)/2)}) / (1 - 1/2), is
+    below the sum sum_{i=1}^{a} (1/2)^{floor((a-i)/2)} it should bound, for every a (gap 2^{2-k} at
+    a = 2k, 2^{-k} at a = 2k + 1, SymPy in sympy_identities); the final bound 4 holds."""
+    series = lambda a: sum(Fraction(1, 2 ** ((a - i) // 2)) for i in range(1, a + 1))
+    middle = lambda a: 2 * (1 - Fraction(1, 2 ** ((a - 1) // 2))) / Fraction(1, 2)
+    assert [(series(a), middle(a)) for a in (1, 2, 3, 4)] == [(1, 0), (2, 0), (Fraction(5, 2), 2), (3, 2)]
+    assert all(middle(a) < series(a) < 4 for a in range(1, 60))
+    ids = wc.sympy_identities()
+    assert ids["lemma2_middle_gap_even"] and ids["lemma2_middle_gap_odd"] and ids["lemma2_middle_gap_matches_series"]
+
+
+def test_spread_family_has_long_groups_and_lemma2_holds():
+    """Lemma 2 has content only for groups of three or more batches; the spread family has them."""
+    rows = [wc.sorted_f_side(wc.spread_instance(seed=0, trial=t)) for t in range(20)]
+    assert sum(r["group_size_max"] >= 3 for r in rows) >= 10
+    for r in rows:
+        assert r["lemma2_holds"] and r["ec3_holds"] and r["lemma2_sum_le_4"]
+        assert r["lemma2_worst"] != r["lemma2_worst"] or r["lemma2_worst"] <= 1  # NaN: no group of 3
+        assert r["def1_eps_holds"] and r["ineq2_eps_holds"] and r["thm5_terminal_blocked"]
+        assert r["thm4_holds"] and r["thm5_holds"] and r["thm6_holds"]
+
+
+def test_finite_epsilon_and_definition1_hand_b():
+    """Hand check B: eps = max(s + o) = 7; the only group has no successor, so Definition 1 and (2) are
+    vacuous (NaN fills); sorted_f_side agrees with chain_values on every shared key."""
+    inst = Instance.at_zero([1, 1, 6], [5, 5, 1], 12)
+    assert wc.finite_epsilon(inst.prompt, inst.output) == 7
+    side = wc.sorted_f_side(inst)
+    full = wc.chain_values(inst)
+    assert side["def1_eps_holds"] and side["def1_terminal_fill_min"] != side["def1_terminal_fill_min"]
+    assert all(full[k] == v or (v != v and full[k] != full[k]) for k, v in side.items())
+
+
+def test_paper_chain_ec1_row():
+    from kvlib.book.sortedf_rows import paper_chain_ec1_row
+
+    r = paper_chain_ec1_row(seed=0, trial=0, distribution="Uniform")
+    assert r["n"] == 100 and r["M"] == 100 and r["eps"] <= 100
+    assert all(r[k] for k in ("thm4_holds", "thm5_holds", "thm6_holds", "lemma1_holds", "lemma2_holds", "ec3_holds",
+                              "thm5_terminal_blocked", "def1_eps_holds", "ineq2_eps_holds"))
+    again = paper_chain_ec1_row(seed=0, trial=0, distribution="Uniform")
+    assert all(again[k] == v or (v != v and again[k] != again[k]) for k, v in r.items())  # deterministic
+    with pytest.raises(ValueError, match="unknown distribution"):
+        paper_chain_ec1_row(seed=0, trial=0, distribution="Gamma")
 
 
 def test_random_family_every_link_but_theorem8():

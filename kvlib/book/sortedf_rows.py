@@ -10,8 +10,11 @@ or :func:`kvlib.policies.wyz.proof_chain`).  Column conventions: ``tel_*`` are T
 * :func:`ec1_row` -- 002 Table EC.1 (Appendix EC.4.2): one instance of one distribution, six policies;
 * :func:`selector_row` -- 002 Table 3 (Section 5.5): the four Phase-1 selectors at one ``(n, M)``;
 * :func:`opt_row` -- 002 Theorem 3: one small instance against its certified optimum, with the
-  proof-chain objects (our reconstruction, :func:`kvlib.policies.wyz.proof_chain`);
-* :func:`chain_sweep_row` -- the proof-chain links at the Table EC.1 size, both Phase-1 constraints;
+  objects of our variant of the proof chain (feasible batched schedules,
+  :func:`kvlib.policies.wyz.proof_chain`; 002's own objects are :mod:`kvlib.theory.wyz_chain_paper`);
+* :func:`chain_sweep_row` -- the links of our variant at the Table EC.1 size, both Phase-1 constraints;
+* :func:`paper_chain_ec1_row` -- 002's own optimum-free links on a Table EC.1 instance (live, not stored);
+* :func:`ec1_order_row` -- Appendix EC.4.2's observations on which requests go first (live, not stored);
 * :func:`adversarial_row` -- one restart of an adversarial local search (Theorem 3 or one link);
 * :func:`section7_row` -- 002 Section 7 (Figure 8) in rounds on the mixed workload.
 """
@@ -32,7 +35,8 @@ from kvlib.policies.wyz import (F_exact, dp_argmin, lemma1_holds, phase1_selecto
 
 __all__ = ["EC1_POLICIES", "TABLE3_SELECTORS", "SECTION7_POLICIES", "ADVERSARIAL_OBJECTIVES", "ec1_row",
            "selector_row", "opt_row", "chain_sweep_row", "adversarial_row", "section7_row", "slug", "table_keys",
-           "sortedf_tables", "chain_frame"]
+           "sortedf_tables", "chain_frame", "paper_chain_ec1_row",
+           "ec1_order_row", "EC1_ORDER_POLICIES"]
 
 #: Table EC.1's three policies (002's columns) and three of ours for reference: label -> (registry name, options).
 EC1_POLICIES = {
@@ -99,9 +103,8 @@ def ec1_row(*, distribution: str, trial: int, seed: int, lp_fallback_step: int =
     """
     if distribution not in EC1_DISTRIBUTIONS:
         raise ValueError(f"ec1_row: unknown distribution {distribution!r} (known: {', '.join(EC1_DISTRIBUTIONS)})")
-    n = EC1_N[distribution]
-    s, o = ec1_sample(distribution, np.random.default_rng([seed, 6, EC1_DISTRIBUTIONS.index(distribution), trial]), n)
-    inst = Instance.at_zero(s, o, 100)
+    inst = _ec1_instance(distribution, trial, seed)
+    n = int(inst.n)
     out = {"n": n, "instance": instance_hash(inst)}
     for label, (name, opts) in EC1_POLICIES.items():
         k, step = slug(label), 0
@@ -179,9 +182,10 @@ def opt_row(*, trial: int, seed: int, time_limit: float) -> dict:
 
     ``lower``/``upper``: the IP's certified interval for OPT (``proved`` when they meet within
     ``time_limit``); ``tel_sorted_f`` (auto selector = the exact argmin at these sizes, peak
-    constraint), ``tel_sorted_f_lookahead``, ``tel_mc_sf``; the proof-chain objects of our
-    reconstruction (``separate``, ``group``, ``align``, ``Optimal_align``: exact TELs, each schedule
-    checked); the instance (``M``, ``s``, ``o`` as JSON lists, and its hash); Lemma 1 counts.
+    constraint), ``tel_sorted_f_lookahead``, ``tel_mc_sf``; the objects of our variant of the proof
+    chain (``separate``, which is 002's Sorted-F_separate, and our ``group``, ``align``,
+    ``Optimal_align``, which are feasible batched schedules unlike 002's objects of the same names,
+    see :mod:`kvlib.policies.wyz`: exact TELs, each schedule checked); the instance (``M``, ``s``, ``o`` as JSON lists, and its hash); Lemma 1 counts.
     """
     inst = _small_instance(seed, 2, trial)
     c, sec = _opt_interval(inst, time_limit)
@@ -201,7 +205,8 @@ def opt_row(*, trial: int, seed: int, time_limit: float) -> dict:
 
 
 def chain_sweep_row(*, trial: int, seed: int, n: int, M: int = 100) -> dict:
-    """Proof-chain links (without Optimal_align) on one Uniform instance of the Table EC.1 size.
+    """The links of our variant of the proof chain (without Optimal_align) on one Uniform instance
+    of the Table EC.1 size.
 
     ``s, o`` uniform on ``1..50`` (``default_rng([seed, 4, trial])``), memory ``M``; Sorted-F (auto
     selector) under both Phase-1 constraints; per constraint ``c``: ``tel_c``, ``separate_c``,
@@ -230,7 +235,7 @@ def adversarial_row(*, objective: str, restart: int, steps: int, seed: int, time
     requests), keeping a move when the objective does not decrease; OPT is certified by the IP
     at every step (a step whose IP is not closed within ``time_limit`` is rejected and counted
     in ``unclosed``; ``separate / group`` needs no optimum).  Returns the best value and instance
-    and, over every instance visited, the largest value of each proof-chain link
+    and, over every instance visited, the largest value of each link of our variant of the proof chain
     (``max_<link>``) and of TEL(Sorted-F) / OPT.  The search path can depend on the solver's
     time limit, so these columns are stored as ``ignore``; ``start`` (the start instance's hash) is exact.
     """
@@ -276,6 +281,57 @@ def adversarial_row(*, objective: str, restart: int, steps: int, seed: int, time
         out["max_" + slug(label.split(":")[0])] = float(max(vals)) if vals else float("nan")
     vals = [r["Sorted-F"] / r["OPT"] for r in rows if "OPT" in r]
     out["max_sf_opt"] = float(max(vals)) if vals else float("nan")
+    return out
+
+
+def _ec1_instance(distribution: str, trial: int, seed: int) -> Instance:
+    """The instance of :func:`ec1_row` (``ec1_sample(distribution, default_rng([seed, 6, index, trial]), n)``)."""
+    if distribution not in EC1_DISTRIBUTIONS:
+        raise ValueError(f"unknown distribution {distribution!r} (known: {', '.join(EC1_DISTRIBUTIONS)})")
+    n = EC1_N[distribution]
+    s, o = ec1_sample(distribution, np.random.default_rng([seed, 6, EC1_DISTRIBUTIONS.index(distribution), trial]), n)
+    return Instance.at_zero(s, o, 100)
+
+
+def paper_chain_ec1_row(*, seed: int, trial: int, distribution: str) -> dict:
+    """The optimum-free links of 002 Theorem 3's proof with 002's own objects
+    (:func:`kvlib.theory.wyz_chain_paper.sorted_f_side`: Theorems 4-6, Lemmas 1-2, Definition 1,
+    Inequality (2)) on the instance of :func:`ec1_row` (002's ``n``, ``M = 100``).  Deterministic;
+    computed live by the chapter, not a stored table (under a second per instance)."""
+    from kvlib.theory.wyz_chain_paper import sorted_f_side
+
+    row = sorted_f_side(_ec1_instance(distribution, trial, seed))
+    return {"distribution": distribution, "trial": trial, **row}
+
+
+#: The policies whose start order 002 Appendix EC.4.2's "Key Observations" describe.
+EC1_ORDER_POLICIES = ("Sorted-LP", "LP-Swap", "Sorted-F (Swap)")
+
+
+def ec1_order_row(*, seed: int, trial: int, distribution: str, lp_fallback_step: int = 20) -> dict:
+    """002 Appendix EC.4.2's observations 1-2 on the instance of :func:`ec1_row`: which requests each of
+    :data:`EC1_ORDER_POLICIES` starts first.  Per policy ``p``: ``rho_o_p`` and ``rho_s_p``, the Spearman
+    rank correlations of the start times with ``o`` and with ``s`` (ties averaged; positive = short
+    first), and ``early_s_p``, the mean ``s`` of the first quarter of the requests by start time over
+    the mean ``s`` of all.  Deterministic (the LP fallback as in :func:`ec1_row`); computed live."""
+    import pandas as pd
+
+    inst = _ec1_instance(distribution, trial, seed)
+    s = pd.Series(inst.prompt.astype(float))
+    o = pd.Series(inst.output.astype(float))
+    out = {"distribution": distribution, "trial": trial, "n": int(inst.n)}
+    for label in EC1_ORDER_POLICIES:
+        name, opts = EC1_POLICIES[label]
+        try:
+            res, _ = run_checked(inst, name, **opts)
+        except RuntimeError:  # an LP relaxation infeasible on the default grid
+            res, _ = run_checked(inst, name, **{**opts, "time_step": int(lp_fallback_step)})
+        p = pd.Series(np.asarray(res.schedule.starts, dtype=float))
+        k = slug(label)
+        out[f"rho_o_{k}"] = float(p.rank().corr(o.rank()))
+        out[f"rho_s_{k}"] = float(p.rank().corr(s.rank()))
+        first = np.argsort(p.to_numpy(), kind="stable")[: max(1, inst.n // 4)]
+        out[f"early_s_{k}"] = float(s.iloc[first].mean() / s.mean())
     return out
 
 

@@ -917,18 +917,28 @@ def sorted_f(selector: str = "auto", phase1_constraint: str = "peak", epsilon: f
 
 
 # ---------------------------------------------------------------------------
-# the proof chain of 002 Theorem 3 (Theorems 4-7): OUR RECONSTRUCTION
+# the proof chain of 002 Theorem 3: OUR VARIANT (feasible batched schedules)
 #
-# We do not have 002's text.  The issue quotes the chain
-#   TEL(Sorted-F) <= TEL(Sorted-F_separate)          (Theorem 4)
-#   TEL(Sorted-F_separate) < 4 TEL(Sorted-F_group)   (Theorem 5)
-#   TEL(Sorted-F_group) < 2 TEL(Sorted-F_align)      (Theorem 6)
-#   Optimal_align <= 6 Optimal                       (Theorem 7)
-# but not the definitions of the transformed schedules.  The functions below
-# implement the definitions a careful reader would expect (see the chapter
-# "Sorted-F and the ratio 48" for the discussion); every object is a *batched*
-# schedule of the original instance: a list of disjoint batches, each started as
-# a whole and fitting the memory alone, run one after another.
+# 002 Section 4 proves TEL(Sorted-F) < 48 OPT through Sorted-F_separate (Theorem 4),
+# Sorted-F_group (Theorem 5), Sorted-F_align (Theorem 6), Optimal_align (Theorem 7) and the
+# bridge Theorem 8.  002's own objects are built in kvlib.theory.wyz_chain_paper; apart from
+# Sorted-F_separate they are not schedules of the instance (a group starts several batches that
+# each fill the memory at once, align changes outputs) and are evaluated by 002's TEL formulas.
+# The functions below are OUR VARIANT of the chain, in which every object is a *batched*
+# schedule of the original instance (disjoint batches, each started as a whole and fitting the
+# memory alone, run one after another), so every object passes the checker and the five link
+# ratios of CHAIN_LINKS multiply to TEL(Sorted-F) / OPT exactly.  How it differs from 002:
+#   separate       the same object as 002's;
+#   group          ours: batches sorted into length classes ceil(log2 max o), serialised;
+#                  002: consecutive batches merged by an F-based rule and started together;
+#   align          ours: each batch in a slot of power-of-two length at an aligned start;
+#                  002: the outputs of each group's terminal batch replaced by their average;
+#   Optimal_align  ours: the best aligned batched schedule (DP, >= OPT);
+#                  002: one optimal schedule cut into temporal groups and averaged batches;
+#   bridge         ours: align / Optimal_align, not a theorem of 002 (>= 1 by construction);
+#                  002's Theorem 8 compares its own align and Optimal_align objects.
+# The stored tables theorem3, chain_sweep and adversarial of the chapter "Sorted-F and the ratio
+# 48" hold this variant's TELs.
 
 
 def pow2_up(x: int) -> int:
@@ -961,7 +971,7 @@ def batched_starts(batches: Sequence[np.ndarray], output: np.ndarray, *, aligned
     ``aligned=False``: batch ``b`` occupies ``[t, t + max o_b)`` and the next starts at its end.
     ``aligned=True``: batch ``b`` gets a slot of the rounded length ``L_b = pow2_up(max o_b)``
     starting at the first multiple of ``L_b`` not before the previous slot's end (our
-    reconstruction of "aligned"; the members still run their true ``o_i <= L_b`` rounds).
+    variant of "aligned", not 002's; the members still run their true ``o_i <= L_b`` rounds).
     """
     bl, o = _batches_checked(batches, output)
     p = np.zeros(len(o), dtype=np.int64)
@@ -978,13 +988,14 @@ def batched_starts(batches: Sequence[np.ndarray], output: np.ndarray, *, aligned
 
 
 def separate_starts(batches: Sequence[np.ndarray], output: np.ndarray) -> np.ndarray:
-    """Sorted-F_separate (002 Theorem 4; our reconstruction): the Phase-1 batches in Phase-1
-    order, batch ``b`` started as a whole when batch ``b-1`` has completed."""
+    """Sorted-F_separate (002, defined before Theorem 4; the paper's object): the Phase-1 batches in
+    Phase-1 order, batch ``b`` started as a whole when batch ``b-1`` has completed."""
     return batched_starts(batches, output)
 
 
 def group_order(batches: Sequence[np.ndarray], output: np.ndarray) -> list[np.ndarray]:
-    """Sorted-F_group order (our reconstruction of 002 Theorem 5): the Phase-1 batches grouped
+    """Our variant's group order (not 002 Theorem 5's grouping, which merges consecutive batches by
+    an F-based rule, :func:`kvlib.theory.wyz_chain_paper.groups`): the Phase-1 batches grouped
     by the geometric class ``ceil(log2 max o_b)`` of their length, classes in increasing
     order, Phase-1 order kept inside a class (the batches of a class are serialised)."""
     bl, o = _batches_checked(batches, output)
@@ -994,18 +1005,20 @@ def group_order(batches: Sequence[np.ndarray], output: np.ndarray) -> list[np.nd
 
 
 def group_starts(batches: Sequence[np.ndarray], output: np.ndarray) -> np.ndarray:
-    """Sorted-F_group (our reconstruction): :func:`group_order`, batches back to back."""
+    """Our variant's group schedule: :func:`group_order`, batches back to back (a feasible schedule)."""
     return batched_starts(group_order(batches, output), output)
 
 
 def align_starts(batches: Sequence[np.ndarray], output: np.ndarray) -> np.ndarray:
-    """Sorted-F_align (our reconstruction of 002 Theorem 6): the group order, every batch's
+    """Our variant's align schedule (002's Sorted-F_align instead averages the outputs of each group's
+    terminal batch, :func:`kvlib.theory.wyz_chain_paper.align_tel`): the group order, every batch's
     length rounded up to a power of two ``L`` and its start aligned to a multiple of ``L``."""
     return batched_starts(group_order(batches, output), output, aligned=True)
 
 
 def optimal_aligned(prompt, output, memory: int, max_n: int = 10) -> tuple[int, list[np.ndarray]]:
-    """Optimal_align (our reconstruction of 002 Theorem 7): the least TEL over all *aligned
+    """Our variant's Optimal_align (002 Theorem 7 instead transforms one optimal schedule,
+    :func:`kvlib.theory.wyz_chain_paper.optimal_align`): the least TEL over all *aligned
     batched schedules* — ordered partitions into batches that fit the memory when started
     together (``batch_start_usage <= M``), each batch in a slot of length ``L = pow2_up(max o)``
     starting at a multiple of ``L`` — by dynamic programming over (remaining set, time).
@@ -1077,7 +1090,7 @@ CHAIN_LINKS = (
 
 def proof_chain(instance, batches: Sequence[np.ndarray], sf_tel: int, opt_tel: int | None = None,
                 with_optimal_align: bool = True) -> dict[str, int]:
-    """TELs of the objects of the proof chain (our reconstruction) for one instance.
+    """TELs of the objects of our variant of the proof chain (see the comment above) for one instance.
 
     ``batches``: Sorted-F's Phase-1 batches; ``sf_tel``: TEL of Sorted-F's Phase 2;
     ``opt_tel``: a certified optimum (or ``None``).  The separate, group and align

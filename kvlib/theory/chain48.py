@@ -1,10 +1,15 @@
-"""002 Theorem 3's proof chain (our reconstruction) measured over many instances: one row per link.
+"""Our variant of 002 Theorem 3's proof chain measured over many instances: one row per link.
+
+The variant (:mod:`kvlib.policies.wyz`, comment before ``pow2_up``) replaces 002's group, align and
+Optimal_align objects, which are not schedules, by feasible batched schedules; 002's own objects
+are :mod:`kvlib.theory.wyz_chain_paper`.
 
 The per-instance TELs come from :func:`kvlib.policies.wyz.proof_chain` (columns ``Sorted-F``,
 ``separate``, ``group``, ``align``, ``Optimal_align``, ``OPT``); the links are
 :data:`kvlib.policies.wyz.CHAIN_LINKS` ``(label, numerator, denominator, claimed bound)``.
 Theorems 4 and 7 claim ``<=`` (a violation is a ratio above the bound), Theorems 5 and 6 claim
-``<`` (a violation is a ratio at or above it); the bridge align / Optimal_align is not quoted.
+``<`` (a violation is a ratio at or above it); the variant's bridge align / Optimal_align is not a
+theorem of 002 (002's Theorem 8 compares its own, different objects) and has no bound.
 """
 
 from __future__ import annotations
@@ -14,12 +19,12 @@ import pandas as pd
 
 from kvlib.policies.wyz import CHAIN_LINKS
 
-#: What each link's measurement can show under our reconstruction of the transformed schedules.
+#: What each link's measurement can show in our variant of the transformed schedules.
 LINK_NOTE = {
     "Thm 4: SF / separate": "checkable",
     "Thm 5: separate / group": "checkable",
     "Thm 6: group / align": "holds by construction (ratio <= 1)",
-    "bridge: align / Optimal_align": "not quoted; >= 1 by construction",
+    "bridge: align / Optimal_align": "not a theorem of 002; >= 1 by construction",
     "Thm 7: Optimal_align / OPT": "checkable",
 }
 

@@ -50,10 +50,13 @@ Every link, every intermediate claim we can state on a finite instance, and the 
 identities (in SymPy, :func:`sympy_identities`) are evaluated by :func:`chain_values` (any
 instance) and :func:`chain_row` (a seeded random instance; a row function for the results store).
 ``epsilon(M)`` terms (Definition 1) cannot be evaluated on a finite instance: we report the exact
-memory fill of the batches Definition 1 speaks about instead.
+memory fill of the batches Definition 1 speaks about, and check Definition 1, Inequality (2) and
+Inequality (3) with our finite stand-in ``epsilon(M) = max_i (s_i + o_i)`` (:func:`finite_epsilon`).
+:func:`sorted_f_side` is the part that needs no optimum (Theorems 4-6, Lemmas 1-2, Definition 1,
+Inequality (2)), cheap at the Table EC.1 size.
 
-Differences from the reconstruction in :mod:`kvlib.policies.wyz` (``proof_chain``, ``CHAIN_LINKS``)
-----------------------------------------------------------------------------------------------------
+Differences from our variant in :mod:`kvlib.policies.wyz` (``proof_chain``, ``CHAIN_LINKS``)
+-----------------------------------------------------------------------------------------
 
 * separate: the same object (batches back to back in Phase-1 order).
 * group: there, batches sorted into geometric length classes ``ceil(log2 max o)`` and serialised;
@@ -79,7 +82,9 @@ the links with the paper's constants (:data:`CLAIMS`); ``thm4_starts_dominated``
 constraint: the finite content of "nearly saturates"); ``def1_terminal_fill_min`` and
 ``ineq2_eta_min`` / ``ineq2_holds`` (Definition 1 and Inequality (2) *without* the ``epsilon(M)``
 slack: on small ``M`` they fail routinely, which says nothing about the asymptotic claim);
-``eq3_W_fill_min`` (Inequality (3), same caveat); Theorem 7's steps: ``thm7_window_holds``
+``eq3_W_fill_min`` (Inequality (3), same caveat); ``eps`` (:func:`finite_epsilon`) and
+``def1_eps_holds``, ``ineq2_eps_holds``, ``eq3_eps_holds`` (the three with ``epsilon(M) = eps``);
+``lemma2_worst`` and ``group_size_max`` (:func:`lemma2_checks`); Theorem 7's steps: ``thm7_window_holds``
 (window of ``Z_g`` shorter than ``delta_{g-1} + delta_g``), ``thm7_group_sum_le_3delta`` (the
 display's ``sum_{h in g} obar_h <= 3 (delta_{g-1} + delta_g)``), ``thm7_dropped_within_group``
 (the within-group term the display sets to ``epsilon``), ``thm7_last_step_holds`` (the display's
@@ -107,7 +112,8 @@ from kvlib.core.simulate import simulate
 from kvlib.policies.wyz import F_exact, batch_feasible, lemma1_holds, sorted_f
 
 __all__ = ["sf_run", "separate_starts", "separate_tel_paper", "groups", "group_tel", "align_tel",
-           "lemma2_checks", "temporal_groups", "optimal_align", "chain_values", "chain_row",
+           "lemma2_checks", "temporal_groups", "optimal_align", "finite_epsilon", "sorted_f_side", "chain_values",
+           "chain_row", "spread_instance",
            "random_instance", "sympy_identities", "CLAIMS"]
 
 #: The links of the proof of Theorem 3 as claimed: (key of the ratio in the row, relation, constant).
@@ -223,17 +229,25 @@ def align_tel(batches, output) -> Fraction:
 def lemma2_checks(batches, output) -> dict:
     """002 Lemma 2 and (EC.3) on every group: ``o_{b_{m-1}+i, max} 2^{floor((a_m - i)/2)} <= o_{b_m, max}``,
     the summed bound ``sum_i o_{b_{m-1}+i, max} <= 4 o_{b_m, max}``, and (EC.3) ``o_{k+1,max} > o_{k,max}``
-    for every non-terminal batch ``k`` of a group."""
+    for every non-terminal batch ``k`` of a group.  ``lemma2_worst`` is the largest
+    ``o_{b_{m-1}+i, max} 2^{floor((a_m - i)/2)} / o_{b_m, max}`` (Lemma 2 claims at most 1) over the batches with ``i <= a_m - 2``, where the factor is at least 2 (NaN if no group
+    has ``a_m >= 3``); ``group_size_max`` the largest ``a_m``."""
     bl, o = _arrays(batches, output)
     mx = [int(o[b].max()) for b in bl]
     l2 = sum4 = ec3 = True
+    worst, a_max = None, 0
     for g in groups(bl, o):
         a, top = len(g), mx[g[-1]]
+        a_max = max(a_max, a)
         for i, k in enumerate(g, start=1):
             l2 &= mx[k] * 2 ** ((a - i) // 2) <= top
+            if i <= a - 2:  # where the factor 2^{floor((a-i)/2)} is at least 2
+                v = Fraction(mx[k] * 2 ** ((a - i) // 2), top)
+                worst = v if worst is None else max(worst, v)
         sum4 &= sum(mx[k] for k in g) <= 4 * top
         ec3 &= all(mx[k + 1] > mx[k] for k in g[:-1])
-    return {"lemma2_holds": bool(l2), "lemma2_sum_le_4": bool(sum4), "ec3_holds": bool(ec3)}
+    return {"lemma2_holds": bool(l2), "lemma2_sum_le_4": bool(sum4), "ec3_holds": bool(ec3),
+            "lemma2_worst": float(worst) if worst is not None else float("nan"), "group_size_max": int(a_max)}
 
 
 def temporal_groups(starts, output) -> tuple[list[int], list[list[int]]]:
@@ -291,23 +305,34 @@ def _cmp(x, rel: str, y) -> bool:
     return bool(x < y) if rel == "<" else bool(x <= y)
 
 
-def chain_values(instance: Instance, opt_starts=None, selector: str = "exact", constraint: str = "peak") -> dict:
-    """Every link of 002 Theorem 3's proof on ``instance``: a flat dict of scalars (see the module text).
+def finite_epsilon(prompt, output) -> int:
+    """Our finite stand-in for Definition 1's ``epsilon(M)``: the largest request peak ``max_i (s_i + o_i)``.
 
-    ``opt_starts``: an optimal schedule (start times); default: ``brute_force_opt`` (small ``n``).
-    Ratios are floats of exact rationals; ``*_holds`` are the claims with the paper's constants.
+    Both places where 002 invokes Definition 1 stop a batch because one more request would not fit
+    (the terminal batch ``X_{b_m}`` and ``r_{b_m+1,1}``, proof of Theorem 5; a non-final ``W_h`` and the
+    next request of its group, proof of Theorem 7), so such a batch fills more than ``M`` minus that
+    request's peak, hence more than ``M - finite_epsilon``; 002's regime (Section 2: ``s_i, o_i``
+    asymptotically smaller than ``M``) makes it ``o(M)``.
     """
+    return int(np.max(np.asarray(prompt, dtype=np.int64) + np.asarray(output, dtype=np.int64)))
+
+
+def sorted_f_side(instance: Instance, selector: str = "exact", constraint: str = "peak") -> dict:
+    """The links of 002 Theorem 3's proof that need no optimum, on ``instance``: a flat dict of scalars.
+
+    Theorem 4 (TEL(SF) <= TEL(separate), by the checker), Theorem 5 (TEL(separate) < 4 TEL(group)),
+    Theorem 6 (TEL(group) < 2 TEL(align)), Lemma 1, Lemma 2 and (EC.3), Definition 1 for the terminal
+    batches and Inequality (2), each both without slack and with :func:`finite_epsilon` as
+    ``epsilon(M)`` (keys ``*_eps_holds``).  Cheap at the Table EC.1 size (``n = 100``, ``M = 100``).
+    """
+    row, _, _ = _side(instance, selector, constraint)
+    return row
+
+
+def _side(instance: Instance, selector: str, constraint: str):
+    """(row of :func:`sorted_f_side`, Phase-1 batches, TEL(align) as a Fraction)."""
     s, o, M = instance.prompt, instance.output, int(instance.memory)
     tel_sf, p_sf, bl = sf_run(instance, selector, constraint)
-    if opt_starts is None:
-        from kvlib.optimum.bruteforce import brute_force_opt
-        _, opt_starts, _ = brute_force_opt(instance)
-    rep = check_schedule(instance, Schedule(tuple(int(x) for x in opt_starts)))
-    if not rep.valid:
-        raise ValueError(f"chain_values: opt_starts is not a feasible schedule: {rep.violations[:3]}")
-    tel_opt = int(rep.tel)
-    p_opt = np.asarray(opt_starts, dtype=np.int64)
-
     p_sep = separate_starts(bl, o)
     rep_sep = check_schedule(instance, Schedule(tuple(int(x) for x in p_sep)))
     if not rep_sep.valid:  # only with a selector that returns batches over M
@@ -317,14 +342,59 @@ def chain_values(instance: Instance, opt_starts=None, selector: str = "exact", c
     gr = groups(bl, o)
     tel_grp = group_tel(bl, o)
     tel_al = align_tel(bl, o)
-    oa = optimal_align(s, o, M, p_opt)
-    tel_oa = oa["tel"]
-
+    eps = finite_epsilon(s, o)
     # Definition 1 / Inequality (2): fill of the terminal batches of all groups but the last.
-    fills = [Fraction(int((s[bl[g[-1]]] + o[bl[g[-1]]]).sum()), M) for g in gr[:-1]]
+    fills = [int((s[bl[g[-1]]] + o[bl[g[-1]]]).sum()) for g in gr[:-1]]
     eta = [Fraction(sum(int((2 * s[bl[k]] + o[bl[k]]).sum()) for k in g), 2 * M) for g in gr[:-1]]
     blocked = all(not batch_feasible(s[np.append(bl[g[-1]], bl[g[-1] + 1][0])],
                                      o[np.append(bl[g[-1]], bl[g[-1] + 1][0])], M, constraint) for g in gr[:-1])
+    r = {
+        "n": int(instance.n), "M": M, "K": len(bl), "groups": len(gr), "eps": eps,
+        "tel_sf": tel_sf, "tel_separate": tel_sep, "tel_separate_paper": tel_sep_paper, "tel_group": tel_grp,
+        "tel_align": float(tel_al),
+        "thm4_ratio": tel_sf / tel_sep, "thm4_starts_dominated": bool(np.all(p_sf <= p_sep)),
+        "lemma1_holds": all(lemma1_holds(o[b]) for b in bl),
+        "thm5_terminal_blocked": bool(blocked),
+        "def1_terminal_fill_min": float(Fraction(min(fills), M)) if fills else float("nan"),
+        "def1_eps_holds": all(f > M - eps for f in fills),
+        "ineq2_eta_min": float(min(eta)) if eta else float("nan"),
+        "ineq2_holds": all(e > Fraction(1, 2) for e in eta),
+        "ineq2_eps_holds": all(e > Fraction(M - eps, 2 * M) for e in eta),
+        **lemma2_checks(bl, o),
+        "thm5_separate_formula_exact": tel_sep == tel_sep_paper,
+        "thm5_ratio": tel_sep / tel_grp, "thm5_ratio_paper_formula": tel_sep_paper / tel_grp,
+        "thm6_ratio": float(tel_grp / tel_al),
+    }
+    exact = {"thm4_ratio": Fraction(tel_sf, tel_sep), "thm5_ratio": Fraction(tel_sep, tel_grp),
+             "thm6_ratio": Fraction(tel_grp) / tel_al}
+    for key, rel, const in CLAIMS:
+        if key in exact:
+            r[key.replace("_ratio", "_holds")] = _cmp(exact[key], rel, const)
+    r["thm5_holds_paper_formula"] = Fraction(tel_sep_paper, tel_grp) < 4
+    return r, bl, tel_al
+
+
+def chain_values(instance: Instance, opt_starts=None, selector: str = "exact", constraint: str = "peak") -> dict:
+    """Every link of 002 Theorem 3's proof on ``instance``: a flat dict of scalars (see the module text).
+
+    ``opt_starts``: an optimal schedule (start times); default: ``brute_force_opt`` (small ``n``).
+    Ratios are floats of exact rationals; ``*_holds`` are the claims with the paper's constants.
+    The keys of :func:`sorted_f_side` plus the optimum's side (Theorems 7, 8, 3 and Inequality (3)).
+    """
+    s, o, M = instance.prompt, instance.output, int(instance.memory)
+    r, bl, tel_al = _side(instance, selector, constraint)
+    tel_sf = r["tel_sf"]
+    if opt_starts is None:
+        from kvlib.optimum.bruteforce import brute_force_opt
+        _, opt_starts, _ = brute_force_opt(instance)
+    rep = check_schedule(instance, Schedule(tuple(int(x) for x in opt_starts)))
+    if not rep.valid:
+        raise ValueError(f"chain_values: opt_starts is not a feasible schedule: {rep.violations[:3]}")
+    tel_opt = int(rep.tel)
+    p_opt = np.asarray(opt_starts, dtype=np.int64)
+    oa = optimal_align(s, o, M, p_opt)
+    tel_oa = oa["tel"]
+
     # Theorem 7's intermediate claims, group by group (delta_0 = 0).
     d, Z, W, obar, gof = oa["deltas"], oa["Z"], oa["W"], oa["obar"], oa["group_of_W"]
     window_ok = per_group_3 = True
@@ -339,41 +409,31 @@ def chain_values(instance: Instance, opt_starts=None, selector: str = "exact", c
     e7 = dN + sum(int(p_opt[i]) - oa["t"][g] for g, z in enumerate(Z) for i in z) + int(o.sum())
     T_prev = [sum(d[:g]) for g in range(len(Z))]
     e7_T = dN + sum(int(p_opt[i]) - T_prev[g] for g, z in enumerate(Z) for i in z) + int(o.sum())
-    w_fill = [Fraction(int((s[w] + o[w]).sum()), M) for h, w in enumerate(W)
+    w_fill = [int((s[w] + o[w]).sum()) for h, w in enumerate(W)
               if h + 1 < len(W) and gof[h + 1] == gof[h]]  # non-final batches of a group
+    w_eta = [Fraction(int((2 * s[w] + o[w]).sum()), 2 * M) for h, w in enumerate(W)
+             if h + 1 < len(W) and gof[h + 1] == gof[h]]
     later_W = _later_counts([len(w) for w in W])
     dropped = sum((obar[h] * (later_W[h] - later_Z[gof[h]]) for h in range(len(W))), Fraction(0))
+    eps = r["eps"]
 
-    r = {
-        "n": int(instance.n), "M": M, "K": len(bl), "groups": len(gr), "temporal_groups": len(Z), "W": len(W),
-        "tel_sf": tel_sf, "tel_separate": tel_sep, "tel_separate_paper": tel_sep_paper, "tel_group": tel_grp,
-        "tel_align": float(tel_al), "tel_opt_align": float(tel_oa), "tel_opt": tel_opt,
-        "thm4_ratio": tel_sf / tel_sep, "thm4_starts_dominated": bool(np.all(p_sf <= p_sep)),
-        "lemma1_holds": all(lemma1_holds(o[b]) for b in bl),
-        "thm5_terminal_blocked": bool(blocked),
-        "def1_terminal_fill_min": float(min(fills)) if fills else float("nan"),
-        "ineq2_eta_min": float(min(eta)) if eta else float("nan"),
-        "ineq2_holds": all(e > Fraction(1, 2) for e in eta),
-        **lemma2_checks(bl, o),
-        "thm5_separate_formula_exact": tel_sep == tel_sep_paper,
-        "thm5_ratio": tel_sep / tel_grp, "thm5_ratio_paper_formula": tel_sep_paper / tel_grp,
-        "thm6_ratio": float(tel_grp / tel_al),
+    r.update({
+        "temporal_groups": len(Z), "W": len(W), "tel_opt_align": float(tel_oa), "tel_opt": tel_opt,
         "thm7_ratio": float(tel_oa / tel_opt),
         "thm7_window_holds": bool(window_ok), "thm7_group_sum_le_3delta": bool(per_group_3),
         "thm7_dropped_within_group": float(dropped),
-        "eq3_W_fill_min": float(min(w_fill)) if w_fill else float("nan"),
+        "eq3_W_fill_min": float(Fraction(min(w_fill), M)) if w_fill else float("nan"),
+        "eq3_eps_holds": all(f > M - eps for f in w_fill) and all(e > Fraction(M - eps, 2 * M) for e in w_eta),
         "thm7_final_expr": float(e7), "thm7_final_identity_holds": bool(e7 == tel_opt),
         "thm7_last_step_holds": bool(6 * dN + int(o.sum()) <= 6 * e7),
         "thm7_identity_with_T_holds": bool(e7_T == tel_opt),
         "thm8_ratio": float(tel_al / tel_oa),
         "thm3_ratio": tel_sf / tel_opt,
-    }
-    exact = {"thm4_ratio": Fraction(tel_sf, tel_sep), "thm5_ratio": Fraction(tel_sep, tel_grp),
-             "thm6_ratio": Fraction(tel_grp) / tel_al, "thm8_ratio": tel_al / tel_oa,
-             "thm7_ratio": tel_oa / tel_opt, "thm3_ratio": Fraction(tel_sf, tel_opt)}
+    })
+    exact = {"thm8_ratio": tel_al / tel_oa, "thm7_ratio": tel_oa / tel_opt, "thm3_ratio": Fraction(tel_sf, tel_opt)}
     for key, rel, const in CLAIMS:
-        r[key.replace("_ratio", "_holds")] = _cmp(exact[key], rel, const)
-    r["thm5_holds_paper_formula"] = Fraction(tel_sep_paper, tel_grp) < 4
+        if key in exact:
+            r[key.replace("_ratio", "_holds")] = _cmp(exact[key], rel, const)
     return r
 
 
@@ -386,6 +446,19 @@ def random_instance(*, seed: int, trial: int, n: int, memory: int, max_prompt: i
     rng = np.random.default_rng([seed, trial, n, memory])
     return Instance.at_zero(rng.integers(1, max_prompt + 1, n).tolist(), rng.integers(1, max_output + 1, n).tolist(),
                             memory)
+
+
+def spread_instance(*, seed: int, trial: int, n: int = 12, memory: int = 400) -> Instance:
+    """A seeded instance with long groups (our family for Lemma 2): ``s`` and ``o`` log-uniform on
+    ``[1, memory/2]``, rounded, all at 0.  Outputs spread over two decades make consecutive Phase-1
+    batches more than double their outputs, so 002's groups hold three or more batches (where Lemma 2
+    says more than (EC.3)); the Table EC.1 distributions rarely give groups of more than two."""
+    if n < 1 or memory < 4:
+        raise ValueError(f"spread_instance: need n >= 1 and memory >= 4, got n={n}, memory={memory}")
+    rng = np.random.default_rng([seed, 12, trial, n, memory])
+    hi = np.log(memory / 2)
+    return Instance.at_zero(np.round(np.exp(rng.uniform(0, hi, n))).astype(np.int64).tolist(),
+                            np.round(np.exp(rng.uniform(0, hi, n))).astype(np.int64).tolist(), memory)
 
 
 def chain_row(*, seed: int, trial: int, n: int, memory: int, max_prompt: int = 6, max_output: int = 6) -> dict:
@@ -425,6 +498,15 @@ def sympy_identities() -> dict:
     series = lambda aa: sum(sp.Rational(1, 2) ** ((aa - ii) // 2) for ii in range(1, aa + 1))
     middle = lambda aa: 2 * (1 - sp.Rational(1, 2) ** ((aa - 1) // 2)) / (1 - sp.Rational(1, 2))
     out["lemma2_series_below_4"] = all(series(aa) < 4 for aa in range(1, 40))
+    # The middle line in closed form: 4 - 2^{3-k} (a = 2k) and 4 - 4 2^{-k} (a = 2k + 1), so the sum exceeds
+    # it by exactly 2^{2-k} (a = 2k, k >= 1) and 2^{-k} (a = 2k + 1): the middle "<=" fails for every a >= 1.
+    mid_even = 2 * (1 - sp.Rational(1, 2) ** (k - 1)) / (1 - sp.Rational(1, 2))
+    mid_odd = 2 * (1 - sp.Rational(1, 2) ** k) / (1 - sp.Rational(1, 2))
+    out["lemma2_middle_gap_even"] = sp.simplify((even - mid_even) - 2 ** (2 - k)) == 0
+    out["lemma2_middle_gap_odd"] = sp.simplify((odd - mid_odd) - 2 ** (-k)) == 0
+    out["lemma2_middle_gap_matches_series"] = all(
+        series(aa) - middle(aa) == (sp.Integer(2) ** (2 - aa // 2) if aa % 2 == 0 else sp.Integer(2) ** (-(aa // 2)))
+        for aa in range(1, 40))
     # The display's middle line (2 (1 - (1/2)^{floor((a-1)/2)}) / (1 - 1/2)) is below the sum it should bound:
     out["lemma2_middle_line_as_printed_bounds_sum"] = all(series(aa) <= middle(aa) for aa in range(1, 40))
     # Theorem 7's reindexing: sum_g (delta_{g-1} + delta_g) N_g <= 2 sum_g delta_g N_g for N non-increasing.
