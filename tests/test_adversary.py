@@ -14,13 +14,19 @@ from kvlib.theory.adversary import (
     min_rounds_unit,
     non_preemptive_policies,
     partition_instance,
+    partition_instance_ours,
     pipelined_y_schedule,
     random_three_partition,
     three_partition_instance,
+    three_partition_instance_ours,
     three_partition_schedule,
     three_partition_target,
     thm41_adversary,
+    thm41_displays,
     thm41_instance,
+    thm41_min_alg_tel,
+    thm41_paper_check,
+    thm41_paper_opt_schedule,
     thm41_opt_schedules,
     thm41_opt_upper,
     thm41_release,
@@ -130,7 +136,7 @@ def test_three_partition_yes_instance_tel():
     for m in (2, 3, 4):
         B = 40
         b = random_three_partition(rng, m, B, yes=True)
-        inst = three_partition_instance(b, B)
+        inst = three_partition_instance_ours(b, B)
         triples = find_three_partition(b, B)
         assert triples is not None
         rep = check_schedule(inst, three_partition_schedule(triples))
@@ -142,32 +148,112 @@ def test_three_partition_no_instance_exceeds_target():
     rng = np.random.default_rng(1)
     b = random_three_partition(rng, 2, 40, yes=False)
     assert find_three_partition(b, 40) is None
-    inst = three_partition_instance(b, 40)
+    inst = three_partition_instance_ours(b, 40)
     tel, _, _ = brute_force_opt(inst)
     assert tel > three_partition_target(2)
 
 
 def test_three_partition_checks_conditions():
     with pytest.raises(ValueError):
-        three_partition_instance([2, 2, 2, 13, 10, 11], 20)  # 2 < B/4
-    inst = three_partition_instance([2, 2, 2, 13, 10, 11], 20, strict=False)
+        three_partition_instance_ours([2, 2, 2, 13, 10, 11], 20)  # 2 < B/4
+    with pytest.raises(ValueError, match="B/4"):
+        three_partition_instance([2, 2, 2, 13, 10, 11], 20)
+    inst = three_partition_instance_ours([2, 2, 2, 13, 10, 11], 20, strict=False)
     four_then_two = Schedule((0, 0, 0, 0, 1, 1))
     rep = check_schedule(inst, four_then_two)
     assert rep.valid and rep.tel == 8 < three_partition_target(2)
 
 
 def test_partition_makespan():
-    yes = partition_instance([3, 1, 1, 2, 2, 1])
+    yes = partition_instance_ours([3, 1, 1, 2, 2, 1])
     k, sch = min_rounds_unit(yes)
     assert k == 2 and check_schedule(yes, sch).makespan == 2
-    no = partition_instance([5, 3, 3, 3])
+    no = partition_instance_ours([5, 3, 3, 3])
     assert not has_partition([5, 3, 3, 3])
     k, sch = min_rounds_unit(no)
     assert k >= 3 and check_schedule(no, sch).valid
     with pytest.raises(ValueError):
-        partition_instance([0, 1])
+        partition_instance_ours([0, 1])
+
+
+def test_002_reductions_are_the_papers_mapping():
+    """002 Appendix EC.1: item x_i -> (x_i, 1) at 0 and M = T, for both reductions."""
+    x, T = [11, 13, 16, 12, 14, 14], 40
+    inst = three_partition_instance(x, T)
+    assert list(inst.prompt) == x and set(inst.output) == {1} and set(inst.arrival) == {0}
+    assert inst.memory == T
+    assert three_partition_instance_ours(x, T).memory == T + 3
+    p = partition_instance([3, 1, 1, 2, 2, 1])
+    assert list(p.prompt) == [3, 1, 1, 2, 2, 1] and p.memory == 5
+
+
+def test_002_paper_reductions_fail_on_yes_instances():
+    """With M = T a yes-instance does not reach the target: the proofs' Case 1 schedules do not fit."""
+    x, T = [11, 13, 16, 12, 14, 14], 40  # triples (11, 13, 16), (12, 14, 14)
+    triples = find_three_partition(x, T)
+    assert triples is not None
+    inst = three_partition_instance(x, T)
+    assert not check_schedule(inst, three_partition_schedule(triples)).valid
+    tel, _, _ = brute_force_opt(inst)
+    assert tel > three_partition_target(2)
+    a = [3, 1, 1, 2, 2, 1]  # halves {3, 2}, {1, 1, 2, 1}
+    assert has_partition(a)
+    k, _ = min_rounds_unit(partition_instance(a))
+    assert k >= 3
+    assert min_rounds_unit(partition_instance_ours(a))[0] == 2
+
+
+def test_partition_instance_errors_name_the_culprit():
+    with pytest.raises(ValueError, match=r"\[0\]"):
+        partition_instance([0, 2])
+    with pytest.raises(ValueError, match="even"):
+        partition_instance([1, 2])
+    with pytest.raises(ValueError, match=r"\[3\]"):
+        partition_instance([3, 1, 2])  # T = 3: item 3 needs 4 > M
 
 
 def test_non_preemptive_list():
     names = non_preemptive_policies()
     assert "mc-sf" in names and "alpha-greedy" not in names
+
+
+@pytest.mark.parametrize("M", [16, 36, 64, 100, 144, 400])
+@pytest.mark.parametrize("b_kind", ["zero", "h"])
+def test_thm41_proof_steps(M, b_kind):
+    """001 Appendix B.1 on the paper's instance: the schedule of (13) has the TEL the proof writes and
+    is at most 3.5 M; any algorithm that starts the long request at b pays at least (M/4) sqrt(M)/2."""
+    h = math.isqrt(M) // 2
+    b = 0 if b_kind == "zero" else h
+    c = thm41_paper_check(M, b)
+    assert c["case"] == ("r < M" if b < h else "r >= M")
+    assert c["paper_opt_tel"] == c["paper_opt_formula"] <= c["bound_13"]
+    assert c["our_opt_upper"] <= c["paper_opt_tel"]
+    assert c["min_alg_tel"] >= c["paper_alg_lower"]
+    assert c["free"] <= c["M/4"] and c["early"] <= c["M/4"]
+    assert c["ratio"] >= c["claimed"]
+
+
+def test_thm41_min_alg_tel_is_the_policies_tel():
+    for M in (16, 36, 64):
+        inst = thm41_instance(M, 0)
+        assert simulate(inst, make_policy("mc-sf")).tel == thm41_min_alg_tel(M, 0) == thm41_tel_formula(M)["alg"]
+    # a later start shifts everything by b: TEL grows by exactly b
+    assert thm41_min_alg_tel(64, 5) == thm41_min_alg_tel(64, 0) + 5
+
+
+def test_thm41_paper_opt_schedule_cases():
+    case, sch = thm41_paper_opt_schedule(thm41_instance(36, 0))
+    assert case == "r < M" and sch.starts[0] == thm41_release(36, 0) + 2
+    case, sch = thm41_paper_opt_schedule(thm41_instance(36, 3))
+    assert case == "r >= M" and sch.starts[0] == 0
+
+
+def test_thm41_displays_identities():
+    import sympy as sp
+
+    ident = [d for d in thm41_displays() if d["condition"] == "identity"]
+    assert len(ident) == 4 and all(d["rhs - lhs"] == 0 for d in ident)
+    M, r = sp.symbols("M r", positive=True)
+    diffs = [d["rhs - lhs"] for d in thm41_displays()]
+    assert diffs[0] == 2 * M + 1 and sp.simplify(diffs[1] - (M - r)) == 0 and diffs[2] == M - 1
+    assert diffs[-1] == -1  # the proof restates r one round earlier

@@ -64,6 +64,18 @@ def test_three_partition_row(yes):
     assert lb.three_partition_row(m=2, yes=yes, trial=0, B=40, seed=0, time_limit=30)["b"] == r["b"]
 
 
+@pytest.mark.parametrize("yes", [True, False])
+def test_three_partition_paper_row(yes):
+    """002's own reduction (M = T) on the same draw: the triples never fit, so OPT exceeds the target
+    on the yes-instance too."""
+    r = lb.three_partition_paper_row(m=2, yes=yes, trial=0, B=40, seed=0, time_limit=30)
+    ours = lb.three_partition_row(m=2, yes=yes, trial=0, B=40, seed=0, time_limit=30)
+    assert r["b"] == ours["b"] and r["instance"] != ours["instance"]
+    assert r["has_triples"] is yes and r["proved"] and r["max_per_round"] == 3
+    assert r["triples_fit"] is (False if yes else None)
+    assert r["lower"] == r["upper"] > r["target"]
+
+
 def test_a_stored_lowerbounds_table_verifies(tmp_path):
     keys = lb.thm41_keys([16, 36], ["mc-sf", "fcfs"], seed=0)
     t = Store("lowerbounds", mode="full", policy="write", root=tmp_path).table("thm41", lb.thm41_row, keys)

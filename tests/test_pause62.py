@@ -81,3 +81,32 @@ def test_theorem64_distribution_mass():
         d = pause62.thm64_support(c, k)
         assert d["support size"] == c * k + 1
         assert d["total mass"] == 1 + Fraction(1, c * k)
+
+
+def test_remark63_exact_optimum_matches_brute_force():
+    """M = 16, eps = 1/4: long (4, 12), q short requests (4, 1) at t = 8; the non-preemptive optimum of
+    remark63_row equals branch and bound, and the bracket is ordered."""
+    from kvlib.optimum.bruteforce import brute_force_opt
+    from kvlib.core.model import Request
+
+    for q in (1, 2, 3, 5):
+        row = pause62.remark63_row(16, 4, q)
+        inst = Instance((Request(0, 4, 12), *(Request(8, 4, 1) for _ in range(q))), 16)
+        opt, _, _ = brute_force_opt(inst)
+        assert row["opt"] == opt
+        assert row["opt_lower"] <= row["opt"] <= row["tel_continue"]
+
+
+def test_remark63_limits_and_worst_count():
+    """Remark 6.3: few or many short requests give a small ratio; the worst count is near our estimate
+    sqrt(2 c (1 - eps) M), well below eps M at M = 2304, where the ratio is above the ratio at eps M."""
+    M, k = 2304, 4
+    rows = [pause62.remark63_row(M, k, q) for q in pause62.remark63_counts(M, k)]
+    by_q = {r["q"]: r for r in rows}
+    assert by_q[1]["ratio_high"] < 1.34  # about 1/(1 - eps)
+    assert rows[-1]["ratio_high"] < 1.25  # 32 eps M short requests: ratio tends to 1
+    worst = max(rows, key=lambda r: r["ratio_low"])
+    assert worst["q"] < M // k / 2
+    assert worst["ratio_low"] > 2 * by_q[M // k]["ratio_high"]
+    with pytest.raises(ValueError, match="q"):
+        pause62.remark63_row(M, k, 0)

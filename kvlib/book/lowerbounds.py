@@ -13,7 +13,7 @@ columns.  Column classes, as the chapter passes them to :meth:`kvlib.book.store.
 
 Tables:
 
-``thm41``      :func:`thm41_row`: the adaptive adversary of 001 Theorem 4.1 (our reconstruction,
+``thm41``      :func:`thm41_row`: the adaptive adversary of 001 Theorem 4.1 (the paper's instance,
                :func:`kvlib.theory.adversary.thm41_adversary`) against one policy at one ``M``.
 ``thm41_opt``  :func:`thm41_opt_row`: certified OPT of the ``b = 0`` instance at one ``M``.
 ``wyz``        :func:`wyz_row`: 002 Theorem 1 (``family="thm1"``) or Theorem EC.1
@@ -22,7 +22,9 @@ Tables:
 ``wyz_opt``    :func:`wyz_opt_row`: certified OPT of one of those instances.
 ``heavy``      :func:`heavy_row`: our heavy/light variant of 002 Theorem 1 (not the paper's).
 ``tp``         :func:`three_partition_row`: one random 3-Partition instance (yes or no) through
-               our reconstruction of 002 Theorem 2's reduction, with its certified OPT.
+               our corrected reduction for 002 Theorem 2 (``M = T + 3``), with its certified OPT.
+``tp_paper``   :func:`three_partition_paper_row`: the same instance through 002's own reduction
+               (``M = T``), with its certified OPT.
 
 The exhaustive search for the smallest instances on which MC-SF is not optimal
 (:func:`kvlib.theory.smallest.smallest_non_optimal`) takes a few seconds even at the full-mode
@@ -45,7 +47,7 @@ from kvlib.policies import make_policy
 from kvlib.theory import adversary as adv
 
 __all__ = ["thm41_row", "thm41_opt_row", "wyz_row", "wyz_opt_row", "heavy_row", "three_partition_row",
-           "thm41_keys", "WYZ_POLICIES", "WYZ_FAMILIES"]
+           "three_partition_paper_row", "thm41_keys", "WYZ_POLICIES", "WYZ_FAMILIES"]
 
 #: policies whose TEL the ``wyz`` table records (each also an OPT upper bound)
 WYZ_POLICIES = ("mc-sf", "mc-sf2", "fcfs", "mc-benchmark")
@@ -71,7 +73,7 @@ def thm41_keys(Ms, policies, *, seed: int, planned: set[str] = frozenset(), plan
 
 
 def thm41_row(*, M: int, policy: str, seed: int) -> dict:
-    """The adaptive adversary of 001 Theorem 4.1 (our reconstruction) against ``policy`` at memory ``M``.
+    """The adaptive adversary of 001 Theorem 4.1 (the paper's instance) against ``policy`` at memory ``M``.
 
     Columns: ``n``; ``b`` (start of the long request when alone) and ``b_full`` (its start in the
     full instance: equal for an online policy); ``r`` (release of the short requests); ``tel``
@@ -169,18 +171,22 @@ def heavy_row(*, M: int) -> dict:
 # --------------------------------------------------------------------------- 002 Theorem 2
 
 
+def _three_partition_draw(m: int, yes: bool, trial: int, B: int, seed: int) -> list[int]:
+    rng = np.random.default_rng([int(seed), int(m), int(bool(yes)), int(trial)])
+    return adv.random_three_partition(rng, int(m), int(B), yes=bool(yes))
+
+
 def three_partition_row(*, m: int, yes: bool, trial: int, B: int, seed: int, time_limit: float) -> dict:
     """One random 3-Partition instance with ``3m`` numbers and target ``B`` (a yes-instance if
-    ``yes``), drawn with ``default_rng([seed, m, yes, trial])``, through our reconstruction of 002
-    Theorem 2's reduction (:func:`kvlib.theory.adversary.three_partition_instance`).
+    ``yes``), drawn with ``default_rng([seed, m, yes, trial])``, through our corrected reduction for
+    002 Theorem 2 (:func:`kvlib.theory.adversary.three_partition_instance_ours`, ``M = B + 3``).
 
     Columns: ``b`` (the numbers, space-separated), ``instance`` (hash), ``target`` (``3m(m+1)/2``),
     ``has_triples`` (a 3-partition exists), ``tel_triples`` (TEL of the schedule built from it,
     checked; ``None`` without one), and the certified interval ``lower``/``upper`` of OPT.
     """
-    rng = np.random.default_rng([int(seed), int(m), int(bool(yes)), int(trial)])
-    b = adv.random_three_partition(rng, int(m), int(B), yes=bool(yes))
-    inst = adv.three_partition_instance(b, int(B))
+    b = _three_partition_draw(m, yes, trial, B, seed)
+    inst = adv.three_partition_instance_ours(b, int(B))
     triples = adv.find_three_partition(b, int(B))
     built = None
     if triples is not None:
@@ -188,5 +194,30 @@ def three_partition_row(*, m: int, yes: bool, trial: int, B: int, seed: int, tim
     out = {"b": " ".join(map(str, b)), "instance": instance_hash(inst),
            "target": int(adv.three_partition_target(int(m))), "has_triples": triples is not None,
            "tel_triples": built}
+    out.update(_certified(inst, time_limit))
+    return out
+
+
+def three_partition_paper_row(*, m: int, yes: bool, trial: int, B: int, seed: int, time_limit: float) -> dict:
+    """The instance of :func:`three_partition_row` (same draw) through 002's own reduction for
+    Theorem 2 (:func:`kvlib.theory.adversary.three_partition_instance`: ``(x_i, 1)``, ``M = T = B``).
+
+    Columns: ``b``, ``instance`` (hash), ``target`` (``3m(m+1)/2``), ``has_triples``;
+    ``triples_fit`` (whether the schedule of the proof's Case 1, one triple per round, passes the
+    checker; ``None`` without a 3-partition); ``max_per_round`` (the most requests any round can
+    hold: the smallest items, counted with their generated token); and the certified interval
+    ``lower``/``upper`` of OPT.
+    """
+    b = _three_partition_draw(m, yes, trial, B, seed)
+    inst = adv.three_partition_instance(b, int(B))
+    triples = adv.find_three_partition(b, int(B))
+    fit = None
+    if triples is not None:
+        fit = bool(check_schedule(inst, adv.three_partition_schedule(triples)).valid)
+    w = sorted(x + 1 for x in b)
+    most = int(np.searchsorted(np.cumsum(w), int(B), side="right"))
+    out = {"b": " ".join(map(str, b)), "instance": instance_hash(inst),
+           "target": int(adv.three_partition_target(int(m))), "has_triples": triples is not None,
+           "triples_fit": fit, "max_per_round": most}
     out.update(_certified(inst, time_limit))
     return out

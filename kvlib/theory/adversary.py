@@ -1,22 +1,24 @@
 """Lower-bound instance families and adversaries of the four papers.
 
 Every generator here builds an ordinary :class:`~kvlib.core.model.Instance` in the
-model of :mod:`kvlib.core.model` (a request started at ``p`` occupies ``p+1..p+o``
-holding ``s + t - p``; memory ``<= M`` at every integer time).  The papers'
-texts were not available to us; the constructions follow the statements quoted
-in issue #6 of kvbook, and every detail the quote leaves open is marked
-**reconstruction** below (and in the chapter "Lower-bound instances").
+model of :mod:`kvlib.core.model` (001 Section 2 and its IP (1)-(4): a request started at ``p``
+occupies ``p+1..p+o`` holding ``s + t - p``; memory ``<= M`` at every integer time; 002 Section 2
+states the same rule: the ``j``-th output token of request ``i`` needs ``s_i + j``).  Each
+construction below is the one of the paper's proof; the few details the text leaves open are
+named *reading* where they are fixed, and our own additions are called *ours*.
 
-001 Theorem 4.1 (no deterministic online algorithm beats ``Omega(sqrt n)``)
-    :func:`thm41_adversary`.  At ``t = 0`` one long request arrives; the
-    adversary observes the time ``b`` at which the policy starts it and
-    releases ``M // 2`` short requests at ``r = b + M - h`` with
-    ``h = sqrt(M)/2``.  Reconstruction: long request ``(s, o) = (1, M - 1)``
-    (it holds ``1 + t - b`` and reaches exactly ``M`` in its last round),
-    short requests ``(1, 1)`` (two tokens each, so ``M/2`` of them fill the
-    memory in one round); for ``M`` not of the form ``(2k)^2`` we use
-    ``h = floor(sqrt(M)) // 2``.  The OPT upper bound is the best of explicit
-    schedules (:func:`thm41_opt_schedules`), each validated by the checker.
+001 Theorem 4.1 (no deterministic online algorithm beats ``Omega(sqrt n)``; proof in 001 Appendix B.1)
+    :func:`thm41_adversary`.  The paper's instance: every prompt is ``s = 1``; one long request
+    ``(s, o) = (1, M - 1)`` at ``t = 0``; the adversary observes the time ``b`` at which the
+    algorithm starts it and releases ``M / 2`` short requests ``(1, 1)`` at
+    ``r = b + M - sqrt(M)/2``.  Reading: the text needs ``M / 2`` and ``sqrt(M) / 2`` to be
+    integers (``M = (2k)^2``); for other ``M`` we use ``M // 2`` short requests and
+    ``h = floor(sqrt(M)) // 2``.  The proof's OPT bound (13) uses two explicit schedules
+    (:func:`thm41_paper_opt_schedule`: long request first when ``r >= M``, else the short requests
+    at ``r`` and the long one at ``r + 2``); our tighter OPT upper bound is the best of three
+    explicit schedules (:func:`thm41_opt_schedules`, ours), each validated by the checker.
+    :func:`thm41_paper_check` evaluates every displayed step of the proof on one ``(M, b)``, and
+    :func:`thm41_displays` its identities in SymPy.
 
 002 Theorem 1 (MC-SF unbounded when prompt sizes vary)
     :func:`wyz_thm1_instance`: ``M`` requests ``(sqrt(M) - 1, 1)`` and
@@ -29,10 +31,12 @@ in issue #6 of kvbook, and every detail the quote leaves open is marked
     ``M^1.5`` requests ``(sqrt(M), 1)`` (same rounding).
 
 002 Theorem 2 (NP-hardness from 3-Partition) and Theorem EC.2 (makespan, from Partition)
-    :func:`three_partition_instance` (reconstruction: item ``b_j`` becomes a
-    request ``(b_j, 1)``, ``M = B + 3``, so a round holds three items iff they
-    sum to at most ``B``) and :func:`partition_instance` (reconstruction:
-    ``a_j`` becomes ``(2 a_j - 1, 1)``, ``M = sum a``).
+    The paper's reductions (002 Appendix EC.1), exactly: item ``x_i`` becomes a request
+    ``(x_i, 1)`` at ``t = 0`` and ``M = T`` (:func:`three_partition_instance`,
+    :func:`partition_instance`).  Under 002's own memory rule such a request holds ``x_i + 1`` in
+    its round, so the proofs' "yes" schedules do not fit (erratum).  Our corrected reductions:
+    :func:`three_partition_instance_ours` (``M = T + 3``) and :func:`partition_instance_ours`
+    (``(2 x_i - 1, 1)``, ``M = 2T``).
 
 Our own variant (not a paper's construction)
     :func:`heavy_short_instance`: ``m = sqrt(M)`` requests ``(M - 1, 1)`` and
@@ -129,20 +133,20 @@ def thm41_h(M: int) -> int:
 
 
 def thm41_release(M: int, b: int) -> int:
-    """Release time of the short requests, ``r = b + M - sqrt(M)/2`` (001 Theorem 4.1 as quoted)."""
+    """Release time of the short requests, ``r = b + M - sqrt(M)/2`` (001 Appendix B.1, proof of Theorem 4.1)."""
     return b + M - thm41_h(M)
 
 
 def thm41_long(M: int) -> Request:
-    """The long request at ``t = 0``; reconstruction ``(s, o) = (1, M - 1)``."""
+    """The long request at ``t = 0``: ``(s, o) = (1, M - 1)`` (001 Appendix B.1: ``s_i = 1`` for all ``i``)."""
     if M < 4:
         raise ValueError(f"M must be at least 4, got {M}")
     return Request(0, 1, M - 1)
 
 
 def thm41_instance(M: int, b: int) -> Instance:
-    """The full instance for an algorithm that starts the long request at ``b``:
-    request 0 is the long one, requests ``1 .. M//2`` are ``(1, 1)`` released at ``r``."""
+    """001 Theorem 4.1's instance for an algorithm that starts the long request at ``b``:
+    request 0 is the long one, requests ``1 .. M//2`` are the short ones ``(1, 1)`` released at ``r``."""
     r = thm41_release(M, b)
     reqs = [thm41_long(M)] + [Request(r, 1, 1)] * (M // 2)
     return Instance(tuple(reqs), M)
@@ -166,7 +170,8 @@ def _thm41_fill(M: int, r: int, n_short: int, p_long: int | None) -> list[int]:
 
 
 def thm41_opt_schedules(instance: Instance) -> dict[str, Schedule]:
-    """Explicit schedules of a Theorem 4.1 instance (request 0 long, the rest short at ``r``).
+    """Our explicit schedules of a Theorem 4.1 instance (request 0 long, the rest short at ``r``);
+    ours, tighter than the two of the paper's bound (13) (:func:`thm41_paper_opt_schedule`).
 
     * ``"long first"``: long at 0, the short ones each at the earliest round they fit;
     * ``"short first"``: the short ones each at the earliest round they fit (all at ``r``:
@@ -212,6 +217,119 @@ def thm41_opt_upper(instance: Instance) -> tuple[int, str, Schedule]:
 def thm41_claimed_bound(M: int) -> float:
     """The ratio 001 Theorem 4.1 claims every deterministic algorithm incurs: ``sqrt(M)/28``."""
     return math.sqrt(M) / 28.0
+
+
+def thm41_paper_opt_schedule(instance: Instance) -> tuple[str, Schedule]:
+    """The schedule behind 001's OPT bound (13) (Appendix B.1), on a Theorem 4.1 instance.
+
+    * ``r >= M`` (case "r >= M"): the long request at 0 (it completes at ``M - 1 < r``), every short
+      request at ``r`` (``M/2`` requests of two tokens fill the memory in one round);
+    * ``r < M`` (case "r < M"): every short request at ``r``, the long request at ``r + 2``, as the
+      proof writes (it would already fit at ``r + 1``).
+
+    Returns ``(case, schedule)``; the caller validates it with the checker.
+    """
+    M, n = instance.memory, instance.n
+    r = int(instance.arrival[1:].min())
+    if r >= M:
+        return "r >= M", Schedule(tuple([0] + [r] * (n - 1)))
+    return "r < M", Schedule(tuple([r + 2] + [r] * (n - 1)))
+
+
+def thm41_paper_opt_value(M: int, r: int, n_short: int | None = None) -> int:
+    """The value the proof of 001 Theorem 4.1 writes for its schedule's TEL: ``M - 1 + M/2`` when
+    ``r >= M``, ``M/2 + r + 1 + M`` when ``r < M`` (``M/2`` = the number of short requests)."""
+    q = M // 2 if n_short is None else int(n_short)
+    return (M - 1 + q) if r >= M else (q + r + 1 + M)
+
+
+def thm41_min_alg_tel(M: int, b: int) -> int:
+    """The least TEL of any non-preemptive algorithm that starts the long request at ``b`` on
+    :func:`thm41_instance` ``(M, b)``: the long request is fixed, and the identical unit-length short
+    requests are best started each at the earliest round they fit (with a capacity fixed per round,
+    starting as many as possible as early as possible minimises the sum of completions).
+    This is the quantity the proof bounds below by ``(M/4)(sqrt(M)/2)``."""
+    r = thm41_release(M, b)
+    starts = _thm41_fill(M, r, M // 2, b)
+    return (b + M - 1) + sum(p + 1 - r for p in starts)
+
+
+def thm41_window(M: int, b: int) -> dict[str, int]:
+    """The counting step of the proof on :func:`thm41_instance` ``(M, b)``, in our time indexing.
+
+    ``free``: tokens left beside the long request, summed over the rounds ``t`` in which a short
+    request released at ``r`` could run while the long one still runs (``r + 1 <= t <= b + M - 1``;
+    the proof bounds this by ``(sqrt(M)/2)^2 = M/4``).  ``early``: the most short requests any
+    schedule with the long request at ``b`` completes before ``b + M`` (each needs two tokens), which
+    the proof bounds by ``M/4``; all others have latency at least ``b + M - r = sqrt(M)/2``.
+    """
+    r = thm41_release(M, b)
+    free = sum(M - (1 + t - b) for t in range(r + 1, b + M))
+    starts = _thm41_fill(M, r, M // 2, b)
+    early = sum(1 for p in starts if p + 1 < b + M)
+    return {"free": int(free), "early": int(early), "late": int(M // 2 - early)}
+
+
+def thm41_paper_check(M: int, b: int = 0) -> dict:
+    """Every displayed step of the proof of 001 Theorem 4.1 (Appendix B.1) on one ``(M, b)``.
+
+    Columns: ``M``, ``b``, ``h`` (``sqrt(M)/2``), ``r``, ``case`` of (13), ``paper_opt_tel`` (TEL of
+    :func:`thm41_paper_opt_schedule`, checked), ``paper_opt_formula`` (:func:`thm41_paper_opt_value`),
+    ``bound_13`` (``3.5 M``), ``our_opt_upper`` (best of :func:`thm41_opt_schedules`), ``min_alg_tel``
+    (:func:`thm41_min_alg_tel`), ``paper_alg_lower`` (``(M/4) h``), ``free``/``early`` of
+    :func:`thm41_window` beside the proof's ``M/4``, ``ratio`` (``min_alg_tel / paper_opt_tel``), and
+    ``claimed`` (``sqrt(M)/28``).  Needs ``M = (2k)^2`` (``M/2``, ``sqrt(M)/2`` integral), ``k >= 2``.
+    """
+    h = thm41_h(M)
+    if (2 * h) ** 2 != M or h < 2:
+        raise ValueError(f"the proof's counts are integral for M = (2k)^2 with k >= 2, got M = {M}")
+    if b < 0:
+        raise ValueError(f"b (start of the long request) must be >= 0, got {b}")
+    inst = thm41_instance(M, b)
+    r = thm41_release(M, b)
+    case, sch = thm41_paper_opt_schedule(inst)
+    tel = int(check_schedule(inst, sch).raise_if_invalid().tel)
+    ours, ours_name, _ = thm41_opt_upper(inst)
+    w = thm41_window(M, b)
+    alg = thm41_min_alg_tel(M, b)
+    return {"M": int(M), "b": int(b), "h": int(h), "r": int(r), "case": case,
+            "paper_opt_tel": tel, "paper_opt_formula": int(thm41_paper_opt_value(M, r)),
+            "bound_13": 3.5 * M, "our_opt_upper": int(ours), "our_opt_from": ours_name,
+            "min_alg_tel": int(alg), "paper_alg_lower": M * h // 4,
+            "free": w["free"], "early": w["early"], "M/4": M // 4,
+            "ratio": alg / tel, "claimed": thm41_claimed_bound(M)}
+
+
+def thm41_displays() -> list[dict]:
+    """The identities of the proof of 001 Theorem 4.1 in SymPy (``M``, ``b`` symbolic, positive).
+
+    Each row: the step, the two sides as the proof writes them (``r`` symbolic in the rows of (13)),
+    and ``rhs - lhs`` (zero for an identity; for an inequality ``lhs <= rhs`` it must be
+    non-negative under the stated condition).  The last row compares the two definitions of ``r``
+    the proof uses (``b + M - sqrt(M)/2`` where the instance is built, ``b + (M - 1) - sqrt(M)/2``
+    where TEL is bounded).
+    """
+    import sympy as sp
+
+    M, b, R = sp.symbols("M b r", positive=True)
+    h = sp.sqrt(M) / 2
+    r = b + M - h
+    rows = [
+        ("(13), case r >= M: M - 1 + M/2 <= 3.5 M", M - 1 + M / 2, sp.Rational(7, 2) * M, "M > 0"),
+        ("(13), case r < M: M/2 + r + 1 + M <= 2.5 M + 1", M / 2 + R + 1 + M, sp.Rational(5, 2) * M + 1, "r < M"),
+        ("(13), case r < M: 2.5 M + 1 <= 3.5 M", sp.Rational(5, 2) * M + 1, sp.Rational(7, 2) * M, "M >= 1"),
+        ("free memory over the window: (sqrt M/2)(sqrt M/2) = M/4", h * h, M / 4, "identity"),
+        ("short requests left: M/2 - M/4 = M/4", M / 2 - M / 4, M / 4, "identity"),
+        ("their latency: b + M - r = sqrt M/2", b + M - r, h, "identity"),
+        ("ratio: (M/4)(sqrt M/2) / (3.5 M) = sqrt M/28", (M / 4) * h / (sp.Rational(7, 2) * M), sp.sqrt(M) / 28,
+         "identity"),
+        ("r as restated in the TEL bound vs r as defined", r, b + (M - 1) - h, "one round apart"),
+    ]
+    out = []
+    for name, lhs, rhs, cond in rows:
+        d = sp.simplify(rhs - lhs)
+        out.append({"step": name, "lhs": lhs, "rhs": rhs, "rhs - lhs": d, "condition": cond})
+    return out
 
 
 @dataclass
@@ -348,12 +466,12 @@ def pipelined_y_schedule(instance: Instance, ids_y: Sequence[int], others: Seque
 
 
 def wyz_claimed_thm1(M: int) -> float:
-    """The ratio 002 Theorem 1 claims for MC-SF (as quoted): ``(2/13) sqrt(M)``."""
+    """The ratio the proof of 002 Theorem 1 derives for MC-SF (002 Appendix EC.1): ``(2/13) sqrt(M)``."""
     return 2.0 / 13.0 * math.sqrt(M)
 
 
 def wyz_claimed_ec1(M: int) -> float:
-    """The ratio 002 Theorem EC.1 claims for MC-SF2 (as quoted): ``(2/3) sqrt(M)``."""
+    """The ratio the proof of 002 Theorem EC.1 derives for MC-SF2 (002 Appendix EC.1): ``(2/3) sqrt(M)``."""
     return 2.0 / 3.0 * math.sqrt(M)
 
 
@@ -368,23 +486,41 @@ def heavy_short_instance(M: int) -> Instance:
 # --------------------------------------------------------------------------- 002 Theorem 2 / EC.2
 
 
-def three_partition_instance(b: Sequence[int], B: int, *, strict: bool = True) -> Instance:
-    """002 Theorem 2, reconstruction: item ``b_j`` -> request ``(b_j, 1)`` at 0, ``M = B + 3``.
+def _three_partition_conditions(b: Sequence[int], B: int) -> list[int]:
+    b = [int(x) for x in b]
+    if len(b) % 3:
+        raise ValueError(f"3-Partition needs 3m numbers, got {len(b)}")
+    m = len(b) // 3
+    if sum(b) != m * B:
+        raise ValueError(f"3-Partition needs sum b = m B = {m * B}, got {sum(b)}")
+    bad = [x for x in b if not (4 * x > B and 2 * x < B)]
+    if bad:
+        raise ValueError(f"3-Partition needs B/4 < b_j < B/2 (B = {B}); violated by {bad}")
+    return b
+
+
+def three_partition_instance(x: Sequence[int], T: int, *, strict: bool = True) -> Instance:
+    """002 Theorem 2's reduction (002 Appendix EC.1), exactly: item ``x_i`` -> request
+    ``(s_i, o_i) = (x_i, 1)`` at ``t = 0``, memory ``M = T``.
+
+    Under 002's memory rule (Section 2: the ``j``-th token needs ``s_i + j``) the request holds
+    ``x_i + 1`` in its round, so a set of items shares a round iff their sum plus their number is at
+    most ``T``; a triple summing to ``T`` does not fit (erratum "002 NP-hardness").  With ``strict``
+    the 3-Partition conditions are enforced: ``len(x) = 3m``, ``sum x = m T``, ``T/4 < x_i < T/2``.
+    """
+    x = _three_partition_conditions(x, T) if strict else [int(v) for v in x]
+    return Instance.at_zero(x, [1] * len(x), int(T))
+
+
+def three_partition_instance_ours(b: Sequence[int], B: int, *, strict: bool = True) -> Instance:
+    """Our corrected reduction for 002 Theorem 2: item ``b_j`` -> request ``(b_j, 1)`` at 0 and
+    ``M = B + 3`` (the paper's ``M = B`` plus the three generated tokens of a full round).
 
     A request ``(b_j, 1)`` holds ``b_j + 1`` tokens in its only round, so three items
     share a round iff ``b_i + b_j + b_k <= B``.  With ``strict`` the 3-Partition
     conditions are enforced: ``len(b) = 3m``, ``sum b = m B``, ``B/4 < b_j < B/2``.
     """
-    b = [int(x) for x in b]
-    if strict:
-        if len(b) % 3:
-            raise ValueError(f"3-Partition needs 3m numbers, got {len(b)}")
-        m = len(b) // 3
-        if sum(b) != m * B:
-            raise ValueError(f"3-Partition needs sum b = m B = {m * B}, got {sum(b)}")
-        bad = [x for x in b if not (4 * x > B and 2 * x < B)]
-        if bad:
-            raise ValueError(f"3-Partition needs B/4 < b_j < B/2 (B = {B}); violated by {bad}")
+    b = _three_partition_conditions(b, B) if strict else [int(x) for x in b]
     return Instance.at_zero(b, [1] * len(b), B + 3)
 
 
@@ -458,11 +594,35 @@ def random_three_partition(rng: np.random.Generator, m: int, B: int, yes: bool =
     raise RuntimeError(f"no {'yes' if yes else 'no'}-instance found in {max_tries} tries (m = {m}, B = {B})")
 
 
-def partition_instance(a: Sequence[int]) -> Instance:
-    """002 Theorem EC.2, reconstruction: ``a_j`` -> request ``(2 a_j - 1, 1)`` at 0, ``M = sum a``.
+def partition_instance(x: Sequence[int]) -> Instance:
+    """002 Theorem EC.2's reduction (002 Appendix EC.1), exactly: ``x_i`` -> request ``(x_i, 1)`` at
+    ``t = 0``, memory ``M = T`` where ``sum x = 2T``.
+
+    The request holds ``x_i + 1`` in its round (002 Section 2), so a half summing to ``T`` does not
+    fit in one round (erratum "002 NP-hardness").  Errors: a non-positive item, an odd total (no
+    integer ``T``), or an item with ``x_i + 1 > T`` (002's hypothesis ``s_i + o_i <= M``).
+    """
+    x = [int(v) for v in x]
+    bad = [v for v in x if v < 1]
+    if bad:
+        raise ValueError(f"Partition numbers must be positive; got {bad}")
+    total = sum(x)
+    if total % 2:
+        raise ValueError(f"the Partition total must be even (2T) for the reduction's M = T; got {total}")
+    T = total // 2
+    big = [v for v in x if v + 1 > T]
+    if big:
+        raise ValueError(f"items {big} violate s_i + o_i <= M = T = {T} (002's hypothesis of Theorem EC.2)")
+    return Instance.at_zero(x, [1] * len(x), T)
+
+
+def partition_instance_ours(a: Sequence[int]) -> Instance:
+    """Our corrected reduction for 002 Theorem EC.2: ``a_j`` -> request ``(2 a_j - 1, 1)`` at 0,
+    ``M = sum a`` (= ``2T``).
 
     The request holds ``2 a_j`` in its only round; a round holds a set ``S`` iff
     ``2 sum_S a <= sum a``.  So makespan 2 iff ``a`` has a partition into two equal halves.
+    (Doubling keeps the prompt ``2 a_j - 1`` positive even for ``a_j = 1``.)
     """
     a = [int(x) for x in a]
     if any(x < 1 for x in a):

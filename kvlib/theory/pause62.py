@@ -26,7 +26,10 @@ What the module computes:
   short requests), A3 (delay the long request: the OPT upper bound) as explicit pausable schedules,
   validated by :func:`kvlib.core.pausable.check_pausable`;
 * :func:`adversary_run` - the adaptive adversary against a registered (non-preemptive) policy;
-* :func:`thm64_support` - the distribution of the proof of Theorem 6.4 and its total mass.
+* :func:`thm64_support` - the distribution of the proof of Theorem 6.4 and its total mass;
+* :func:`remark63_row` - Remark 6.3 (after Theorem 6.2): the construction with ``q`` short
+  requests in place of ``eps M``, the exact TEL of an algorithm that keeps the long request
+  running, the exact non-preemptive optimum and a lower bound on OPT valid with pauses.
 """
 
 from __future__ import annotations
@@ -45,7 +48,8 @@ from kvlib.core.simulate import simulate
 from kvlib.theory.adversary import earliest_fit
 
 __all__ = ["sizes", "long_request", "instance", "release", "displays", "paper_schedules",
-           "adversary_run", "AdversaryResult", "thm64_support", "paper_ratio_bound", "plain"]
+           "adversary_run", "AdversaryResult", "thm64_support", "paper_ratio_bound", "plain",
+           "remark63_row", "remark63_counts", "remark63_peak_estimate"]
 
 
 def sizes(M: int, k: int) -> tuple[int, int, int]:
@@ -222,3 +226,76 @@ def thm64_support(c: int, k: int) -> dict:
     mass = len(support) * e / c
     return {"c": c, "k": k, "support size": len(support), "total mass": mass, "first": support[0],
             "last": support[-1]}
+
+
+# --------------------------------------------------------------------------- Remark 6.3
+
+
+def _shorts_tel(M: int, s_long: int, o_long: int, p: int | None, r: int, q: int, s_short: int) -> int:
+    """Sum of latencies of ``q`` requests ``(s_short, 1)`` released at ``r``, each started at the
+    earliest round it fits beside the long request started at ``p`` (``None``: no long request).
+    With a capacity fixed per round, this greedy order minimises the sum (identical unit requests)."""
+    cap_full = M // (s_short + 1)
+    if cap_full < 1:
+        raise ValueError(f"a short request (prompt {s_short}) does not fit in M = {M}")
+    end_long = -1 if p is None else p + o_long
+    T = max(end_long, r) + -(-q // cap_full) + 1
+    t = np.arange(r + 1, T + 1, dtype=np.int64)
+    held = np.zeros_like(t)
+    if p is not None:
+        held = np.where((t >= p + 1) & (t <= p + o_long), s_long + t - p, 0)
+    cap = np.maximum((M - held) // (s_short + 1), 0)
+    cum = np.minimum(np.cumsum(cap), q)
+    cnt = np.diff(np.concatenate([[0], cum]))
+    return int(((t - r) * cnt).sum())
+
+
+def remark63_row(M: int, k: int, q: int) -> dict:
+    """Remark 6.3 (004, after Theorem 6.2) on one count: Theorem 6.2's instance (:func:`instance`,
+    ``t' = 0``) with ``q`` short requests in place of ``eps M``.
+
+    Columns: ``q``, ``q / (eps M)``; ``tel_continue`` - exact TEL of an algorithm that starts the long
+    request at 0 and keeps it running (choice (i); in the pause model choice (ii) serves nobody, see
+    :func:`paper_schedules`, so this is the least TEL of any algorithm that starts the long request
+    at 0); ``opt`` - the exact non-preemptive optimum (every start ``p`` of the long request, the short
+    requests greedily beside it); ``opt_lower`` - a lower bound on OPT in any model, pauses included
+    (the long request's own output plus the short requests served alone); ``ratio_low`` =
+    ``tel_continue / opt`` and ``ratio_high`` = ``tel_continue / opt_lower`` bracket the ratio.
+    """
+    e, o_long, _ = sizes(M, k)
+    q = int(q)
+    if q < 1:
+        raise ValueError(f"q (number of short requests) must be >= 1, got {q}")
+    r = release(M, k, 0)
+    cont = o_long + _shorts_tel(M, e, o_long, 0, r, q, e)
+    alone = _shorts_tel(M, e, o_long, None, r, q, e)
+    cap_full = M // (e + 1)
+    p_max = r + -(-q // cap_full)  # from here on the short requests never meet the long one
+    opt = min(p + o_long + _shorts_tel(M, e, o_long, p, r, q, e) for p in range(0, p_max + 1))
+    lower = o_long + alone
+    if not lower <= opt <= cont:
+        raise AssertionError(f"bracket out of order at M = {M}, k = {k}, q = {q}: {lower}, {opt}, {cont}")
+    return {"M": int(M), "k": int(k), "q": q, "q / (eps M)": Fraction(q, e), "tel_continue": int(cont),
+            "opt": int(opt), "opt_lower": int(lower), "ratio_low": cont / opt, "ratio_high": cont / lower}
+
+
+def remark63_peak_estimate(M: int, k: int) -> float:
+    """Our estimate of the worst count: ``sqrt(2 c (1 - eps) M)`` with ``c = floor(M / (eps M + 1))``
+    short requests per round.  From ``TEL(continue) ~ (1-eps)M + q eps M + q^2/(2c)`` against
+    ``OPT >= (1-eps)M + q^2/(2c)``: the quotient is largest at ``q^2 = 2c(1-eps)M``, where it is about
+    ``1 + eps sqrt(c M / (2(1-eps)))``, growing like ``sqrt(M)``."""
+    e, o_long, _ = sizes(M, k)
+    c = M // (e + 1)
+    return float(np.sqrt(2 * c * o_long))
+
+
+def remark63_counts(M: int, k: int, max_factor: int = 32) -> list[int]:
+    """The counts of the sweep: powers of two from 1 to ``max_factor * eps M``, ``eps M`` itself and
+    :func:`remark63_peak_estimate` rounded."""
+    e, _, _ = sizes(M, k)
+    out = {e, max(1, round(remark63_peak_estimate(M, k)))}
+    q = 1
+    while q <= max_factor * e:
+        out.add(q)
+        q *= 2
+    return sorted(out)
