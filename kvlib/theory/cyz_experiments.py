@@ -215,7 +215,7 @@ def single_length_ratios(memories: Iterable[int], lengths: Iterable[int], seed: 
     """A_min / H-SF when every request has the same length ``k`` (``n = load M``, interval ``[1, upper]``).
 
     Columns ``M, k, amin_over_hsf``.  With ``k`` dividing ``M`` both policies run the same
-    synchronised batches, so the ratio is exactly 1 (fact 1 of the chapter's reconstruction).
+    synchronised batches, so the ratio is exactly 1 (fact 1 in the chapter's section on Corollary 1).
     """
     lengths = list(lengths)
     return pd.DataFrame([dict(M=M, k=k, amin_over_hsf=single_length_row(M=M, k=k, load=load, upper=upper,

@@ -183,7 +183,8 @@ def coupled_expectations(o: Sequence[int], s: int, M: int, small_M: int, l: int,
     perms = list(itertools.permutations(range(n)))
     e_big = Fraction(sum(checked_run(big, ARandom(permutation=p), l, u)[0] for p in perms), len(perms))
     e_small = Fraction(sum(checked_run(small, ARandom(permutation=p), l, u)[0] for p in perms), len(perms))
-    return dict(E_tel_M=e_big, E_tel_small=e_small, quotient=e_small / e_big, bound=Fraction(M, small_M),
+    return dict(o=tuple(int(v) for v in o), s=s, M=M, small_M=small_M, E_tel_M=e_big, E_tel_small=e_small,
+                quotient=e_small / e_big, bound=Fraction(M, small_M),
                 holds=e_small / e_big <= Fraction(M, small_M))
 
 
