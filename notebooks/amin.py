@@ -799,9 +799,10 @@ glue_all(ab.periods_facts(per_j, per_sum))
 # is input again in the same period (on average up to {glue:text}`per_big_inputs_max:.1f` inputs per
 # request for one length at $c$ = {glue:text}`per_scale_max:d`). Both mechanisms depend on reading
 # choices of Algorithm 2 (the estimate of a running request in the admission test, the
-# tie-breaking), so this is a difference with our A_min, not an erratum. On the same runs A_min /
-# H-SF minus Lemma 2's value (which the paper derives from these counts) is
-# {glue:text}`per_l2_lo:+.3f` to {glue:text}`per_l2_hi:+.3f`; the next section compares the two in
+# tie-breaking), so this is a difference with our A_min, not an erratum; {glue:text}`per_prog:s`.
+# On the same runs A_min / H-SF minus Lemma 2's value (which the paper derives from these counts) is
+# {glue:text}`per_l2_lo:+.3f` to {glue:text}`per_l2_hi:+.3f`, the largest at
+# {glue:text}`per_l2_hi_at:s` (Lemma 2 holds up to $O(1/M)$); the next section compares the two in
 # detail (integer lengths, $c = 1$, are far from the continuum the formula describes).
 #
 # %% [markdown]

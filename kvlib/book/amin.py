@@ -236,10 +236,26 @@ def periods_facts(per_j: pd.DataFrame, summary: pd.DataFrame) -> dict:
         "per_p1_lo": float(summary.prop1_later_dev.min()), "per_p1_hi": float(summary.prop1_later_dev.max()),
         "per_l2_lo": float((lit.ratio - lit.lemma2).min()), "per_l2_hi": float((lit.ratio - lit.lemma2).max()),
         "per_n_configs": int(len(summary)),
+        "per_l2_hi_at": _l2_hi_at(lit),
+        "per_prog": _prog_sentence(per_j),
         "per_dev_by_scale": "; ".join(
             f"c = {int(c)}: {float(v):.3f}" for c, v in
             (per_j[per_j.policy == "a-min"].assign(d=dev.abs()).groupby("scale").d.mean().items())),
     }
+
+
+def _l2_hi_at(lit: pd.DataFrame) -> str:
+    r = lit.loc[(lit.ratio - lit.lemma2).idxmax()]
+    u = 4 * int(r.scale)  # periods_row's lengths are scale * {1..4}
+    return f"c = {int(r.scale)}, M = {int(r.M)}, s = {int(r.s)}, where M/u = {int(r.M) / u:.1f}"
+
+
+def _prog_sentence(per_j: pd.DataFrame) -> str:
+    prog = per_j[per_j.policy == "a-min-progress"]
+    if prog.empty:
+        return "the alternative eviction order (AMinProgress) is measured in the full mode only"
+    return (f"the alternative eviction order (AMinProgress) completes {prog.first_share.min():.2f}-"
+            f"{prog.first_share.max():.2f} of each length in the first period, also far from Proposition 1")
 
 
 # --------------------------------------------------------------------------- Corollary 2
