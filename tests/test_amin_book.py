@@ -64,3 +64,36 @@ def test_fig2_facts_prefer_the_largest_memory_with_every_alpha():
     g = ab.fig2_facts(worst, float(ry.theorem7_threshold()))
     assert g["fig2_Mmax"] == 20 and g["fig2_n_alpha"] == 2 and g["fig2_Ms_s"] == "20, 40"
     assert "across the 1 values of alpha" in g["fig2_drift"]
+
+
+def test_appendix_ec_displays():
+    from kvlib.theory import memory_scaling as ms
+
+    tab = ab.ec1_display(ms.proposition_ec1_example(), ms.coupled_expectations((1, 2, 3, 4), 1, 10, 5, 1, 4))
+    assert list(tab["quotient"]) == ["9/4", "121/60"] and not tab["inequality holds"].any()
+    rows = _frame(ms.coupling_row, ms.coupling_keys([(8, 12)], 2, 4, seed=0))
+    summ = ab.coupling_summary(rows)
+    assert int(summ.instances.iloc[0]) == 2 and int(summ.pairs.iloc[0]) == 8
+    assert summ.violating_with_hypotheses.iloc[0] <= summ.violating.iloc[0]
+    e5 = ab.ec5_display({"a-max": ms.theorem_ec1_part1("a-max")})
+    assert e5["sup over {l..u}^n"].iloc[0] == "12/7"
+    ar = _frame(ms.a_random_two_point_row, ms.two_point_keys([(2, 8)], [0], [30], 1, seed=0, load=4))
+    s6 = ab.ec6_summary(ar)
+    assert len(s6) == 1 and int(s6.runs.iloc[0]) == 3
+    assert ab.ec6_facts(s6)["ec6_all_below"] == "True"
+
+
+def test_periods_and_corollary2_facts_from_partial_frames():
+    from kvlib.theory import amin_periods as ap
+
+    keys = ap.periods_keys([1, 2], [30], [0], ["a-min"], 1, seed=0, load=4)
+    rows = _frame(ap.periods_row, keys)
+    f = ab.periods_facts(ap.periods_frame(rows), ab.periods_summary(rows))
+    assert f["per_scale_max"] == 2 and f["per_n_configs"] == 2
+    assert f["per_dev_by_scale"].startswith("c = 1: ") and "full mode only" in f["per_prog"]
+    assert f["per_l2_hi_at"].startswith("c = ")
+    ckeys = cx.corollary2_keys(cx.corollary2_dists(8), [1, 2, 4, 8], 2, [40], 1, seed=0, load=4)
+    crows = _frame(cx.corollary2_row, ckeys)
+    cs = ab.corollary2_summary(crows)
+    cf = ab.corollary2_facts(crows, cs)
+    assert len(cs) == 4 and cf["cor2_n"] == 4 and cf["cor2_lambda"] == pytest.approx(ry.lambda_max(8)[0])

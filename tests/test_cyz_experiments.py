@@ -194,3 +194,23 @@ def test_store_keys_are_seed_major_and_summaries_accept_partial_tables():
     tp = cx.two_point_frame(_frame(cx.distribution_row, cx.two_point_keys([1, 2], 40, 4, 2, 5,
                                                                          policies=("a-min",))))
     assert list(zip(tp.l, tp.u, tp.seed)) == [(1, 4, 5), (1, 4, 6), (2, 8, 5), (2, 8, 6)]
+
+
+def test_bin_lower_ends_algorithm5():
+    # 003 Algorithm 5: l_i = max{l_k : l_k <= o_i}; a shared end opens the next bin
+    assert cx.bin_lower_ends([1, 2, 3, 4, 7, 8], [1, 2, 4, 8]).tolist() == [1, 2, 2, 4, 4, 4]
+    with pytest.raises(ValueError, match="request 1: length 9"):
+        cx.bin_lower_ends([1, 9], [1, 2, 4, 8])
+    with pytest.raises(ValueError, match="increasing"):
+        cx.bin_lower_ends([1], [1, 1])
+
+
+def test_corollary2_row_bins_help_two_point():
+    p = [8 / 9, 0, 0, 0, 0, 0, 0, 1 / 9]
+    r = cx.corollary2_row(edges=[1, 2, 4, 8], probs=p, scale=2, M=60, load=5, run_seed=0, seed=0)
+    assert r["lambda_max"] == pytest.approx(ry.lambda_max(8)[0])
+    assert 0 < r["multi_over_hsf"] <= r["single_over_hsf"]
+    with pytest.raises(ValueError, match="probs"):
+        cx.corollary2_row(edges=[1, 2], probs=[1.0], scale=2, M=60, load=5, run_seed=0, seed=0)
+    with pytest.raises(ValueError, match="start at 1"):
+        cx.corollary2_row(edges=[2, 4], probs=[0.5, 0.5, 0], scale=2, M=60, load=5, run_seed=0, seed=0)

@@ -376,3 +376,26 @@ def test_003_theorem_ec1_part1_three_requests():
     hsf = {o: checked_tel(interval_instance(list(o), M, s), "h-sf", l, u) for o in ((1, 1, 3), (1, 2, 3), (1, 3, 3))}
     assert (hsf[(1, 1, 3)], hsf[(1, 2, 3)], hsf[(1, 3, 3)]) == (6, 7, 10)
     assert hsf[(1, 1, 3)] + hsf[(1, 3, 3)] > 2 * hsf[(1, 2, 3)]
+
+
+def test_003_ec7_four_requests():
+    """003 eq. (EC.7): E[TEL(A_random(alpha M))] <= alpha^-1 E[TEL(A_random(M))] under the permutation
+    coupling (Definition EC.3).  o = (1, 2, 3, 4), s = 1, M = 10 against 5, exact over all 24
+    permutations (A_random = 003 Algorithm 4, every schedule through the checker): 10 and 121/6."""
+    from kvlib.theory.memory_scaling import coupled_expectations
+
+    r = coupled_expectations((1, 2, 3, 4), 1, 10, 5, 1, 4)
+    assert (r["E_tel_M"], r["E_tel_small"]) == (Fraction(10), Fraction(121, 6))
+    assert r["quotient"] == Fraction(121, 60) > 2
+
+
+def test_003_theorem_ec1_part1_a_random():
+    """003 Theorem EC.1, eq. (EC.5), for A_random itself (003 Algorithm 4): l = 1, u = 3, s = 1,
+    n = 3, M = 5, expectation over all 3! permutations.  The sup over {1,2,3}^3 is 53/42 at
+    o = (1, 2, 3); the sup over {1,3}^3 is 11/10 at (1, 3, 3)."""
+    from kvlib.theory.memory_scaling import theorem_ec1_part1
+
+    r = theorem_ec1_part1("a-random", l=1, u=3, s=1, M=5, n=3)
+    assert r["ratios"][(1, 2, 3)] == Fraction(53, 42) == r["sup_all"]
+    assert r["sup_ends"] == Fraction(11, 10) and r["argmax_ends"] == (1, 3, 3)
+    assert r["sup_all"] > r["sup_ends"]

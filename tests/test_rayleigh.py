@@ -31,7 +31,6 @@ def test_trace_identity_exact_and_per_length():
 
 def test_trace_identity_numerically_large_u():
     u = 20000
-    assert ry.trace_reconstructed is ry.trace_Binv_A_u  # former name, used by the amin chapter
     assert ry.trace_Binv_A_u(u) == pytest.approx(np.sum(1.0 / np.arange(1, u + 1)), rel=1e-12)
     A = ry.A_matrix(300)
     assert ry.trace_Binv_A(A) == pytest.approx(np.trace(np.linalg.solve(ry.B_matrix(300), A)), rel=1e-9)

@@ -9,13 +9,16 @@ so a partial table yields a smaller but honest summary.  The ``*_facts`` functio
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pandas as pd
 
 from kvlib.theory import rayleigh as ry
 
 __all__ = ["theorem2_display", "theorem2_facts", "theorem6_display", "theorem6_facts", "lemma2_facts",
-           "fig2_facts", "THEOREM6_AT_QUARTER"]
+           "fig2_facts", "THEOREM6_AT_QUARTER", "ec1_display", "coupling_summary", "ec5_display", "ec6_summary",
+           "ec6_facts", "periods_summary", "periods_facts", "corollary2_summary", "corollary2_facts"]
 
 THEOREM6_AT_QUARTER = 1.375  # 003 Theorem 6's (3 - alpha)/2 at alpha = 1/4
 
@@ -136,3 +139,140 @@ def fig2_facts(worst: pd.DataFrame, astar: float) -> dict:
     else:
         out["fig2_drift"] = f"one memory only (M = {Ms[0]}) in this table; the full mode compares several"
     return out
+
+
+# --------------------------------------------------------------------------- Appendix EC.1 / EC.3
+
+
+def _frac(x) -> str:
+    x = Fraction(x)
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def ec1_display(prop: dict, ec7: dict) -> pd.DataFrame:
+    """The two exact counterexamples of the Appendix EC.1 section: Proposition EC.1's three requests
+    (:func:`kvlib.theory.memory_scaling.proposition_ec1_example`) and eq. (EC.7) on four requests
+    (:func:`kvlib.theory.memory_scaling.coupled_expectations`), as fractions."""
+    return pd.DataFrame([
+        {"statement": "Proposition EC.1 (two schedules)", "o": str(prop["o"]), "s": prop["s"], "M": prop["M"],
+         "beta M": int(prop["M"] * prop["beta"]), "TEL under M": _frac(prop["tel_M"]),
+         "TEL under beta M": _frac(prop["tel_betaM"]),
+         "quotient": _frac(Fraction(prop["tel_betaM"], prop["tel_M"])), "1/beta": _frac(1 / prop["beta"]),
+         "hypotheses met": bool(prop["packed"] and prop["same_order"] and prop["feasible"]),
+         "inequality holds": bool(prop["holds"])},
+        {"statement": "eq. (EC.7) (A_random, all permutations)", "o": str(tuple(ec7["o"])), "s": ec7["s"],
+         "M": ec7["M"], "beta M": ec7["small_M"], "TEL under M": _frac(ec7["E_tel_M"]),
+         "TEL under beta M": _frac(ec7["E_tel_small"]), "quotient": _frac(ec7["quotient"]),
+         "1/beta": _frac(ec7["bound"]), "hypotheses met": "-", "inequality holds": bool(ec7["holds"])},
+    ])
+
+
+def coupling_summary(rows: pd.DataFrame) -> pd.DataFrame:
+    """Stored :func:`kvlib.theory.memory_scaling.coupling_row` rows per ``(n, M)``: instances, coupled
+    pairs, pairs violating Proposition EC.1's inequality (and those of them meeting its hypotheses),
+    instances whose mean over the permutations violates eq. (EC.7), and the largest quotients."""
+    r = rows.assign(pairs=rows.perms, mean_viol=rows.mean_ratio > rows.inv_beta + 1e-12)
+    g = r.groupby(["n", "M", "small_M"])
+    return g.agg(instances=("seed", "size"), pairs=("pairs", "sum"), violating=("violations", "sum"),
+                 violating_with_hypotheses=("violations_meeting_hypotheses", "sum"),
+                 instances_violating_mean=("mean_viol", "sum"), largest_pair_quotient=("max_ratio", "max"),
+                 largest_mean_quotient=("mean_ratio", "max"), inv_beta=("inv_beta", "first")).reset_index()
+
+
+def ec5_display(results: dict) -> pd.DataFrame:
+    """:func:`kvlib.theory.memory_scaling.theorem_ec1_part1` per policy: the two suprema and where."""
+    return pd.DataFrame([{"policy": pol, "sup over {l..u}^n": _frac(r["sup_all"]), "attained at": str(r["argmax_all"]),
+                          "sup over {l, u}^n": _frac(r["sup_ends"]), "attained at ": str(r["argmax_ends"]),
+                          "(EC.5) holds": bool(r["holds"])} for pol, r in results.items()])
+
+
+def ec6_summary(rows: pd.DataFrame) -> pd.DataFrame:
+    """Stored :func:`kvlib.theory.memory_scaling.a_random_two_point_row` rows: per ``(l, u, s, M)``
+    the worst A_random / H-SF over the short fractions and seeds, beside eq. (EC.6)'s bound."""
+    r = rows.assign(alpha=rows.l / rows.u)
+    g = r.groupby(["l", "u", "alpha", "s", "M"])
+    out = g.agg(worst=("ratio", "max"), runs=("ratio", "size"), ec6=("ec6", "first")).reset_index()
+    out["worst_over_bound"] = out.worst / out.ec6
+    return out
+
+
+def ec6_facts(summary: pd.DataFrame) -> dict:
+    return {"ec6_worst_over_bound": float(summary.worst_over_bound.max()),
+            "ec6_min_over_bound": float(summary.worst_over_bound.min()),
+            "ec6_n_points": int(len(summary)), "ec6_n_runs": int(summary.runs.sum()),
+            "ec6_all_below": str(bool((summary.worst <= summary.ec6).all()))}
+
+
+# --------------------------------------------------------------------------- Lemma 1, Proposition 1
+
+
+def periods_summary(rows: pd.DataFrame) -> pd.DataFrame:
+    """Stored :func:`kvlib.theory.amin_periods.periods_row` rows per configuration (means over seeds):
+    evictions, Lemma 1's weighted deviations under the two readings of ``b_ij``, Proposition 1's
+    deviation after the first period, A_min / H-SF and Lemma 2."""
+    keys = ["policy", "scale", "M", "s"]
+    cols = ["evictions", "lemma1_dev_inputs", "lemma1_dev_requests", "prop1_later_dev", "ratio", "lemma2"]
+    g = rows.groupby(keys)
+    out = g[cols].mean().reset_index()
+    out["runs"] = g.size().to_numpy()
+    return out
+
+
+def periods_facts(per_j: pd.DataFrame, summary: pd.DataFrame) -> dict:
+    """Glue of the Lemma 1 / Proposition 1 section, over the rows present."""
+    dev = per_j.first_share - per_j.prop1_first
+    lit = summary[summary.policy == "a-min"]
+    big = per_j[(per_j.policy == "a-min") & (per_j.scale == per_j.scale.max())]
+    return {
+        "per_first_dev_lo": float(dev.min()), "per_first_dev_hi": float(dev.max()),
+        "per_first_absdev": float(dev.abs().mean()),
+        "per_frac_in_lo": float((per_j.frac_inputs / per_j.prop1_first).min()),
+        "per_frac_in_hi": float((per_j.frac_inputs / per_j.prop1_first).max()),
+        "per_inputs_max": float(per_j.inputs_per_request.max()),
+        "per_scale_max": int(big.scale.max()), "per_big_inputs_max": float(big.inputs_per_request.max()),
+        "per_l1_in_lo": float(summary.lemma1_dev_inputs.min()), "per_l1_in_hi": float(summary.lemma1_dev_inputs.max()),
+        "per_l1_rq_lo": float(summary.lemma1_dev_requests.min()),
+        "per_l1_rq_hi": float(summary.lemma1_dev_requests.max()),
+        "per_p1_lo": float(summary.prop1_later_dev.min()), "per_p1_hi": float(summary.prop1_later_dev.max()),
+        "per_l2_lo": float((lit.ratio - lit.lemma2).min()), "per_l2_hi": float((lit.ratio - lit.lemma2).max()),
+        "per_n_configs": int(len(summary)),
+        "per_l2_hi_at": _l2_hi_at(lit),
+        "per_prog": _prog_sentence(per_j),
+        "per_dev_by_scale": "; ".join(
+            f"c = {int(c)}: {float(v):.3f}" for c, v in
+            (per_j[per_j.policy == "a-min"].assign(d=dev.abs()).groupby("scale").d.mean().items())),
+    }
+
+
+def _l2_hi_at(lit: pd.DataFrame) -> str:
+    r = lit.loc[(lit.ratio - lit.lemma2).idxmax()]
+    u = 4 * int(r.scale)  # periods_row's lengths are scale * {1..4}
+    return f"c = {int(r.scale)}, M = {int(r.M)}, s = {int(r.s)}, where M/u = {int(r.M) / u:.1f}"
+
+
+def _prog_sentence(per_j: pd.DataFrame) -> str:
+    prog = per_j[per_j.policy == "a-min-progress"]
+    if prog.empty:
+        return "the alternative eviction order (AMinProgress) is measured in the full mode only"
+    return (f"the alternative eviction order (AMinProgress) completes {prog.first_share.min():.2f}-"
+            f"{prog.first_share.max():.2f} of each length in the first period, also far from Proposition 1")
+
+
+# --------------------------------------------------------------------------- Corollary 2
+
+
+def corollary2_summary(rows: pd.DataFrame) -> pd.DataFrame:
+    """Stored :func:`kvlib.theory.cyz_experiments.corollary2_row` rows per distribution and memory:
+    the worst ratios to H-SF of the revised (multi-interval) and the single-interval A_min over the
+    seeds, Lemma 2 for the single interval, and ``lambda_max``."""
+    g = rows.groupby(["dist", "M"], sort=False)
+    return g.agg(multi=("multi_over_hsf", "max"), single=("single_over_hsf", "max"),
+                 lemma2_single=("lemma2_single", "max"), lambda_max=("lambda_max", "first"),
+                 runs=("seed", "size")).reset_index()
+
+
+def corollary2_facts(rows: pd.DataFrame, summary: pd.DataFrame) -> dict:
+    return {"cor2_n": int(len(rows)), "cor2_multi_le_single": int((rows.multi_over_hsf <= rows.single_over_hsf).sum()),
+            "cor2_multi_max": float(rows.multi_over_hsf.max()), "cor2_single_max": float(rows.single_over_hsf.max()),
+            "cor2_lambda": float(summary.lambda_max.iloc[0]),
+            "cor2_below": str(bool((rows.multi_over_hsf <= rows.lambda_max).all()))}

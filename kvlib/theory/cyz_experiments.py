@@ -37,6 +37,7 @@ __all__ = [
     "lemma2_row", "lemma2_keys", "lemma2_summary",
     "sweep_row", "sweep_keys", "sweep_worst",
     "geometric_row", "decision_time_row",
+    "bin_lower_ends", "corollary2_row", "corollary2_dists", "corollary2_keys",
     "theorem2_table",
     "theorem1_worst_ratios",
     "run_distribution",
@@ -214,7 +215,7 @@ def single_length_ratios(memories: Iterable[int], lengths: Iterable[int], seed: 
     """A_min / H-SF when every request has the same length ``k`` (``n = load M``, interval ``[1, upper]``).
 
     Columns ``M, k, amin_over_hsf``.  With ``k`` dividing ``M`` both policies run the same
-    synchronised batches, so the ratio is exactly 1 (fact 1 of the chapter's reconstruction).
+    synchronised batches, so the ratio is exactly 1 (fact 1 in the chapter's section on Corollary 1).
     """
     lengths = list(lengths)
     return pd.DataFrame([dict(M=M, k=k, amin_over_hsf=single_length_row(M=M, k=k, load=load, upper=upper,
@@ -465,3 +466,73 @@ def decision_times(memories: Iterable[int], rng: np.random.Generator, seed: int,
         t = float(np.mean(res.decision_times))
         rows.append(dict(M=M, rounds=res.rounds_decided, mean_us=1e6 * t, per_MlogM_ns=1e9 * t / (M * np.log(M))))
     return pd.DataFrame(rows)
+
+
+def bin_lower_ends(lengths, edges: Sequence[int]) -> np.ndarray:
+    """003 Algorithm 5's initial bound for each length: ``l_i = max{l_k : l_k <= o_i}`` for the bins
+    ``[edges[0], edges[1]], [edges[1], edges[2]], ...`` (left ends ``edges[:-1]``; a length equal to
+    a shared end belongs to the bin it opens).  A length outside ``[edges[0], edges[-1]]`` is an error."""
+    o = np.asarray(lengths, dtype=np.int64)
+    e = np.asarray(edges, dtype=np.int64)
+    if len(e) < 2 or np.any(np.diff(e) <= 0):
+        raise ValueError(f"bin edges must be increasing with at least two entries, got {list(edges)}")
+    bad = (o < e[0]) | (o > e[-1])
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(f"request {k}: length {int(o[k])} lies outside the bins [{int(e[0])}, {int(e[-1])}]")
+    return e[:-1][np.searchsorted(e[:-1], o, side="right") - 1]
+
+
+def corollary2_row(*, edges: Sequence[int], probs: Sequence[float], scale: int, M: int, load: int,
+                   run_seed: int, seed: int, dist: str = "") -> dict:
+    """003 Corollary 2 (Algorithm 5, disjoint bins) on one instance: ``n = load M`` lengths on
+    ``scale * {edges[0], ..., edges[-1]}`` (every integer, probabilities ``probs``), ``s = 0``, all at
+    0, drawn from ``default_rng([seed, run_seed, M, scale, len(probs)])``.
+
+    Runs the revised A_min (``a-min-multi``, initial bound the left end of each request's bin, scaled
+    bins ``scale * edges``), the single-interval A_min on ``[scale edges[0], scale edges[-1]]`` and
+    H-SF, all through the checker (seed ``run_seed``).  Returns both ratios to H-SF, Lemma 2's value
+    for the single interval (:func:`ry.lemma2_ratio` of the empirical lengths with ``l`` the
+    interval's lower end, ``s = 0``) and
+    ``lambda_max(A_u, B_u)`` with ``u = edges[-1] / edges[0]`` (003 Corollary 1's quotient at
+    ``alpha = l_1/u_m``, the paper's O(log 1/alpha) bound made numeric; needs ``edges[0] = 1``).
+    ``dist`` only names the distribution in the stored key."""
+    e = [int(v) for v in edges]
+    if e[0] != 1:
+        raise ValueError(f"edges must start at 1 (lengths are scaled by `scale`), got {e}")
+    sup = np.arange(e[0], e[-1] + 1)
+    p = np.asarray(probs, dtype=float)
+    if len(p) != len(sup) or np.any(p < 0) or not np.isclose(p.sum(), 1):
+        raise ValueError(f"probs must be {len(sup)} nonnegative numbers summing to 1 (one per length "
+                         f"{e[0]}..{e[-1]}), got {list(probs)}")
+    n = load * M
+    o = scale * np.random.default_rng([seed, run_seed, M, scale, len(p)]).choice(sup, size=n, p=p)
+    inst = interval_instance(o, M, 0, allow_zero_prompt=True)
+    lo, up = scale * e[0], scale * e[-1]
+    h = checked_tel(inst, "h-sf", lo, up, run_seed)
+    multi = checked_tel(inst, "a-min-multi", bin_lower_ends(o, [scale * v for v in e]), up, run_seed)
+    single = checked_tel(inst, "a-min", lo, up, run_seed)
+    xs = np.array([np.mean(o == scale * k) for k in sup])
+    return dict(instance=lengths_hash(o, M), multi_over_hsf=multi / h, single_over_hsf=single / h,
+                lemma2_single=ry.lemma2_ratio(xs, scale * sup, s=0, l=lo), lambda_max=ry.lambda_max(e[-1] // e[0])[0])
+
+
+def corollary2_dists(K: int = 8) -> dict:
+    """The length distributions on ``1..K`` of the Corollary 2 check: uniform, geometric ``q = 0.7``,
+    and the two-point laws ``{1, K}`` and ``{K/2, K}`` at Theorem 6's maximising short fraction
+    ``1/(1 + alpha)``."""
+    def two(a: int, b: int) -> list[float]:
+        p = [0.0] * K
+        p[a - 1], p[b - 1] = 1 / (1 + a / b), (a / b) / (1 + a / b)
+        return p
+
+    g = 0.7 ** np.arange(K)
+    return {"uniform": [1 / K] * K, f"two-point {{1,{K}}}": two(1, K),
+            f"two-point {{{K // 2},{K}}}": two(K // 2, K), "geometric q=0.7": list(g / g.sum())}
+
+
+def corollary2_keys(dists: dict, edges: Sequence[int], scale: int, memories: Iterable[int], seeds: int, seed: int,
+                    *, load: int = 10) -> list[dict]:
+    """Store keys of :func:`corollary2_row` (the distribution's name is carried in ``dist``)."""
+    return [dict(dist=name, edges=[int(v) for v in edges], probs=[float(v) for v in p], scale=int(scale), M=int(M),
+                 load=load, run_seed=r, seed=seed) for name, p in dists.items() for M in memories for r in range(seeds)]

@@ -82,10 +82,6 @@ def trace_Binv_A_u(u: int) -> float:
     return 1.0 + float(np.sum(2 / (2 * k - 1) * (f(k, k) - 2 * f(k - 1, k) + f(k - 1, k - 1))))
 
 
-#: former name of :func:`trace_Binv_A_u`, still used by the ``amin`` chapter
-trace_reconstructed = trace_Binv_A_u
-
-
 def B_sym(u: int, s=0) -> sp.Matrix:
     """Exact :func:`B_matrix` (003 Corollary 1's ``B_u`` halved; prompt ``s``; SymPy rationals)."""
     return sp.Matrix(u, u, lambda i, j: sp.Rational((min(i, j) + 1) * (s + min(i, j) + 1), 2))
@@ -211,7 +207,8 @@ def cr_amin(x, support=None) -> float:
 
 
 def lambda_max(u: int, *, dense_max: int = 300) -> tuple[float, np.ndarray]:
-    """Largest generalized eigenvalue of the reconstructed ``(A_u, B_u)`` and its vector (003 Figure 1).
+    """Largest generalized eigenvalue of 003 Corollary 1's ``(A_u, B_u)`` (both halved, which leaves it
+    unchanged) and its vector (003 Figure 1).
 
     Up to ``u = dense_max`` a dense symmetric eigensolver on the whitened matrix
     (:func:`largest_generalized`); beyond, Lanczos (``scipy.sparse.linalg.eigsh``, tolerance

@@ -1,0 +1,97 @@
+"""kvlib.theory.memory_scaling: 003's Definitions EC.1-EC.2, Proposition EC.1, eq. (EC.7) and
+Theorem EC.1 (Appendix EC.1 and EC.3 of Chen, Ye and Zhou)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+
+from kvlib.policies.cyz import interval_instance
+from kvlib.theory import memory_scaling as ms
+
+# 003 Example EC.1: M = 7, s = 1, o = (1, 2, 3, 4); batch k = start time k.
+I1 = (0, 2, 0, 3)  # ({1,3}, {}, {2}, {4})
+I2 = (1, 1, 0, 3)  # ({3}, {1,2}, {}, {4})
+I3 = (0, 0, 0, 2)  # ({1,2,3}, {}, {4})
+
+
+def test_example_ec1_definitions():
+    assert ms.corresponding_order(I1, I2)
+    assert ms.corresponding_order(I1, I3) and ms.corresponding_order(I2, I3)
+    assert not ms.delayed(I1, I2) and not ms.delayed(I2, I1)
+    assert ms.delayed(I3, I1) and ms.delayed(I3, I2)
+    assert not ms.corresponding_order((0, 1), (1, 0))
+
+
+def test_example_ec1_packing():
+    inst = interval_instance([1, 2, 3, 4], 7, 1)
+    assert all(ms.feasible(inst, I) for I in (I1, I2, I3))
+    assert ms.optimally_packed(inst, I3)
+    # I2 starts jobs 1 and 2 at 1 although job 1 fits at 0 beside job 3
+    assert not ms.optimally_packed(inst, I2)
+
+
+def test_bad_input_named():
+    with pytest.raises(ValueError, match="2 and 3 requests"):
+        ms.corresponding_order((0, 1), (0, 1, 2))
+    with pytest.raises(ValueError, match=">= 0"):
+        ms.delayed((0, -1), (0, 0))
+    with pytest.raises(ValueError, match="beta"):
+        ms.coupling_row(n=4, l=1, u=4, s=1, M=12, beta=1.0, perms=2, seed=0)
+    with pytest.raises(ValueError, match="cannot hold"):
+        ms.coupling_row(n=4, l=1, u=4, s=1, M=12, beta=0.3, perms=2, seed=0)
+    with pytest.raises(ValueError, match="n <= 7"):
+        ms.coupled_expectations(list(range(1, 9)), 1, 20, 10, 1, 8)
+
+
+def test_proposition_ec1_example():
+    ex = ms.proposition_ec1_example()
+    assert (ex["tel_M"], ex["tel_betaM"]) == (4, 9)
+    assert ex["starts_betaM"] == (2, 3, 0)
+    assert ex["feasible"] and ex["packed"] and ex["same_order"]
+    assert not ex["holds"]
+
+
+def test_ec7_exact_four_requests():
+    r = ms.coupled_expectations((1, 2, 3, 4), 1, 10, 5, 1, 4)
+    assert (r["E_tel_M"], r["E_tel_small"]) == (Fraction(10), Fraction(121, 6))
+    assert r["quotient"] == Fraction(121, 60) and not r["holds"]
+    # a case where it holds: one length only
+    assert ms.coupled_expectations((2, 2, 2), 1, 6, 3, 1, 4)["holds"]
+
+
+def test_coupling_row_deterministic_and_consistent():
+    kw = dict(n=8, l=1, u=4, s=1, M=12, beta=0.5, perms=6, seed=0)
+    a, b = ms.coupling_row(**kw), ms.coupling_row(**kw)
+    assert a == b
+    assert 0 <= a["violations_meeting_hypotheses"] <= a["violations"] <= 6
+    assert a["small_M"] == 6 and a["inv_beta"] == 2.0
+    assert a["max_ratio"] >= a["mean_ratio"] * 0.999 or a["violations"] == 0
+
+
+def test_theorem_ec1_part1_exact():
+    amax = ms.theorem_ec1_part1("a-max")
+    assert amax["sup_all"] == Fraction(12, 7) and amax["argmax_all"] == (1, 2, 3)
+    assert amax["sup_ends"] == Fraction(5, 3) and not amax["holds"]
+    arand = ms.theorem_ec1_part1("a-random")
+    assert arand["sup_all"] == Fraction(53, 42) and arand["argmax_all"] == (1, 2, 3)
+    assert arand["sup_ends"] == Fraction(11, 10) and not arand["holds"]
+    with pytest.raises(ValueError, match="policy"):
+        ms.theorem_ec1_part1("a-min")
+
+
+def test_ec6_proof_maximum():
+    a = sp.Symbol("alpha", positive=True)
+    val, arg = ms.ec6_proof_maximum(0)
+    assert sp.simplify(val - (1 + 1 / a) / 2) == 0 and sp.simplify(arg - 1 / a) == 0
+    val1, _ = ms.ec6_proof_maximum(1)
+    for av in (sp.Rational(1, 10), sp.Rational(1, 3), sp.Rational(4, 5)):
+        assert float(val1.subs(a, av)) <= float(ms.ec6_bound(av)) + 1e-12
+
+
+def test_a_random_two_point_row_below_ec6():
+    r = ms.a_random_two_point_row(l=2, u=8, s=0, M=40, load=5, p=0.8, rep=0, seed=0)
+    assert r["n"] == 200 and r["ec6"] == pytest.approx(2.5)
+    assert 1.0 <= r["ratio"] <= r["ec6"]
