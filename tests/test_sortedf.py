@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
@@ -109,6 +109,9 @@ def test_our_heuristic_variants_feasible_and_not_better_than_exact(inst, constra
 
 @settings(max_examples=100, deadline=None)
 @given(small_sets(), st.floats(0.01, 1.0), st.integers(1, 8))
+# lambda's exact denominator is ~1e18 for these epsilons: the scaled weights once overflowed int64
+@example(inst=(np.array([1, 1, 1, 1, 1, 23]), np.array([1, 1, 1, 1, 1, 1]), 27), eps=0.34513567121206523, B=8)
+@example(inst=(np.array([1]), np.array([18]), 27), eps=0.34513567121206523, B=5)
 def test_scaled_dp_what_algorithm3_guarantees(inst, eps, B):
     """Algorithm 3 rounds weights down, so every peak-feasible batch stays feasible for it: its F is at
     most the exact optimum, its scaled weight fits M_hat, and its true peak is below M + lambda |X|;

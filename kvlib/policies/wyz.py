@@ -336,8 +336,10 @@ def scaled_parameters(s, o, memory: int, epsilon: float = 0.05, B: int | None = 
         raise ValueError(f"B must be a positive integer, got {B!r}")
     lam = _scale(epsilon, memory, int(B))
     num, den = lam.numerator, lam.denominator
-    return {"lambda": lam, "B": int(B), "M_hat": int(memory) * den // num,
-            "w_hat": ((s + o) * den) // num}
+    # floor((s_i + o_i) / lambda) in Python integers: lambda's denominator can be ~1e18, and the
+    # product with s_i + o_i overflows int64 (negative weights, a wrong batch) if done in numpy.
+    w_hat = np.fromiter(((int(w) * den) // num for w in (s + o)), dtype=np.int64, count=len(s))
+    return {"lambda": lam, "B": int(B), "M_hat": int(memory) * den // num, "w_hat": w_hat}
 
 
 def scaled_dp_argmin(s, o, memory: int, constraint: str = "peak", epsilon: float = 0.05,
