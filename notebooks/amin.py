@@ -304,19 +304,20 @@ assert not ec1_prop["holds"] and not ec7["holds"]
 # $o = (1, 2, 3, 4)$, $s = 1$, A_random's expected TEL is {glue:text}`ec7_E_M:s` under $M = 10$ and
 # {glue:text}`ec7_E_small:s` under $5$, a quotient {glue:text}`ec7_quot:s` $> 2$, so eq. (EC.7) fails
 # as an exact statement (pinned by `test_003_ec7_four_requests`). How often does it fail? Random
-# instances ($o$ uniform on $\{1,..,4\}$, $s = 1$, $\beta = 1/2$), `cpl_perms` coupled permutations each:
+# instances ($o$ uniform on $\{1,..,4\}$, $s = 1$, $\beta = 1/2$), {glue:text}`cpl_perms_n:d` coupled permutations each:
 
 # %%
 cpl_tab = store.table("ec7_coupling", ms.coupling_row, ms.coupling_keys([tuple(x) for x in cpl_sizes], cpl_instances,
                                                                         cpl_perms, seed))
 cpl = ab.coupling_summary(cpl_tab.frame)
 glue("cap_cpl", cpl_tab.label, display=False)
-glue("amin-tab-cpl", styled(cpl.rename(columns={"small_M": "beta M", "violating": "pairs violating",
-                                                "violating_with_hypotheses": "... meeting both definitions",
-                                                "instances_violating_mean": "instances violating (EC.7) (sample mean)",
-                                                "largest_pair_quotient": "largest pair quotient",
-                                                "largest_mean_quotient": "largest mean quotient",
-                                                "inv_beta": "1/beta"})), display=False)
+glue("amin-tab-cpl", styled(cpl.rename(columns={"small_M": "βM", "instances": "inst.", "violating": "pairs > 1/β",
+                                                "violating_with_hypotheses": "of which both defs",
+                                                "instances_violating_mean": "inst. mean > 1/β",
+                                                "largest_pair_quotient": "max pair",
+                                                "largest_mean_quotient": "max mean",
+                                                "inv_beta": "1/β"})), display=False)
+glue("cpl_perms_n", int(cpl_perms), display=False)
 glue("cpl_pairs", int(cpl.pairs.sum()), display=False)
 glue("cpl_viol", int(cpl.violating.sum()), display=False)
 glue("cpl_viol_hyp", int(cpl.violating_with_hypotheses.sum()), display=False)
@@ -329,9 +330,11 @@ glue("cpl_max_mean", float(cpl.largest_mean_quotient.max()), display=False)
 # :name: tab-amin-cpl
 #
 # A_random under $M$ and under $\beta M$ with the same permutation (Definition EC.3) on random
-# instances: coupled pairs whose TEL quotient exceeds $1/\beta$ (Proposition EC.1's inequality), how
-# many of those also pass both definitions, and instances whose mean quotient over the sampled
-# permutations exceeds $1/\beta$ (a sample estimate of eq. (EC.7), not an exact expectation). Rows:
+# instances: coupled pairs whose TEL quotient exceeds $1/\beta$ (Proposition EC.1's inequality;
+# "pairs > 1/β"), how many of those also pass both definitions ("of which both defs"), instances
+# whose mean quotient over the sampled permutations exceeds $1/\beta$ ("inst. mean > 1/β", a sample
+# estimate of eq. (EC.7), not an exact expectation), and the largest quotients of a pair and of an
+# instance's mean. Rows:
 # {glue:text}`cap_cpl`.
 # ```
 #

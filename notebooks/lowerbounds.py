@@ -55,7 +55,7 @@ exact_time_limit = 30.0  # seconds per certified optimum (IP of kvlib.optimum.ex
 heavy_M = [16, 64, 144, 256]  # our heavy/light variant of 002 Theorem 1
 tp_m = [2, 3, 4]  # 3-Partition instance sizes (3m requests)
 tp_trials = 1  # random instances per (m, yes/no)
-thm62_k = 4  # 004 Theorem 6.2: eps = 1/thm62_k
+thm62_k = 4  # 004 Theorem 6.2: epsilon is 1/thm62_k
 thm62_M = [256, 576, 1024]  # its memory sizes (multiples of thm62_k ** 2)
 tp_B = 40
 search_equal_prompt_max_n = 4
