@@ -112,8 +112,8 @@ def residual_opt(instance: Instance, fixed: dict[int, int], t0: int, *, upper: O
                  node_limit: int = 2_000_000) -> tuple[int, tuple[int, ...]]:
     """Hindsight optimum from a state: requests in ``fixed`` keep their starts, every other starts at ``>= t0``.
 
-    Exact branch and bound (requests placed in non-decreasing start order; bound: every unplaced request
-    completes no earlier than ``max(p, a_j) + o_j``).  ``upper``: a feasible start vector agreeing with
+    Exact branch and bound (requests placed in non-decreasing start order, equal starts in increasing
+    index; bound: every unplaced request completes no earlier than ``max(p, a_j) + o_j``).  ``upper``: a feasible start vector agreeing with
     ``fixed`` (its TEL is the cut-off; it is returned if nothing is strictly better).  Returns
     ``(TEL, starts)`` over all requests; raises ``RuntimeError`` beyond ``node_limit`` nodes.
     """
@@ -158,7 +158,7 @@ def residual_opt(instance: Instance, fixed: dict[int, int], t0: int, *, upper: O
     nodes = [0]
     lo0 = [max(a[i], t0) for i in range(n)]
 
-    def dfs(placed: int, last: int, tel: int) -> None:
+    def dfs(placed: int, last: int, last_i: int, tel: int) -> None:
         nodes[0] += 1
         if nodes[0] > node_limit:
             raise RuntimeError(f"residual_opt: more than {node_limit} nodes")
@@ -169,7 +169,8 @@ def residual_opt(instance: Instance, fixed: dict[int, int], t0: int, *, upper: O
         for i in free:
             if starts[i] >= 0 or (i in twin and starts[twin[i]] < 0):
                 continue
-            for p in range(max(lo0[i], last), H - o[i] + 1):
+            # requests with equal starts are placed in increasing index (one order per set of starts)
+            for p in range(max(lo0[i], last + (1 if i < last_i else 0)), H - o[i] + 1):
                 rest = sum(max(p, lo0[j]) + o[j] - a[j] for j in free if starts[j] < 0 and j != i)
                 if tel + p + o[i] - a[i] + rest >= best[0]:
                     break
@@ -178,11 +179,11 @@ def residual_opt(instance: Instance, fixed: dict[int, int], t0: int, *, upper: O
                     continue
                 seg += s[i] + ramp[o[i]]
                 starts[i] = p
-                dfs(placed + 1, p, tel + p + o[i] - a[i])
+                dfs(placed + 1, p, i, tel + p + o[i] - a[i])
                 starts[i] = -1
                 seg -= s[i] + ramp[o[i]]
 
-    dfs(0, t0, base)
+    dfs(0, t0, -1, base)
     if best[1] is None:  # pragma: no cover - every request fits alone, so a schedule exists
         raise RuntimeError("residual_opt: no feasible schedule found")
     rep = check_schedule(instance, Schedule(best[1]))
