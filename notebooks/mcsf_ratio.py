@@ -1110,7 +1110,7 @@ glue("oc_load_over", f"{OC.load_factor(**{k: OR.REGIMES['overloaded'][k] for k i
 # %% [markdown]
 # Over {glue:text}`cpl_times:d` decision times ({glue:text}`cpl_label:s`), the telescoping identity
 # {glue:text}`cpl_identity:s`. OFF's decision differs from MC-SF's at {glue:text}`cpl_differ:d` of them (at
-# all others $\mathrm{CP}_{t+1} = 0$ and Off-Couple coincides with OFF). Where it differs, Lemma 5.4 (i)
+# all others $\mathrm{CP}_{t+1} = 0$). Over all decision times, Lemma 5.4 (i)
 # fails {glue:text}`cpl_fail_i:d` times (replicating OFF's starts overflows memory because OC's own requests,
 # started later than OFF's, are still running), (ii) fails {glue:text}`cpl_fail_ii:d` times and (iii)
 # {glue:text}`cpl_fail_iii:d` times, and OC's state at $\hat t$ differs from OFF's
