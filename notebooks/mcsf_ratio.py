@@ -1273,7 +1273,7 @@ glue("reg_T_last", int(rdf["T"].max()), display=False)
 # as one worker). (a) The latency slope of the best benchmark is about three times Algorithm 2's at high
 # demand and eight times at low demand, so KV-cache-aware scheduling matters even more at low demand.
 # (b) With a 200-second cap on the average latency, Algorithm 2 on two A100s handles up to 10,000 arrivals,
-# while the benchmarks would need more than 8 A100s (about \$10,000 each).
+# while the benchmarks would need more than 8 A100s (about USD 10,000 each).
 #
 # The book does not run 004's Section 7 experiment; {ref}`chapter-realtrace` runs 001's version of it on
 # stand-in lengths and batch times, where the slopes differ from the paper's. What can be checked is the arithmetic from the slopes 004 Sections 7.1 and 7.2 state
