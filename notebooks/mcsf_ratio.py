@@ -1016,7 +1016,7 @@ glue("ce_highs", ce_sol.upper, display=False)
 # *stable* $p = 0.4$ and *overloaded* $p = 0.95$. The load factor $\lambda\,\mathbb E[\mathrm{vol}_o] / M$ is
 # {glue:text}`oc_load_stable:s` and {glue:text}`oc_load_over:s`; above 1 every schedule's queue grows, so the
 # second regime is overloaded; for the first, a load below 1 is necessary for stability (we cannot
-# compute $\mu^*$ either). Our choices of $\mathcal D$ and $\mathcal F$ are small so that every optimum below is exact.
+# compute $\mu^*$ either). Our choices of $\mathcal D$ and $\mathcal F$ are small so that the optima of the proof's terms below are exact.
 #
 # **Every term exact.** `kvlib.theory.offcouple.residual_opt` is an exact branch and bound for the
 # hindsight optimum from a state (requests started before $t$ keep their starts); it agrees with
