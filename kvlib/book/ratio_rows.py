@@ -9,7 +9,7 @@ sample (trial-, restart- or replicate-major).  The quantities come from :mod:`kv
 Column classes (what :func:`kvlib.book.store.verify_table` compares), per table:
 
 ``chain`` / ``adversarial``  exact: instance hash, MC-SF's TEL, every chain quantity that does not
-    depend on a solver's time limit (LP (9) by cvxpy within ``rtol``); interval: ``(opt_lower,
+    depend on a solver's time limit (our LP by cvxpy within ``rtol``); interval: ``(opt_lower,
     opt_upper)`` (certified under a time limit); ignore: ``optimal``; timing: ``seconds``.
 ``identical``  exact (OPT by branch and bound, no time limit; ``TI`` is an LP value, ``rtol``).
 ``sweep004``   exact: counts and counterexamples by branch and bound; ``highs_contradictions``
@@ -111,10 +111,10 @@ def adversarial_keys(seed: int, restarts: int, n_max: int, steps: int, time_limi
 
 
 def identical_case_row(*, M: int, s: int, o: int, n: int, node_limit: int = 2_000_000) -> dict:
-    """``n`` identical requests ``(s, o)`` at 0 with memory ``M``: MC-SF, the batch form, LP (9), OPT and our B.3.
+    """``n`` identical requests ``(s, o)`` at 0 with memory ``M``: MC-SF, the batch form, our LP, OPT and our volume-LP quantities.
 
     Outputs: ``mcsf`` (simulated, checked), ``batch`` (closed form), ``stagger`` (MC-SF can start a
-    request while a batch runs), ``LP`` (LP (9) for one type), ``opt`` (branch and bound, skipped when
+    request while a batch runs), ``LP`` (our LP for one type), ``opt`` (branch and bound, skipped when
     MC-SF meets the order-statistic bound; raises beyond ``node_limit`` nodes), ``D`` (our dual (25)-(27)
     at ``T*``), ``rho``, ``TI`` (time-indexed LP where it can differ from ``D``, i.e. ``n > k``; else ``D``),
     ``comp_ok`` (MC-SF's ``i``-th completion ``<= o ceil(i/k)``), ``feas_ok`` (the dual is feasible, exact
@@ -141,7 +141,7 @@ def identical_keys(M_max: int, n_max: int, s_values: Sequence[int] = (1, 2, 3), 
 
 
 def dense_case_row(*, M: int, s: int, o: int, q: float) -> dict:
-    """MC-SF / LP (9) for ``n = max(1, round(q M))`` identical requests; TEL by the batch form where MC-SF
+    """MC-SF / our LP for ``n = max(1, round(q M))`` identical requests; TEL by the batch form where MC-SF
     cannot stagger (exact there), else simulated."""
     M, s, o = int(M), int(s), int(o)
     n = max(1, int(round(float(q) * M)))
@@ -157,7 +157,7 @@ def dense_keys(memories: Sequence[int], s_values: Sequence[int] = (1, 2, 5, 10),
 
 
 def open_region_row(*, s: int, o: int, M: int, n: int) -> dict:
-    """One case of the region our Lemma B.2 leaves open: ``rho``, MC-SF / D and U / D (batch bound / dual)."""
+    """One case of the region our Lemma V.2 leaves open: ``rho``, MC-SF / D and U / D (batch bound / dual)."""
     s, o, M, n = int(s), int(o), int(M), int(n)
     d = float(identical_dual(n, s, o, M).value)
     return {"rho": float(identical_rho(s, o, M)), "MC-SF / D": mcsf_identical_tel(n, s, o, M) / d,

@@ -4,9 +4,11 @@
 (:func:`kvlib.theory.ratio.theorem43_assumptions`: all at ``t = 0``, one prompt size ``s``,
 ``M >= 2 max(s + o)``); :func:`chain_row` evaluates on one instance every quantity of the chain
 that :mod:`kvlib.theory.ratio` defines -- MC-SF's TEL (simulated, checked by
-:func:`kvlib.core.checker.check_schedule`), Lemma 4.4's bound (the paper's), our Lemma 4.7 and
-order-statistic lower bounds, LP (9) by greedy and by cvxpy, whether ``t*_o`` is non-decreasing,
-our Claim 4.8, and the constant our form of Lemma 4.5 needs -- plus a certified optimum when given.
+:func:`kvlib.core.checker.check_schedule`), 001 Lemma 4.4's bound (the paper's), and our variants: the
+lower bounds ``max(X / (2M), Y)`` and the order-statistic bound, LP (9) with a release constraint by
+greedy and by cvxpy, whether its mean slots ``t*_o`` are non-decreasing, our upper bound on them, and the
+constant our per-group span needs -- plus a certified optimum when given.  001's own objects (groups,
+Lemma 4.5, LP (9) as printed, Claim 4.8, Lemma 4.7) are in :mod:`kvlib.theory.thm43_paper`.
 """
 
 from __future__ import annotations
@@ -38,9 +40,10 @@ def random_theorem43_instance(rng: np.random.Generator, n_max: int) -> Instance:
 def chain_row(instance: Instance, certified=None, *, with_lp: bool = True) -> dict:
     """The Theorem 4.3 chain quantities of one equal-prompt, all-at-zero instance, as one table row.
 
-    Keys: ``n, M, s, mcsf`` (MC-SF's TEL), ``L44`` (Lemma 4.4's bound), ``L47``, ``OS`` (our lower
-    bounds), ``LPgreedy`` and, if ``with_lp``, ``LPcvxpy`` (LP (9)); ``tstar_sorted_greedy`` /
-    ``tstar_sorted_cvxpy`` (``t*_o`` non-decreasing), ``claim48`` (``o <= t*_o <=`` our Claim 4.8 bound),
+    Keys: ``n, M, s, mcsf`` (MC-SF's TEL), ``L44`` (001 Lemma 4.4's bound), ``L47`` (our
+    ``max(X / (2M), Y)``), ``OS`` (our order-statistic bound), ``LPgreedy`` and, if ``with_lp``,
+    ``LPcvxpy`` (our LP); ``tstar_sorted_greedy`` / ``tstar_sorted_cvxpy`` (mean slots ``t*_o``
+    non-decreasing), ``claim48`` (``o <= t*_o <=`` our upper bound, :func:`kvlib.theory.ratio.claim48_upper`),
     ``L45_need`` (largest span constant of :func:`kvlib.theory.ratio.group_spans`).  With
     ``certified`` (a :class:`kvlib.optimum.certify.Certified` or :class:`kvlib.optimum.exact.SolveResult`)
     also ``opt_lower, opt_upper, optimal``.

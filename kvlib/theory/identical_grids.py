@@ -1,4 +1,4 @@
-"""Grids of identical-request instances for 001 Theorem 4.3's second part and our Appendix B.3.
+"""Grids of identical-request instances for 001 Theorem 4.3's second part and our volume-LP route to the ratio 4.
 
 The chapter "MC-SF's constant ratio" checks the ratio 4 for ``n`` identical requests ``(s, o)``
 at ``t = 0`` on four grids; each grid is one function here, returning a
@@ -9,7 +9,7 @@ D(T*) and rho); MC-SF is simulated and its schedule checked by
 
 * :func:`exact_grid`: every ``M <= M_max``, ``s`` in ``s_values``, every ``o <= M - s``, ``n <= n_max``;
 * :func:`dense_grid`: larger ``M``, a few ``s, o`` and ``n = q M`` (the LP-based ratio);
-* :func:`batch_dual_grid`: our Lemma B.2's batch bound over the dual, ``sup_n U / D(T*)``, by closed forms;
+* :func:`batch_dual_grid`: our Lemma V.2's batch bound over the dual, ``sup_n U / D(T*)``, by closed forms;
 * :func:`open_region`: the case ``rho > 3`` (one request per batch, staggering), MC-SF simulated.
 """
 
@@ -80,7 +80,7 @@ def dense_grid(memories: Sequence[int], s_values: Sequence[int] = (1, 2, 5, 10),
 
 def batch_dual_grid(s_values: Sequence[int], o_max: int, n_small: int = 120,
                     q_grid: Optional[np.ndarray] = None) -> tuple[pd.DataFrame, int]:
-    """Our Lemma B.2 by closed forms: for ``s`` in ``s_values``, 40 geometric ``o`` in ``1..o_max``, twelve ``M``
+    """Our Lemma V.2 by closed forms: for ``s`` in ``s_values``, 40 geometric ``o`` in ``1..o_max``, twelve ``M``
     around multiples of ``m = s + o``, and ``n`` in ``1..n_small`` plus ``round(q M)`` for ``q`` in ``q_grid``
     (default 60 geometric values in ``[1e-4, 4]``): the worst ``U / D(T*)`` over ``n``.
 
@@ -106,7 +106,7 @@ def batch_dual_grid(s_values: Sequence[int], o_max: int, n_small: int = 120,
 
 
 def open_region(outputs: Sequence[int], ns: Sequence[int], s_values: Sequence[int] = (1, 2)) -> pd.DataFrame:
-    """The region our Lemma B.2 leaves open (``rho > 3``): ``M`` in ``{2m-1, 2m-2, floor(7m/4)}`` with
+    """The region our Lemma V.2 leaves open (``rho > 3``): ``M`` in ``{2m-1, 2m-2, floor(7m/4)}`` with
     ``m = s + o``, cases with ``rho <= 3`` skipped; rows ``s, o, M, n, rho, MC-SF / D, U / D``."""
     rows = []
     for s in s_values:

@@ -5,7 +5,8 @@ prompt has the same size ``s`` and ``M >= 2 max_i (s + o_i)``
 (:func:`theorem43_assumptions`).  ``n_o`` is the number of requests with
 output length ``o``.
 
-Given by the paper (as quoted in the project's issue):
+From 001 Section 4 (the paper's definitions; the paper's own objects for the whole proof are in
+:mod:`kvlib.theory.thm43_paper`):
 
 * ``vol_o = s o + o (o + 1) / 2`` -- the memory volume (token-rounds) of a
   request of output ``o`` (:func:`vol`);
@@ -13,40 +14,41 @@ Given by the paper (as quoted in the project's issue):
   ``X = sum_o n_o sum_{o' <= o} n_{o'} vol_{o'}`` and ``Y = sum_o n_o o``
   (:func:`lemma44_bound`).
 
-Our reconstructions (the paper's exact statements were not available; the
-chapter proves each one that is claimed to be a bound):
+Our variants (not 001's statements; the chapter proves each one used as a bound and says how it
+differs from the paper):
 
 * grouping by powers of two: ``U_l = {i : 2^(l-1) < o_i <= 2^l}``, ``U_0 = {o = 1}``
-  (:func:`group_of`);
-* Lemma 4.7 (lower bound): ``OPT >= max(X / (2M), Y)`` (:func:`lemma47_bound`),
-  which follows from the order-statistic bound
+  (:func:`group_of`; 001 groups ``2^l <= o <= 2^(l+1) - 1``);
+* a sharper lower bound than 001 Lemma 4.7 (``OPT >= X / (6M) + Y / 6``):
+  ``OPT >= max(X / (2M), Y)`` (:func:`lemma47_bound`), which follows from the order-statistic bound
   ``OPT >= sum_k max(ceil(W_k / M), o_(k))`` (:func:`order_statistic_bound`;
   ``W_k`` = sum of the ``k`` smallest volumes);
-* LP (9): the fractional completion-slot relaxation
+* LP (9) with a release constraint (001's LP (9) has none): the fractional completion-slot relaxation
   ``min sum_{o,t} t y[o,t]`` s.t. ``sum_t y[o,t] = n_o``, ``y[o,t] = 0`` for
   ``t < o``, ``sum_o vol_o sum_{t <= tau} y[o,t] <= M tau`` for every ``tau``
   (:func:`lp9_cvxpy`), its greedy solution (:func:`lp9_greedy`, shortest
-  output first, fractional) and the mean completion slot ``t*_o`` of type ``o``;
-* Claim 4.8: ``o <= t*_o <= max(o, ceil(W_{<=o} / M))`` with ``W_{<=o}`` the
-  total volume of the requests of output ``<= o`` (:func:`claim48_upper`);
-* Lemma 4.5 (per-group span): the measured span of group ``l`` in MC-SF's
-  schedule, ``C_l - C_{l-1}`` with ``C_l`` the last completion among groups
-  ``<= l``, against ``V_l / M + 2^l`` (:func:`group_spans`); we report the
-  constant it needs, we do not claim the paper's constant.
+  output first, fractional) and the *mean* completion slot ``t*_o`` of type ``o`` (001 uses the first slot);
+* an upper bound on those mean slots, ``o <= t*_o <= max(o, ceil(W_{<=o} / M))`` with ``W_{<=o}`` the
+  total volume of the requests of output ``<= o`` (:func:`claim48_upper`; 001 Claim 4.8 is a lower
+  bound on the first slots);
+* a per-group span measurement: ``C_l - C_{l-1}`` in MC-SF's schedule, with ``C_l`` the last completion
+  among groups ``<= l``, against ``V_l / M + 2^l`` (:func:`group_spans`); we report the
+  constant it needs (001 Lemma 4.5 bounds the first-to-last processing span with constants 192 and 5).
 
 Identical requests (001 Theorem 4.3 second part, Appendix B.3):
-:func:`identical_batch_tel` is the "batch" closed form
-``o (k q (q + 1) / 2 + r (q + 1))`` with ``k = floor(M / (s + o))``,
-``n = q k + r``; :func:`identical_lp_value` the LP (9) value for one type.
+:func:`identical_batch_tel` is the full-batch closed form of the first line of 001's (15),
+``o (k q (q + 1) / 2 + r (q + 1))`` with ``k = floor(M / (s + o))``, ``n = q k + r``
+(001 writes ``m`` for ``k`` and ``k`` for ``q``); :func:`identical_lp_value` the value of our LP for one type.
 
-Our reconstruction of Appendix B.3 (numbering the paper's, content ours):
+Our volume-LP route to the ratio 4 (it plays the role of 001's Appendix B.3 but dualises a different
+LP; the chapter numbers its lemmas V.1 and V.2):
 :func:`identical_completion_bound` (MC-SF's ``i``-th completion ``<= o ceil(i/k)``,
 so the batch form is an upper bound on MC-SF's TEL), :func:`identical_dual` /
-:class:`IdenticalDual` (the dual solution (25)-(27) of LP (9) for one type,
+:class:`IdenticalDual` (a dual solution of our LP with one type,
 ``lam = T``, ``mu_tau = 1/vol`` for ``o <= tau < T``), :func:`identical_dual_violation`
-(an independent constraint-by-constraint feasibility check, Lemma B.1),
+(an independent constraint-by-constraint feasibility check, Lemma V.1),
 :func:`identical_lp_primal` (the matching primal), :func:`identical_rho` and
-:func:`identical_ratio_table` (Lemma B.2: batch bound ``<= 4 D(T*)`` when
+:func:`identical_ratio_table` (Lemma V.2: batch bound ``<= 4 D(T*)`` when
 ``rho = o M / (k vol) <= 3``), and :func:`identical_time_indexed_lp` (a stronger LP
 with the memory constraint at every round, for comparison).
 """
@@ -61,7 +63,7 @@ import numpy as np
 
 from kvlib.core.model import Instance
 
-#: Lemma 4.4's constants, as quoted from 001.
+#: 001 Lemma 4.4's constants.
 LEMMA44_C1 = 1536
 LEMMA44_C2 = 24
 
@@ -125,12 +127,12 @@ def order_statistic_bound(instance: Instance) -> int:
 
 
 def lemma47_bound(instance: Instance) -> float:
-    """Our reconstruction of 001 Lemma 4.7: ``OPT >= max(X / (2M), Y)``."""
+    """Our lower bound ``OPT >= max(X / (2M), Y)`` (sharper than 001 Lemma 4.7's ``X / (6M) + Y / 6``)."""
     X, Y = lemma44_terms(instance)
     return max(X / (2 * instance.memory), Y)
 
 
-#: ratio constant implied by Lemma 4.4 and our Lemma 4.7: 2 * 1536 + 24.
+#: ratio constant implied by 001 Lemma 4.4 and our lower bound max(X / (2M), Y): 2 * 1536 + 24.
 IMPLIED_CONSTANT = 2 * LEMMA44_C1 + LEMMA44_C2
 
 
@@ -153,7 +155,7 @@ def _lp_horizon(instance: Instance) -> int:
 
 
 def lp9_greedy(instance: Instance) -> LPSolution:
-    """Greedy solution of LP (9) (our reconstruction): fill slots ``t = 1, 2, ...`` shortest output first.
+    """Greedy solution of our LP (LP (9) with the release constraint ``y[o,t] = 0`` for ``t < o``): fill slots ``t = 1, 2, ...`` shortest output first.
 
     At slot ``t`` the cumulative capacity is ``M t``; types with ``o <= t`` are
     placed fractionally in increasing ``o`` until the capacity is used.  The
@@ -187,7 +189,7 @@ def lp9_greedy(instance: Instance) -> LPSolution:
 
 
 def lp9_cvxpy(instance: Instance, solver: str | None = None) -> LPSolution:
-    """LP (9) (our reconstruction) solved with cvxpy (HiGHS by default)."""
+    """Our LP (LP (9) with the release constraint) solved with cvxpy (HiGHS by default)."""
     import cvxpy as cp
 
     s, o, n = type_counts(instance)
@@ -208,7 +210,7 @@ def lp9_cvxpy(instance: Instance, solver: str | None = None) -> LPSolution:
 
 
 def claim48_upper(instance: Instance) -> np.ndarray:
-    """Our Claim 4.8: ``t*_o <= max(o, ceil(W_{<=o} / M))`` for each distinct ``o`` (ascending)."""
+    """Our upper bound on the mean slots (001 Claim 4.8 is a lower bound on the first slots): ``t*_o <= max(o, ceil(W_{<=o} / M))`` for each distinct ``o`` (ascending)."""
     s, o, n = type_counts(instance)
     W = np.cumsum(n * vol(s, o))
     return np.maximum(o, -(-W // instance.memory))
@@ -277,14 +279,13 @@ def identical_lp_value(n: int, s: int, o: int, M: int) -> float:
         t += 1
 
 
-# ---- identical requests: our reconstruction of Appendix B.3 (dual (25)-(27), Lemmas B.1, B.2) ----
+# ---- identical requests: our volume-LP route to the ratio 4 (Lemmas V.1, V.2 of the chapter) ----
 #
-# Everything below is OUR RECONSTRUCTION: 001's Appendix B.3 was not available to us. The numbering
-# (25)-(27), B.1, B.2 is the paper's; the content is ours, built so that the proof has the shape the
-# issue quotes (a dual solution built round by round, an induction step that reduces to ``t + 1``, a
-# two-case ratio lemma).
+# Ours, not 001's Appendix B.3: 001 dualises the time-indexed LP (18)-(21) with the dual solution
+# (25)-(27) (:mod:`kvlib.theory.thm43_paper`); we dualise the volume LP below, whose dual solution has a
+# closed form and gives a complete proof of the ratio 4 when ``rho <= 3``.
 #
-# LP (V) -- LP (9) restricted to one type, i.e. the volume relaxation for ``n`` identical requests::
+# LP (V) -- our LP restricted to one type, i.e. the volume relaxation for ``n`` identical requests::
 #
 #     min  sum_{t >= o} t x_t   s.t.  sum_t x_t = n,   v sum_{o <= t <= tau} x_t <= M tau  (tau >= o),  x >= 0
 #
@@ -318,7 +319,7 @@ def identical_completion_bound(n: int, s: int, o: int, M: int) -> np.ndarray:
 def identical_rho(s: int, o: int, M: int) -> Fraction:
     """``rho = o M / (k vol)``: ratio of the volume throughput ``M / vol`` to the batch throughput ``k / o``.
 
-    ``rho < 2 (M / (k (s + o)))`` and ``rho < 3`` when ``M >= 2 (s + o)`` (our Lemma B.2).
+    ``rho < 2 (M / (k (s + o)))`` and ``rho < 3`` when ``M >= 2 (s + o)`` (our Lemma V.2).
     """
     k = identical_k(s, o, M)
     return Fraction(o * M, k * vol(s, o))
@@ -332,7 +333,7 @@ def identical_dual_T(n: int, s: int, o: int, M: int) -> int:
 
 @dataclass(frozen=True)
 class IdenticalDual:
-    """Our reconstruction of the dual solution (25)-(27): ``lam = T``, ``mu_tau = 1/vol`` for ``o <= tau < T``."""
+    """Our dual solution of LP (V) (not 001's (25)-(27)): ``lam = T``, ``mu_tau = 1/vol`` for ``o <= tau < T``."""
 
     n: int
     s: int
@@ -346,11 +347,11 @@ class IdenticalDual:
 
     @property
     def lam(self) -> Fraction:
-        """(25): ``lam = T``."""
+        """``lam = T``."""
         return Fraction(self.T)
 
     def mu(self, tau: int) -> Fraction:
-        """(26)-(27): ``mu_tau = 1 / vol`` for ``o <= tau <= T - 1``, else 0."""
+        """``mu_tau = 1 / vol`` for ``o <= tau <= T - 1``, else 0."""
         return Fraction(1, self.v) if self.o <= tau < self.T else Fraction(0)
 
     @property
@@ -361,7 +362,7 @@ class IdenticalDual:
 
 
 def identical_dual(n: int, s: int, o: int, M: int, T: int | None = None) -> IdenticalDual:
-    """The dual solution (25)-(27) (our reconstruction) for ``T`` (default ``T*``, where it is optimal)."""
+    """Our dual solution of LP (V) for ``T`` (default ``T*``, where it is optimal)."""
     Ts = identical_dual_T(n, s, o, M)
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
