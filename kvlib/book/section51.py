@@ -9,6 +9,9 @@ trial ``trial`` of either function sees the same instance when the ranges agree:
 * :func:`certified_trial` simulates MC-SF, solves the time-indexed IP with
   :func:`kvlib.optimum.exact.solve` and returns the certified interval ``[lower, upper]`` of OPT,
   so that ``MC-SF / upper <= MC-SF / OPT <= MC-SF / lower``;
+* :func:`certified_small_trial` is :func:`certified_trial` at a fixed small size (``n`` requests at
+  ``t = 0`` for Arrival Model 1, horizon ``T = n`` for Arrival Model 2), where the solve usually
+  *proves* OPT, so that MC-SF / OPT is exact and "MC-SF is optimal" is a certified yes or no;
 * :func:`best_policy_trial` needs no solver: the smallest TEL among a few look-ahead policies is
   an upper bound on OPT, so ``MC-SF / best`` is a certified *lower* end of ``MC-SF / OPT``.
 
@@ -38,7 +41,8 @@ from kvlib.optimum.exact import solve
 from kvlib.optimum.heuristic import heuristic_incumbent
 from kvlib.policies import make_policy
 
-__all__ = ["certified_trial", "best_policy_trial", "SCAN_POLICIES"]
+__all__ = ["certified_trial", "best_policy_trial", "certified_small_trial", "certified_small_keys", "SCAN_POLICIES",
+           "SMALL_SIZES", "SMALL_TABLE_OPTIONS"]
 
 #: The look-ahead policies whose best TEL bounds OPT from above in :func:`best_policy_trial`.
 SCAN_POLICIES = ("mc-sf", "mc-sf2", "mc-benchmark", "mc-benchmark-scan")  # fcfs = mc-benchmark (001 Alg. 2)
@@ -107,3 +111,48 @@ def best_policy_trial(*, model: int, trial: int, seed: int, policies=SCAN_POLICI
     return {"instance": instance_hash(inst), "n": int(inst.n), "M": int(inst.memory), **tels,
             "best": tels[best_name], "best policy": best_name,
             "ratio lower end": tels["mc-sf"] / tels[best_name]}
+
+
+#: the sizes of :func:`certified_small_keys` (full mode): AM1 ``n`` / AM2 horizon ``T``, and trials per size
+SMALL_SIZES = {8: 15, 10: 15, 12: 15, 15: 10}
+
+
+def certified_small_trial(*, model: int, trial: int, seed: int, size: int, time_limit: float,
+                          threads: int = 1) -> dict:
+    """:func:`certified_trial` on a small instance of 001 Section 5.1's distributions.
+
+    ``size`` fixes the range that 001 draws at random: Arrival Model 1 has exactly ``size``
+    requests (``n_range = (size, size)``), Arrival Model 2 a horizon of exactly ``size`` rounds
+    (``horizon_range = (size, size)``, so ``n`` is random, Poisson with mean ``lambda * size``).
+    ``M``, ``s_i``, ``o_i`` and ``lambda`` follow 001 Section 5.1 unchanged (``M ~ U[30, 50]``).
+    The instance of ``(model, trial, seed)`` has the same ``M`` as the paper-scale trial of the
+    same key (``M`` is drawn first).  Returns the columns of :func:`certified_trial` plus
+    ``size``, ``ratio_lo = mcsf / upper`` and ``ratio_hi = mcsf / lower`` (MC-SF / OPT lies in
+    ``[ratio_lo, ratio_hi]``; one value when ``optimal``) and ``mcsf_optimal``: ``"yes"`` when
+    ``mcsf == lower`` (MC-SF proved optimal), ``"no"`` when ``mcsf > upper`` (a schedule with
+    smaller TEL was found, so MC-SF is certified not optimal), ``"open"`` otherwise.
+    """
+    if int(size) < 1:
+        raise ValueError(f"size must be a positive integer, got {size!r}")
+    size = int(size)
+    row = certified_trial(model=model, trial=trial, seed=seed, n_range=(size, size), horizon_range=(size, size),
+                          time_limit=time_limit, threads=threads)
+    mc, lo, hi = row["mcsf"], row["lower"], row["upper"]
+    verdict = "yes" if mc == lo else ("no" if mc > hi else "open")
+    return dict(size=size, **row, ratio_lo=mc / hi, ratio_hi=mc / lo, mcsf_optimal=verdict)
+
+
+def certified_small_keys(*, seed: int, sizes: dict | None = None, time_limit: float = 60.0,
+                         threads: int = 1) -> list[dict]:
+    """Keys of :func:`certified_small_trial`: for each ``size -> trials`` of ``sizes`` (default
+    :data:`SMALL_SIZES`), trials ``0 .. trials - 1`` of both arrival models."""
+    sizes = SMALL_SIZES if sizes is None else sizes
+    return [dict(model=model, trial=k, seed=int(seed), size=int(size), time_limit=float(time_limit),
+                 threads=int(threads))
+            for size, count in sizes.items() for k in range(int(count)) for model in (1, 2)]
+
+
+#: how :func:`certified_small_trial`'s columns are compared when a stored row is recomputed
+SMALL_TABLE_OPTIONS = dict(interval=[("lower", "upper"), ("ratio_lo", "ratio_hi")],
+                           timing=["seconds", "trial_seconds"],
+                           ignore=["optimal", "status", "gap", "source", "separation_lb", "mcsf_optimal"])
