@@ -127,7 +127,7 @@ def certified_small_trial(*, model: int, trial: int, seed: int, size: int, time_
     ``M``, ``s_i``, ``o_i`` and ``lambda`` follow 001 Section 5.1 unchanged (``M ~ U[30, 50]``).
     The instance of ``(model, trial, seed)`` has the same ``M`` as the paper-scale trial of the
     same key (``M`` is drawn first).  Returns the columns of :func:`certified_trial` plus
-    ``size``, ``ratio_lo = mcsf / upper`` and ``ratio_hi = mcsf / lower`` (MC-SF / OPT lies in
+    ``ratio_lo = mcsf / upper`` and ``ratio_hi = mcsf / lower`` (MC-SF / OPT lies in
     ``[ratio_lo, ratio_hi]``; one value when ``optimal``) and ``mcsf_optimal``: ``"yes"`` when
     ``mcsf == lower`` (MC-SF proved optimal), ``"no"`` when ``mcsf > upper`` (a schedule with
     smaller TEL was found, so MC-SF is certified not optimal), ``"open"`` otherwise.
@@ -139,7 +139,7 @@ def certified_small_trial(*, model: int, trial: int, seed: int, size: int, time_
                           time_limit=time_limit, threads=threads)
     mc, lo, hi = row["mcsf"], row["lower"], row["upper"]
     verdict = "yes" if mc == lo else ("no" if mc > hi else "open")
-    return dict(size=size, **row, ratio_lo=mc / hi, ratio_hi=mc / lo, mcsf_optimal=verdict)
+    return dict(**row, ratio_lo=mc / hi, ratio_hi=mc / lo, mcsf_optimal=verdict)
 
 
 def certified_small_keys(*, seed: int, sizes: dict | None = None, time_limit: float = 60.0,
