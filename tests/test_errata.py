@@ -289,6 +289,39 @@ def test_003_theorem6_simulated_amin_with_prompt():
 
 
 # --------------------------------------------------------------------------------------------
+# 001 Section 5.1, Arrival Model 1: the reported exact matches
+# --------------------------------------------------------------------------------------------
+
+def test_001_am1_mcsf_beaten_under_every_tie_break():
+    """001 Section 5.1, AM1 trial 0 (seed 0; n = 58, M = 40): MC-SF with ties in o broken by index and
+    under five seeded random tie orders; every reading's TEL is above a checked schedule's TEL, so no
+    reading of Algorithm 1 is optimal on this instance."""
+    from kvlib.book.section51 import tiebreak_trial
+
+    row = tiebreak_trial(trial=0, seed=0, draws=5)
+    assert (row["n"], row["M"], row["mcsf"]) == (58, 40, 13234)
+    assert row["best"] == 12977 and row["best policy"] == "mcsf_r0"
+    readings = [row["mcsf"]] + [row[f"mcsf_r{d}"] for d in range(5)]
+    assert min(readings) == row["best"] and row["readings_optimal_possible"] == 1
+    assert row["mc-sf2"] == 13003 < row["mcsf"]  # another policy's checked schedule beats MC-SF too
+
+
+def test_001_am1_match_count_test():
+    """The one-sided Fisher test of :func:`match_count_test` on tables checked by hand, and the
+    direction that makes an upper bound on our matches conservative."""
+    from kvlib.book.section51 import match_count_test, match_share_upper
+
+    assert match_count_test(1, 1, 0, 1) == pytest.approx(0.5)  # hypergeometric: P(X >= 1) = 1/2
+    # [[2, 0], [0, 2]]: P(X >= 2) = 1 / C(4, 2)
+    assert match_count_test(2, 2, 0, 2) == pytest.approx(1 / 6)
+    ps = [match_count_test(114, 200, k, 200) for k in (13, 51, 100)]
+    assert ps[0] < ps[1] < ps[2] and ps[1] < 1e-9
+    assert match_share_upper(0, 10, 0.9) == pytest.approx(1 - 0.1 ** (1 / 10))  # (1 - p)^10 = 0.1
+    with pytest.raises(ValueError, match="our_matches"):
+        match_count_test(1, 2, 3, 2)
+
+
+# --------------------------------------------------------------------------------------------
 # 004 (first version of 001)
 # --------------------------------------------------------------------------------------------
 

@@ -72,6 +72,40 @@ def test_mc_benchmark_hand_checked_I1():
     assert res.tel == 19
 
 
+
+# ---------------------------------------------------------------------------
+# I1Z, MC-SF on an Arrival Model 1 instance (001 Section 5.1: everything at t = 0), with a tie in o.
+# M = 10; r0 (s=2, o=3), r1 (1, 3), r2 (3, 2), r3 (1, 5).  Algorithm 1's order: r2 (o=2), then the tie
+# r0, r1 (o=3, broken by arrival, then id: r0 first), then r3 (o=5).
+# t=0: r2: t'=2: 3+2 = 5, add.  r0 (ends 3): t'=2: 5 + (2+2) = 9; t'=3: 2+3 = 5; add.
+#      r1 (ends 3): t'=2: 9 + (1+2) = 12 > 10 -> break (r3 is not tried).        start r2, r0
+# t=1: r1 (ends 4): t'=2: r2 5 + r0 4 + r1 (1+1) 2 = 11 > 10 -> break.
+# t=2: r2 completes.  r1 (ends 5): t'=3: r0 5 + r1 (1+1) 2 = 7; t'=5: 1+3 = 4; add.
+#      r3 (ends 7): t'=3: 7 + 2 = 9; t'=5: 4 + (1+3) 4 = 8; t'=7: 1+5 = 6; add.     start r1, r3
+# starts (0, 2, 0, 2); completions 3, 5, 2, 7 -> TEL 17.
+# OPT = 16 (brute force): starts (2, 0, 0, 1), i.e. r1 with r2 at 0, r3 at 1, r0 at 2; usage at t'=2:
+# r1 3 + r2 5 + r3 2 = 10; t'=3: r1 4 + r3 3 + r0 3 = 10; t'=5: r3 5 + r0 5 = 10 (all <= M).  MC-SF misses it because at t=1 the failing r0 (o=3) blocks r3
+# ("Break the for loop"), so MC-SF is not optimal on this all-at-once instance.
+I1Z = Instance.at_zero([2, 1, 3, 1], [3, 3, 2, 5], 10)
+
+
+def test_mc_sf_hand_checked_I1Z_all_at_zero():
+    res = _run(I1Z, "mc-sf")
+    assert res.schedule.starts == (0, 2, 0, 2)
+    assert res.tel == 17
+    assert res.peak_memory == 9  # at t' = 2 (r2 5 + r0 4) and t' = 3 (r0 5 + r1 2 + r3 2)
+
+
+def test_mc_sf_not_optimal_on_I1Z():
+    from kvlib.core.model import Schedule
+    from kvlib.optimum.bruteforce import enumerate_opt
+
+    opt, starts = enumerate_opt(I1Z)
+    assert opt == 16
+    rep = check_schedule(I1Z, Schedule(starts))
+    assert rep.valid and rep.tel == 16
+
+
 # ---------------------------------------------------------------------------
 # I2, MC-Benchmark against our scan.  M = 10, all at 0: r0 (s=5, o=4), r1 (6, 3), r2 (1, 1).
 # Algorithm 2, arrival order r0, r1, r2 (ties at 0 broken by id):

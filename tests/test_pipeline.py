@@ -19,7 +19,7 @@ from kvlib.optimum.bruteforce import brute_force_opt
 from kvlib.optimum.cpsat import feasible_at_completions
 from kvlib.optimum.exact import (InfeasibleIncumbentError, InvalidThreadsError, InvalidTimeLimitError,
                                  SolveArgumentError, heuristic_incumbent, solve)
-from kvlib.optimum.timelp import reduced_cost_fixing, time_indexed_lp
+from kvlib.optimum.timelp import build_sparse, capacity_rows, reduced_cost_fixing, time_indexed_lp
 from kvlib.policies import make_policy
 
 
@@ -67,6 +67,99 @@ def test_every_bound_is_below_the_optimum(k):
     # brute force may return any optimal schedule; identical requests may need reordering,
     # so check the multiset of (request type, start) against the allowed starts per type
     assert all(int(p) in set(allowed[i].tolist()) or _twin_allows(inst, allowed, i, int(p)) for i, p in enumerate(st))
+
+
+def _capacity_direct(inst, starts, k):
+    """Left sides of the order-k capacity rows for a schedule, from the definition (not the matrix)."""
+    s, o, M = inst.prompt, inst.output, inst.memory
+    T = int(max(int(p) + int(o[j]) for j, p in enumerate(starts)))
+    out = np.zeros(T)
+    for j, p in enumerate(starts):
+        for t in range(int(p) + 1, int(p) + int(o[j]) + 1):
+            w = int(s[j]) + t - int(p)
+            out[t - 1] += math.ceil(k * w / M) - 1
+    return out
+
+
+def _schedule_vector(model, starts):
+    x = np.zeros(len(model.req))
+    for j, p in enumerate(starts):
+        c = model.column(j, int(p))
+        assert c >= 0, (j, p)
+        x[c] = 1.0
+    return x
+
+
+@pytest.mark.parametrize("k", range(len(SMALL)))
+def test_capacity_rows_never_cut_off_a_brute_force_optimum(k):
+    """The capacity rows (kvlib.optimum.timelp.capacity_rows, orders 2-6) hold at the brute-force optimum
+    and at every policy schedule of the seeded n <= 7 family; the matrix equals the definition."""
+    inst = SMALL[k]
+    _, st, _ = brute_force_opt(inst)
+    schedules = [tuple(int(p) for p in st)]
+    for name in ("mc-sf", "mc-benchmark", "mc-sf2"):
+        try:
+            schedules.append(simulate(inst, make_policy(name), seed=0).schedule.starts)
+        except SimulationStalled:
+            pass
+    horizon = max(max(int(p) for p in sc) for sc in schedules)
+    model = build_sparse(inst, latest=np.full(inst.n, horizon), symmetry=False)
+    mem = model.A.tocsr()[inst.n:inst.n + model.horizon]
+    for order in range(2, 7):
+        B = capacity_rows(mem, inst.memory, order)
+        assert B.data.min() >= 1 and np.allclose(B.data, np.round(B.data))
+        for sc in schedules:
+            act = B @ _schedule_vector(model, sc)
+            direct = _capacity_direct(inst, sc, order)
+            assert np.allclose(act[:len(direct)], direct) and np.all(act[len(direct):] == 0)
+            assert act.max() <= order - 1 + 1e-9, (order, sc)
+
+
+def test_capacity_rows_exhaustive_on_tiny_instances():
+    """Every feasible start vector (exhaustive over starts up to a + sum o, n = 4) satisfies the rows
+    of orders 2-5."""
+    from itertools import product
+
+    from kvlib.core.model import memory_profile
+
+    for seed in range(2):
+        rng = np.random.default_rng([777, seed])
+        M = int(rng.integers(5, 9))
+        inst = uniform(rng, 4, M, prompt_max=3, output_max=3, arrival_max=2 * (seed % 2))
+        span = int(inst.output.sum())
+        feasible = 0
+        for starts in product(*[range(int(a), int(a) + span + 1) for a in inst.arrival]):
+            if int(memory_profile(inst, Schedule(starts)).max()) > M:
+                continue
+            feasible += 1
+            for order in range(2, 6):
+                assert _capacity_direct(inst, starts, order).max() <= order - 1, (seed, starts, order)
+        assert feasible > 0
+
+
+def test_capacity_row_cuts_a_fractional_point():
+    """The docstring's example: three requests holding 7 of M = 20 at t = 1, each at 0.9, satisfy the
+    memory row (18.9 <= 20) but not the order-3 capacity row (2.7 > 2)."""
+    inst = Instance.at_zero([6, 6, 6], [1, 1, 1], 20)
+    model = build_sparse(inst, latest=np.zeros(3, dtype=np.int64), symmetry=False)
+    x = np.full(3, 0.9)
+    mem = model.A.tocsr()[3:3 + model.horizon]
+    assert (mem @ x)[0] == pytest.approx(18.9)
+    assert (capacity_rows(mem, 20, 3) @ x)[0] == pytest.approx(2.7)
+    with pytest.raises(ValueError, match="k must be >= 2"):
+        capacity_rows(mem, 20, 1)
+
+
+@pytest.mark.parametrize("k", range(0, len(SMALL), 3))
+def test_capacity_rows_keep_the_lp_below_the_optimum(k):
+    inst = SMALL[k]
+    _, ub, _ = heuristic_incumbent(inst)
+    lat = latest_starts(inst, ub)
+    plain = time_indexed_lp(inst, lat, time_limit=20, capacity_orders=())
+    cap = time_indexed_lp(inst, lat, time_limit=20, capacity_orders=(3, 4))
+    assert plain.converged and cap.converged
+    assert cap.value >= plain.value - 1e-6  # more valid rows: the LP minimum can only rise
+    assert cap.bound <= opt(k)
 
 
 def _twin_allows(inst, allowed, i, p):

@@ -15,6 +15,19 @@ at most ``rows_per_round`` per round) and the LP is re-solved warm (dual simplex
 value after *any* round is the value of a relaxation, so it is a valid lower bound whether or
 not the loop converged.
 
+**Capacity rows** (:func:`capacity_rows`, ours): for an integer ``k >= 3`` and a time ``t``,
+
+    ``sum_{j, p : p < t <= p + o_j} (ceil(k w_{j,p,t} / M) - 1) x[j, p] <= k - 1``,
+
+with ``w_{j,p,t} = s_j + t - p`` the tokens request ``j`` started at ``p`` holds at ``t``.  With
+``k = 3``: a request holding more than ``M/3`` counts 1, more than ``2M/3`` counts 2, and the total is
+at most 2 (so at most two requests can hold more than ``M/3`` each).  ``k = 2`` is the half-memory
+clique of :func:`_family_intervals`.  They are added lazily like the family rows when asked for
+(``capacity_orders``); off by default: on the instances of ``benchmarks/exact_scaling.py`` at
+``n = 10``-``40`` they are violated in the first rounds but not at the converged LP optimum (the
+family rows already cut those points), so the bound did not move, and at ``n = 40`` the extra rows
+slowed the time-limited rounds (``benchmarks/lp_variants_results.jsonl``).
+
 **Safe rounding.** The bound is not HiGHS's reported objective but the Lagrangian value
 ``L(y) = sum_r y_r b_r + sum_c min(0, cost_c - (A^T y)_c)`` recomputed in double precision
 from HiGHS's row duals after clipping their signs (``y_r <= 0`` on ``<=`` rows, free on the
@@ -251,6 +264,50 @@ def _violated_rows(x: np.ndarray, intervals, limit: int, seen: set) -> list[tupl
     return rows
 
 
+def capacity_rows(memory_rows: sp.spmatrix, memory: int, k: int) -> sp.csr_matrix:
+    """The capacity rows of order ``k`` (module docstring), one per memory row (3).
+
+    ``memory_rows`` holds the memory rows of :func:`build_sparse` (row ``t - 1`` for time ``t``,
+    entry ``w = s_j + t - p`` for column ``(j, p)``); the result has the same pattern with entries
+    ``ceil(k w / M) - 1`` (zeros dropped) and right-hand side ``k - 1``.
+
+    *Validity.*  Take any feasible schedule (integer ``x``) and a time ``t``; let ``S`` be the
+    requests running at ``t`` (``p_j < t <= p_j + o_j``), holding ``w_j`` tokens, with
+    ``sum_{j in S} w_j <= M`` by (3).  Since ``ceil(z) - 1 < z`` for every real ``z``,
+    ``sum_{j in S} (ceil(k w_j / M) - 1) < sum_{j in S} k w_j / M <= k``; the left side is an
+    integer, hence ``<= k - 1``.  The row's left side at ``x`` is exactly that sum (one column per
+    running request).  So the row holds for every feasible schedule; for ``k = 2`` it says that at
+    most one request holds more than ``M/2``, for ``k = 3`` that the requests holding more than
+    ``M/3`` count at most 2 (one holding more than ``2M/3`` counts twice).  It is not implied by (3)
+    in the LP: three columns at value 0.9 holding ``0.35 M`` each satisfy (3) (``0.945 M``) and
+    violate the ``k = 3`` row (``2.7 > 2``).
+    """
+    if int(k) < 2:
+        raise ValueError(f"capacity row order k must be >= 2, got {k!r}")
+    B = sp.csr_matrix(memory_rows, copy=True)
+    w = np.rint(B.data).astype(np.int64)
+    B.data = ((int(k) * w + int(memory) - 1) // int(memory) - 1).astype(float)
+    B.eliminate_zeros()
+    return B
+
+
+def _violated_capacity(x: np.ndarray, caps: list, limit: int, seen: set) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Most violated capacity rows at ``x``: list of (columns, coefficients, right-hand side)."""
+    cand = []
+    for k, B in caps:
+        act = B @ x
+        for t in np.flatnonzero(act > k - 1 + 1e-6):
+            if (k, int(t)) not in seen:
+                cand.append((float(act[t] - (k - 1)), k, int(t), B))
+    cand.sort(key=lambda c: -c[0])
+    out = []
+    for _, k, t, B in cand[:limit]:
+        seen.add((k, t))
+        lo, hi = B.indptr[t], B.indptr[t + 1]
+        out.append((B.indices[lo:hi].astype(np.int64), B.data[lo:hi].copy(), float(k - 1)))
+    return out
+
+
 def _safe_dual(A: sp.csc_matrix, cost: np.ndarray, row_lower: np.ndarray, row_upper: np.ndarray,
                y: np.ndarray) -> tuple[float, np.ndarray, float]:
     """Lagrangian bound ``L(y)``, reduced costs and ``sum_r y_r b_r`` for ``min cost x, row_lower <= A x <= row_upper, 0 <= x <= 1``."""
@@ -271,13 +328,14 @@ def _safe_dual(A: sp.csc_matrix, cost: np.ndarray, row_lower: np.ndarray, row_up
 def time_indexed_lp(instance: Instance, latest: np.ndarray, *, time_limit: float = 30.0, threads: int = 1,
                     families=None, rows_per_round: int = 2000, max_rounds: int = 200,
                     solver: str = "simplex", verbose: bool = False, log=None, keep: bool = False,
-                    time_cliques: bool = True) -> TimeLPResult:
+                    time_cliques: bool = True, capacity_orders: tuple[int, ...] = ()) -> TimeLPResult:
     """The strengthened time-indexed LP (module docstring) within ``time_limit`` seconds.
 
     ``latest``: sound latest starts (e.g. :func:`kvlib.optimum.bounds.latest_starts` with the
     incumbent).  ``families``: ``(K, tau)`` pairs (default :func:`tightened_families`; ``[]``
-    gives the plain LP).  Returns the certified bound of the last solved round (the volume
-    of work done so far is never lost: a time-out keeps the previous round's bound).
+    gives the plain LP).  ``capacity_orders``: the orders ``k`` of the capacity rows separated
+    (:func:`capacity_rows`; ``()`` switches them off).  Returns the certified bound of the best
+    solved round (work done is never lost: a time-out keeps the previous rounds' bound).
     """
     import highspy as hp
 
@@ -290,6 +348,9 @@ def time_indexed_lp(instance: Instance, latest: np.ndarray, *, time_limit: float
     if families is None:
         families = tightened_families(instance)
     intervals = _family_intervals(instance, model.req, model.start, families, time_cliques)
+    n_req = instance.n
+    mem_rows = A[n_req:n_req + model.horizon, :]
+    caps = [(int(k), capacity_rows(mem_rows, instance.memory, int(k))) for k in capacity_orders]
     h = hp.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", int(threads))
@@ -310,8 +371,9 @@ def time_indexed_lp(instance: Instance, latest: np.ndarray, *, time_limit: float
     lp.a_matrix_.index_ = A.indices.astype(np.int32)
     lp.a_matrix_.value_ = A.data.astype(float)
     h.passModel(lp)
-    extra_rows: list[np.ndarray] = []
+    extra_rows: list[tuple[np.ndarray, np.ndarray, float]] = []  # (columns, coefficients, upper side)
     seen: set = set()
+    seen_cap: set = set()
     best = (-math.inf, 0.0, np.zeros(N), -math.inf)  # (safe value, lp value, reduced costs, y b)
     rounds, converged, status = 0, False, "not solved"
     while rounds < max_rounds:
@@ -333,12 +395,12 @@ def time_indexed_lp(instance: Instance, latest: np.ndarray, *, time_limit: float
         x = np.asarray(sol.col_value)
         y = np.asarray(sol.row_dual)
         if extra_rows:
-            E = sp.csr_matrix((np.ones(sum(len(r) for r in extra_rows)),
-                               (np.repeat(np.arange(len(extra_rows)), [len(r) for r in extra_rows]),
-                                np.concatenate(extra_rows))), shape=(len(extra_rows), N)).tocsc()
+            E = sp.csr_matrix((np.concatenate([r[1] for r in extra_rows]),
+                               (np.repeat(np.arange(len(extra_rows)), [len(r[0]) for r in extra_rows]),
+                                np.concatenate([r[0] for r in extra_rows]))), shape=(len(extra_rows), N)).tocsc()
             Afull = sp.vstack([A, E], format="csc")
             rlf = np.concatenate([rl, np.full(len(extra_rows), -np.inf)])
-            ruf = np.concatenate([ru, np.ones(len(extra_rows))])
+            ruf = np.concatenate([ru, np.array([r[2] for r in extra_rows])])
         else:
             Afull, rlf, ruf = A, rl, ru
         safe, red, yb = _safe_dual(Afull, cost, rlf, ruf, y)
@@ -348,16 +410,16 @@ def time_indexed_lp(instance: Instance, latest: np.ndarray, *, time_limit: float
         if log is not None:
             log(f"time-indexed LP round {rounds}: value {val:.2f} (safe {safe:.2f}), "
                 f"{len(extra_rows)} family rows, {time.perf_counter() - tic:.1f} s")
-        new = _violated_rows(x, intervals, rows_per_round, seen)
+        new = [(r[2].astype(np.int64), np.ones(len(r[2])), 1.0) for r in _violated_rows(x, intervals, rows_per_round, seen)]
+        new += _violated_capacity(x, caps, rows_per_round, seen_cap)
         if not new:
             converged, status = True, "converged"
             break
-        cols_list = [r[2].astype(np.int32) for r in new]
-        starts = np.concatenate([[0], np.cumsum([len(c) for c in cols_list])[:-1]]).astype(np.int32)
-        idx = np.concatenate(cols_list)
-        h.addRows(len(new), np.full(len(new), -hp.kHighsInf), np.ones(len(new)), len(idx), starts, idx,
-                  np.ones(len(idx)))
-        extra_rows.extend(r[2] for r in new)
+        starts = np.concatenate([[0], np.cumsum([len(r[0]) for r in new])[:-1]]).astype(np.int32)
+        idx = np.concatenate([r[0] for r in new]).astype(np.int32)
+        h.addRows(len(new), np.full(len(new), -hp.kHighsInf), np.array([r[2] for r in new]), len(idx), starts, idx,
+                  np.concatenate([r[1] for r in new]))
+        extra_rows.extend(new)
     safe, val, red, yb = best
     bound = int(math.ceil(safe - 1e-6)) if math.isfinite(safe) else 0
     return TimeLPResult(bound=bound, value=val, safe_value=safe, rounds=rounds, family_rows=len(extra_rows),
