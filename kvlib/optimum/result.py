@@ -104,5 +104,5 @@ class SolveResult:
         }
 
 
-#: The issue calls the result type "Bounds"; it is the same class.
+#: Alias kept for callers that name the certified-interval result "Bounds"; it is the same class.
 Bounds = SolveResult
