@@ -329,7 +329,7 @@ def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None
     tables = list((log.get("tables") or {}).values())
     if mode == "quick" and fallback:
         text = ("```{admonition} CI-scale numbers (quick mode)\n:class: warning\n"
-                "The paper-scale results of this chapter are not all stored yet "
+                "The paper-scale results of this chapter cannot all be read here "
                 f"({fallback}), so this page was built in quick mode: its experiments ran live, at "
                 "CI scale (few trials, small instances), when the page was built.\n```")
     elif mode == "quick":
@@ -560,9 +560,11 @@ def missing_table(rec: dict[str, Any]) -> str | None:
     """If a chapter failed because a stored table it reads does not exist yet: which one."""
     err = rec.get("error") or {}
     text = f"{err.get('ename', '')}: {err.get('evalue', '')}"
-    m = re.search(r"(results/[\w.-]+/[\w.-]+\.csv) does not exist", text)
+    m = re.search(r"(results/[\w.-]+/[\w.-]+\.csv) (does not exist|holds none of the \d+ rows asked for)", text)
     if err.get("ename") == "StoreError" and m:
-        return f"{m.group(1)} has not been computed"
+        return (f"{m.group(1)} has not been computed" if m.group(2) == "does not exist" else
+                f"{m.group(1)} holds no rows for this page's inputs: they were computed from the shared data,"
+                f" absent here")
     return None
 
 

@@ -273,7 +273,9 @@ def test_scale_banner_goes_under_the_title_and_names_a_missing_table():
     log = {"tables": {"t": {"table": "t", "label": "stored full-mode results (results/x/t.csv): all 3 rows"}}}
     assert "Paper-scale results" in run_chapters.banner_cell("full", "read", log).source
     fb = run_chapters.banner_cell("quick", "off", {}, "results/x/t.csv has not been computed").source
-    assert "not all stored yet (results/x/t.csv has not been computed)" in fb
+    assert "cannot all be read here (results/x/t.csv has not been computed)" in fb
     rec = {"error": {"ename": "StoreError", "evalue": "results/x/t.csv does not exist: produce it with ..."}}
     assert run_chapters.missing_table(rec) == "results/x/t.csv has not been computed"
     assert run_chapters.missing_table({"error": {"ename": "ValueError", "evalue": "boom"}}) is None
+    rec = {"error": {"ename": "StoreError", "evalue": "results/x/t.csv holds none of the 4 rows asked for (...)"}}
+    assert run_chapters.missing_table(rec).startswith("results/x/t.csv holds no rows for this page's inputs")

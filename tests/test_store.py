@@ -57,6 +57,16 @@ def test_resume_computes_only_missing_rows_and_survives_a_cut_line(tmp_path):
     assert len(rows) == 6
 
 
+def test_read_mode_with_none_of_the_asked_rows_stored(tmp_path):
+    # e.g. the stored rows were computed from the shared data and this machine asks for the
+    # embedded stand-in's keys: the chapter must fall back (StoreError naming the table), not
+    # go on with an empty frame
+    _store(tmp_path, "write").table("tels", policy_tel_row, KEYS[:2])
+    other = [dict(k, seed=k["seed"] + 100) for k in KEYS]
+    with pytest.raises(StoreError, match=r"tels\.csv holds none of the 6 rows asked for"):
+        _store(tmp_path, "read").table("tels", policy_tel_row, other)
+
+
 def test_read_mode_partial_and_missing(tmp_path):
     _store(tmp_path, "write").table("tels", policy_tel_row, KEYS[:2])
     t = _store(tmp_path, "read").table("tels", policy_tel_row, KEYS)

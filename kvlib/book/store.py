@@ -464,6 +464,13 @@ class Store:
                 out_rows[kj] = {c: _parse(v) for c, v in stored[kj].items()}
                 out_rows[kj]["_key"] = kj
         missing = [i for i, kj in enumerate(kjs) if kj not in out_rows]
+        if self.policy == "read" and keys and not out_rows:
+            # e.g. rows computed from the shared data directory while this machine has none: the
+            # keys asked for (data = "embedded") were never stored
+            raise StoreError(f"{csv_path.relative_to(self.root.parent) if self.root.parent in csv_path.parents else csv_path}"
+                             f" holds none of the {len(keys)} rows asked for (rows computed from the shared data"
+                             f" cannot be read without it): produce them with `python book/run_chapters.py --mode full"
+                             f" --only {self.chapter}` (or build in quick mode: MODE=quick bash book/build.sh)")
         table_obj = Table(self.chapter, name, self.policy, self.mode, None, manifest, len(keys))
         self.tables[name] = table_obj
         self._progress[name] = {"done": len(out_rows), "expected": len(keys)}
