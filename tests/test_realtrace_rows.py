@@ -78,6 +78,7 @@ def test_sweep_verdicts_minimiser_ties_and_missing_points():
     assert len(v) == 8
     hi = v[(v.rate == 50.0) & (v.swept == "alpha") & (v.fixed == "beta = 0.1")].iloc[0]
     assert hi["minimiser"] == "0.1" and hi["min latency"] == 101.0 and hi["points"] == 3
+    assert hi["missing"] == "0.05"
     assert hi["within tol"] == "0.1, 0.2"          # 104 <= 1.05 * 101 < 120
     assert hi["minimiser in range"] is False and hi["paper range"] == "[0.15, 0.25]"
     assert hi["range within tol"] is True          # the range's only grid point, 0.2, is within 5%

@@ -95,8 +95,8 @@ def sweep_verdicts(sw, demands: dict, fixed=(0.1, 0.2), tol: float = 0.05, ties:
     ``sw``: the rows of the sweep table (columns ``rate``, ``alpha``, ``beta``, ``avg_latency``);
     ``demands``: rate -> ``"high"`` or ``"low"`` (the keys of :data:`PAPER_SWEEP_RANGES_001`);
     ``fixed``: the fixed values of the other parameter (001 uses 0.1 and 0.2).  For each (rate, swept
-    parameter, fixed value) the latency of a grid point is :func:`sweep_point_latency` over its seeds
-    (missing points are left out).  Returns one row per sweep: the minimisers (every point within a
+    parameter, fixed value) the latency of a grid point is :func:`sweep_point_latency` over its seeds;
+    missing points (a run stopped as an endless clearing loop) are listed in ``missing`` and left out.  Returns one row per sweep: the minimisers (every point within a
     relative ``ties`` of the minimum, so exact ties all count), the minimum latency, the points within
     ``tol`` (relative) of it, the paper's range, whether a minimiser lies in that range, and whether
     every grid point inside the paper's range that has a value lies within ``tol`` of the minimum.
@@ -115,9 +115,11 @@ def sweep_verdicts(sw, demands: dict, fixed=(0.1, 0.2), tol: float = 0.05, ties:
         for swept, other in (("alpha", "beta"), ("beta", "alpha")):
             lo, hi = PAPER_SWEEP_RANGES_001[(demand, swept)]
             for f in fixed:
-                e = d[np.isclose(d[other], f)].groupby(swept)["avg_latency"].agg(sweep_point_latency).dropna()
+                e = d[np.isclose(d[other], f)].groupby(swept)["avg_latency"].agg(sweep_point_latency)
+                gone = [float(x) for x in e.index[e.isna()]]
+                e = e.dropna()
                 row = {"rate": float(rate), "demand": demand, "swept": swept, "fixed": f"{other} = {f:g}",
-                       "points": int(len(e)), "paper range": f"[{lo:g}, {hi:g}]"}
+                       "points": int(len(e)), "missing": _fmt_points(gone), "paper range": f"[{lo:g}, {hi:g}]"}
                 if len(e):
                     m = float(e.min())
                     mins = [float(x) for x in e.index[e <= m * (1 + ties)]]
