@@ -96,3 +96,16 @@ def test_sweep_verdicts_minimiser_ties_and_missing_points():
         sweep_verdicts(pd.DataFrame(rows), {50.0: "medium"})
     with pytest.raises(KeyError, match="avg_latency"):
         sweep_verdicts(pd.DataFrame({"rate": [1.0], "alpha": [0.1], "beta": [0.1]}), {1.0: "high"})
+
+
+def test_memory_profile_stats_time_weighted():
+    from kvlib.book.realtrace import memory_profile_stats
+
+    # 10 tokens for 1 s, 30 tokens for 3 s: mean 25 of M = 50; the last value (60) has no duration
+    st = memory_profile_stats([0.0, 1.0, 4.0], [10, 30, 60], 50)
+    assert st == {"peak": 60, "mean_fraction": 0.5, "within": False}
+    assert memory_profile_stats([0.0, 2.0], [40, 0], 50)["within"] is True
+    with pytest.raises(ValueError, match="equal count"):
+        memory_profile_stats([0.0], [1], 10)
+    with pytest.raises(ValueError, match="non-decreasing"):
+        memory_profile_stats([1.0, 0.0], [1, 1], 10)

@@ -34,7 +34,7 @@ from kvlib.serving.realtime import PAPER_MEMORY
 
 __all__ = ["ROUND_CAP", "PAPER_CONFIGS", "PAPER_TABLE1", "PAPER_LENGTHS_001", "paper_name", "config_opts",
            "workload_hash", "realtrace_row", "TIMING_COLUMNS", "IGNORE_COLUMNS",
-           "PAPER_SWEEP_RANGES_001", "sweep_point_latency", "sweep_verdicts"]
+           "PAPER_SWEEP_RANGES_001", "sweep_point_latency", "sweep_verdicts", "memory_profile_stats"]
 
 ROUND_CAP = 10
 CLEARING = ("alpha-greedy", "alpha-beta-clearing")
@@ -133,6 +133,25 @@ def sweep_verdicts(sw, demands: dict, fixed=(0.1, 0.2), tol: float = 0.05, ties:
                                 "minimiser in range": None, "range within tol": None})
                 rows.append(row)
     return pd.DataFrame(rows)
+
+
+def memory_profile_stats(ts, mem, memory: int) -> dict:
+    """Peak, time-averaged fraction of ``memory`` and "never above ``memory``" of a memory trace.
+
+    ``ts`` (seconds, non-decreasing) and ``mem`` (tokens held from ``ts[i]`` until ``ts[i+1]``) are a
+    step function, as kept by the simulator; the last value has no duration.  Needs two points or more.
+    """
+    t, m = np.asarray(ts, dtype=float), np.asarray(mem, dtype=float)
+    if t.shape != m.shape or t.size < 2:
+        raise ValueError(f"memory_profile_stats: need two or more (time, memory) points of equal count, "
+                         f"got {t.size} times and {m.size} values")
+    if np.any(np.diff(t) < 0):
+        raise ValueError("memory_profile_stats: times must be non-decreasing")
+    if memory <= 0:
+        raise ValueError(f"memory_profile_stats: memory must be positive, got {memory}")
+    span = t[-1] - t[0]
+    mean = float(np.sum(m[:-1] * np.diff(t)) / span) if span > 0 else float(m[0])
+    return {"peak": int(m.max()), "mean_fraction": mean / memory, "within": bool(m.max() <= memory)}
 
 
 def paper_name(policy: str, alpha: float | None = None, beta: float | None = None) -> str:
