@@ -90,7 +90,7 @@ from kvlib.book.tables import styled
 from kvlib.book.provenance import data_files
 from kvlib.book.sweeps import run_specs
 from kvlib.book.realtrace import (PAPER_CONFIGS, PAPER_LENGTHS_001, PAPER_TABLE1, TIMING_COLUMNS, paper_name,
-                                  realtrace_row)
+                                  memory_profile_stats, realtrace_row, sweep_verdicts)
 from kvlib.book.store import Store, key_json
 from kvlib.serving.workloads import (ARXIV_CSV, SPLITWISE_CSV, SYNTHETIC_LABEL, lmsys_fit_table, load_arxiv,
                              load_splitwise, resolve_shared_dir)
@@ -572,6 +572,16 @@ for a_, (_, r) in zip(ax, MEM.iterrows()):
     a_.set(title=paper_name(r["policy"], r["opts"].get("alpha"), r["opts"].get("beta")) + f", λ = {r['rate']:g}/s"
            + ("" if r["completed"] else "\nendless clearing: stopped"),
            xlabel="time (s)")
+for _, r in MEM.iterrows():
+    if r["policy"] == "mc-sf":
+        _ms = memory_profile_stats(*r["trace"], memory)
+        _tag = "hi" if r["rate"] == RATE_HI else "lo"
+        g(f"rt_mem_{_tag}_peak", _ms["peak"])
+        g(f"rt_mem_{_tag}_mean", 100 * _ms["mean_fraction"])
+        g(f"rt_mem_{_tag}_within", "yes" if _ms["within"] else "no")
+        if _tag == "lo":
+            g("rt_mem_lo_verdict", "close to full, as 001 reads its Figure 9" if _ms["mean_fraction"] >= 0.8
+              else "well below the near-full use 001 reads in its Figure 9")
 ax[0].set_ylabel("KV tokens held")
 ax[2].set_ylabel("KV tokens held")
 fig.tight_layout()
@@ -586,6 +596,14 @@ glue_figure("rt-memory", fig)
 # {glue:text}`rt_table1_n` {glue:text}`rt_lmlabel` requests, one run each, computed live;
 # dotted: $M = 16{,}492$ ({glue:text}`rt_mode` mode).
 # ```
+#
+# 001 (Appendix C) reads its Figures 6 and 9 as MC-SF staying within $M$ at both demand levels
+# while using most of the memory. Ours: peak {glue:text}`rt_mem_hi_peak:,d` tokens at
+# $\lambda = 50$/s and {glue:text}`rt_mem_lo_peak:,d` at $\lambda = 10$/s (within $M$:
+# {glue:text}`rt_mem_hi_within` and {glue:text}`rt_mem_lo_within`); time-averaged occupancy
+# {glue:text}`rt_mem_hi_mean:.0f` % and {glue:text}`rt_mem_lo_mean:.0f` % of $M$ over each run.
+# Read against 001: within $M$ at both rates, as 001 reports; occupancy at $\lambda = 10$/s
+# {glue:text}`rt_mem_lo_verdict`.
 
 # %%
 tab_sw, SW = TABS["sweeps"]
@@ -635,12 +653,77 @@ glue_figure("rt-sweeps", fig)
 # of its runs was stopped as an endless clearing loop; {glue:text}`cap_sweeps`.
 # ```
 #
-# The paper's figures are not legible in our copy of the text, so our grids are chosen to cover
-# the ranges its text discusses (it reports that $\alpha \in [0.15, 0.25]$ and
-# $\beta \in [0.05, 0.25]$ minimise latency at high demand, $\alpha \in [0.10, 0.25]$ and
-# $\beta \in [0.05, 0.20]$ at low demand, and that $\alpha < 0.1$ degrades). The lowest
+# 001 gives these sweeps as figures and states its recommended ranges in its text (Appendix C):
+# at high demand $\alpha \in [0.15, 0.25]$ minimises latency and $\beta \in [0.05, 0.25]$
+# performs well, at low demand $\alpha \in [0.10, 0.25]$ and $\beta \in [0.05, 0.20]$, for both
+# fixed values of the other parameter; below $\alpha = 0.1$ it reports a marked degradation.
+# We compare our minimisers with those ranges ({numref}`tab-rt-sweep-verdicts`). The lowest
 # latency among our points with every run finished: {glue:text}`rt_sw_best_0` at
 # $\lambda = 50$/s and {glue:text}`rt_sw_best_1` at $\lambda = 10$/s.
+
+# %%
+SV = sweep_verdicts(SW, {RATE_HI: "high", RATE_LO: "low"}, fixed=SWEEP_FIX, tol=0.05) if len(SW) else None
+
+
+def _sv_sentence(rate, swept):
+    """Our minimiser(s) for both fixed values of the other parameter, and whether they lie in 001's range."""
+    if SV is None:
+        return "no stored run yet"
+    d = SV[(SV.rate == rate) & (SV.swept == swept)]
+    parts = []
+    for _, r in d.iterrows():
+        if r["minimiser in range"] is None:
+            parts.append(f"{r['fixed']}: no finished point")
+        else:
+            parts.append(f"{r['fixed']}: {r['minimiser']} ({r['min latency']:.2f} s), "
+                         + ("inside" if r["minimiser in range"] else "outside") + f" 001's {r['paper range']}")
+    return "; ".join(parts)
+
+
+for j, r in enumerate(P["rates"]):
+    for sw_ in ("alpha", "beta"):
+        g(f"rt_sv_{sw_}_{j}", _sv_sentence(r, sw_))
+if SV is not None:
+    g("rt_sv_inside", int(SV["minimiser in range"].eq(True).sum()))
+    g("rt_sv_total", int(len(SV)))
+    g("rt_sv_outside", "; ".join(f"λ = {r['rate']:g}/s, {r['swept']} sweep at {r['fixed']}"
+                                  for _, r in SV[SV["minimiser in range"].eq(False)].iterrows()) or "none")
+    _svd = SV.assign(**{"λ (1/s)": SV.rate, "minimiser in range": SV["minimiser in range"].map(
+        {True: "yes", False: "no", None: "-"}), "range within 5 %": SV["range within tol"].map(
+        {True: "yes", False: "no", None: "-"})}).rename(columns={
+            "swept": "swept", "fixed": "fixed", "minimiser": "our minimiser(s)", "min latency": "min latency (s)",
+            "within tol": "points within 5 % of min", "missing": "missing points",
+            "paper range": "001's range"})
+    _svd = _svd[["λ (1/s)", "swept", "fixed", "our minimiser(s)", "min latency (s)", "points within 5 % of min",
+                 "missing points", "001's range", "minimiser in range", "range within 5 %"]]
+else:
+    g("rt_sv_inside", 0)
+    g("rt_sv_total", 0)
+    g("rt_sv_outside", "no stored run yet")
+    _svd = pd.DataFrame({"λ (1/s)": [], "swept": []})
+g("rt-tab-sweep-verdicts", styled(_svd, precision=2))
+
+# %% [markdown]
+# ```{glue:figure} rt-tab-sweep-verdicts
+# :name: tab-rt-sweep-verdicts
+#
+# Our sweeps ({ref}`fig-rt-sweeps`) against the ranges 001 Appendix C recommends: per demand rate,
+# swept parameter and fixed value of the other one, the grid point(s) of lowest mean latency
+# (exact ties all listed), the points within 5 % of that minimum, the points missing because a run
+# was stopped as an endless clearing loop, 001's range, whether a minimiser lies in it, and whether
+# every finished grid point inside 001's range is within 5 % of our minimum; {glue:text}`cap_sweeps`.
+# ```
+#
+# Our minimisers lie inside 001's range in {glue:text}`rt_sv_inside:d` of the
+# {glue:text}`rt_sv_total:d` sweeps; outside: {glue:text}`rt_sv_outside`. At $\lambda = 50$/s,
+# the $\alpha$ sweeps give {glue:text}`rt_sv_alpha_0`, and the $\beta$ sweeps
+# {glue:text}`rt_sv_beta_0`. At $\lambda = 10$/s, the $\alpha$ sweeps give
+# {glue:text}`rt_sv_alpha_1`, and the $\beta$ sweeps {glue:text}`rt_sv_beta_1`; where the
+# minimum is shared by many grid points (a flat curve), "inside" says only that the range is among
+# them, and the column "points within 5 % of min" of {numref}`tab-rt-sweep-verdicts` is the
+# better summary, including whether our points below $\alpha = 0.1$ degrade as 001 reports. Our runs use
+# stand-in request lengths and our batch-time model, not the paper's trace and hardware, so a
+# shifted minimiser is a difference of setting, not a faulty step of the paper.
 
 # %% [markdown]
 # ## 002 Section 7: mixed LMSYS-like and arXiv requests at $t = 0$

@@ -16,6 +16,10 @@ request completes for ``4 max o + 100`` rounds) applies to every policy.
 001 Section 5.2 in the order of 001 Appendix C Table 1; :data:`PAPER_TABLE1` holds the values
 that table reports (the paper's numbers, for display beside ours); :func:`paper_name` names a
 configuration as the paper does.
+
+:data:`PAPER_SWEEP_RANGES_001` holds the parameter ranges 001 Appendix C recommends in the text
+beside its Figures 7, 8, 10 and 11; :func:`sweep_verdicts` compares the minimiser of a stored
+sweep with them.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from kvlib.serving.experiments import build_workload, run_spec
 from kvlib.serving.realtime import PAPER_MEMORY
 
 __all__ = ["ROUND_CAP", "PAPER_CONFIGS", "PAPER_TABLE1", "PAPER_LENGTHS_001", "paper_name", "config_opts",
-           "workload_hash", "realtrace_row", "TIMING_COLUMNS", "IGNORE_COLUMNS"]
+           "workload_hash", "realtrace_row", "TIMING_COLUMNS", "IGNORE_COLUMNS",
+           "PAPER_SWEEP_RANGES_001", "sweep_point_latency", "sweep_verdicts", "memory_profile_stats"]
 
 ROUND_CAP = 10
 CLEARING = ("alpha-greedy", "alpha-beta-clearing")
@@ -63,6 +68,90 @@ PAPER_TABLE1: dict[str, tuple[float, float, float, float]] = {
 # Figure 5 plots word counts), not tokenizer tokens.
 PAPER_LENGTHS_001 = {"unit": "words", "prompt_mean": 40.62, "prompt_median": 11.0,
                      "output_mean": 85.32, "output_median": 45.0}
+
+# 001 Appendix C, text beside Figures 7, 8 (high demand, lambda = 50/s) and 10, 11 (low demand,
+# lambda = 10/s): the ranges of the swept parameter that the paper reports as minimising (alpha) or
+# performing well (beta) for both fixed values of the other parameter (0.1 and 0.2). Keys: (demand, swept).
+PAPER_SWEEP_RANGES_001: dict[tuple[str, str], tuple[float, float]] = {
+    ("high", "alpha"): (0.15, 0.25), ("high", "beta"): (0.05, 0.25),
+    ("low", "alpha"): (0.10, 0.25), ("low", "beta"): (0.05, 0.20),
+}
+
+
+def sweep_point_latency(values) -> float:
+    """Mean latency of one sweep point over its runs; NaN (missing) when there is no run or any run
+    was stopped as an endless clearing loop (its ``avg_latency`` is NaN)."""
+    v = np.asarray(values, dtype=float)
+    return float(v.mean()) if v.size and not np.isnan(v).any() else float("nan")
+
+
+def _fmt_points(xs) -> str:
+    return ", ".join(f"{x:g}" for x in xs) if len(xs) else "none"
+
+
+def sweep_verdicts(sw, demands: dict, fixed=(0.1, 0.2), tol: float = 0.05, ties: float = 1e-9):
+    """Per demand rate and fixed value, the minimiser of a stored alpha or beta sweep against 001's range.
+
+    ``sw``: the rows of the sweep table (columns ``rate``, ``alpha``, ``beta``, ``avg_latency``);
+    ``demands``: rate -> ``"high"`` or ``"low"`` (the keys of :data:`PAPER_SWEEP_RANGES_001`);
+    ``fixed``: the fixed values of the other parameter (001 uses 0.1 and 0.2).  For each (rate, swept
+    parameter, fixed value) the latency of a grid point is :func:`sweep_point_latency` over its seeds;
+    missing points (a run stopped as an endless clearing loop) are listed in ``missing`` and left out.  Returns one row per sweep: the minimisers (every point within a
+    relative ``ties`` of the minimum, so exact ties all count), the minimum latency, the points within
+    ``tol`` (relative) of it, the paper's range, whether a minimiser lies in that range, and whether
+    every grid point inside the paper's range that has a value lies within ``tol`` of the minimum.
+    A sweep with no finished point gets NaN/"none" and the verdicts None.
+    """
+    import pandas as pd
+
+    missing = [c for c in ("rate", "alpha", "beta", "avg_latency") if c not in sw.columns]
+    if missing:
+        raise KeyError(f"sweep_verdicts: the sweep table has no column(s) {missing}")
+    rows = []
+    for rate, demand in demands.items():
+        if demand not in ("high", "low"):
+            raise ValueError(f"sweep_verdicts: demand of rate {rate!r} must be 'high' or 'low', got {demand!r}")
+        d = sw[sw["rate"] == rate]
+        for swept, other in (("alpha", "beta"), ("beta", "alpha")):
+            lo, hi = PAPER_SWEEP_RANGES_001[(demand, swept)]
+            for f in fixed:
+                e = d[np.isclose(d[other], f)].groupby(swept)["avg_latency"].agg(sweep_point_latency)
+                gone = [float(x) for x in e.index[e.isna()]]
+                e = e.dropna()
+                row = {"rate": float(rate), "demand": demand, "swept": swept, "fixed": f"{other} = {f:g}",
+                       "points": int(len(e)), "missing": _fmt_points(gone), "paper range": f"[{lo:g}, {hi:g}]"}
+                if len(e):
+                    m = float(e.min())
+                    mins = [float(x) for x in e.index[e <= m * (1 + ties)]]
+                    near = [float(x) for x in e.index[e <= m * (1 + tol)]]
+                    inside = e[(e.index >= lo - 1e-12) & (e.index <= hi + 1e-12)]
+                    row.update({"minimiser": _fmt_points(mins), "min latency": m, "within tol": _fmt_points(near),
+                                "minimiser in range": any(lo - 1e-12 <= x <= hi + 1e-12 for x in mins),
+                                "range within tol": bool(len(inside)) and bool((inside <= m * (1 + tol)).all())})
+                else:
+                    row.update({"minimiser": "none", "min latency": float("nan"), "within tol": "none",
+                                "minimiser in range": None, "range within tol": None})
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def memory_profile_stats(ts, mem, memory: int) -> dict:
+    """Peak, time-averaged fraction of ``memory`` and "never above ``memory``" of a memory trace.
+
+    ``ts`` (seconds, non-decreasing) and ``mem`` (tokens held from ``ts[i]`` until ``ts[i+1]``) are a
+    step function, as kept by the simulator; the last value has no duration.  Needs two points or more.
+    """
+    t, m = np.asarray(ts, dtype=float), np.asarray(mem, dtype=float)
+    if t.shape != m.shape or t.size < 2:
+        raise ValueError(f"memory_profile_stats: need two or more (time, memory) points of equal count, "
+                         f"got {t.size} times and {m.size} values")
+    if np.any(np.diff(t) < 0):
+        raise ValueError("memory_profile_stats: times must be non-decreasing")
+    if memory <= 0:
+        raise ValueError(f"memory_profile_stats: memory must be positive, got {memory}")
+    span = t[-1] - t[0]
+    mean = float(np.sum(m[:-1] * np.diff(t)) / span) if span > 0 else float(m[0])
+    return {"peak": int(m.max()), "mean_fraction": mean / memory, "within": bool(m.max() <= memory)}
 
 
 def paper_name(policy: str, alpha: float | None = None, beta: float | None = None) -> str:
