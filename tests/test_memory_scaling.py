@@ -95,3 +95,43 @@ def test_a_random_two_point_row_below_ec6():
     r = ms.a_random_two_point_row(l=2, u=8, s=0, M=40, load=5, p=0.8, rep=0, seed=0)
     assert r["n"] == 200 and r["ec6"] == pytest.approx(2.5)
     assert 1.0 <= r["ratio"] <= r["ec6"]
+
+
+# --------------------------------------------------------------------------- Lemma EC.1
+
+
+def test_amax_permutation_fixes_the_order():
+    from kvlib.policies.cyz import AMax
+
+    inst = interval_instance([2, 1, 2], 5, 1)
+    for perm in ((2, 0, 1), (1, 2, 0), (0, 1, 2)):
+        _, st = ms.checked_run(inst, AMax(permutation=perm), 1, 2)
+        assert [st[i] for i in perm] == sorted(st[i] for i in perm)
+    assert ms.checked_run(inst, AMax(permutation=(2, 0, 1)), 1, 2) == (8, [1, 2, 0])
+    with pytest.raises(ValueError, match="permutation"):
+        ms.checked_run(inst, AMax(permutation=(0, 0, 1)), 1, 2)
+
+
+def test_lemma_ec1_two_requests_by_hand():
+    # o = (1, 2), s = 1, l = 1, u = 2, M = 6: A_max starts both at 0 (2 (s + u) = 6), TEL 1 + 2 = 3 for
+    # both orders; A_random under alpha M = 3 runs one at a time: TEL 1 + 3 = 4 or 2 + 3 = 5.
+    r = ms.lemma_ec1_coupling((1, 2), 1, 6, 1, 2)
+    assert r["small_M"] == 3 and r["perms"] == 2
+    assert r["E_tel_max"] == 3 and r["E_tel_random"] == Fraction(9, 2)
+    assert r["holds"] and r["tel_worse"] == 0 and r["start_later"] == 0
+
+
+def test_lemma_ec1_holds_on_small_grids():
+    rows = ms.lemma_ec1_summary([(3, 1, 3, 1, 12), (4, 1, 2, 1, 6), (4, 2, 4, 0, 8)])
+    for row in rows:
+        assert row["ec8_holds"] == row["instances"] > 0
+        assert row["tel_worse"] == 0 and row["start_later"] == 0
+        assert row["max_quotient"] <= 1
+    assert rows[1]["pairs"] == 5 * 24
+
+
+def test_lemma_ec1_bad_input():
+    with pytest.raises(ValueError, match="alpha M"):
+        ms.lemma_ec1_coupling((1, 2), 1, 5, 1, 2)  # 5/2 is not an integer
+    with pytest.raises(ValueError, match=r"\[l, u\]"):
+        ms.lemma_ec1_coupling((1, 3), 1, 6, 1, 2)

@@ -243,11 +243,30 @@ class AMax(_IntervalPolicy):
       request drawn from ``ctx.rng`` when it joins the queue (a request joins
       once: A_max never evicts); given the history the order of the remaining
       requests stays uniform, so each round's sample is uniform as in the text.
+      ``permutation`` (a sequence of request ids, first to last) fixes that order
+      instead, for 003's permutation coupling of A_max with A_random (Definition
+      EC.4) and to enumerate all orders exactly; the default draws it as above.
     """
 
     name = "a-max"
 
+    def __init__(self, permutation=None) -> None:
+        self.permutation = None if permutation is None else [int(i) for i in permutation]
+
+    def reset(self, ctx: PolicyContext) -> None:
+        super().reset(ctx)
+        self._rank = None
+        if self.permutation is not None:
+            n = len(ctx.arrival)
+            if sorted(self.permutation) != list(range(n)):
+                raise ValueError(f"a-max: permutation must list each request id 0..{n - 1} once, "
+                                 f"got {self.permutation}")
+            self._rank = np.empty(n, dtype=np.int64)
+            self._rank[np.asarray(self.permutation, dtype=np.int64)] = np.arange(n)
+
     def key(self, i: int) -> tuple:
+        if self._rank is not None:
+            return (int(self.ctx.upper[i]), int(self._rank[i]))
         return (int(self.ctx.upper[i]),)
 
     def decide(self, t: int, running: Running) -> Decision:

@@ -13,6 +13,11 @@
   counterexample of ``book/errata.md`` (anchor ``errata-003-proposition-ec1``), and
   :func:`coupling_row` evaluates the inequality on the permutation coupling (Definition EC.3) of
   A_random under ``M`` and ``beta M``, the use that eq. (EC.7) makes of it.
+* Lemma EC.1 (eq. (EC.8)): ``E[TEL(A_max)] <= E[TEL(A_random(alpha M))]`` with ``alpha = l/u``,
+  proved through Definition EC.4's coupling (the same permutation for A_max under ``M`` and
+  A_random under ``alpha M``) by the claim that every request starts no later under A_max.
+  :func:`lemma_ec1_coupling` enumerates all ``n!`` permutations of one instance exactly;
+  :func:`lemma_ec1_sweep` does so over every instance of a small grid.
 * Theorem EC.1: eq. (EC.5) (the worst case of any policy lies on ``{l, u}^n``) and eq. (EC.6)
   (``CR(A_random) <= (1 + 1/alpha)/2 + O(1/M)``).  :func:`theorem_ec1_part1` evaluates exact
   expected TELs on three requests (A_max, and A_random over all ``3!`` permutations);
@@ -33,7 +38,7 @@ import sympy as sp
 
 from kvlib.core.checker import check_schedule
 from kvlib.core.model import Instance, Schedule
-from kvlib.policies.cyz import ARandom, interval_instance, run_interval
+from kvlib.policies.cyz import AMax, ARandom, interval_instance, run_interval
 
 __all__ = [
     "corresponding_order",
@@ -44,6 +49,9 @@ __all__ = [
     "proposition_ec1_example",
     "coupling_row",
     "coupled_expectations",
+    "lemma_ec1_coupling",
+    "lemma_ec1_sweep",
+    "lemma_ec1_summary",
     "theorem_ec1_part1",
     "ec6_bound",
     "ec6_proof_maximum",
@@ -186,6 +194,74 @@ def coupled_expectations(o: Sequence[int], s: int, M: int, small_M: int, l: int,
     return dict(o=tuple(int(v) for v in o), s=s, M=M, small_M=small_M, E_tel_M=e_big, E_tel_small=e_small,
                 quotient=e_small / e_big, bound=Fraction(M, small_M),
                 holds=e_small / e_big <= Fraction(M, small_M))
+
+
+# --------------------------------------------------------------------------- Lemma EC.1
+
+
+def lemma_ec1_coupling(o: Sequence[int], s: int, M: int, l: int, u: int) -> dict:
+    """003 Lemma EC.1 and its proof exactly on one instance (``o``, prompt ``s``, all at 0).
+
+    For every permutation ``sigma`` of the ``n`` requests (Definition EC.4): A_max (Algorithm 1,
+    every length taken as ``u``, :class:`kvlib.policies.cyz.AMax` with ``permutation=sigma``) under
+    ``M``, and A_random (Algorithm 4, true lengths, ``permutation=sigma``) under ``alpha M`` with
+    ``alpha = l/u``.  The lemma prints ``alpha = l/n``; we read ``l/u``, the ``alpha`` of
+    Theorem 1 and eq. (EC.7), which the lemma's proof uses.  ``alpha M`` must be an integer
+    holding one request of length ``u``.  Both schedules pass the independent checker.
+
+    Returns exact expectations (:class:`Fraction`, uniform over the ``n!`` permutations), whether
+    eq. (EC.8) holds, the number of permutations where A_max's TEL exceeds A_random's
+    (``tel_worse``: the proof's per-realisation inequality fails) and where some request starts
+    later under A_max (``start_later``: the proof's "earlier or equal start times" fails), and the
+    first permutation of each kind (``None`` if none)."""
+    n = len(o)
+    if n > 7:
+        raise ValueError(f"exact enumeration of {n}! permutations is too large; use n <= 7")
+    if not 0 < l < u:
+        raise ValueError(f"need 0 < l < u, got l = {l}, u = {u}")
+    if any(not l <= int(v) <= u for v in o):
+        raise ValueError(f"every output must lie in [l, u] = [{l}, {u}], got o = {tuple(o)}")
+    small = Fraction(M * l, u)
+    if small.denominator != 1 or small < s + u:
+        raise ValueError(f"alpha M = {M}*{l}/{u} = {small} must be an integer >= s + u = {s + u}")
+    small_M = int(small)
+    z = s == 0
+    big = interval_instance(list(o), M, s, allow_zero_prompt=z)
+    little = interval_instance(list(o), small_M, s, allow_zero_prompt=z)
+    tm, tr, worse, later = [], [], [], []
+    for perm in itertools.permutations(range(n)):
+        t1, st1 = checked_run(big, AMax(permutation=perm), l, u)
+        t2, st2 = checked_run(little, ARandom(permutation=perm), l, u)
+        tm.append(t1), tr.append(t2)
+        if t1 > t2:
+            worse.append((perm, t1, t2))
+        if not delayed(st1, st2):
+            later.append((perm, tuple(st1), tuple(st2)))
+    e_max, e_rand = Fraction(sum(tm), len(tm)), Fraction(sum(tr), len(tr))
+    return dict(o=tuple(int(v) for v in o), s=s, M=M, small_M=small_M, perms=len(tm), E_tel_max=e_max,
+                E_tel_random=e_rand, holds=e_max <= e_rand, tel_worse=len(worse), start_later=len(later),
+                first_worse=worse[0] if worse else None, first_later=later[0] if later else None)
+
+
+def lemma_ec1_sweep(n: int, l: int, u: int, s: int, M: int) -> list[dict]:
+    """:func:`lemma_ec1_coupling` on every sorted ``o`` in ``{l, ..., u}^n`` (the order of ``o``
+    does not matter: all ``n!`` permutations are enumerated)."""
+    return [lemma_ec1_coupling(o, s, M, l, u)
+            for o in itertools.combinations_with_replacement(range(l, u + 1), n)]
+
+
+def lemma_ec1_summary(grid) -> list[dict]:
+    """One row per ``(n, l, u, s, M)`` of ``grid``: :func:`lemma_ec1_sweep`'s instances, permutations
+    (pairs), instances where eq. (EC.8) holds, pairs where the per-permutation TEL or start-time
+    claim of the proof fails, and the largest ``E[TEL(A_max)] / E[TEL(A_random(alpha M))]``."""
+    out = []
+    for n, l, u, s, M in grid:
+        rows = lemma_ec1_sweep(n, l, u, s, M)
+        out.append(dict(n=n, l=l, u=u, s=s, M=M, alpha_M=rows[0]["small_M"], instances=len(rows),
+                        pairs=sum(r["perms"] for r in rows), ec8_holds=sum(r["holds"] for r in rows),
+                        tel_worse=sum(r["tel_worse"] for r in rows), start_later=sum(r["start_later"] for r in rows),
+                        max_quotient=max(r["E_tel_max"] / r["E_tel_random"] for r in rows)))
+    return out
 
 
 # --------------------------------------------------------------------------- Theorem EC.1
