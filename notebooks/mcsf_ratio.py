@@ -254,9 +254,37 @@ styled(p43_steps.assign(**{"largest lhs / rhs": p43_steps["largest lhs / rhs"].m
 # ({ref}`errata-001-lemma-4-4`; `eq8.corrected` is the bound that follows from the lines before it).
 # The ratio column reads in the step's direction: at most 1 for an upper bound that holds, at least 1 for
 # a lower bound (`L47`, `eq10`-`eq12`, `C48`, `OPT.Y`). Claim 4.6 (`C46.*`) applies only to a group whose
-# span has at least three full intervals, which none of these small instances has; it is exercised on
-# instances built for it in `tests/test_thm43_paper.py`, where it and the sentences the paper states
-# without proof (`L45.peak_full`, `C46.only_group`) held on every instance.
+# span has at least three full intervals, which none of these small instances has. Instances built for
+# it, with many identical requests at $t = 0$ so that one group spans many intervals, exercise it below.
+
+# %%
+c46_inst = [(n, o, M) for (o, M) in [(3, 12), (4, 10), (6, 14)] for n in (15, 21, 30)]
+c46 = pd.DataFrame([{"n": n, "o": o, "M": M, **{k: r[k] for k in (
+    "C46.cases", "C46.holds", "C46.proof.holds", "C46.only_group.holds", "L45.peak_full.holds")}}
+    for n, o, M in c46_inst for r in [T43.chain_inequalities(Instance.at_zero([1] * n, [o] * n, M))]])
+c46_ok = bool(c46[["C46.holds", "C46.proof.holds", "C46.only_group.holds", "L45.peak_full.holds"]].all().all())
+glue("c46_triples", int(c46["C46.cases"].sum()), display=False)
+glue("c46_n", len(c46), display=False)
+glue("c46_verdict", "held on every one of them" if c46_ok else "failed on at least one of them (see the table)",
+     display=False)
+glue("mr-tab-c46", styled(c46.rename(columns={"C46.cases": "triples", "C46.holds": "Claim 4.6",
+                                               "C46.proof.holds": "as the proof uses it",
+                                               "C46.only_group.holds": "only its group runs",
+                                               "L45.peak_full.holds": "full peaks (Lemma 4.5)"})), display=False)
+
+# %% [markdown]
+# ```{glue:figure} mr-tab-c46
+# :name: tab-mr-c46
+#
+# 001 Claim 4.6 with the paper's objects (`kvlib.theory.thm43_paper.chain_inequalities`) on $n$
+# identical requests $(s, o) = (1, o)$ at $t = 0$ with memory $M$: the number of triples of consecutive
+# full intervals of the group, and whether the claim, its use in the proof, and the two sentences the
+# paper states without proof hold; computed live.
+# ```
+#
+# On these {glue:text}`c46_n:d` instances, {glue:text}`c46_triples:d` triples of consecutive full
+# intervals in all, Claim 4.6 and the two unproved sentences {glue:text}`c46_verdict:s`
+# ({numref}`tab-mr-c46`; the same holds on the instances of `tests/test_thm43_paper.py`).
 
 # %% [markdown]
 # ## Our variant: a sharper lower bound, and MC-SF / OPT measured
@@ -1335,8 +1363,8 @@ glue("s82_gap_lo", f"{sec82.iloc[1, 5] - sec82.iloc[1, 4]:.1f}", display=False)
 # - Section 8.2: the slope ratios 3 and 8 follow from 004's stated slopes.
 #
 # Not verified:
-# - Claim 4.6 on this chapter's instances (it needs a group spanning three full intervals; it is exercised
-#   on built instances in `tests/test_thm43_paper.py`). For one request per batch with staggering ($\rho$
+# - Claim 4.6 on random instances (it needs a group spanning three full intervals, which our random
+#   instances do not have; it is checked on built identical-request instances). For one request per batch with staggering ($\rho$
 #   up to 4, outside Theorem 4.3's assumption) our route's batch bound exceeds 4 times our dual
 #   ({glue:text}`b3_sup_open:s`), and MC-SF's ratio there ({glue:text}`b3_sim_max:s` against the dual) is
 #   measured, not proved.
