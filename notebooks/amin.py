@@ -362,9 +362,9 @@ lec1 = pd.DataFrame(ms.lemma_ec1_summary([(3, 1, 3, 1, 12), (4, 1, 2, 1, 6), (4,
                                           (4, 1, 4, 0, 16), (5, 1, 2, 1, 6), (5, 2, 4, 1, 10)]))
 lec1_fail = int((lec1.instances - lec1.ec8_holds).sum() + lec1.tel_worse.sum() + lec1.start_later.sum())
 glue("amin-tab-lec1", styled(lec1.assign(max_quotient=lec1.max_quotient.map(str)).rename(columns={
-    "alpha_M": "αM", "instances": "inst.", "pairs": "coupled pairs", "ec8_holds": "inst. with (EC.8)",
-    "tel_worse": "pairs TEL(A_max) larger", "start_later": "pairs a start later",
-    "max_quotient": "max E[A_max]/E[A_random(αM)]"})), display=False)
+    "alpha_M": "αM", "instances": "inst.", "pairs": "pairs", "ec8_holds": "(EC.8) holds",
+    "tel_worse": "TEL larger", "start_later": "start later",
+    "max_quotient": "max quotient"})), display=False)
 glue("lec1_inst", int(lec1.instances.sum()), display=False)
 glue("lec1_pairs", int(lec1.pairs.sum()), display=False)
 glue("lec1_fail", lec1_fail, display=False)
@@ -375,10 +375,11 @@ glue("lec1_max", str(max(lec1.max_quotient)), display=False)
 # :name: tab-amin-lec1
 #
 # Lemma EC.1 evaluated exactly: for each $(n, l, u, s, M)$ every sorted $o \in \{l,\dots,u\}^n$ (all
-# requests at 0), all $n!$ permutations coupled as in Definition EC.4; instances where eq. (EC.8)
-# holds, coupled pairs where A_max's TEL exceeds A_random's under $\alpha M$ or some request starts
-# later under A_max (the proof's two per-permutation claims), and the largest quotient of the exact
-# expectations. Computed live; the instances are ours, 003 gives none.
+# requests at 0; "inst."), all $n!$ permutations coupled as in Definition EC.4 ("pairs"); instances where
+# eq. (EC.8) holds, coupled pairs where A_max's TEL exceeds A_random's under $\alpha M$ ("TEL larger")
+# or some request starts later under A_max ("start later"; the proof's two per-permutation claims), and
+# the largest quotient $\mathbb E[\mathrm{TEL}(\text{A}_\text{max})] / \mathbb E[\mathrm{TEL}(\text{A}_\text{random}(\alpha M))]$ of the exact
+# expectations ("max quotient"). Computed live; the instances are ours, 003 gives none.
 # ```
 #
 # Over {glue:text}`lec1_inst:d` instances and {glue:text}`lec1_pairs:d` coupled pairs
