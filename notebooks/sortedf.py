@@ -369,9 +369,11 @@ glue("adv_opt", int(cur["best_opt"]), display=False)
 # optimal schedule, and chains the steps in the proof of Theorem 3:
 #
 # $$
-# \mathrm{TEL}(\text{Sorted-F}) \le \mathrm{TEL}(\text{SF}_{\text{separate}})
-# < 4\,\mathrm{TEL}(\text{SF}_{\text{group}}) < 8\,\mathrm{TEL}(\text{SF}_{\text{align}})
-# \le 8\,\mathrm{TEL}(\text{Optimal}_{\text{align}}) \le 48\,\mathrm{OPT},
+# \begin{aligned}
+# \mathrm{TEL}(\text{Sorted-F}) &\le \mathrm{TEL}(\text{SF}_{\text{separate}})
+# < 4\,\mathrm{TEL}(\text{SF}_{\text{group}}) < 8\,\mathrm{TEL}(\text{SF}_{\text{align}}) \\
+# &\le 8\,\mathrm{TEL}(\text{Optimal}_{\text{align}}) \le 48\,\mathrm{OPT},
+# \end{aligned}
 # $$
 #
 # by Theorems 4, 5, 6, 8 and 7 in that order. `kvlib.theory.wyz_chain_paper` builds every object as
