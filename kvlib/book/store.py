@@ -453,10 +453,11 @@ class Store:
             header, raw = read_rows(csv_path)
             for r in raw:
                 stored[r["_key"]] = r
+        shown = csv_path.relative_to(self.root.parent) if self.root.parent in csv_path.parents else csv_path
+        how = (f"`python book/run_chapters.py --mode full --only {self.chapter}` (or build in quick mode: "
+               "MODE=quick bash book/build.sh)")
         if self.policy == "read" and not csv_path.exists():
-            raise StoreError(f"{csv_path.relative_to(self.root.parent) if self.root.parent in csv_path.parents else csv_path}"
-                             f" does not exist: produce it with `python book/run_chapters.py --mode full "
-                             f"--only {self.chapter}` (or build in quick mode: MODE=quick bash book/build.sh)")
+            raise StoreError(f"{shown} does not exist: produce it with {how}")
 
         out_rows: dict[str, dict] = {}
         for kj in kjs:
@@ -467,10 +468,8 @@ class Store:
         if self.policy == "read" and keys and not out_rows:
             # e.g. rows computed from the shared data directory while this machine has none: the
             # keys asked for (data = "embedded") were never stored
-            raise StoreError(f"{csv_path.relative_to(self.root.parent) if self.root.parent in csv_path.parents else csv_path}"
-                             f" holds none of the {len(keys)} rows asked for (rows computed from the shared data"
-                             f" cannot be read without it): produce them with `python book/run_chapters.py --mode full"
-                             f" --only {self.chapter}` (or build in quick mode: MODE=quick bash book/build.sh)")
+            raise StoreError(f"{shown} holds none of the {len(keys)} rows asked for (rows computed from the shared"
+                             f" data cannot be read without it): produce them with {how}")
         table_obj = Table(self.chapter, name, self.policy, self.mode, None, manifest, len(keys))
         self.tables[name] = table_obj
         self._progress[name] = {"done": len(out_rows), "expected": len(keys)}
