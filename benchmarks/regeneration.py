@@ -3,7 +3,8 @@
 
 Reads the manifests of the results store (results/CHAPTER/TABLE.manifest.json, results/CHAPTER/_run.json):
 rows stored / asked, the summed compute time of the stored rows (the CPU-side cost of a fresh
-regeneration, one row at a time), the wall time of the chapter's last full-mode run, and the cores
+regeneration, one row at a time), the wall time of the chapter's last full-mode run, the wall time of
+its last *full* regeneration (a run that recomputed every stored row: ``--fresh``), and the cores
 of the machine that ran it.  With ``--run`` it first regenerates (``book/run_chapters.py --mode full
 [--only ...]``, resumable) and then reports.
 
@@ -22,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kvlib.book.store import results_root, store_summary  # noqa: E402
+from kvlib.book.store import full_regeneration, results_root, store_summary  # noqa: E402
 
 
 def main() -> int:
@@ -58,10 +59,14 @@ def main() -> int:
         stored = sum(r["rows"] for r in rc)
         asked = sum(r["rows asked"] or 0 for r in rc)
         wall = run.get("chapter_wall_time_s")
+        full = full_regeneration(run)
+        full_txt = (f"{full['chapter_wall_time_s'] / 60:.1f} min on {full.get('cores') or '?'} cores, "
+                    f"{(full.get('finished') or '')[:10]}, commit {(full.get('git_sha') or '?')[:7]}"
+                    if full else "not measured")
         print(f"{c:<12} {stored:>5}/{asked:<5}  {sum(r['compute time (s)'] for r in rc) / 60:>15.1f}  "
               f"{(f'{wall / 60:.1f}' if wall else '-'):>17}  "
               + (f"{computed} of {stored} ({'a full regeneration' if computed >= stored else 'resumed: the rest were stored'})"
-                 if run else "no run record"))
+                 if run else "no run record") + f"; full regeneration: {full_txt}")
     size = sum(p.stat().st_size for p in results_root().rglob("*") if p.is_file())
     print(f"\n{len(rows)} tables in {len(chapters)} chapters: {total_compute / 60:.1f} min of row compute time; "
           f"last chapter runs {total_wall / 60:.1f} min wall in total; store size {size / 1e6:.2f} MB")

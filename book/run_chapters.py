@@ -498,7 +498,14 @@ def write_regeneration_record(record: dict[str, Any]) -> None:
         "tables": {t["table"]: {"rows": t["rows"], "expected": t["expected"],
                                 "computed_in_this_run": t["computed_now"],
                                 "stored_compute_time_s": t["wall_time_s"]} for t in record["tables"]},
+        "load_average_at_end": [round(v, 2) for v in os.getloadavg()] if hasattr(os, "getloadavg") else None,
     }
+    from kvlib.book.store import full_regeneration
+
+    previous = json.loads(out.read_text(encoding="utf8")) if out.exists() else {}
+    full = full_regeneration(data) or full_regeneration(previous)
+    if full:
+        data["full_regeneration"] = full
     out.write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf8")
 
 

@@ -142,6 +142,8 @@ store = Store("amin", mode=mode, parameters=dict(
 # %% tags=["teach"]
 ex1 = interval_instance([1] * 5, 10, 1)
 ex1_tel = {p: cx.checked_tel(ex1, p, 1, 4, seed) for p in ("h-sf", "a-max", "a-min")}
+
+# %%
 display(styled(pd.DataFrame({"policy": list(ex1_tel), "TEL (rounds)": list(ex1_tel.values())})))
 glue("ex1_hsf", int(ex1_tel["h-sf"]), display=False)
 glue("ex1_amax", int(ex1_tel["a-max"]), display=False)
@@ -500,6 +502,8 @@ Bs = sp.Matrix(u4, u4, lambda i, j: w[min(i, j)] / 2)
 ident_B = sp.expand(tel_expr - (xv.T * Bs * xv)[0]) == 0
 cross_B = all(sp.expand(tel_expr).coeff(x[i]).coeff(x[j]) == 2 * Bs[i, j] for i in range(u4) for j in range(i + 1, u4))
 print("TEL = x^T B x:", ident_B, "| cross terms = 2 b_ij:", cross_B)
+
+# %%
 glue("ident_B", str(ident_B and cross_B), display=False)
 
 # %% [markdown]
@@ -553,6 +557,8 @@ m_, M_ = sp.symbols("m M", positive=True)
 a_formula = ry.a_entry(m_, M_)
 same = sp.simplify(a_sol.subs({l_: m_, u_: M_}) - a_formula) == 0
 print("equals mM/4 + m^2/2 - m^3/(4M):", same)
+
+# %%
 glue("a_lu_latex", Math(r"a_{lu} = " + sp.latex(a_sol)), display=False)
 glue("a_formula_ok", str(same), display=False)
 

@@ -188,6 +188,8 @@ assert tiny_res.optimal and tiny_rep.valid and tiny_rep.tel == tiny_res.upper
 tiny_mcsf = simulate(tiny, make_policy("mc-sf"), seed=0)
 assert check_schedule(tiny, tiny_mcsf.schedule).valid
 tiny_lp = lp_relaxation(tiny)
+
+# %%
 display(pd.DataFrame({"request": range(tiny.n), "arrival a": tiny.arrival, "prompt s (tokens)": tiny.prompt,
                       "output o (rounds)": tiny.output, "optimal start": tiny_res.starts,
                       "MC-SF start": tiny_mcsf.schedule.starts}).style.hide(axis="index"))
@@ -195,7 +197,6 @@ glue("hs-tiny-opt", int(tiny_res.upper), display=False)
 glue("hs-tiny-mcsf", int(tiny_mcsf.tel), display=False)
 glue("hs-tiny-lp", f"{tiny_lp:.2f}", display=False)
 glue("hs-tiny-seconds", f"{tiny_res.seconds:.2f}", display=False)
-
 
 # %%
 fig = schedule_figure(tiny, {f"hindsight optimum, TEL {tiny_res.upper}": tiny_res.starts,

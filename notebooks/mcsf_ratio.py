@@ -385,6 +385,8 @@ glue("mr-tab-c46", styled(c46.rename(columns={"C46.cases": "triples", "C46.holds
 tab_chain = store.table("chain", rr.chain_trial_row, rr.chain_keys(seed, trials, n_max, exact_time_limit),
                         **rr.CHAIN_COLUMNS)
 df = tab_chain.frame.copy()
+
+# %%
 glue("cap_random", f"{len(df)} random instances, n <= {n_max}, OPT by kvlib.optimum.certify (IP, "
                    f"{exact_time_limit:g} s limit); {tab_chain.label}", display=False)
 
@@ -526,7 +528,6 @@ plt.close(fig)
 # %% tags=["teach"]
 b, q, k_, o_ = sp.symbols("b q k o", positive=True, integer=True)
 batch_sum = sp.simplify(sp.summation(k_ * b * o_, (b, 1, q)))
-display(Math(r"\sum_{b=1}^{q} k\,b\,o = " + sp.latex(sp.factor(batch_sum))))
 
 
 def batch_formula(n, s, o, M):  # the SymPy sum above plus the last, partial batch
@@ -541,6 +542,9 @@ idf = tab_ident.frame.sort_values(["M", "s", "o", "n"]).reset_index(drop=True)
 idf["stagger"] = idf.stagger.astype(bool)
 bad_batch = [(r.n, r.s, r.o, r.M) for r in idf.itertuples() if batch_formula(r.n, r.s, r.o, r.M) != r.batch]
 assert not bad_batch, f"the SymPy batch sum differs from identical_batch_tel at (n, s, o, M) = {bad_batch[:3]}"
+
+# %%
+display(Math(r"\sum_{b=1}^{q} k\,b\,o = " + sp.latex(sp.factor(batch_sum))))
 
 # %%
 nostag = idf[~idf.stagger]
@@ -983,6 +987,8 @@ ce_sf, ce_sf_starts, _ = brute_force_opt(ce, sf_ordered=True)
 assert check_schedule(ce, Schedule(ce_starts)).valid and ce_sol.proved and ce_sol.upper == ce_opt
 smallest = bad.sort_values(["n", "M"]).iloc[0]
 assert (int(smallest.n), int(smallest.M)) == (4, 5)
+
+# %%
 display(styled(pd.DataFrame([{"schedule": name, "starts": st, "TEL": check_schedule(ce, Schedule(st)).tel,
                         "memory at t = 1, 2, ...": [int(x) for x in memory_profile(ce, Schedule(st))]}
                        for name, st in (("MC-SF", ce_mc.schedule.starts), ("optimal", ce_starts))]).astype({"starts": str, "memory at t = 1, 2, ...": str})))

@@ -86,9 +86,11 @@ for t in range(len(prof)):
     held = [int(two.prompt[i] + t - p) if p < t <= p + two.output[i] else 0
             for i, p in enumerate(together.starts)]
     rows.append({"t": t, "request 0 (tokens)": held[0], "request 1 (tokens)": held[1], "total (tokens)": int(prof[t])})
-display(pd.DataFrame(rows).style.hide(axis="index"))
 rep_together = check_schedule(two, together)
 assert rep_together.valid
+
+# %%
+display(pd.DataFrame(rows).style.hide(axis="index"))
 glue("two_peak", int(prof.max()), display=False)
 glue("two_tel", rep_together.tel, display=False)
 
@@ -104,6 +106,8 @@ rep_bad = check_schedule(small_cache, together)  # start both on arrival: infeas
 delayed = simulate(small_cache, make_policy("mc-sf"))
 rep_ok = check_schedule(small_cache, delayed.schedule)
 assert not rep_bad.valid and rep_ok.valid
+
+# %%
 glue("two_bad_first", rep_bad.violations[0], display=False)
 glue("two_delayed_tel", rep_ok.tel, display=False)
 glue("two_delayed_start", int(delayed.schedule.starts[1]), display=False)
@@ -148,7 +152,6 @@ step_inst = Instance.at_zero(prompt=[5, 6, 1], output=[4, 3, 1], memory=10)
 traced = TracedLookaheadPrefix(by_output, "mc-sf")
 step_res = simulate(step_inst, traced)
 steps = pd.DataFrame(traced.steps)
-display(steps.rename(columns={"usage": "usage (tokens)", "max usage": "max usage (tokens)"}).style.hide(axis="index"))
 step_check = check_schedule(step_inst, step_res.schedule)
 assert step_check.valid and step_check.tel == step_res.tel
 
@@ -159,17 +162,21 @@ assert simulate(step_inst, make_policy("fcfs")).schedule.starts == small_results
 for name, res in small_results.items():
     rep = check_schedule(step_inst, res.schedule)
     assert rep.valid, rep.violations
-    glue(f"small_tel_{name}", res.tel, display=False)
-    glue(f"small_starts_{name}", str(res.schedule.starts), display=False)
 n_refused = int((~steps["admitted"]).sum())
-glue("steps_refused", n_refused, display=False)
 first_refusal = steps[~steps["admitted"]].iloc[0]
-glue("first_refusal_usage", int(first_refusal["usage"][0]), display=False)
-glue("first_refusal_time", int(first_refusal["checkpoints"][0]), display=False)
-glue("small_start0", int(small_results["mc-sf"].schedule.starts[0]), display=False)
 
 fig = schedule_figure(step_inst, {f"{name}: TEL {res.tel}": res.schedule for name, res in small_results.items()},
                       layout="rows", figsize=(8, 6.6))
+
+# %%
+display(steps.rename(columns={"usage": "usage (tokens)", "max usage": "max usage (tokens)"}).style.hide(axis="index"))
+for name, res in small_results.items():
+    glue(f"small_tel_{name}", res.tel, display=False)
+    glue(f"small_starts_{name}", str(res.schedule.starts), display=False)
+glue("steps_refused", n_refused, display=False)
+glue("first_refusal_usage", int(first_refusal["usage"][0]), display=False)
+glue("first_refusal_time", int(first_refusal["checkpoints"][0]), display=False)
+glue("small_start0", int(small_results["mc-sf"].schedule.starts[0]), display=False)
 glue("fig_small", fig, display=False)
 plt.close(fig)
 
@@ -290,10 +297,11 @@ cap = {
     for attn, b in (("mha", b_mha), ("gqa", b_gqa))
     for unit, u in (("gb", hw.GB), ("gib", hw.GiB))
 }
+
+# %%
 display(pd.DataFrame([{"attention": attn.upper(), "unit": {"gb": "GB (10^9 bytes)", "gib": "GiB (2^30 bytes)"}[unit],
                        "capacity (tokens)": value} for (attn, unit), value in cap.items()])
         .style.hide(axis="index").format({"capacity (tokens)": "{:,}"}))
-
 glue("kv_bytes_mha", b_mha, display=False)
 glue("kv_bytes_gqa", b_gqa, display=False)
 for (attn, unit), value in cap.items():

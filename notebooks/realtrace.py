@@ -232,9 +232,10 @@ C_KEYS = [{**DATAK, "workload": "mixed002", "n": nC, "seed": seed, **c} for c in
 PLAN = [("table1", T1_KEYS), ("fig3", F3_KEYS), ("mixed002", M2_KEYS), ("intervals003", M3_KEYS),
         ("splitwise", SP_KEYS), ("allpolicies", C_KEYS), ("alpha_grid", G_KEYS), ("sweeps", SW_KEYS)]
 TABS = {name: stored(name, keys) for name, keys in PLAN}
+
+# %%
 styled(pd.DataFrame([{"table": name, "rows": len(keys), "stored or computed": TABS[name][0].n_rows,
                       "label": TABS[name][0].label} for name, keys in PLAN]), caption="stored tables of this chapter")
-
 
 # %% [markdown]
 # ## The batch-time model
@@ -279,6 +280,8 @@ if SHARED and (SHARED / "a100_llama2_70b_mlp.csv").exists():
     print("refit from the CSVs agrees with the embedded coefficients:", agree)
 else:
     print("CSV profiles absent: using the EMBEDDED coefficients (fitted from the files named below)")
+
+# %%
 display(styled(pd.DataFrame({"provenance": list(_PROV_KEYS), "value": [str(prov[k]) for k in _PROV_KEYS]})))
 g("rt_r2", prov["layer_r2"])
 g("rt_relerr", 100 * prov["layer_median_rel_err"])
@@ -430,6 +433,7 @@ def _fa(a, rate):
     return "not reached on the grid" if np.isnan(a) else format_alpha(a, grid)
 
 
+# %%
 g("rt_alpha_hi", _fa(A_HI, RATE_HI))
 g("rt_alpha_lo", _fa(A_LO, RATE_LO))
 g("cap_alpha_grid", tab_grid.label)
@@ -518,12 +522,14 @@ tab1["unfinished runs"] = T1.groupby("name")["completed"].apply(lambda c: int((~
     ORDER1).fillna(0).astype(int)
 for j, stat in enumerate(("mean", "std", "max", "min")):
     tab1[f"paper {stat}"] = [PAPER_TABLE1[nm][j] for nm in tab1.index]
+_ours = np.array([tab1.loc[k, "mean"] for k in ORDER1[:3]])
+_order_ok = bool(_ours[0] < _ours[1] < _ours[2])
+
+# %%
 g("rt_t1_sf", tab1.loc["MC-SF", "mean"])
 g("rt_t1_mb", tab1.loc["MC-Benchmark", "mean"])
 g("rt_t1_a3", tab1.loc["Benchmark α = 0.3", "mean"])
 g("rt_t1_n", P["table1_n"])
-_ours = np.array([tab1.loc[k, "mean"] for k in ORDER1[:3]])
-_order_ok = bool(_ours[0] < _ours[1] < _ours[2])
 g("rt_t1_order", "agrees with the paper's (MC-SF < MC-Benchmark < alpha = 0.3)" if _order_ok
      else "differs from the paper's (MC-SF < MC-Benchmark < alpha = 0.3)")
 g("rt_t1_ratio", float(np.nanmean(tab1["mean"] / tab1["paper mean"])))
@@ -935,7 +941,6 @@ display(styled(_lpx[["step D (rounds)", "Sorted-LP TEL, exact LP", "Sorted-LP TE
 
 # %% tags=["teach"]
 tab_m3, M3 = TABS["intervals003"]
-g("cap_intervals003", tab_m3.label)
 M3 = M3.sort_values("n", kind="stable")
 assert M3["valid"].all()
 M3["pred"] = M3["pred"].map(lambda x: {"wide": "[1,1000]", "buckets": "10 buckets"}.get(x, f"x={x}"))
@@ -948,10 +953,11 @@ for a_, (pr, d) in zip(ax, M3.groupby("pred", sort=False)):
     a_.set(title=f"prediction {pr}", xlabel="requests", ylabel="average latency (s)")
 ax[0].legend(fontsize=7)
 fig.tight_layout()
-glue_figure("rt-003", fig)
 T3 = M3.pivot_table(index=["pred", "n"], columns="policy", values="avg_latency")
 n3 = int(max((n for n in T3.index.get_level_values(1) if (M3.n == n).sum() == len(PREDS) * len(P003)),
               default=M3.n.min()))  # the largest size with every prediction and policy stored
+
+# %%
 if {"a-max", "a-min", "h-sf"} <= set(P003):
     g("rt_003_n", n3)
     for pr_key, pr_name in (("wide", "[1,1000]"), ("x01", "x=0.1"), ("x099", "x=0.99")):
@@ -959,6 +965,8 @@ if {"a-max", "a-min", "h-sf"} <= set(P003):
             g(f"rt_003_{pr_key}_{pol.replace('-', '')}", T3.loc[(pr_name, n3), pol])
     _better = [pr for pr in T3.index.get_level_values(0).unique() if T3.loc[(pr, n3), "a-min"] < T3.loc[(pr, n3), "a-max"]]
     g("rt_003_amin_better", ", ".join(_better) if _better else "none")
+g("cap_intervals003", tab_m3.label)
+glue_figure("rt-003", fig)
 styled(T3.reset_index(), precision=2, caption=f"average latency (s); {tab_m3.label}")
 
 # %% [markdown]

@@ -177,6 +177,8 @@ ex1_sf, ex1_pol = run(ex1, "sorted-f")
 ex1_sfl, _ = run(ex1, "sorted-f", phase1_constraint="lookahead")
 ex1_opt = certify(ex1, method="ip", time_limit=time_limit)
 assert ex1_opt.proved
+
+# %%
 display(styled(pd.DataFrame({"schedule": ["MC-SF", "Sorted-F", "Sorted-F (lookahead Phase 1)", "OPT (certified)"],
                             "TEL (rounds)": [ex1_mcsf.tel, ex1_sf.tel, ex1_sfl.tel, ex1_opt.upper]})))
 
@@ -216,6 +218,8 @@ FX, FY = OX / kX**2, OY / kY**2
 identity = sp.simplify(diff - kX * kY * (FX - FY))
 assert identity == 0  # the difference is k_X k_Y (F(X) - F(Y))
 TEL_XY, TEL_YX = sp.symbols(r"\mathrm{TEL}_{XY} \mathrm{TEL}_{YX}")
+
+# %%
 display(Math(sp.latex(TEL_XY - TEL_YX) + " = " + sp.latex(diff)))
 glue("ex2_diff", Math(sp.latex(sp.Eq(TEL_XY - TEL_YX, kX * kY * (sp.Function("F")(sp.Symbol("X"))
                                                                   - sp.Function("F")(sp.Symbol("Y")))))),
@@ -316,11 +320,13 @@ small = opt_f[proved].rename(columns={"upper": "OPT", "tel_sorted_f": "Sorted-F"
 for col in ("Sorted-F", "Sorted-F (lookahead)", "MC-SF"):
     small[col + " / OPT"] = small[col] / small["OPT"]
 summary = small[[c for c in small if c.endswith("/ OPT")]].agg(["mean", "max"]).T
-display(styled(summary.rename_axis("ratio").reset_index(), precision=4))
 worst = small.loc[small["Sorted-F / OPT"].idxmax()]
+unc_hi = (opt_f.loc[~proved, "tel_sorted_f"] / opt_f.loc[~proved, "lower"]).tolist()
+
+# %%
+display(styled(summary.rename_axis("ratio").reset_index(), precision=4))
 glue("opt_n", len(small), display=False)
 glue("opt_dropped", int((~proved).sum()), display=False)
-unc_hi = (opt_f.loc[~proved, "tel_sorted_f"] / opt_f.loc[~proved, "lower"]).tolist()
 glue("opt_dropped_hi", float(round(max(unc_hi), 4)) if unc_hi else 0.0, display=False)
 glue("ratio_max", f"{small['Sorted-F / OPT'].max():.4f}", display=False)
 glue("ratio_mean", f"{small['Sorted-F / OPT'].mean():.4f}", display=False)
@@ -348,6 +354,8 @@ glue("ratio_worst_inst", f"M = {worst['M']}, s = {worst['s']}, o = {worst['o']}"
 adv_f = TABS["adversarial"].frame
 best_of_obj = adv_f.loc[adv_f.groupby("objective")["best_value"].idxmax()].set_index("objective")
 cur = best_of_obj.loc["Sorted-F / OPT"]
+
+# %%
 display(styled(best_of_obj[["restart", "steps", "best_M", "best_s", "best_o", "best_tel_sorted_f", "best_opt", "best_value",
                             "unclosed"]].astype({"best_s": str, "best_o": str}).reset_index(), precision=4))
 glue("adv_steps", adv_steps, display=False)

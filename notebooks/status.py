@@ -132,8 +132,10 @@ display(Markdown("\n".join(notes) if notes else
 # library versions, machine and dates). The default build reads them; quick mode computes at CI scale
 # instead. *Compute time* is the sum of the stored rows' own times (what a fresh regeneration costs,
 # one row at a time); *chapter run* is the wall time of the chapter's last full-mode run
-# (`python book/run_chapters.py --mode full --only CHAPTER`, resumable), on the machine with the
-# given number of cores. *Stale* means that the code the table depends on changed after the commit
+# (`python book/run_chapters.py --mode full --only CHAPTER`, resumable: rows already stored are not
+# recomputed), on the machine with the given number of cores; *full regeneration* is the wall time of
+# the chapter's last run that recomputed every stored row (`--fresh`), measured on a shared machine
+# (other chapters' runs may have been running at the same time), or "not measured". *Stale* means that the code the table depends on changed after the commit
 # that computed its rows; CI recomputes a sample of every table's rows (`book/verify_results.py`) and
 # fails if a deterministic value differs.
 
@@ -147,12 +149,15 @@ else:
     per_chapter = stored.groupby("chapter", sort=False).agg(
         tables=("table", "count"), rows=("rows", "sum"), rows_asked=("rows asked", "sum"),
         compute=("compute time (s)", "sum"), wall=("chapter run wall time (s)", "max"),
+        full=("full regeneration wall time (s)", "max"),
         cores=("cores", "max"), size=("size (kB)", "sum")).reset_index()
     per_chapter["compute time"] = [f"{v / 60:.1f} min" for v in per_chapter.compute]
     per_chapter["chapter run"] = ["-" if pd.isna(v) else f"{v / 60:.1f} min" for v in per_chapter.wall]
+    per_chapter["full regeneration"] = ["not measured" if pd.isna(v) else f"{v / 60:.1f} min" for v in per_chapter.full]
     per_chapter["rows"] = [f"{a:,} of {b:,}" for a, b in zip(per_chapter.rows, per_chapter.rows_asked)]
     per_chapter["size"] = [f"{v:,.0f} kB" for v in per_chapter["size"]]
-    show(per_chapter[["chapter", "tables", "rows", "compute time", "chapter run", "cores", "size"]])
+    show(per_chapter[["chapter", "tables", "rows", "compute time", "chapter run", "full regeneration", "cores",
+                      "size"]])
     show(stored[["chapter", "table", "rows", "rows asked", "status", "commits", "stale", "updated",
                  "compute time (s)"]].fillna("-"))
 

@@ -248,3 +248,29 @@ def test_a_table_depends_on_the_import_closure_of_its_row_function():
     assert "kvlib/policies/registry.py" in files  # through kvlib.policies.make_policy
     assert not any(f.startswith("kvlib/theory/") for f in files)
     assert table_depends({"function": "kvlib.book.rows:policy_tel_row"}) == files
+
+
+def test_full_regeneration_record_survives_a_resumed_run(tmp_path, monkeypatch):
+    """results/CHAPTER/_run.json keeps the last run that recomputed every row, even after a resumed run."""
+    sys.path.insert(0, str(ROOT / "book"))
+    import run_chapters
+
+    monkeypatch.setattr(run_chapters, "REPO_ROOT", tmp_path)
+
+    def record(computed, wall):
+        return {"chapter": "demo", "mode": "full", "git_sha": f"sha{wall}", "git_dirty": False,
+                "started": "2026-11-24T00:00:00+00:00", "finished": "2026-11-24T01:00:00+00:00",
+                "wall_time_s": wall, "parameters": {},
+                "tables": [{"table": "a", "rows": 10, "expected": 10, "computed_now": computed, "wall_time_s": 5.0},
+                           {"table": "b", "rows": 4, "expected": 4, "computed_now": 4, "wall_time_s": 1.0}]}
+
+    out = tmp_path / "results" / "demo" / "_run.json"
+    run_chapters.write_regeneration_record(record(3, 100.0))  # resumed: not a full regeneration
+    assert "full_regeneration" not in json.loads(out.read_text())
+    run_chapters.write_regeneration_record(record(10, 250.0))  # every row recomputed
+    assert json.loads(out.read_text())["full_regeneration"]["chapter_wall_time_s"] == 250.0
+    run_chapters.write_regeneration_record(record(0, 7.0))  # resumed again: the full record is kept
+    data = json.loads(out.read_text())
+    assert data["chapter_wall_time_s"] == 7.0
+    assert data["full_regeneration"]["chapter_wall_time_s"] == 250.0
+    assert data["full_regeneration"]["git_sha"] == "sha250.0" and data["full_regeneration"]["rows"] == 14

@@ -832,6 +832,21 @@ def verify_table(chapter: str, table: str, *, budget_s: float = 60.0, n_fixed: i
 # --------------------------------------------------------------------------- reporting
 
 
+def full_regeneration(run: dict) -> dict | None:
+    """The chapter's last *full* regeneration (every stored row computed in one run) from a ``_run.json``
+    record: the record itself if that run computed every row of every table, else the
+    ``full_regeneration`` block carried over from an earlier run, else None."""
+    if not run:
+        return None
+    tables = run.get("tables") or {}
+    if tables and all(int(t.get("computed_in_this_run") or 0) >= int(t.get("expected") or 0) > 0
+                      for t in tables.values()):
+        return {k: run.get(k) for k in ("git_sha", "started", "finished", "chapter_wall_time_s", "cores",
+                                         "load_average_at_end")} | {
+            "rows": sum(int(t.get("rows") or 0) for t in tables.values())}
+    return run.get("full_regeneration")
+
+
 def store_summary(root: Path | None = None) -> list[dict]:
     """One record per stored table: rows stored/asked, status, commits, date, compute time, staleness,
     and the chapter's last regeneration wall time (``results/CHAPTER/_run.json``)."""
@@ -856,6 +871,7 @@ def store_summary(root: Path | None = None) -> list[dict]:
             "compute time (s)": round(sum(float(r.get("_wall_s") or 0) for r in rows), 1),
             "cores": (man.get("machine") or {}).get("cores"),
             "chapter run wall time (s)": run.get("chapter_wall_time_s"),
+            "full regeneration wall time (s)": (full_regeneration(run) or {}).get("chapter_wall_time_s"),
             "size (kB)": round(csv_path.stat().st_size / 1024, 1) if csv_path.exists() else 0.0,
         })
     return out
