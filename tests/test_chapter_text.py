@@ -103,3 +103,30 @@ def test_the_checks_catch_what_they_should():
     assert FORBIDDEN.search("the previous session's reading")
     assert FORBIDDEN.search("The paper's claim (as quoted)")
     assert not FORBIDDEN.search("the Rayleigh quotient of the reconstructed forms")
+
+
+PLUMBING_CALL = re.compile(r"^\s*(glue|g|glue_figure|glue_math|styled|display)\(", re.MULTILINE)
+
+
+def plumbing_in_teaching_cells(source: str) -> list[str]:
+    """Glue and display calls in the code cells a chapter shows (tag ``teach``): they belong in the
+    hidden cell after it, so that the shown code is the computation that teaches."""
+    jupytext = pytest.importorskip("jupytext")
+    nb = jupytext.reads(source, fmt="py:percent")
+    bad = []
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "teach" in cell.metadata.get("tags", []):
+            bad += [f"{m.group(1)}(...) in the cell starting {cell.source.strip().splitlines()[0][:60]!r}"
+                    for m in PLUMBING_CALL.finditer(cell.source)]
+    return bad
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.stem)
+def test_teaching_cells_hold_no_plumbing(path):
+    bad = plumbing_in_teaching_cells(path.read_text(encoding="utf8"))
+    assert not bad, f"{path.name}: " + "; ".join(bad)
+
+
+def test_the_plumbing_check_catches_a_glue_call():
+    src = '# %% tags=["teach"]\nx = 1\nglue("x", x, display=False)\n\n# %%\nglue("y", 2)\n'
+    assert plumbing_in_teaching_cells(src) == ["glue(...) in the cell starting 'x = 1'"]
