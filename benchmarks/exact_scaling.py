@@ -21,7 +21,9 @@ Solvers (each gets the same time limit and the same heuristic incumbent):
   ``kvlib.optimum.exact.build_sparse``, written as MPS; child process).
 
 Each run appends one JSON line to ``--out`` as soon as it ends (an interrupted run keeps its
-rows).  Rows carry the MC-SF TEL and, when the interval is closed, MC-SF / OPT.
+rows, and a re-run skips the runs already there: resumable).  ``--summary`` prints, per
+``(n, model, solver)``, the runs, how many were proved, the mean and worst final gap and the median
+time, side by side.  Rows carry the MC-SF TEL and, when the interval is closed, MC-SF / OPT.
 
     python benchmarks/exact_scaling.py                       # full grid (about 320 solver-minutes)
     python benchmarks/exact_scaling.py --sizes 10,12,15,20,40 --seeds 1 --solvers pipeline,highs
@@ -47,6 +49,8 @@ from kvlib.optimum.exact import build_sparse, heuristic_incumbent, solve
 from kvlib.policies import make_policy
 
 SEED = 20251
+COMMIT = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], capture_output=True, text=True,
+                        cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip() or "unknown"
 SIZES = (10, 12, 15, 20, 30, 40, 50, 60)
 SOLVERS = ("pipeline", "highs", "cpsat", "scip")
 
@@ -173,7 +177,12 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default="benchmarks/exact_scaling_results.jsonl")
+    ap.add_argument("--summary", action="store_true",
+                    help="only print the per-(n, model, solver) summary of the rows already in --out")
     args = ap.parse_args(argv)
+    if args.summary:
+        return summary(args.out)
+    done = done_keys(args.out)
     solvers = args.solvers.split(",")
     if "scip" in solvers:
         import importlib.util
@@ -190,6 +199,8 @@ def main(argv=None) -> int:
                 inc = heuristic_incumbent(inst)
                 mcsf = int(check_schedule(inst, simulate(inst, make_policy("mc-sf"), seed=0).schedule).tel)
                 for solver in solvers:
+                    if (solver, f"AM{model}", n, seed, float(args.time_limit)) in done:
+                        continue  # resumable: this run is already in --out
                     try:
                         row = run_one(solver, inst, inc, args.time_limit, args.threads)
                     except Exception as exc:  # keep the grid running; the row records the failure
@@ -198,7 +209,8 @@ def main(argv=None) -> int:
                     gap = (row["upper"] - row["lower"]) / row["upper"]
                     optimal = row["lower"] >= row["upper"]
                     row = dict(solver=solver, model=f"AM{model}", n=n, seed=seed, M=inst.memory,
-                               time_limit=args.time_limit, incumbent=inc[1], gap=gap, optimal=optimal, mcsf=mcsf,
+                               time_limit=args.time_limit, threads=args.threads, commit=COMMIT,
+                               incumbent=inc[1], gap=gap, optimal=optimal, mcsf=mcsf,
                                mcsf_over_opt=(mcsf / row["upper"]) if optimal else None, **row)
                     with open(args.out, "a") as fh:
                         fh.write(json.dumps(row) + "\n")
@@ -206,6 +218,41 @@ def main(argv=None) -> int:
                     print(f"{solver:<9} AM{model:<2} {n:>3} {seed:>4} {inst.memory:>3} {row['lower']:>6} "
                           f"{row['upper']:>6} {100 * gap:>6.2f} {row['seconds']:>6.1f} {mcsf:>6} {ratio:>9}  "
                           f"{row['status'][:60]}", flush=True)
+    summary(args.out)
+    return 0
+
+
+def _rows(path: str) -> list[dict]:
+    if not os.path.exists(path):
+        return []
+    with open(path) as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def done_keys(path: str) -> set:
+    """(solver, model, n, seed, time limit) of the runs already in ``path``."""
+    return {(r["solver"], r["model"], int(r["n"]), int(r["seed"]), float(r["time_limit"])) for r in _rows(path)}
+
+
+def summary(path: str) -> int:
+    """Per (n, model, solver): runs, proved, mean and worst final gap, median seconds."""
+    rows = _rows(path)
+    if not rows:
+        print(f"no rows in {path}")
+        return 0
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault((int(r["n"]), r["model"], r["solver"], float(r["time_limit"])), []).append(r)
+    print(f"\n{'n':>3} {'model':<5} {'solver':<9} {'limit':>5} {'runs':>4} {'proved':>6} {'mean gap%':>9} "
+          f"{'max gap%':>8} {'median s':>8}")
+    for (n, model, solver, limit), g in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1],
+                                                                               SOLVERS.index(kv[0][2])
+                                                                               if kv[0][2] in SOLVERS else 9)):
+        gaps = [100 * float(r["gap"]) for r in g]
+        secs = sorted(float(r["seconds"]) for r in g if r["seconds"] == r["seconds"])
+        med = secs[len(secs) // 2] if secs else float("nan")
+        print(f"{n:>3} {model:<5} {solver:<9} {limit:>5.0f} {len(g):>4} {sum(bool(r['optimal']) for r in g):>6} "
+              f"{sum(gaps) / len(gaps):>9.2f} {max(gaps):>8.2f} {med:>8.1f}")
     return 0
 
 
