@@ -16,6 +16,8 @@ finding names the page, the kind of defect and the culprit:
 ``math``        a ``$``, ``\\frac``, ``\\begin``, ``\\(`` or ``\\)`` left in the rendered
                 text outside MathJax's output and code (unrendered TeX), or a MathJax
                 error box;
+``mathwidth``   a display equation wider than its column (MathJax's box then scrolls
+                it or cuts it at the column edge: break it over lines);
 ``overflow``    the page is wider than the window, or a block sticks out of the
                 main column without a scroll box of its own;
 ``figure``      an image in the content that is not in a figure with a caption;
@@ -61,7 +63,7 @@ CHROMIUM_FLAGS = (
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-dev-shm-usage", "--hide-scrollbars",
 )
-KINDS = ("math", "overflow", "figure", "nan", "highs", "path", "words", "console")
+KINDS = ("math", "mathwidth", "overflow", "figure", "nan", "highs", "path", "words", "console")
 
 
 class SiteCheckError(RuntimeError):
@@ -251,6 +253,26 @@ for (const el of main.querySelectorAll('*')) {
   const desc = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
     (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).slice(0, 3).join('.') : '');
   addLimited('overflow', `${desc} spans x=${Math.round(r.left)}..${Math.round(r.right)}, column x=${Math.round(col.left)}..${Math.round(col.right)} ${where(el)}`);
+}
+
+// display math wider than its column: MathJax's box scrolls or cuts it at the column edge
+for (const m of main.querySelectorAll('mjx-container[display="true"] > mjx-math')) {
+  const r = m.getBoundingClientRect();
+  if (r.width === 0) continue;
+  let left = col.left, right = col.right;
+  for (let a = m.parentElement; a && a !== main; a = a.parentElement) {
+    if (scrolls(a)) { const b = a.getBoundingClientRect();
+      left = Math.max(left, b.left); right = Math.min(right, b.right); break; }
+  }
+  if (r.right > right + 2 || r.left < left - 2) {
+    const c = m.closest('mjx-container');
+    let tex = '';
+    try { const items = window.MathJax.startup.document.getMathItemsWithin(c);
+          if (items.length) tex = items[0].math; } catch (e) {}
+    const label = (tex || (c && c.getAttribute('aria-label')) || m.textContent || '').replace(/\s+/g, ' ').slice(0, 80);
+    addLimited('mathwidth', `display math ${Math.round(r.width)}px wide in a ${Math.round(right - left)}px column ` +
+      `(cut or scrolled at its edge): "${label}" ${where(m)}`);
+  }
 }
 
 // figures: every content image in a figure with a caption

@@ -1226,7 +1226,8 @@ qgrid = np.linspace(0.005, 0.995, 199)
 Rvals = np.array([float(R_g.subs(q, g)) for g in qgrid])
 assert sp.limit(R_g, q, 0, "+") == 1
 glue("geo_xBx", Math(r"x^\top B x = " + sp.latex(xBx_g)), display=False)
-glue("geo_R", Math(r"R(q) = \frac{x^\top A x}{x^\top B x} = " + sp.latex(R_g)), display=False)
+glue("geo_R", Math(r"\begin{aligned} R(q) &= \frac{x^\top A x}{x^\top B x} \\ &= " + sp.latex(R_g) + r"\end{aligned}"),
+     display=False)
 glue("geo_lim_sym", Math(r"\lim_{q\to1^-} R(q) = " + sp.latex(lim1)), display=False)
 glue("geo_lim", float(lim1), display=False)
 glue("geo_lim_ok", str(lim_ok), display=False)

@@ -175,8 +175,10 @@ glue("implied_constant", IMPLIED_CONSTANT, display=False)
 # at time $t$:
 #
 # $$
-# \mathrm{OPT}_{LP} = \min \sum_t t \sum_o a_o^t \quad \text{s.t.} \quad
-# \sum_{t' \le t} \sum_o a_o^{t'}\,\mathrm{vol}_o \le tM \ (\forall t), \qquad \sum_t a_o^t = n_o \ (\forall o).
+# \begin{aligned}
+# \mathrm{OPT}_{LP} = \min\ & \sum_t t \sum_o a_o^t \\
+# \text{s.t.}\ & \sum_{t' \le t} \sum_o a_o^{t'}\,\mathrm{vol}_o \le tM \ (\forall t), \qquad \sum_t a_o^t = n_o \ (\forall o).
+# \end{aligned}
 # $$
 #
 # There is no constraint $a_o^t = 0$ for $t < o$. With $a^*$ an optimal solution, $t^*_o$ is the *first*
@@ -209,9 +211,11 @@ glue("implied_constant", IMPLIED_CONSTANT, display=False)
 # The dual solution (25)-(27) sets, with $\beta = 2s + o + 1$,
 #
 # $$
-# y_i = \bar y = \Bigl(\frac{\beta o n}{2M} - \frac{(o-1)(3s+2o+2)}{3\beta}\Bigr)^+, \quad
-# \lambda_1 = \frac{2\bar y + \frac{2(o-1)(3s+2o+2)}{3\beta}}{\beta o}, \quad
-# \lambda_t = \Bigl(\lambda_1 - \frac{2(t-1)}{\beta o}\Bigr)^+ .
+# \begin{aligned}
+# y_i = \bar y &= \Bigl(\frac{\beta o n}{2M} - \frac{(o-1)(3s+2o+2)}{3\beta}\Bigr)^+, \\
+# \lambda_1 &= \frac{2\bar y + \frac{2(o-1)(3s+2o+2)}{3\beta}}{\beta o}, \\
+# \lambda_t &= \Bigl(\lambda_1 - \frac{2(t-1)}{\beta o}\Bigr)^+ .
+# \end{aligned}
 # $$
 #
 # **001 Lemma B.1**: this solution satisfies (23) (by induction on $t$, base case $t = 0$). The paper then

@@ -260,8 +260,10 @@ styled(pd.DataFrame([{"table": name, "rows": len(keys), "stored or computed": TA
 #
 # ```{math}
 # :label: eq-rt-batchtime
-# \tau(P, D, K) = L\,\big[f(P+D) + 2\,g\big(2h(P+D)\big) + a_{\mathrm{dec}} K + a_{\mathrm{pre}} Q\big] + e(P+D)
-# \quad\text{ms}
+# \begin{aligned}
+# \tau(P, D, K) = {} & L\,\big[f(P+D) + 2\,g\big(2h(P+D)\big) + a_{\mathrm{dec}} K + a_{\mathrm{pre}} Q\big] \\
+# & + e(P+D) \quad\text{ms}
+# \end{aligned}
 # ```
 #
 # The coefficients are embedded in `kvlib.serving.batchtime.EMBEDDED` with their provenance;

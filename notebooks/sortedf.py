@@ -442,9 +442,11 @@ glue("adv_opt", int(cur["best_opt"]), display=False)
 # in rationals, and never pass them to the checker:
 #
 # $$
-# \mathrm{TEL}(\text{SF}_{\text{group}}) = \sum_m o_{b_m,n_{b_m}} N_{>b_m} + \sum_i o_i,\qquad
-# \mathrm{TEL}(\text{SF}_{\text{align}}) = \sum_m \bar o_{b_m} N_{>b_m} + \sum_i o_i,\qquad
-# \mathrm{TEL}(\text{Optimal}_{\text{align}}) = \sum_h \bar o_h N_{>h} + \sum_i o_i .
+# \begin{aligned}
+# \mathrm{TEL}(\text{SF}_{\text{group}}) &= \sum_m o_{b_m,n_{b_m}} N_{>b_m} + \sum_i o_i, \\
+# \mathrm{TEL}(\text{SF}_{\text{align}}) &= \sum_m \bar o_{b_m} N_{>b_m} + \sum_i o_i, \\
+# \mathrm{TEL}(\text{Optimal}_{\text{align}}) &= \sum_h \bar o_h N_{>h} + \sum_i o_i .
+# \end{aligned}
 # $$
 #
 # Our reading choices: if no request is running at $T_{g-1}$ (the optimal schedule idles), $A_g$ holds the

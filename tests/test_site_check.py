@@ -45,6 +45,8 @@ CLEAN = """
 <pre class="scroll">{long}</pre>
 <pre>price = "$5"  # code may hold a dollar sign and \\frac</pre>
 <mjx-container>$x$ rendered</mjx-container>
+<div class="math"><mjx-container display="true" style="display: block; overflow-x: auto"><mjx-math display="true"
+ style="display: inline-block; width: 300px">a = b</mjx-math></mjx-container></div>
 <div class="highlight-bash"><pre>jupytext -o /tmp/model.ipynb</pre></div>
 """.format(long="x" * 400)
 
@@ -52,6 +54,9 @@ DEFECTS = {
     "math": "<p>The ratio is $\\frac{1}{2}$ here.</p>",
     "overflow": '<div style="width: 1500px">a wide table</div>',
     "figure": '<img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==" width="200" height="100">',
+    "mathwidth": '<div class="math"><mjx-container display="true" style="display: block; overflow-x: auto">'
+                 '<mjx-math display="true" style="display: inline-block; width: 1500px">a + b + c</mjx-math>'
+                 '</mjx-container></div>',
     "nan": "<table><tr><th>a</th></tr><tr><td>NaN</td></tr></table>",
     "highs": "<div class=\"cell_output\"><pre>Running HiGHS 1.16.0 (git hash: f3f113d)</pre></div>",
     "path": "<div class=\"cell\"><pre>wrote /tmp/kvbook-model-abc/out.csv</pre></div>",
