@@ -165,8 +165,6 @@ for name, res in small_results.items():
 n_refused = int((~steps["admitted"]).sum())
 first_refusal = steps[~steps["admitted"]].iloc[0]
 
-fig = schedule_figure(step_inst, {f"{name}: TEL {res.tel}": res.schedule for name, res in small_results.items()},
-                      layout="rows", figsize=(8, 6.6))
 
 # %%
 display(steps.rename(columns={"usage": "usage (tokens)", "max usage": "max usage (tokens)"}).style.hide(axis="index"))
@@ -177,6 +175,8 @@ glue("steps_refused", n_refused, display=False)
 glue("first_refusal_usage", int(first_refusal["usage"][0]), display=False)
 glue("first_refusal_time", int(first_refusal["checkpoints"][0]), display=False)
 glue("small_start0", int(small_results["mc-sf"].schedule.starts[0]), display=False)
+fig = schedule_figure(step_inst, {f"{name}: TEL {res.tel}": res.schedule for name, res in small_results.items()},
+                      layout="rows", figsize=(8, 6.6))
 glue("fig_small", fig, display=False)
 plt.close(fig)
 

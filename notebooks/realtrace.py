@@ -946,15 +946,6 @@ tab_m3, M3 = TABS["intervals003"]
 M3 = M3.sort_values("n", kind="stable")
 assert M3["valid"].all()
 M3["pred"] = M3["pred"].map(lambda x: {"wide": "[1,1000]", "buckets": "10 buckets"}.get(x, f"x={x}"))
-fig, axs = plt.subplots(3, 2, figsize=(8, 8))
-ax = axs.ravel()
-ax[-1].axis("off")
-for a_, (pr, d) in zip(ax, M3.groupby("pred", sort=False)):
-    for p, e in d.groupby("policy"):
-        a_.plot(e.n, e.avg_latency, "o-", label=p)
-    a_.set(title=f"prediction {pr}", xlabel="requests", ylabel="average latency (s)")
-ax[0].legend(fontsize=7)
-fig.tight_layout()
 T3 = M3.pivot_table(index=["pred", "n"], columns="policy", values="avg_latency")
 n3 = int(max((n for n in T3.index.get_level_values(1) if (M3.n == n).sum() == len(PREDS) * len(P003)),
               default=M3.n.min()))  # the largest size with every prediction and policy stored
@@ -968,6 +959,15 @@ if {"a-max", "a-min", "h-sf"} <= set(P003):
     _better = [pr for pr in T3.index.get_level_values(0).unique() if T3.loc[(pr, n3), "a-min"] < T3.loc[(pr, n3), "a-max"]]
     g("rt_003_amin_better", ", ".join(_better) if _better else "none")
 g("cap_intervals003", tab_m3.label)
+fig, axs = plt.subplots(3, 2, figsize=(8, 8))
+ax = axs.ravel()
+ax[-1].axis("off")
+for a_, (pr, d) in zip(ax, M3.groupby("pred", sort=False)):
+    for p, e in d.groupby("policy"):
+        a_.plot(e.n, e.avg_latency, "o-", label=p)
+    a_.set(title=f"prediction {pr}", xlabel="requests", ylabel="average latency (s)")
+ax[0].legend(fontsize=7)
+fig.tight_layout()
 glue_figure("rt-003", fig)
 styled(T3.reset_index(), precision=2, caption=f"average latency (s); {tab_m3.label}")
 
