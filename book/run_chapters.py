@@ -99,7 +99,8 @@ def now_iso() -> str:
 
 
 def git_info(root: Path = REPO_ROOT) -> dict[str, Any]:
-    """The commit checked out in ``root`` and whether the tree differs from it."""
+    """The commit checked out in ``root`` and whether the tree differs from it (the stored results in
+    ``results/``, which the runner itself writes, do not count)."""
 
     def git(*args: str) -> str:
         return subprocess.run(
@@ -108,7 +109,7 @@ def git_info(root: Path = REPO_ROOT) -> dict[str, Any]:
 
     try:
         sha = git("rev-parse", "HEAD")
-        porcelain = git("status", "--porcelain")
+        porcelain = git("status", "--porcelain", "--", ".", ":(exclude)results")
     except (OSError, subprocess.CalledProcessError):
         return {"sha": "unknown", "dirty": None, "changed_paths": None}
     changed = [line for line in porcelain.splitlines() if line.strip()]
