@@ -15,7 +15,6 @@ of the machine that ran it.  With ``--run`` it first regenerates (``book/run_cha
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kvlib.book.store import full_regeneration, results_root, store_summary  # noqa: E402
+from kvlib.book.store import full_regeneration, results_root, run_record, store_summary  # noqa: E402
 
 
 def main() -> int:
@@ -53,8 +52,7 @@ def main() -> int:
     print(f"\n{'chapter':<12} {'rows':>11}  {'row compute min':>15}  {'last run wall min':>17}  rows computed in last run")
     for c in chapters:
         rc = [r for r in rows if r["chapter"] == c]
-        run_file = results_root() / c / "_run.json"
-        run = json.loads(run_file.read_text(encoding="utf8")) if run_file.exists() else {}
+        run = run_record(c)
         computed = sum(int(t.get("computed_in_this_run") or 0) for t in (run.get("tables") or {}).values())
         stored = sum(r["rows"] for r in rc)
         asked = sum(r["rows asked"] or 0 for r in rc)

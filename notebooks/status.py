@@ -135,9 +135,9 @@ display(Markdown("\n".join(notes) if notes else
 # (`python book/run_chapters.py --mode full --only CHAPTER`, resumable: rows already stored are not
 # recomputed), on the machine with the given number of cores; *full regeneration* is the wall time of
 # the chapter's last run that recomputed every stored row (`--fresh`), measured on a shared machine
-# (other chapters' runs may have been running at the same time), or "not measured". *Stale* means that the code the table depends on changed after the commit
-# that computed its rows; CI recomputes a sample of every table's rows (`book/verify_results.py`) and
-# fails if a deterministic value differs.
+# (other chapters' runs may have been running at the same time), or "not measured". *Stale* means that
+# the code the table depends on changed after the commit that computed its rows; CI recomputes a sample
+# of every table's rows (`book/verify_results.py`) and fails if a deterministic value differs.
 
 # %% tags=["hide-input"]
 from kvlib.book.store import store_summary

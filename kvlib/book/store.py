@@ -832,6 +832,13 @@ def verify_table(chapter: str, table: str, *, budget_s: float = 60.0, n_fixed: i
 # --------------------------------------------------------------------------- reporting
 
 
+def run_record(chapter: str, root: Path | None = None) -> dict:
+    """``results/CHAPTER/_run.json`` (the chapter's last full-mode run, written by
+    ``book/run_chapters.py``), or ``{}`` if there is none."""
+    path = (root or results_root()) / chapter / "_run.json"
+    return json.loads(path.read_text(encoding="utf8")) if path.exists() else {}
+
+
 def full_regeneration(run: dict) -> dict | None:
     """The chapter's last *full* regeneration (every stored row computed in one run) from a ``_run.json``
     record: the record itself if that run computed every row of every table, else the
@@ -852,13 +859,15 @@ def store_summary(root: Path | None = None) -> list[dict]:
     and the chapter's last regeneration wall time (``results/CHAPTER/_run.json``)."""
     root = root or results_root()
     out = []
+    runs: dict[str, dict] = {}  # one _run.json per chapter, read once
     for chapter, table in list_tables(root):
         csv_path, man_path = table_paths(chapter, table, root)
         man = load_manifest(man_path)
         _, rows = read_rows(csv_path)
         commits = sorted({r["_commit"] for r in rows})
-        run_file = root / chapter / "_run.json"
-        run = json.loads(run_file.read_text(encoding="utf8")) if run_file.exists() else {}
+        if chapter not in runs:
+            runs[chapter] = run_record(chapter, root)
+        run = runs[chapter]
         deps = table_depends(man)
         flags = [code_changed_since(c, deps) for c in commits]
         out.append({
