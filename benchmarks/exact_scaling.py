@@ -11,8 +11,10 @@ Instance (model, n, seed) comes from ``numpy.random.default_rng([SEED, model, n,
 
 Solvers (each gets the same time limit and the same heuristic incumbent):
 
-* ``pipeline``: ``kvlib.optimum.solve`` (method "pipeline": bounds, time-indexed LP with
-  conflict-family rows, reduced-cost fixing, CP-SAT event model);
+* ``pipeline``: ``kvlib.optimum.solve`` (method "pipeline": bounds, CP-SAT upper-bound search,
+  time-indexed LP with conflict-family rows, reduced-cost fixing, CP-SAT event model for n <= 15);
+* ``pipeline-v1`` (stored rows only, not re-run): the pipeline before its upper-bound search was added
+  (commits up to 85b2a78), kept for comparison;
 * ``highs``: the plain time-indexed IP of 001 eq. (1)-(4) in HiGHS (``solve(method="ip")``
   with sound windows, warm start and twin ordering; no CP-SAT phase, no extra bounds);
 * ``cpsat``: CP-SAT on the exact cumulative encoding of the same IP
@@ -190,7 +192,7 @@ def main(argv=None) -> int:
         if importlib.util.find_spec("pyscipopt") is None:
             print("pyscipopt not installed: skipping SCIP (pip install 'kvlib[scip]')", file=sys.stderr)
             solvers.remove("scip")
-    print(f"{'solver':<9} {'model':<4} {'n':>3} {'seed':>4} {'M':>3} {'lower':>6} {'upper':>6} {'gap%':>6} "
+    print(f"{'solver':<11} {'model':<4} {'n':>3} {'seed':>4} {'M':>3} {'lower':>6} {'upper':>6} {'gap%':>6} "
           f"{'sec':>6} {'MC-SF':>6} {'MC-SF/OPT':>9}  status")
     for n in [int(x) for x in args.sizes.split(",")]:
         for model in [int(x) for x in args.models.split(",")]:
@@ -215,7 +217,7 @@ def main(argv=None) -> int:
                     with open(args.out, "a") as fh:
                         fh.write(json.dumps(row) + "\n")
                     ratio = f"{row['mcsf_over_opt']:.4f}" if optimal else ""
-                    print(f"{solver:<9} AM{model:<2} {n:>3} {seed:>4} {inst.memory:>3} {row['lower']:>6} "
+                    print(f"{solver:<11} AM{model:<2} {n:>3} {seed:>4} {inst.memory:>3} {row['lower']:>6} "
                           f"{row['upper']:>6} {100 * gap:>6.2f} {row['seconds']:>6.1f} {mcsf:>6} {ratio:>9}  "
                           f"{row['status'][:60]}", flush=True)
     summary(args.out)
@@ -243,7 +245,7 @@ def summary(path: str) -> int:
     groups: dict = {}
     for r in rows:
         groups.setdefault((int(r["n"]), r["model"], r["solver"], float(r["time_limit"])), []).append(r)
-    print(f"\n{'n':>3} {'model':<5} {'solver':<9} {'limit':>5} {'runs':>4} {'proved':>6} {'mean gap%':>9} "
+    print(f"\n{'n':>3} {'model':<5} {'solver':<11} {'limit':>5} {'runs':>4} {'proved':>6} {'mean gap%':>9} "
           f"{'max gap%':>8} {'median s':>8}")
     for (n, model, solver, limit), g in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1],
                                                                                SOLVERS.index(kv[0][2])
@@ -251,7 +253,7 @@ def summary(path: str) -> int:
         gaps = [100 * float(r["gap"]) for r in g]
         secs = sorted(float(r["seconds"]) for r in g if r["seconds"] == r["seconds"])
         med = secs[len(secs) // 2] if secs else float("nan")
-        print(f"{n:>3} {model:<5} {solver:<9} {limit:>5.0f} {len(g):>4} {sum(bool(r['optimal']) for r in g):>6} "
+        print(f"{n:>3} {model:<5} {solver:<11} {limit:>5.0f} {len(g):>4} {sum(bool(r['optimal']) for r in g):>6} "
               f"{sum(gaps) / len(gaps):>9.2f} {max(gaps):>8.2f} {med:>8.1f}")
     return 0
 

@@ -276,3 +276,67 @@ def test_big_instance_returns_heuristic_and_cheap_bounds_with_visible_skips():
     assert "skipped" in res.status
     ip = solve(inst, time_limit=4, threads=1, method="ip", cpsat=0, separation=False)
     assert "HiGHS skipped" in ip.status and ip.lower <= ip.upper
+
+
+def _one_after_another(inst: Instance) -> np.ndarray:
+    """A feasible but poor schedule: every request alone, in index order, after the last arrival."""
+    late = np.zeros(inst.n, dtype=np.int64)
+    t = int(inst.arrival.max())
+    for i in range(inst.n):
+        late[i] = t
+        t += int(inst.output[i])
+    return late
+
+
+def test_upper_search_alone_finds_and_proves_the_optimum_on_small_instances():
+    from kvlib.optimum.pipeline import solve_pipeline
+
+    for k in (1, 2, 5):
+        inst = SMALL[k]
+        late = _one_after_another(inst)
+        res = solve_pipeline(inst, time_limit=20, threads=1, lp=False, event=False, incumbent=late)
+        assert res.upper == opt(k) < check_schedule(inst, Schedule(tuple(late.tolist()))).tel
+        assert res.optimal and res.extra["proved_by"] == "CP-SAT upper-bound search", res.extra
+        assert res.extra["cpsat_upper"] == opt(k)
+        assert check_schedule(inst, Schedule(res.starts)).tel == res.upper
+        # switched off, the same call keeps the poor incumbent
+        off = solve_pipeline(inst, time_limit=5, threads=1, lp=False, event=False, incumbent=late,
+                             upper_search=False)
+        assert off.upper > opt(k) and "cpsat_upper" not in off.extra
+
+
+def test_upper_search_before_and_beside_the_lp():
+    from kvlib.optimum.pipeline import solve_pipeline
+
+    rng = np.random.default_rng([7, 1])
+    inst = section51(rng, 1, n_range=(14, 14))
+    late = _one_after_another(inst)
+    late_tel = check_schedule(inst, Schedule(tuple(late.tolist()))).tel
+    res = solve_pipeline(inst, time_limit=30, threads=2, event=False, incumbent=late)
+    # the search before the LP improves the incumbent; the one beside the LP ran (and was stopped when
+    # the LP converged) without making it worse
+    assert res.extra["cpsat_upper"] < late_tel and res.extra["cpsat_upper_lp"] <= res.extra["cpsat_upper"]
+    assert res.upper == res.extra["cpsat_upper_lp"] and res.incumbent_source.startswith("cp-sat cumulative model")
+    assert res.lower <= res.upper and res.lower >= res.extra["lp_lb"] >= res.extra["separation_lb"]
+    assert check_schedule(inst, Schedule(res.starts)).tel == res.upper
+
+
+def test_background_cpsat_job_stops_with_its_best_streamed_schedule():
+    import time
+
+    from kvlib.optimum.cpsat import CpSatJob
+
+    rng = np.random.default_rng([7, 2])
+    inst = section51(rng, 1, n_range=(30, 30))
+    late = _one_after_another(inst)
+    late_tel = check_schedule(inst, Schedule(tuple(late.tolist()))).tel
+    job = CpSatJob(inst, time_limit=60, workers=1, hint=late, upper=late_tel)
+    time.sleep(6)
+    r = job.result(stop=True)
+    assert r.status == "STOPPED" and r.bound == 0 and r.seconds < 30
+    assert r.starts is not None  # at least the hinted schedule was streamed
+    rep = check_schedule(inst, Schedule(tuple(int(p) for p in r.starts)))
+    assert rep.valid and rep.tel == r.tel <= late_tel
+    # a job left to its time limit reports CP-SAT's own status and bound
+    done = CpSatJob(SMALL[0], time_limit=10, workers=1).result()
+    assert done.status == "OPTIMAL" and done.tel == done.bound == opt(0)

@@ -118,6 +118,7 @@ def cpsat_solve(
     latest: np.ndarray | None = None,
     seed: int = 0,
     redundant: bool = True,
+    stream: bool = False,
 ) -> CpSatResult:
     """Solve (or improve) the hindsight schedule with CP-SAT within ``time_limit`` seconds.
 
@@ -126,6 +127,8 @@ def cpsat_solve(
     :func:`kvlib.optimum.bounds.latest_starts`; ``latest`` overrides them).
     ``redundant``: add the sound redundant constraints (start order of identical
     requests; no-overlap of the cliques of :func:`non_overlap_cliques`).
+    ``stream``: print every improving schedule as a JSON line on stdout (for the child-process
+    runners, which keep the last one when they stop the search early).
     """
     cp_model, a, s, o, n, M = _model_and_arrays(instance)
     if latest is None:
@@ -157,7 +160,10 @@ def cpsat_solve(
     solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.num_workers = int(workers)
     solver.parameters.random_seed = int(seed)
-    st = solver.Solve(m)
+    if stream:
+        st = solver.Solve(m, _streaming_callback(cp_model, p))
+    else:
+        st = solver.Solve(m)
     name = solver.StatusName(st)
     bound = int(np.ceil(solver.BestObjectiveBound() - 1e-6))
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -171,6 +177,20 @@ def cpsat_solve(
         # for a feasible ``upper``; report the bound upper + 1 (the caller caps it by its incumbent).
         return CpSatResult(None, None, int(upper) + 1, name, solver.WallTime())
     return CpSatResult(None, None, bound, name, solver.WallTime())
+
+
+def _streaming_callback(cp_model, p):
+    """A solution callback printing ``{"sol": starts, "tel": objective}`` for every improving schedule."""
+    import json as _json
+    import sys as _sys
+
+    class _Printer(cp_model.CpSolverSolutionCallback):
+        def on_solution_callback(self):
+            print(_json.dumps({"sol": [int(self.Value(v)) for v in p], "tel": int(round(self.ObjectiveValue()))}),
+                  flush=True)
+            _sys.stdout.flush()
+
+    return _Printer()
 
 
 # ----------------------------------------------------------------------------
@@ -456,6 +476,96 @@ def cpsat_solve_subprocess(
     return CpSatResult(starts, out["tel"], int(out["bound"]), out["status"], time.perf_counter() - tic)
 
 
+def _last_streamed(text) -> tuple:
+    """The last ``{"sol", "tel"}`` line a streaming child printed: ``(starts, tel)`` or ``(None, None)``."""
+    import json
+
+    if isinstance(text, bytes):
+        text = text.decode(errors="replace")
+    for line in reversed((text or "").strip().splitlines()):
+        try:
+            d = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(d, dict) and "sol" in d:
+            return np.asarray(d["sol"], dtype=np.int64), int(d["tel"])
+    return None, None
+
+
+class CpSatJob:
+    """:func:`cpsat_solve` running in a child process *in the background* (the caller keeps working).
+
+    ``CpSatJob(instance, time_limit=..., workers=..., hint=..., upper=...)`` starts the child;
+    :meth:`result` waits for it (``stop=True``: ends the search now and keeps the best schedule streamed
+    so far; its bound is then 0, i.e. no bound).  Never raises on failure of the child.
+    """
+
+    def __init__(self, instance: Instance, *, time_limit: float = 10.0, workers: int = 1,
+                 hint: np.ndarray | None = None, upper: int | None = None, seed: int = 0):
+        import json
+        import os
+        import subprocess
+        import sys
+        import time
+
+        self._tic = time.perf_counter()
+        self.time_limit = float(time_limit)
+        payload = {
+            "arrival": [int(x) for x in instance.arrival],
+            "prompt": [int(x) for x in instance.prompt],
+            "output": [int(x) for x in instance.output],
+            "memory": int(instance.memory),
+            "time_limit": max(0.1, float(time_limit) - 1.0),
+            "workers": int(workers),
+            "hint": None if hint is None else [int(x) for x in hint],
+            "upper": None if upper is None else int(upper),
+            "seed": int(seed),
+            "stream": True,
+        }
+        env = dict(os.environ)
+        pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        # stdout goes to a file, not a pipe: a full pipe would block the child's solution callback
+        import tempfile
+
+        self._out = tempfile.TemporaryFile(mode="w+", encoding="utf8")
+        self._proc = subprocess.Popen([sys.executable, "-m", "kvlib.optimum.cpsat"], stdin=subprocess.PIPE,
+                                      stdout=self._out, stderr=subprocess.DEVNULL, text=True, env=env)
+        self._proc.stdin.write(json.dumps(payload))
+        self._proc.stdin.close()
+
+    def result(self, stop: bool = False) -> CpSatResult:
+        """The child's result; ``stop``: terminate it first (its last streamed schedule, no bound)."""
+        import json
+        import subprocess
+        import time
+
+        stopped = False
+        if stop and self._proc.poll() is None:
+            self._proc.terminate()
+            stopped = True
+        try:
+            self._proc.wait(timeout=self.time_limit + 30.0)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+            stopped = True
+        self._out.seek(0)
+        out_text = self._out.read()
+        self._out.close()
+        secs = time.perf_counter() - self._tic
+        if not stopped:
+            try:
+                out = json.loads(out_text.strip().splitlines()[-1])
+                if "status" in out:
+                    starts = None if out["starts"] is None else np.asarray(out["starts"], dtype=np.int64)
+                    return CpSatResult(starts, out["tel"], int(out["bound"]), out["status"], secs)
+            except (json.JSONDecodeError, IndexError):
+                pass
+        starts, tel = _last_streamed(out_text)
+        return CpSatResult(starts, tel, 0, "STOPPED" if stopped else "cp-sat child failed", secs)
+
+
 def event_solve_subprocess(
     instance: Instance,
     domains: list,
@@ -508,24 +618,12 @@ def event_solve_subprocess(
     env = dict(os.environ)
     pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    def last_streamed(text) -> tuple:
-        if isinstance(text, bytes):
-            text = text.decode(errors="replace")
-        for line in reversed((text or "").strip().splitlines()):
-            try:
-                d = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if "sol" in d:
-                return np.asarray(d["sol"], dtype=np.int64), int(d["tel"])
-        return None, None
-
     try:
         proc = subprocess.run([sys.executable, "-m", "kvlib.optimum.cpsat"], input=json.dumps(payload), text=True,
                               capture_output=True, env=env, timeout=float(time_limit) + 3.0)
         out = json.loads(proc.stdout.strip().splitlines()[-1])
     except subprocess.TimeoutExpired as exc:
-        starts, tel = last_streamed(exc.stdout)
+        starts, tel = _last_streamed(exc.stdout)
         return CpSatResult(starts, tel, 0, "cp-sat child failed: TimeoutExpired", time.perf_counter() - tic)
     except (json.JSONDecodeError, IndexError, OSError) as exc:
         return CpSatResult(None, None, 0, f"cp-sat child failed: {type(exc).__name__}", time.perf_counter() - tic)
@@ -549,7 +647,8 @@ def _main() -> None:  # pragma: no cover - run as a child process
                           "bound": int(r.bound), "status": r.status}))
         return
     r = cpsat_solve(inst, time_limit=d["time_limit"], workers=d["workers"],
-                    hint=None if d["hint"] is None else np.asarray(d["hint"]), upper=d["upper"], seed=d["seed"])
+                    hint=None if d["hint"] is None else np.asarray(d["hint"]), upper=d["upper"], seed=d["seed"],
+                    stream=d.get("stream", False))
     print(json.dumps({"starts": None if r.starts is None else [int(x) for x in r.starts], "tel": r.tel,
                       "bound": int(r.bound), "status": r.status}))
 

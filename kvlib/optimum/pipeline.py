@@ -10,11 +10,21 @@ Steps, each valid on its own (the result records which step proved what):
    :func:`kvlib.optimum.bounds.separation_lower_bound` with the conflict families of
    :func:`kvlib.optimum.bounds.clique_families` (including the per-pair
    :func:`~kvlib.optimum.bounds.tightened_families`).
+1b. **Upper-bound search**: CP-SAT on the exact cumulative encoding of
+   :func:`kvlib.optimum.cpsat.cpsat_solve` (child process), hinted with the incumbent, for a
+   share of the time limit (``UPPER_SHARE``; ``UPPER_SHARE_NO_LP`` when the LP will not fit);
+   a better checked schedule becomes the incumbent, which tightens the windows of
+   :func:`kvlib.optimum.bounds.latest_starts` for the LP and the fixing of step 3.
+   Measured: from ``n = 20`` on, this model finds better schedules within seconds than the
+   event model of step 4 does in the rest of the budget (``benchmarks/exact_scaling.py``).
 2. **Time-indexed LP** with family rows, added lazily (:mod:`kvlib.optimum.timelp`);
-   its safe dual value is a bound after every round.
+   its safe dual value is a bound after every round.  The LP uses one thread; with
+   ``threads >= 2`` a second upper-bound search runs beside it (:class:`kvlib.optimum.cpsat.CpSatJob`)
+   and is stopped when the LP ends, keeping its best schedule.
 3. **Reduced-cost fixing** (:func:`kvlib.optimum.timelp.reduced_cost_fixing`): starts
    that no schedule better than the incumbent can use are removed.
-4. **Exact search** with the event-based CP-SAT model of
+4. **Exact search** (for ``n <= EXACT_SEARCH_MAX_N``; above, the time left goes to a last
+   upper-bound search as in step 1b) with the event-based CP-SAT model of
    :func:`kvlib.optimum.cpsat.event_solve` (child process) over the remaining starts with
    ``TEL <= UB - 1``: ``INFEASIBLE`` proves the incumbent optimal; a found schedule becomes
    the incumbent (checked); ``OPTIMAL`` proves it optimal.  The model also carries the
@@ -22,7 +32,7 @@ Steps, each valid on its own (the result records which step proved what):
    one no-overlap per conflict family and the exact cumulative encoding of memory.
 
 Budget (measured on 2 loaded cores, ``benchmarks/exact_scaling.py``): the separation LP gets
-``min(5, 0.1 T)`` s, the time-indexed LP up to ``0.5 T`` (skipped when its estimated size
+``min(5, 0.1 T)`` s, the upper-bound search ``0.15 T`` (``0.5 T`` without the LP), the time-indexed LP up to ``0.5 T`` (skipped when its estimated size
 exceeds ``LP_NNZ_PER_SECOND`` non-zeros per second of budget), the exact search the rest.
 The restarts after an improvement (``MAX_RESTARTS``) are off: at ``n = 15`` each cost
 5-6 s of child start-up and presolve, more than the re-fixing saved.
@@ -54,20 +64,38 @@ from kvlib.core.model import Instance, Schedule
 LP_NNZ_PER_SECOND = 60_000
 #: the CP-SAT event model has ``n (n - 1)`` pair blocks; above this ``n`` it is skipped
 EVENT_MAX_N = 120
+#: above this ``n`` the exact search of step 4 is not run and its time goes to the upper-bound search
+#: (measured, ``benchmarks/exact_scaling.py``, 60 s: at ``n = 20`` it neither proved an instance nor moved a
+#: bound, before or after step 1b, while the upper-bound search kept finding better schedules; it proved
+#: instances at ``n = 10``-``15``)
+EXACT_SEARCH_MAX_N = 15
+#: the CP-SAT upper-bound search (step 1b) is skipped above this ``n`` (its model has ``sum o_i`` intervals)
+UPPER_MAX_N = 400
+#: its share of the time limit before the time-indexed LP (which then runs beside a second search)
+UPPER_SHARE = 0.15
+#: its share when the time-indexed LP will be skipped as too large
+UPPER_SHARE_NO_LP = 0.5
 #: how often the exact search restarts after an improvement (with re-fixed domains)
 MAX_RESTARTS = 0  # restarts at every small improvement cost 5-6 s each on loaded cores (n = 15), more than they saved
+
+
+def _have_ortools() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("ortools") is not None
 
 
 def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int = 2, incumbent=None,
                    verbose: bool = False, lp: bool = True, event: bool = True, cumulative: int = 2,
                    lagrangian_cut: bool = True, cp_params: dict | None = None, cp_search: bool = False,
-                   family_no_overlap: bool = True):
+                   family_no_overlap: bool = True, upper_search: bool = True):
     """Certified interval ``lower <= OPT <= upper`` by the pipeline of the module docstring.
 
     Returns a :class:`kvlib.optimum.result.SolveResult` (``formulation="pipeline"``); its
     ``extra`` holds ``proved_by`` (the step that closed the gap, or ``""``), ``notes`` (skipped
     stages and why), the bounds of every step and their times.  ``lp=False`` / ``event=False``
-    switch steps 2-3 / 4 off (for measurements).  Progress goes to stderr when ``verbose``.
+    switch steps 2-3 / 4 off (for measurements), ``upper_search=False`` step 1b.  Progress goes to
+    stderr when ``verbose``.
     """
     from kvlib.optimum.bounds import latest_starts, separation_lower_bound, volume_lower_bound
     from kvlib.optimum.heuristic import heuristic_incumbent_timed
@@ -118,11 +146,69 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
     domains = None
     lp_result = None
     latest = latest_starts(instance, best_tel)
+    have_cpsat = _have_ortools()
+    if upper_search and not have_cpsat:
+        notes.append("CP-SAT upper-bound search skipped: OR-Tools is not installed")
+    upper_search = upper_search and have_cpsat and n <= UPPER_MAX_N
+
+    def take(cr, stage: str) -> None:
+        """Adopt a CP-SAT schedule that the checker accepts and that beats the incumbent; record its bound."""
+        nonlocal best_starts, best_tel, src, lower, lower_src, proved_by, status, latest
+        if cr.starts is not None:
+            rep = check_schedule(instance, Schedule(tuple(int(p) for p in cr.starts)))
+            if rep.valid and rep.tel < best_tel:
+                best_starts, best_tel, src = np.asarray(cr.starts, dtype=np.int64), int(rep.tel), \
+                    f"cp-sat cumulative model (from {heur_tel})"
+                latest = np.minimum(latest, latest_starts(instance, best_tel))
+            elif not rep.valid:  # pragma: no cover - would be a modelling error
+                notes.append(f"{stage}: schedule rejected by the checker (ignored)")
+        if cr.status == "OPTIMAL" and cr.tel is not None and int(cr.tel) <= best_tel:
+            lower, lower_src = best_tel, stage
+        elif cr.bound > lower and cr.status in ("FEASIBLE", "OPTIMAL"):
+            # the exact encoding over sound windows: its bound holds for OPT (capped by the incumbent)
+            lower, lower_src = min(int(cr.bound), best_tel), stage
+        if lower >= best_tel and not proved_by:
+            proved_by, status = stage, f"Optimal ({stage})"
+        bounds[stage_key[stage]] = best_tel
+
+    stage_key = {"CP-SAT upper-bound search": "cpsat_upper", "CP-SAT upper-bound search beside the LP": "cpsat_upper_lp",
+                 "CP-SAT upper-bound search after the LP": "cpsat_upper_end"}
+    lp_plan = None
+    # whether step 4 will run (above EXACT_SEARCH_MAX_N its time goes to the upper-bound search)
+    exact_search = event and n <= EVENT_MAX_N and (n <= EXACT_SEARCH_MAX_N or not upper_search)
+    if not proved_by and lp:
+        from kvlib.optimum.timelp import lp_size
+
+        share = 0.5 if exact_search or upper_search else 0.95
+        ncols, nnz = lp_size(instance, latest)
+        lp_plan = (share, ncols, nnz)
+    # step 1b: upper-bound search (CP-SAT on the exact cumulative encoding, hinted with the incumbent)
+    if not proved_by and upper_search:
+        lp_fits = lp_plan is not None and lp_plan[2] <= LP_NNZ_PER_SECOND * min(lp_plan[0] * time_limit, left())
+        if lp_fits:
+            ub_budget = UPPER_SHARE * time_limit
+        elif exact_search:
+            ub_budget = UPPER_SHARE_NO_LP * time_limit
+        else:  # nothing else will run: the whole budget
+            ub_budget = left()
+        ub_budget = min(ub_budget, left() - 1.0)
+        if ub_budget >= 2.0:
+            from kvlib.optimum.cpsat import cpsat_solve_subprocess
+
+            t0 = time.perf_counter()
+            cr = cpsat_solve_subprocess(instance, time_limit=ub_budget, workers=threads, hint=best_starts,
+                                        upper=best_tel)
+            timing["upper_search_seconds"] = time.perf_counter() - t0
+            if cr.status.startswith("cp-sat child failed"):
+                notes.append(f"CP-SAT upper-bound search: {cr.status}")
+            else:
+                take(cr, "CP-SAT upper-bound search")
+            log(f"CP-SAT upper-bound search: {cr.status}, incumbent {best_tel}, bound {cr.bound}")
     # step 2-3: time-indexed LP and reduced-cost fixing
     if not proved_by and lp:
         from kvlib.optimum.timelp import lp_size, reduced_cost_fixing, time_indexed_lp
 
-        share = 0.5 if event and n <= EVENT_MAX_N else 0.95
+        share = lp_plan[0]
         budget = min(share * time_limit, left() - 1.0)
         ncols, nnz = lp_size(instance, latest)
         num_vars = ncols
@@ -133,7 +219,22 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
                          f"(limit {LP_NNZ_PER_SECOND} per second)")
         else:
             t0 = time.perf_counter()
+            job = None
+            if upper_search and threads >= 2 and budget >= 3.0:
+                # the LP uses one thread: the other searches for better schedules meanwhile
+                from kvlib.optimum.cpsat import CpSatJob
+
+                job = CpSatJob(instance, time_limit=budget, workers=threads - 1, hint=best_starts, upper=best_tel,
+                               seed=1)
             r = time_indexed_lp(instance, latest, time_limit=budget, threads=1, log=log if verbose else None)
+            if job is not None:
+                cr = job.result(stop=True)
+                timing["upper_search_lp_seconds"] = time.perf_counter() - t0
+                if cr.status.startswith("cp-sat child failed"):
+                    notes.append(f"CP-SAT upper-bound search beside the LP: {cr.status}")
+                else:
+                    take(cr, "CP-SAT upper-bound search beside the LP")
+                log(f"CP-SAT beside the LP: {cr.status}, incumbent {best_tel}")
             if r.rounds:
                 lp_result = r
             timing["lp_seconds"] = time.perf_counter() - t0
@@ -147,11 +248,14 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
             else:
                 if r.bound > lower:
                     lower, lower_src = min(int(r.bound), best_tel), "time-indexed LP"
-                if lower >= best_tel:
-                    proved_by, status = "time-indexed LP", "Optimal (time-indexed LP)"
+                if proved_by:
+                    pass  # the search beside the LP closed the gap
+                elif lower >= best_tel:
+                    proved_by, status = lower_src, f"Optimal ({lower_src})"
                 else:
                     allowed = reduced_cost_fixing(r, best_tel)
-                    domains = [allowed[i] for i in range(n)]
+                    # within the windows of the incumbent (tighter if the search beside the LP improved it)
+                    domains = [allowed[i][allowed[i] <= latest[i]] for i in range(n)]
                     kept = int(sum(len(d) for d in domains))
                     bounds["starts_after_fixing"] = kept
                     bounds["starts_before_fixing"] = int(len(r.req))
@@ -159,24 +263,39 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
                     if any(len(d) == 0 for d in domains):
                         lower, proved_by = best_tel, "reduced-cost fixing"
                         status = "Optimal (reduced-cost fixing: no start left for some request)"
+    # above EXACT_SEARCH_MAX_N the time left goes to the upper-bound search instead of step 4
+    if not proved_by and upper_search and event and not exact_search and left() - 1.0 >= 2.0:
+        from kvlib.optimum.cpsat import cpsat_solve_subprocess
+
+        t0 = time.perf_counter()
+        cr = cpsat_solve_subprocess(instance, time_limit=left() - 1.0, workers=threads, hint=best_starts,
+                                    upper=best_tel, seed=2)
+        timing["upper_search_end_seconds"] = time.perf_counter() - t0
+        if cr.status.startswith("cp-sat child failed"):
+            notes.append(f"CP-SAT upper-bound search after the LP: {cr.status}")
+        else:
+            take(cr, "CP-SAT upper-bound search after the LP")
+        log(f"CP-SAT upper-bound search after the LP: {cr.status}, incumbent {best_tel}")
     # step 4: exact search
     cp_status = ""
     if not proved_by and event:
         budget = left() - 0.5
         if n > EVENT_MAX_N:
             notes.append(f"CP-SAT event model skipped: n = {n} > {EVENT_MAX_N}")
+        elif n > EXACT_SEARCH_MAX_N and upper_search:
+            notes.append(f"CP-SAT event model not run: n = {n} > {EXACT_SEARCH_MAX_N}, its time went to the "
+                         "upper-bound search")
         elif budget < 2.5:
             notes.append(f"CP-SAT event model skipped: {max(budget, 0):.1f} s left")
         else:
-            import importlib.util
-
-            if importlib.util.find_spec("ortools") is None:
+            if not have_cpsat:
                 notes.append("CP-SAT event model skipped: OR-Tools is not installed")
             else:
                 from kvlib.optimum.cpsat import event_solve_subprocess
 
                 if domains is None:
                     domains = [np.arange(instance.arrival[i], latest[i] + 1) for i in range(n)]
+
                 t0 = time.perf_counter()
                 restarts = 0
                 while True:
