@@ -4,7 +4,8 @@
 Reads the manifests of the results store (results/CHAPTER/TABLE.manifest.json, results/CHAPTER/_run.json):
 rows stored / asked, the summed compute time of the stored rows (the CPU-side cost of a fresh
 regeneration, one row at a time), the wall time of the chapter's last full-mode run, the wall time of
-its last *full* regeneration (a run that recomputed every stored row: ``--fresh``), and the cores
+its last *full* regeneration (every stored row recomputed: ``--fresh``, possibly continued over several
+runs with ``--resume-regeneration``, whose wall times are then summed), and the cores
 of the machine that ran it.  With ``--run`` it first regenerates (``book/run_chapters.py --mode full
 [--only ...]``, resumable) and then reports.
 
@@ -58,8 +59,10 @@ def main() -> int:
         asked = sum(r["rows asked"] or 0 for r in rc)
         wall = run.get("chapter_wall_time_s")
         full = full_regeneration(run)
-        full_txt = (f"{full['chapter_wall_time_s'] / 60:.1f} min on {full.get('cores') or '?'} cores, "
-                    f"{(full.get('finished') or '')[:10]}, commit {(full.get('git_sha') or '?')[:7]}"
+        pieces = int(full.get("pieces") or 1) if full else 0
+        full_txt = (f"{full['chapter_wall_time_s'] / 60:.1f} min on {full.get('cores') or '?'} cores"
+                    + (f" (summed over {pieces} runs)" if pieces > 1 else "")
+                    + f", {(full.get('finished') or '')[:10]}, commit {(full.get('git_sha') or '?')[:7]}"
                     if full else "not measured")
         print(f"{c:<12} {stored:>5}/{asked:<5}  {sum(r['compute time (s)'] for r in rc) / 60:>15.1f}  "
               f"{(f'{wall / 60:.1f}' if wall else '-'):>17}  "

@@ -83,6 +83,8 @@ KEEP_TAGS = frozenset({TEACH_TAG, "remove-cell", "remove-input", "hide-cell", "h
                        "hide-output"})
 # Environment of the kernels: no progress bars, no warnings on the pages.
 KERNEL_ENV = {"TQDM_DISABLE": "1", "PYTHONWARNINGS": "ignore"}
+#: how often (s) a regeneration run records its wall time so far in results/CHAPTER/_regeneration.json
+REGENERATION_HEARTBEAT_S = 15.0
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -383,14 +385,24 @@ def run_one(
     store: str = "off",
     fresh: bool = False,
     fallback: str | None = None,
+    resume_regeneration: bool = False,
 ) -> dict[str, Any]:
-    """Convert and execute one chapter; never raises, returns a manifest record."""
+    """Convert and execute one chapter; never raises, returns a manifest record.
+
+    ``fresh`` / ``resume_regeneration`` (with ``store="write"``): start / continue a full regeneration
+    of the chapter's stored results (:mod:`kvlib.book.regeneration`: the stored tables are moved aside,
+    so every row is computed anew, and each run's wall time is recorded as it goes)."""
+    import threading
+
     import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
+    from kvlib.book import regeneration
+
     os.environ["KVBOOK_STORE"] = store
-    os.environ["KVBOOK_STORE_FRESH"] = "1" if fresh else "0"
+    # a fresh run is a regeneration: the tables are moved aside, so the store has nothing to reuse
+    os.environ["KVBOOK_STORE_FRESH"] = "0"
     os.environ["KVBOOK_STORE_LOG"] = str(store_log_path(name))
     store_log_path(name).unlink(missing_ok=True)
     os.environ["KVBOOK_SHARED_DIR"] = shared_dir
@@ -399,7 +411,7 @@ def run_one(
     os.environ["KVBOOK_MANIFEST"] = str(MANIFEST)
     os.environ.update(KERNEL_ENV)  # inherited by the papermill kernel
 
-    git = git_info()
+    git = git_info(REPO_ROOT)
     record: dict[str, Any] = {
         "chapter": name,
         "source": f"notebooks/{name}.py",
@@ -416,6 +428,26 @@ def run_one(
     running = EXECUTED_DIR / f"{name}.running.ipynb"
     failed = EXECUTED_DIR / f"{name}.failed.ipynb"
     t0 = time.perf_counter()
+    results = REPO_ROOT / "results"
+    regen = store == "write" and (fresh or resume_regeneration)
+    if regen:
+        try:
+            if fresh:
+                regeneration.start(results, name, git["sha"])
+            else:
+                regeneration.resume(results, name, git["sha"], REPO_ROOT)
+        except regeneration.RegenerationError as exc:
+            record.update(status="failed", finished=now_iso(), wall_time_s=0.0,
+                          error={"type": "RegenerationError", "ename": "RegenerationError", "evalue": str(exc)})
+            return record
+        stop_beat = threading.Event()
+
+        def beat() -> None:
+            while not stop_beat.wait(REGENERATION_HEARTBEAT_S):
+                regeneration.heartbeat(results, name, t0, time.perf_counter())
+
+        beater = threading.Thread(target=beat, daemon=True)
+        beater.start()
     try:
         with tempfile.TemporaryDirectory(prefix=f"kvbook-{name}-") as tmp:
             src_nb = convert(name, Path(tmp))
@@ -480,6 +512,15 @@ def run_one(
         final.unlink(missing_ok=True)  # never leave a stale chapter behind
     record["finished"] = now_iso()
     record["wall_time_s"] = round(time.perf_counter() - t0, 3)
+    if regen:
+        stop_beat.set()
+        beater.join()
+        full = regeneration.close(results, name, record.get("tables") or [], record["wall_time_s"],
+                                  record["status"] == "ok")
+        if full:
+            record["full_regeneration"] = full | {
+                "load_average_at_end": [round(v, 2) for v in os.getloadavg()] if hasattr(os, "getloadavg") else None}
+        record["regeneration"] = regeneration.read_ledger(results, name).get("status")
     if fallback:
         record["fallback"] = fallback
     if store == "write" and record["status"] == "ok" and record.get("tables"):
@@ -504,7 +545,7 @@ def write_regeneration_record(record: dict[str, Any]) -> None:
     from kvlib.book.store import full_regeneration
 
     previous = json.loads(out.read_text(encoding="utf8")) if out.exists() else {}
-    full = full_regeneration(data) or full_regeneration(previous)
+    full = record.get("full_regeneration") or full_regeneration(data) or full_regeneration(previous)
     if full:
         data["full_regeneration"] = full
     out.write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf8")
@@ -640,7 +681,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                          "build); off = compute live, store nothing. auto (default): write in full "
                          "mode, off in quick mode")
     ap.add_argument("--fresh", action="store_true",
-                    help="with --store write: recompute every stored row instead of reusing it")
+                    help="with --store write: a full regeneration, recomputing every stored row instead of "
+                         "reusing it (its wall time is recorded as it goes; see --resume-regeneration)")
+    ap.add_argument("--resume-regeneration", action="store_true",
+                    help="with --store write: continue an interrupted --fresh regeneration (keeps the rows it "
+                         "computed; the full-regeneration wall time is the sum over its runs)")
     ap.add_argument("--no-status", action="store_true",
                     help="do not (re-)run the status chapter")
     ap.add_argument("--list", action="store_true", help="list the chapters and exit")
@@ -653,6 +698,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         ap.error("quick-mode numbers are never stored or read from the store: use --store off (or auto)")
     if args.fresh and args.store != "write":
         ap.error("--fresh needs --store write")
+    if args.resume_regeneration and (args.store != "write" or args.fresh):
+        ap.error("--resume-regeneration needs --store write and no --fresh")
     return args
 
 
@@ -694,7 +741,7 @@ def main(argv: list[str] | None = None) -> int:
     EXECUTED_DIR.mkdir(parents=True, exist_ok=True)
     ensure_kernel()
 
-    git = git_info()
+    git = git_info(REPO_ROOT)
     manifest = read_manifest()
     manifest.update(
         {
@@ -717,7 +764,7 @@ def main(argv: list[str] | None = None) -> int:
     with cf.ProcessPoolExecutor(max_workers=args.jobs, mp_context=ctx) as pool:
         futures = {
             pool.submit(run_one, name, chapters[name][args.mode], args.mode, shared_dir,
-                        args.cell_timeout, args.store, args.fresh): name
+                        args.cell_timeout, args.store, args.fresh, None, args.resume_regeneration): name
             for name in body
         }
         for fut in _as_completed_with_progress(futures, args.store == "write"):

@@ -134,8 +134,10 @@ display(Markdown("\n".join(notes) if notes else
 # one row at a time); *chapter run* is the wall time of the chapter's last full-mode run
 # (`python book/run_chapters.py --mode full --only CHAPTER`, resumable: rows already stored are not
 # recomputed), on the machine with the given number of cores; *full regeneration* is the wall time of
-# the chapter's last run that recomputed every stored row (`--fresh`), measured on a shared machine
-# (other chapters' runs may have been running at the same time), or "not measured". *Stale* means that
+# the chapter's last regeneration that recomputed every stored row (`--fresh`; one too long for a single
+# sitting is continued with `--resume-regeneration` on the same code, and the wall times of its runs are
+# summed: "in N runs"), measured on a shared machine (other chapters' runs may have been running at the
+# same time), or "not measured". *Stale* means that
 # the code the table depends on changed after the commit that computed its rows; CI recomputes a sample
 # of every table's rows (`book/verify_results.py`) and fails if a deterministic value differs.
 
@@ -149,11 +151,13 @@ else:
     per_chapter = stored.groupby("chapter", sort=False).agg(
         tables=("table", "count"), rows=("rows", "sum"), rows_asked=("rows asked", "sum"),
         compute=("compute time (s)", "sum"), wall=("chapter run wall time (s)", "max"),
-        full=("full regeneration wall time (s)", "max"),
+        full=("full regeneration wall time (s)", "max"), pieces=("full regeneration runs", "max"),
         cores=("cores", "max"), size=("size (kB)", "sum")).reset_index()
     per_chapter["compute time"] = [f"{v / 60:.1f} min" for v in per_chapter.compute]
     per_chapter["chapter run"] = ["-" if pd.isna(v) else f"{v / 60:.1f} min" for v in per_chapter.wall]
-    per_chapter["full regeneration"] = ["not measured" if pd.isna(v) else f"{v / 60:.1f} min" for v in per_chapter.full]
+    per_chapter["full regeneration"] = [
+        "not measured" if pd.isna(v) else f"{v / 60:.1f} min" + (f" in {int(k)} runs" if not pd.isna(k) and k > 1 else "")
+        for v, k in zip(per_chapter.full, per_chapter.pieces)]
     per_chapter["rows"] = [f"{a:,} of {b:,}" for a, b in zip(per_chapter.rows, per_chapter.rows_asked)]
     per_chapter["size"] = [f"{v:,.0f} kB" for v in per_chapter["size"]]
     show(per_chapter[["chapter", "tables", "rows", "compute time", "chapter run", "full regeneration", "cores",

@@ -881,6 +881,7 @@ def store_summary(root: Path | None = None) -> list[dict]:
             "cores": (man.get("machine") or {}).get("cores"),
             "chapter run wall time (s)": run.get("chapter_wall_time_s"),
             "full regeneration wall time (s)": (full_regeneration(run) or {}).get("chapter_wall_time_s"),
+            "full regeneration runs": (full_regeneration(run) or {}).get("pieces", 1 if full_regeneration(run) else None),
             "size (kB)": round(csv_path.stat().st_size / 1024, 1) if csv_path.exists() else 0.0,
         })
     return out

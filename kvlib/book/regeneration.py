@@ -1,0 +1,152 @@
+"""A full regeneration of one chapter's stored results that may span several runs (ours).
+
+Some chapters need more compute than one sitting allows (the hindsight chapter: about four hours
+on two cores).  ``book/run_chapters.py --fresh`` therefore starts a *regeneration*: it moves the
+chapter's stored tables aside (``results/CHAPTER/.before_regeneration/``, not committed), so that
+every row the chapter then reads is computed anew, and opens a ledger,
+``results/CHAPTER/_regeneration.json``, with one *piece* per run.  While a run is going the runner
+writes its wall time into the ledger every few seconds (:func:`heartbeat`), so a run that is
+interrupted (killed, machine stopped) still counts up to its last heartbeat.
+``--resume-regeneration`` continues it: the rows already computed in this regeneration are kept
+(the store's normal resume), the new run adds a piece.  When a run ends with every table complete
+the ledger is closed and :func:`closed_record` gives the chapter's full-regeneration record: the
+sum of the pieces' wall times, the number of pieces, the commits and dates.
+
+A regeneration is resumed only on the code it started with: if ``kvlib/`` or the chapter's source
+changed since its first commit, :func:`resume` refuses (start again with ``--fresh``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+LEDGER = "_regeneration.json"
+ASIDE = ".before_regeneration"
+
+
+class RegenerationError(RuntimeError):
+    """A regeneration cannot be started, resumed or recorded as asked (the message says why)."""
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def ledger_path(results: Path, chapter: str) -> Path:
+    return Path(results) / chapter / LEDGER
+
+
+def read_ledger(results: Path, chapter: str) -> dict:
+    """The chapter's ledger, or ``{}`` if it has none."""
+    path = ledger_path(results, chapter)
+    return json.loads(path.read_text(encoding="utf8")) if path.exists() else {}
+
+
+def _write(results: Path, chapter: str, ledger: dict) -> None:
+    path = ledger_path(results, chapter)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(ledger, indent=1) + "\n", encoding="utf8")
+    os.replace(tmp, path)
+
+
+def _piece(git_sha: str) -> dict:
+    return {"started": _now(), "updated": _now(), "wall_time_s": 0.0, "git_sha": git_sha,
+            "cores": os.cpu_count(), "ended": "running"}
+
+
+def start(results: Path, chapter: str, git_sha: str) -> dict:
+    """Open a new regeneration: move the stored tables aside and write a ledger with its first piece."""
+    folder = Path(results) / chapter
+    aside = folder / ASIDE
+    if aside.exists():
+        shutil.rmtree(aside)
+    if folder.is_dir():
+        moved = [p for p in folder.iterdir() if p.is_file() and (p.suffix == ".csv" or p.name.endswith(".manifest.json"))]
+        if moved:
+            aside.mkdir(parents=True)
+            for p in moved:
+                os.replace(p, aside / p.name)
+    ledger = {"chapter": chapter, "status": "running", "started": _now(), "git_sha": git_sha,
+              "pieces": [_piece(git_sha)]}
+    _write(results, chapter, ledger)
+    return ledger
+
+
+def code_changed(repo: Path, since: str, paths: list[str]) -> bool | None:
+    """Whether ``paths`` differ between commit ``since`` and the working tree (None: unknown)."""
+    try:
+        r = subprocess.run(["git", "diff", "--quiet", since, "--", *paths], cwd=repo, capture_output=True)
+    except OSError:
+        return None
+    return {0: False, 1: True}.get(r.returncode)
+
+
+def resume(results: Path, chapter: str, git_sha: str, repo: Path) -> dict:
+    """Add a piece to the chapter's open regeneration (see the module docstring for the conditions)."""
+    ledger = read_ledger(results, chapter)
+    if not ledger:
+        raise RegenerationError(f"{chapter}: no regeneration to resume ({ledger_path(results, chapter)} does not "
+                                f"exist): start one with --fresh")
+    if ledger.get("status") != "running":
+        raise RegenerationError(f"{chapter}: the regeneration started {ledger.get('started')} is already "
+                                f"{ledger.get('status')}: start a new one with --fresh")
+    changed = code_changed(repo, ledger["git_sha"], ["kvlib", f"notebooks/{chapter}.py"])
+    if changed is not False:
+        raise RegenerationError(
+            f"{chapter}: kvlib/ or notebooks/{chapter}.py "
+            f"{'changed' if changed else 'cannot be compared with git'} since commit {ledger['git_sha'][:10]}, "
+            f"where the regeneration started: its rows would mix two versions of the code; start again with --fresh")
+    for p in ledger["pieces"]:
+        if p.get("ended") == "running":
+            p["ended"] = "interrupted"
+    ledger["pieces"].append(_piece(git_sha))
+    _write(results, chapter, ledger)
+    return ledger
+
+
+def heartbeat(results: Path, chapter: str, started_monotonic: float, now_monotonic: float) -> None:
+    """Record the current piece's wall time so far (called every few seconds while it runs)."""
+    ledger = read_ledger(results, chapter)
+    if not ledger or ledger.get("status") != "running":
+        return
+    piece = ledger["pieces"][-1]
+    piece["wall_time_s"] = round(now_monotonic - started_monotonic, 1)
+    piece["updated"] = _now()
+    _write(results, chapter, ledger)
+
+
+def close(results: Path, chapter: str, tables: list[dict], wall_time_s: float, ok: bool) -> dict | None:
+    """End the current piece; if the run succeeded with every table complete, close the regeneration
+    and return its record (:func:`closed_record`), else ``None``."""
+    ledger = read_ledger(results, chapter)
+    if not ledger or ledger.get("status") != "running":
+        return None
+    piece = ledger["pieces"][-1]
+    piece["wall_time_s"] = round(float(wall_time_s), 1)
+    piece["updated"] = _now()
+    complete = ok and bool(tables) and all(int(t["rows"]) >= int(t["expected"]) > 0 for t in tables)
+    piece["ended"] = "complete" if complete else ("ok, tables incomplete" if ok else "failed")
+    if complete:
+        ledger["status"] = "complete"
+        ledger["finished"] = piece["updated"]
+        ledger["rows"] = sum(int(t["rows"]) for t in tables)
+        shutil.rmtree(Path(results) / chapter / ASIDE, ignore_errors=True)
+    _write(results, chapter, ledger)
+    return closed_record(ledger) if complete else None
+
+
+def closed_record(ledger: dict) -> dict:
+    """The full-regeneration record of a closed ledger (the fields of ``_run.json``'s
+    ``full_regeneration`` block)."""
+    pieces = ledger["pieces"]
+    shas = list(dict.fromkeys(p["git_sha"] for p in pieces))
+    return {"git_sha": ledger["git_sha"], "started": ledger["started"], "finished": ledger.get("finished"),
+            "chapter_wall_time_s": round(sum(float(p["wall_time_s"]) for p in pieces), 1),
+            "cores": max(int(p.get("cores") or 0) for p in pieces) or None, "pieces": len(pieces),
+            "piece_commits": shas, "rows": ledger.get("rows")}

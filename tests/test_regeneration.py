@@ -1,0 +1,132 @@
+"""A full regeneration of a chapter's stored results spread over several runs (kvlib.book.regeneration,
+book/run_chapters.py --fresh / --resume-regeneration), end to end on a two-table demo chapter."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kvlib.book import regeneration
+
+ROOT = Path(__file__).resolve().parents[1]
+
+DEMO = textwrap.dedent('''\
+    # %% tags=["parameters"]
+    mode = "full"
+    seed = 5
+
+    # %%
+    import os
+    from kvlib.book.rows import policy_tel_row
+    from kvlib.book.store import Store
+
+    keys = [dict(policy=p, arrival_model=1, seed=seed, trial=t) for p in ("mc-sf", "fcfs") for t in range(2)]
+    store = Store("demo", mode=mode, parameters={"seed": seed})
+    a = store.table("a", policy_tel_row, keys[:2])
+    if os.path.exists(os.environ["DEMO_INTERRUPT"]):
+        raise RuntimeError("interrupted after table a")
+    b = store.table("b", policy_tel_row, keys[2:])
+    ''')
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+@pytest.fixture
+def demo_repo(tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    (repo / "notebooks").mkdir(parents=True)
+    (repo / "kvlib").mkdir()
+    (repo / "notebooks" / "demo.py").write_text(DEMO)
+    (repo / "kvlib" / "code.py").write_text("x = 1\n")
+    _git(repo, "init", "-q")
+    _git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "add", ".")
+    _git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "demo")
+    sys.path.insert(0, str(ROOT / "book"))
+    import run_chapters
+
+    monkeypatch.setattr(run_chapters, "REPO_ROOT", repo)
+    monkeypatch.setattr(run_chapters, "NOTEBOOK_DIR", repo / "notebooks")
+    monkeypatch.setattr(run_chapters, "EXECUTED_DIR", repo / "chapters")
+    monkeypatch.setattr(run_chapters, "MANIFEST", repo / "chapters" / "run_manifest.json")
+    monkeypatch.setattr(run_chapters, "REGENERATION_HEARTBEAT_S", 0.2)
+    (repo / "chapters").mkdir()
+    monkeypatch.setenv("KVBOOK_RESULTS_DIR", str(repo / "results"))
+    monkeypatch.setenv("DEMO_INTERRUPT", str(tmp_path / "interrupt"))
+    saved = dict(os.environ)  # run_one sets the kernels' environment (TQDM_DISABLE, KVBOOK_*) in this process
+    yield repo, run_chapters, tmp_path / "interrupt"
+    os.environ.clear()
+    os.environ.update(saved)
+
+
+def _run(run_chapters, **kw):
+    rec = run_chapters.run_one("demo", {"seed": 5}, "full", "/nonexistent", None, "write", **kw)
+    if rec["status"] == "ok" and rec.get("tables"):
+        run_chapters.write_regeneration_record(rec)
+    return rec
+
+
+def test_regeneration_in_two_pieces_records_the_sum_of_their_wall_times(demo_repo):
+    repo, rc, interrupt = demo_repo
+    results = repo / "results"
+    assert _run(rc)["status"] == "ok"  # an ordinary run: stores both tables
+    old_a = (results / "demo" / "a.csv").read_text()
+    # a fresh regeneration, interrupted after its first table
+    interrupt.write_text("")
+    first = _run(rc, fresh=True)
+    assert first["status"] == "failed" and first["regeneration"] == "running"
+    ledger = regeneration.read_ledger(results, "demo")
+    assert ledger["status"] == "running" and ledger["pieces"][0]["ended"] == "failed"
+    assert ledger["pieces"][0]["wall_time_s"] > 0
+    # the old tables were moved aside, table a was computed anew, table b not yet
+    assert (results / "demo" / ".before_regeneration" / "a.csv").read_text() == old_a
+    assert (results / "demo" / "a.csv").exists() and not (results / "demo" / "b.csv").exists()
+    # resumed: table a is reused, b computed; the regeneration is closed with two pieces
+    interrupt.unlink()
+    second = _run(rc, resume_regeneration=True)
+    assert second["status"] == "ok", second.get("error")
+    done = {t["table"]: t for t in second["tables"]}
+    assert done["a"]["computed_now"] == 0 and done["b"]["computed_now"] == 2
+    ledger = regeneration.read_ledger(results, "demo")
+    assert ledger["status"] == "complete" and [p["ended"] for p in ledger["pieces"]] == ["failed", "complete"]
+    run = json.loads((results / "demo" / "_run.json").read_text())
+    full = run["full_regeneration"]
+    assert full["pieces"] == 2 and full["rows"] == 4
+    assert full["chapter_wall_time_s"] == pytest.approx(sum(p["wall_time_s"] for p in ledger["pieces"]), abs=0.2)
+    assert full["chapter_wall_time_s"] > run["chapter_wall_time_s"]  # more than the last piece alone
+    assert not (results / "demo" / ".before_regeneration").exists()
+    # nothing left to resume
+    again = _run(rc, resume_regeneration=True)
+    assert again["status"] == "failed" and "already complete" in again["error"]["evalue"]
+
+
+def test_resume_refuses_after_a_code_change_and_without_a_regeneration(demo_repo):
+    repo, rc, interrupt = demo_repo
+    rec = _run(rc, resume_regeneration=True)
+    assert rec["status"] == "failed" and "no regeneration to resume" in rec["error"]["evalue"]
+    interrupt.write_text("")
+    assert _run(rc, fresh=True)["status"] == "failed"
+    (repo / "kvlib" / "code.py").write_text("x = 2\n")  # the code changes between the pieces
+    interrupt.unlink()
+    rec = _run(rc, resume_regeneration=True)
+    assert rec["status"] == "failed"
+    assert "kvlib/ or notebooks/demo.py changed since commit" in rec["error"]["evalue"]
+    assert "start again with --fresh" in rec["error"]["evalue"]
+
+
+def test_resume_regeneration_needs_store_write():
+    sys.path.insert(0, str(ROOT / "book"))
+    import run_chapters
+
+    with pytest.raises(SystemExit):
+        run_chapters.parse_args(["--mode", "full", "--store", "read", "--resume-regeneration"])
+    with pytest.raises(SystemExit):
+        run_chapters.parse_args(["--mode", "full", "--fresh", "--resume-regeneration"])
+    assert run_chapters.parse_args(["--mode", "full", "--resume-regeneration"]).resume_regeneration
