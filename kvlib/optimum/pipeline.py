@@ -212,7 +212,11 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
         budget = min(share * time_limit, left() - 1.0)
         ncols, nnz = lp_size(instance, latest)
         num_vars = ncols
-        if budget <= 0.5:
+        planned = share * time_limit
+        if nnz > LP_NNZ_PER_SECOND * planned:
+            notes.append(f"time-indexed LP skipped: {nnz} non-zeros is too large for {planned:.1f} s "
+                         f"(limit {LP_NNZ_PER_SECOND} per second)")
+        elif budget <= 0.5:
             notes.append("time-indexed LP skipped: no time left")
         elif nnz > LP_NNZ_PER_SECOND * budget:
             notes.append(f"time-indexed LP skipped: {nnz} non-zeros is too large for {budget:.1f} s "

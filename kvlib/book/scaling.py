@@ -1,0 +1,40 @@
+"""The summary table of ``benchmarks/exact_scaling.py`` (certified solves of 001 Section 5.1-style
+instances at fixed ``n``, several solvers, one time limit) as the hindsight chapter shows it."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+REQUIRED = ("model", "n", "seed", "solver", "optimal", "gap", "seconds")
+
+
+def _cell(g: pd.DataFrame) -> str:
+    runs, proved = len(g), int(g.optimal.astype(bool).sum())
+    if proved == runs:
+        return f"proved {proved}/{runs}, median {g.seconds.median():.0f} s"
+    gaps = 100 * g.gap.astype(float)
+    head = f"proved {proved}/{runs}; " if proved else ""
+    if runs == 1:
+        return f"{head}gap {gaps.iloc[0]:.1f}%"
+    return f"{head}gap mean {gaps.mean():.1f}%, max {gaps.max():.1f}%"
+
+
+def scaling_table(rows: pd.DataFrame, solvers: list[str]) -> pd.DataFrame:
+    """One row per (arrival model, n), one column per solver (in the order given): how many runs were
+    proved and the final gap ``(upper - lower) / upper`` (mean and max over seeds) or the median time to
+    proof; "not run" where a solver has no row.  Raises ``ValueError`` naming a missing column."""
+    missing = [c for c in REQUIRED if c not in rows.columns]
+    if missing:
+        raise ValueError(f"exact-scaling rows lack the column(s) {missing}")
+    unknown = sorted(set(rows.solver) - set(solvers))
+    if unknown:
+        raise ValueError(f"exact-scaling rows name solver(s) {unknown} not among {solvers}")
+    out = []
+    for (model, n), g in rows.groupby(["model", "n"], sort=True):
+        rec = {"arrival model": model, "n": int(n)}
+        for s in solvers:
+            gs = g[g.solver == s]
+            rec[s] = _cell(gs) if len(gs) else "not run"
+        rec["seeds"] = int(g.seed.nunique())
+        out.append(rec)
+    return pd.DataFrame(out, columns=["arrival model", "n", "seeds", *solvers])

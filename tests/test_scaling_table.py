@@ -1,0 +1,43 @@
+"""kvlib.book.scaling.scaling_table: the exact-scaling summary shown in the hindsight chapter."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kvlib.book.scaling import scaling_table
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_cells_count_proofs_and_gaps_over_seeds():
+    rows = pd.DataFrame([
+        dict(model="AM1", n=10, seed=0, solver="a", optimal=True, gap=0.0, seconds=4.0),
+        dict(model="AM1", n=10, seed=1, solver="a", optimal=True, gap=0.0, seconds=10.0),
+        dict(model="AM1", n=10, seed=0, solver="b", optimal=False, gap=0.10, seconds=60.0),
+        dict(model="AM1", n=10, seed=1, solver="b", optimal=True, gap=0.0, seconds=50.0),
+        dict(model="AM2", n=20, seed=0, solver="a", optimal=False, gap=0.125, seconds=60.0),
+    ])
+    t = scaling_table(rows, ["a", "b"])
+    assert list(t.columns) == ["arrival model", "n", "seeds", "a", "b"]
+    am1 = t.iloc[0]
+    assert am1["a"] == "proved 2/2, median 7 s" and am1["seeds"] == 2
+    assert am1["b"] == "proved 1/2; gap mean 5.0%, max 10.0%"
+    am2 = t.iloc[1]
+    assert am2["a"] == "gap 12.5%" and am2["b"] == "not run"
+
+
+def test_bad_rows_are_named():
+    rows = pd.DataFrame([dict(model="AM1", n=10, seed=0, solver="zz", optimal=True, gap=0.0, seconds=1.0)])
+    with pytest.raises(ValueError, match=r"solver\(s\) \['zz'\]"):
+        scaling_table(rows, ["a"])
+    with pytest.raises(ValueError, match="seconds"):
+        scaling_table(rows.drop(columns="seconds"), ["zz"])
+
+
+def test_the_committed_benchmark_file_is_readable():
+    path = ROOT / "benchmarks" / "exact_scaling_results.jsonl"
+    rows = pd.DataFrame([json.loads(line) for line in path.read_text().splitlines() if line.strip()])
+    t = scaling_table(rows, ["pipeline", "pipeline-v1", "highs", "cpsat", "scip"])
+    assert len(t) >= 2 and not t.isna().any().any()
