@@ -162,7 +162,8 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
                 latest = np.minimum(latest, latest_starts(instance, best_tel))
             elif not rep.valid:  # pragma: no cover - would be a modelling error
                 notes.append(f"{stage}: schedule rejected by the checker (ignored)")
-        if cr.status == "OPTIMAL" and cr.tel is not None and int(cr.tel) <= best_tel:
+        if cr.status == "OPTIMAL" and cr.tel is not None and int(cr.tel) == best_tel:
+            # CP-SAT's proved optimum is the incumbent's TEL (a rejected schedule proves nothing)
             lower, lower_src = best_tel, stage
         elif cr.bound > lower and cr.status in ("FEASIBLE", "OPTIMAL"):
             # the exact encoding over sound windows: its bound holds for OPT (capped by the incumbent)
