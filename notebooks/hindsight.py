@@ -479,9 +479,12 @@ glue("hs-bench-gap20-max", float(100 * after[after.n >= 20].gap.max()), display=
 #    an infeasible model proves the best schedule optimal. For larger $n$ it proved nothing within a
 #    minute, so the time left goes to a last upper-bound search instead.
 #
-# `benchmarks/exact_scaling.py` compares it with HiGHS and SCIP on the plain IP. The table is **read
-# from the committed file `benchmarks/exact_scaling_results.jsonl`** (one seed per size, 60 s per
-# solve, 2 cores shared with other jobs; it is not recomputed when this chapter runs).
+# `benchmarks/exact_scaling.py` compares it with HiGHS, SCIP and CP-SAT on the plain model, and with
+# the pipeline as it was before its upper-bound search. The table is **read from the committed file
+# `benchmarks/exact_scaling_results.jsonl`** (column *seeds*: instances per size; 60 s per solve, 2
+# cores shared with other jobs; it is not recomputed when this chapter runs). A cell is the time to
+# proof or the final gap (upper - lower) / upper; with several seeds, how many were proved and the
+# mean and largest gap.
 
 # %%
 scaling = pd.DataFrame([json.loads(line) for line in

@@ -18,14 +18,16 @@ def test_cells_count_proofs_and_gaps_over_seeds():
         dict(model="AM1", n=10, seed=0, solver="b", optimal=False, gap=0.10, seconds=60.0),
         dict(model="AM1", n=10, seed=1, solver="b", optimal=True, gap=0.0, seconds=50.0),
         dict(model="AM2", n=20, seed=0, solver="a", optimal=False, gap=0.125, seconds=60.0),
+        dict(model="AM2", n=30, seed=0, solver="b", optimal=True, gap=0.0, seconds=12.4),
     ])
     t = scaling_table(rows, ["a", "b"])
     assert list(t.columns) == ["arrival model", "n", "seeds", "a", "b"]
     am1 = t.iloc[0]
-    assert am1["a"] == "proved 2/2, median 7 s" and am1["seeds"] == 2
-    assert am1["b"] == "proved 1/2; gap mean 5.0%, max 10.0%"
+    assert am1["a"] == "2/2 proved, median 7 s" and am1["seeds"] == 2
+    assert am1["b"] == "1/2 proved; gap mean 5.0%, max 10.0%"
     am2 = t.iloc[1]
-    assert am2["a"] == "gap 12.5%" and am2["b"] == "not run"
+    assert am2["a"] == "12.5%" and am2["b"] == "not run"
+    assert t.iloc[2]["b"] == "proved in 12 s" and t.iloc[2]["a"] == "not run"
 
 
 def test_bad_rows_are_named():

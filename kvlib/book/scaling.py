@@ -10,19 +10,18 @@ REQUIRED = ("model", "n", "seed", "solver", "optimal", "gap", "seconds")
 
 def _cell(g: pd.DataFrame) -> str:
     runs, proved = len(g), int(g.optimal.astype(bool).sum())
-    if proved == runs:
-        return f"proved {proved}/{runs}, median {g.seconds.median():.0f} s"
-    gaps = 100 * g.gap.astype(float)
-    head = f"proved {proved}/{runs}; " if proved else ""
     if runs == 1:
-        return f"{head}gap {gaps.iloc[0]:.1f}%"
-    return f"{head}gap mean {gaps.mean():.1f}%, max {gaps.max():.1f}%"
+        return f"proved in {g.seconds.iloc[0]:.0f} s" if proved else f"{100 * float(g.gap.iloc[0]):.1f}%"
+    if proved == runs:
+        return f"{proved}/{runs} proved, median {g.seconds.median():.0f} s"
+    gaps = 100 * g.gap.astype(float)
+    return f"{proved}/{runs} proved; gap mean {gaps.mean():.1f}%, max {gaps.max():.1f}%"
 
 
 def scaling_table(rows: pd.DataFrame, solvers: list[str]) -> pd.DataFrame:
-    """One row per (arrival model, n), one column per solver (in the order given): how many runs were
-    proved and the final gap ``(upper - lower) / upper`` (mean and max over seeds) or the median time to
-    proof; "not run" where a solver has no row.  Raises ``ValueError`` naming a missing column."""
+    """One row per (arrival model, n), one column per solver (in the order given): with one seed, the time
+    to proof or the final gap ``(upper - lower) / upper``; with several, how many runs were proved and the
+    median time to proof or the mean and max gap; "not run" where a solver has no row.  Raises ``ValueError`` naming a missing column."""
     missing = [c for c in REQUIRED if c not in rows.columns]
     if missing:
         raise ValueError(f"exact-scaling rows lack the column(s) {missing}")
