@@ -340,3 +340,49 @@ def test_background_cpsat_job_stops_with_its_best_streamed_schedule():
     # a job left to its time limit reports CP-SAT's own status and bound
     done = CpSatJob(SMALL[0], time_limit=10, workers=1).result()
     assert done.status == "OPTIMAL" and done.tel == done.bound == opt(0)
+
+
+def _known_optimum_instances():
+    """Larger instances whose optimum is known by hand (n = 12-30, beyond brute force).
+
+    * ``serial``: every prompt exceeds ``(M - 2) / 2``, so two requests can never share a round
+      (both would hold at least ``s + 1`` tokens); all arrive at 0, so the problem is one machine
+      with total completion time and SPT is optimal: ``OPT = sum_k (n - k + 1) o_(k)`` over the
+      outputs in ascending order.
+    * ``roomy``: the peaks add up to at most ``M``, so every request starts on arrival:
+      ``OPT = sum_i o_i``.
+    """
+    out = []
+    for k, n in enumerate((12, 20, 30)):
+        rng = np.random.default_rng([515, k])
+        M = int(rng.integers(30, 51))
+        s = rng.integers((M - 2) // 2 + 1, M - 2, size=n)
+        o = np.array([rng.integers(1, M - si + 1) for si in s])
+        opt = int(sum((n - r) * v for r, v in enumerate(np.sort(o))))
+        out.append((f"serial n={n}", Instance.from_arrays(np.zeros(n, dtype=int), s, o, M), opt))
+        # roomy: small requests, arrivals spread over time, peaks summing to at most M
+        a = np.sort(rng.integers(0, 20, size=n))
+        so = rng.integers(1, 3, size=(n, 2))
+        Mr = int(so.sum()) + int(rng.integers(0, 5))
+        out.append((f"roomy n={n}", Instance.from_arrays(a, so[:, 0], so[:, 1], Mr), int(so[:, 1].sum())))
+    return out
+
+
+@pytest.mark.parametrize("name,inst,opt", _known_optimum_instances(), ids=lambda v: v if isinstance(v, str) else "")
+def test_every_bound_is_below_a_hand_known_optimum(name, inst, opt):
+    from kvlib.optimum.pipeline import solve_pipeline
+
+    if name.startswith("serial"):  # the premise: no two requests fit together in any round
+        assert all(int(inst.prompt[i]) + int(inst.prompt[j]) + 2 > inst.memory
+                   for i in range(inst.n) for j in range(i + 1, inst.n))
+    else:  # the premise: all peaks fit at once
+        assert int((inst.prompt + inst.output).sum()) <= inst.memory
+    assert volume_lower_bound(inst) <= separation_lower_bound(inst)["bound"] <= opt
+    res = solve_pipeline(inst, time_limit=15, threads=1)
+    assert res.lower <= opt <= res.upper, (name, res.lower, opt, res.upper, res.extra)
+    for key in ("volume_lb", "separation_lb", "lp_lb"):
+        if key in res.extra:
+            assert res.extra[key] <= opt, (name, key, res.extra[key], opt)
+    assert check_schedule(inst, Schedule(res.starts)).tel == res.upper
+    # and these are easy: the pipeline proves the known optimum (in about 3 s at n = 30)
+    assert res.optimal and res.upper == opt, (name, res.status)
