@@ -162,8 +162,9 @@ else:
     per_chapter["size"] = [f"{v:,.0f} kB" for v in per_chapter["size"]]
     show(per_chapter[["chapter", "tables", "rows", "compute time", "chapter run", "full regeneration", "cores",
                       "size"]])
-    show(stored[["chapter", "table", "rows", "rows asked", "status", "commits", "stale", "updated",
-                 "compute time (s)"]].fillna("-"))
+    per_table = stored.assign(**{"compute time (s)": [f"{v:,.1f}" for v in stored["compute time (s)"]]})
+    show(per_table[["chapter", "table", "rows", "rows asked", "status", "commits", "stale", "updated",
+                    "compute time (s)"]].fillna("-"))
 
 # %% [markdown]
 # ## What the book checks
