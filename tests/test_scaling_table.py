@@ -30,6 +30,20 @@ def test_cells_count_proofs_and_gaps_over_seeds():
     assert t.iloc[2]["b"] == "proved in 12 s" and t.iloc[2]["a"] == "not run"
 
 
+def test_a_solver_run_on_fewer_seeds_is_counted_not_summarised():
+    rows = pd.DataFrame([
+        dict(model="AM1", n=20, seed=k, solver="a", optimal=False, gap=0.1 * (k + 1), seconds=60.0)
+        for k in range(3)] + [
+        dict(model="AM1", n=20, seed=0, solver="b", optimal=False, gap=0.2, seconds=60.0),
+        dict(model="AM1", n=12, seed=0, solver="b", optimal=True, gap=0.0, seconds=7.0),
+        dict(model="AM1", n=12, seed=1, solver="a", optimal=True, gap=0.0, seconds=3.0),
+    ])
+    t = scaling_table(rows, ["a", "b"]).set_index("n")
+    assert t.loc[20, "seeds"] == 3 and t.loc[20, "a"] == "0/3 proved; gap mean 20.0%, max 30.0%"
+    assert t.loc[20, "b"] == "0/1 proved; gap 20.0%"
+    assert t.loc[12, "b"] == "1/1 proved in 7 s" and t.loc[12, "a"] == "1/1 proved in 3 s"
+
+
 def test_bad_rows_are_named():
     rows = pd.DataFrame([dict(model="AM1", n=10, seed=0, solver="zz", optimal=True, gap=0.0, seconds=1.0)])
     with pytest.raises(ValueError, match=r"solver\(s\) \['zz'\]"):

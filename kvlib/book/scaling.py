@@ -8,8 +8,14 @@ import pandas as pd
 REQUIRED = ("model", "n", "seed", "solver", "optimal", "gap", "seconds")
 
 
-def _cell(g: pd.DataFrame) -> str:
+def _cell(g: pd.DataFrame, counted: bool = False) -> str:
+    """One solver's runs at one (model, n).  ``counted``: the row has runs on several seeds (of any
+    solver), so even a single run is written as a count ("0/1 proved; gap ...") and a solver run on
+    fewer seeds than the others says so instead of looking like a summary over all of them."""
     runs, proved = len(g), int(g.optimal.astype(bool).sum())
+    if runs == 1 and counted:
+        return (f"1/1 proved in {g.seconds.iloc[0]:.0f} s" if proved
+                else f"0/1 proved; gap {100 * float(g.gap.iloc[0]):.1f}%")
     if runs == 1:
         return f"proved in {g.seconds.iloc[0]:.0f} s" if proved else f"{100 * float(g.gap.iloc[0]):.1f}%"
     if proved == runs:
@@ -20,8 +26,9 @@ def _cell(g: pd.DataFrame) -> str:
 
 def scaling_table(rows: pd.DataFrame, solvers: list[str]) -> pd.DataFrame:
     """One row per (arrival model, n), one column per solver (in the order given): with one seed, the time
-    to proof or the final gap ``(upper - lower) / upper``; with several, how many runs were proved and the
-    median time to proof or the mean and max gap; "not run" where a solver has no row.  Raises ``ValueError`` naming a missing column."""
+    to proof or the final gap ``(upper - lower) / upper``; with several (column ``seeds``: seeds run by any
+    solver), each cell counts its own runs ("k/N proved") with the median time to proof or the mean and
+    max gap; "not run" where a solver has no row.  Raises ``ValueError`` naming a missing column."""
     missing = [c for c in REQUIRED if c not in rows.columns]
     if missing:
         raise ValueError(f"exact-scaling rows lack the column(s) {missing}")
@@ -31,9 +38,10 @@ def scaling_table(rows: pd.DataFrame, solvers: list[str]) -> pd.DataFrame:
     out = []
     for (model, n), g in rows.groupby(["model", "n"], sort=True):
         rec = {"arrival model": model, "n": int(n)}
+        several = g.seed.nunique() > 1
         for s in solvers:
             gs = g[g.solver == s]
-            rec[s] = _cell(gs) if len(gs) else "not run"
+            rec[s] = _cell(gs, several) if len(gs) else "not run"
         rec["seeds"] = int(g.seed.nunique())
         out.append(rec)
     return pd.DataFrame(out, columns=["arrival model", "n", "seeds", *solvers])
