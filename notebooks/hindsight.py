@@ -481,10 +481,11 @@ glue("hs-bench-gap20-max", float(100 * after[after.n >= 20].gap.max()), display=
 #
 # `benchmarks/exact_scaling.py` compares it with HiGHS, SCIP and CP-SAT on the plain model, and with
 # the pipeline as it was before its upper-bound search. The table is **read from the committed file
-# `benchmarks/exact_scaling_results.jsonl`** (column *seeds*: instances per size; 60 s per solve, 2
-# cores shared with other jobs; it is not recomputed when this chapter runs). A cell is the time to
-# proof or the final gap (upper - lower) / upper; with several seeds, how many were proved and the
-# mean and largest gap.
+# `benchmarks/exact_scaling_results.jsonl`** (column *seeds*: instances per size that any solver ran;
+# 60 s per solve, 2 cores shared with other jobs; it is not recomputed when this chapter runs). A cell
+# is the time to proof or the final gap (upper - lower) / upper; with several seeds, each cell counts
+# its own runs (a solver run on fewer seeds than the others shows "k/1" or "k/2"), how many were proved,
+# and the mean and largest gap.
 
 # %%
 scaling = pd.DataFrame([json.loads(line) for line in
