@@ -38,10 +38,9 @@ def scaling_table(rows: pd.DataFrame, solvers: list[str]) -> pd.DataFrame:
     out = []
     for (model, n), g in rows.groupby(["model", "n"], sort=True):
         rec = {"arrival model": model, "n": int(n)}
-        several = g.seed.nunique() > 1
+        rec["seeds"] = int(g.seed.nunique())
         for s in solvers:
             gs = g[g.solver == s]
-            rec[s] = _cell(gs, several) if len(gs) else "not run"
-        rec["seeds"] = int(g.seed.nunique())
+            rec[s] = _cell(gs, rec["seeds"] > 1) if len(gs) else "not run"
         out.append(rec)
     return pd.DataFrame(out, columns=["arrival model", "n", "seeds", *solvers])
