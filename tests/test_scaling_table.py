@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kvlib.book.scaling import scaling_table
+from kvlib.book.scaling import longer_limit_table, scaling_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,3 +57,35 @@ def test_the_committed_benchmark_file_is_readable():
     rows = pd.DataFrame([json.loads(line) for line in path.read_text().splitlines() if line.strip()])
     t = scaling_table(rows, ["pipeline", "pipeline-v1", "highs", "cpsat", "scip"])
     assert len(t) >= 2 and not t.isna().any().any()
+
+
+def _row(solver, seed, optimal, gap, seconds, limit, lower, upper, mcsf=110, n=15):
+    return dict(model="AM1", n=n, seed=seed, solver=solver, optimal=optimal, gap=gap, seconds=seconds,
+                time_limit=limit, lower=lower, upper=upper, mcsf=mcsf)
+
+
+def test_longer_limit_table_pairs_instances_and_states_intervals():
+    short = pd.DataFrame([_row("pipeline", 0, False, 0.04, 60.0, 60.0, 96, 100),
+                          _row("pipeline", 1, True, 0.0, 20.0, 60.0, 100, 100),
+                          _row("highs", 0, False, 0.5, 60.0, 60.0, 50, 100)])
+    long = pd.DataFrame([_row("pipeline", 1, True, 0.0, 19.0, 900.0, 100, 100),
+                         _row("pipeline", 0, True, 0.0, 611.4, 900.0, 100, 100),
+                         _row("pipeline", 2, False, 0.02, 900.0, 900.0, 98, 100)])
+    t = longer_limit_table(short, long)
+    assert list(t.columns) == ["arrival model", "n", "seed", "60 s", "900 s", "certified TEL", "MC-SF / OPT"]
+    assert t.seed.tolist() == [0, 1, 2]
+    assert t.iloc[0]["60 s"] == "gap 4.0%" and t.iloc[0]["900 s"] == "proved in 611 s"
+    assert t.iloc[0]["certified TEL"] == "OPT = 100" and t.iloc[0]["MC-SF / OPT"] == "1.1000"
+    assert t.iloc[2]["60 s"] == "not run" and t.iloc[2]["certified TEL"] == "[98, 100]"
+    assert t.iloc[2]["MC-SF / OPT"] == "[1.1000, 1.1224]"
+
+
+def test_longer_limit_table_names_bad_input():
+    good = pd.DataFrame([_row("pipeline", 0, True, 0.0, 5.0, 60.0, 100, 100)])
+    with pytest.raises(ValueError, match=r"long exact-scaling rows lack the column\(s\) \['mcsf'\]"):
+        longer_limit_table(good, good.drop(columns="mcsf"))
+    with pytest.raises(ValueError, match="must exceed"):
+        longer_limit_table(good, good)
+    mixed = pd.concat([good, good.assign(seed=1, time_limit=120.0)])
+    with pytest.raises(ValueError, match=r"short rows of 'pipeline' must have one time limit"):
+        longer_limit_table(mixed, good.assign(time_limit=900.0))

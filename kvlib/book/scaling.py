@@ -44,3 +44,44 @@ def scaling_table(rows: pd.DataFrame, solvers: list[str]) -> pd.DataFrame:
             rec[s] = _cell(gs, rec["seeds"] > 1) if len(gs) else "not run"
         out.append(rec)
     return pd.DataFrame(out, columns=["arrival model", "n", "seeds", *solvers])
+
+
+def _outcome(r) -> str:
+    if bool(r["optimal"]):
+        return f"proved in {float(r['seconds']):.0f} s"
+    return f"gap {100 * float(r['gap']):.1f}%"
+
+
+def longer_limit_table(short: pd.DataFrame, long: pd.DataFrame, solver: str = "pipeline") -> pd.DataFrame:
+    """The same instances solved with two time limits, one row per instance of ``long`` (rows of
+    ``solver`` only): the outcome under each limit ("proved in X s" or the final gap), the certified
+    TEL (``OPT = v`` or the interval ``[lower, upper]``) and MC-SF / OPT (a value when proved, else the
+    interval ``[MC-SF / upper, MC-SF / lower]``) from the longer run.  The two outcome columns are
+    named after the limits.  Raises ``ValueError`` naming a missing column or a mixed time limit."""
+    need = (*REQUIRED, "lower", "upper", "mcsf", "time_limit")
+    for name, rows in (("short", short), ("long", long)):
+        missing = [c for c in need if c not in rows.columns]
+        if missing:
+            raise ValueError(f"{name} exact-scaling rows lack the column(s) {missing}")
+    short = short[short.solver == solver]
+    long = long[long.solver == solver]
+    limits = []
+    for name, rows in (("short", short), ("long", long)):
+        lim = sorted(set(float(x) for x in rows.time_limit))
+        if len(lim) != 1:
+            raise ValueError(f"{name} rows of {solver!r} must have one time limit, found {lim or 'none'}")
+        limits.append(lim[0])
+    if limits[0] >= limits[1]:
+        raise ValueError(f"the long time limit ({limits[1]:g} s) must exceed the short one ({limits[0]:g} s)")
+    cols = [f"{limits[0]:g} s", f"{limits[1]:g} s"]
+    index = {(r.model, int(r.n), int(r.seed)): r for r in short.itertuples(index=False)}
+    out = []
+    for r in long.sort_values(["model", "n", "seed"]).to_dict("records"):
+        s = index.get((r["model"], int(r["n"]), int(r["seed"])))
+        lo, up, mcsf = int(r["lower"]), int(r["upper"]), int(r["mcsf"])
+        out.append({"arrival model": r["model"], "n": int(r["n"]), "seed": int(r["seed"]),
+                    cols[0]: _outcome(s._asdict()) if s is not None else "not run",
+                    cols[1]: _outcome(r),
+                    "certified TEL": f"OPT = {up}" if lo >= up else f"[{lo}, {up}]",
+                    "MC-SF / OPT": f"{mcsf / up:.4f}" if lo >= up else f"[{mcsf / up:.4f}, {mcsf / max(lo, 1):.4f}]"})
+    return pd.DataFrame(out, columns=["arrival model", "n", "seed", *cols, "certified TEL", "MC-SF / OPT"])
