@@ -29,6 +29,11 @@ time, side by side.  Rows carry the MC-SF TEL and, when the interval is closed, 
 
     python benchmarks/exact_scaling.py                       # full grid (about 320 solver-minutes)
     python benchmarks/exact_scaling.py --sizes 10,12,15,20,40 --seeds 1 --solvers pipeline,highs
+
+The hindsight chapter also reads a longer-limit run of the pipeline on the small sizes, made with
+
+    python benchmarks/exact_scaling.py --sizes 12,15 --solvers pipeline --time-limit 900 --threads 1 \
+        --out benchmarks/exact_long_results.jsonl
 """
 
 from __future__ import annotations
