@@ -76,7 +76,7 @@ def longer_limit_table(short: pd.DataFrame, long: pd.DataFrame, solver: str = "p
     cols = [f"{limits[0]:g} s", f"{limits[1]:g} s"]
     index = {(r.model, int(r.n), int(r.seed)): r for r in short.itertuples(index=False)}
     out = []
-    for r in long.sort_values(["model", "n", "seed"]).to_dict("records"):
+    for r in long.sort_values(["n", "model", "seed"]).to_dict("records"):
         s = index.get((r["model"], int(r["n"]), int(r["seed"])))
         lo, up, mcsf = int(r["lower"]), int(r["upper"]), int(r["mcsf"])
         out.append({"arrival model": r["model"], "n": int(r["n"]), "seed": int(r["seed"]),
