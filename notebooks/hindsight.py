@@ -494,6 +494,19 @@ scale_tab = scaling_table(scaling, list(scale_solvers))
 display(scale_tab.rename(columns=scale_solvers).style.hide(axis="index").set_caption(
     "proved runs and time to proof, or final gap (upper - lower) / upper; 60 s per solve"))
 pipe = scaling[scaling.solver == "pipeline"]
+
+
+def _threads(solver: str) -> str:
+    """Threads per solve as the rows record them (SCIP's child is always single-threaded)."""
+    if solver == "scip":
+        return "1"
+    t = sorted(int(x) for x in scaling[scaling.solver == solver].threads.dropna().unique())
+    if not t:
+        return "not recorded"
+    return str(t[0]) if len(t) == 1 else f"{t[0]} or {t[-1]}"
+
+
+glue("hs-bench-threads", "; ".join(f"{label}: {_threads(s)}" for s, label in scale_solvers.items()), display=False)
 glue("hs-pipe-seeds", int(pipe.seed.nunique()), display=False)
 glue("hs-pipe-proved-max-n", int(pipe[pipe.optimal].n.max()), display=False)
 glue("hs-pipe-proved", int(pipe.optimal.sum()), display=False)
@@ -522,6 +535,7 @@ glue("hs-small-max", float(proved.mcsf_over_opt.max()), display=False)
 glue("hs-small-exact", int((proved.mcsf == proved.lower).sum()), display=False)
 
 # %% [markdown]
+# Threads per solve, as the rows record them: {glue:text}`hs-bench-threads:s`.
 # The pipeline proves {glue:text}`hs-pipe-proved:d` of these {glue:text}`hs-pipe-runs:d` instances, the
 # largest at $n =$ {glue:text}`hs-pipe-proved-max-n:d`; at $n = 20$ its final gap is
 # {glue:text}`hs-pipe-gap20:s`% and at $n = 40$ {glue:text}`hs-pipe-gap40:s`% (HiGHS on the plain IP:
