@@ -496,17 +496,17 @@ display(scale_tab.rename(columns=scale_solvers).style.hide(axis="index").set_cap
 pipe = scaling[scaling.solver == "pipeline"]
 
 
-def _threads(solver: str) -> str:
-    """Threads per solve as the rows record them (SCIP's child is always single-threaded)."""
-    if solver == "scip":
-        return "1"
-    t = sorted(int(x) for x in scaling[scaling.solver == solver].threads.dropna().unique())
+def _threads(rows: pd.DataFrame) -> str:
+    """Threads per solve as ``rows`` record them ("2", "1 or 2", "not recorded")."""
+    t = sorted(int(x) for x in rows.threads.dropna().unique())
     if not t:
         return "not recorded"
     return str(t[0]) if len(t) == 1 else f"{t[0]} or {t[-1]}"
 
 
-glue("hs-bench-threads", "; ".join(f"{label}: {_threads(s)}" for s, label in scale_solvers.items()), display=False)
+# SCIP's child process is always single-threaded, whatever its rows record
+glue("hs-bench-threads", "; ".join(f"{label}: {'1' if s == 'scip' else _threads(scaling[scaling.solver == s])}"
+                                   for s, label in scale_solvers.items()), display=False)
 glue("hs-pipe-seeds", int(pipe.seed.nunique()), display=False)
 glue("hs-pipe-proved-max-n", int(pipe[pipe.optimal].n.max()), display=False)
 glue("hs-pipe-proved", int(pipe.optimal.sum()), display=False)
@@ -572,7 +572,7 @@ short_pipe = scaling[(scaling.solver == "pipeline") & scaling.n.isin(LONG_SIZES)
 
 
 def _setting(rows: pd.DataFrame) -> str:
-    threads = "/".join(str(int(t)) for t in sorted(rows.threads.unique()))
+    threads = _threads(rows)
     return f"{rows.time_limit.iloc[0]:g} s on {threads} thread{'s' if threads != '1' else ''}"
 
 
@@ -593,12 +593,12 @@ still = long_pipe[~long_pipe.optimal.astype(bool)]
 glue("hs-long-rest", "all of them were proved" if still.empty else
      f"{len(still)} stayed open, with final gaps of at most {100 * still.gap.max():.1f}%", display=False)
 long_ratio = long_proved.mcsf / long_proved.upper
+long_exact = int((long_proved.mcsf == long_proved.upper).sum())
 glue("hs-long-proved-n", int(len(long_proved)), display=False)  # for the errata page
-glue("hs-long-exact-n", int((long_proved.mcsf == long_proved.upper).sum()), display=False)
+glue("hs-long-exact-n", long_exact, display=False)
 glue("hs-long-ratio", "none was proved, so MC-SF / OPT is known on none" if long_proved.empty else
      f"on the {len(long_proved)} proved instances MC-SF / OPT has mean {long_ratio.mean():.4f} and maximum "
-     f"{long_ratio.max():.4f}, and MC-SF is optimal on {int((long_proved.mcsf == long_proved.upper).sum())} "
-     "of them", display=False)
+     f"{long_ratio.max():.4f}, and MC-SF is optimal on {long_exact} of them", display=False)
 
 # %% [markdown]
 # Of the {glue:text}`hs-long-grid:d` instances at these sizes the file holds
