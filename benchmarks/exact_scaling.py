@@ -184,6 +184,8 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default="benchmarks/exact_scaling_results.jsonl")
+    ap.add_argument("--conditions", default="",
+                    help="how the machine was shared during the runs (stored in every row), e.g. 'alone'")
     ap.add_argument("--summary", action="store_true",
                     help="only print the per-(n, model, solver) summary of the rows already in --out")
     args = ap.parse_args(argv)
@@ -217,6 +219,7 @@ def main(argv=None) -> int:
                     optimal = row["lower"] >= row["upper"]
                     row = dict(solver=solver, model=f"AM{model}", n=n, seed=seed, M=inst.memory,
                                time_limit=args.time_limit, threads=args.threads, commit=COMMIT,
+                               **({'conditions': args.conditions} if args.conditions else {}),
                                incumbent=inc[1], gap=gap, optimal=optimal, mcsf=mcsf,
                                mcsf_over_opt=(mcsf / row["upper"]) if optimal else None, **row)
                     with open(args.out, "a") as fh:
