@@ -41,6 +41,9 @@ def _git(repo: Path, *args: str) -> None:
 
 @pytest.fixture
 def demo_repo(tmp_path, monkeypatch):
+    # executes a notebook: needs the book extras (CI runs this file again after installing them)
+    pytest.importorskip("papermill")
+    pytest.importorskip("jupytext")
     repo = tmp_path / "repo"
     (repo / "notebooks").mkdir(parents=True)
     (repo / "kvlib").mkdir()
