@@ -390,8 +390,13 @@ from pathlib import Path
 
 from kvlib.book.scaling import longer_limit_table, scaling_table
 
-bench_file = Path("benchmarks/exact_suite_results.jsonl")
-bench = pd.DataFrame([json.loads(line) for line in bench_file.read_text().splitlines() if line.strip()])
+
+def benchmark_rows(path: str) -> pd.DataFrame:
+    """The rows of a committed benchmark file (one JSON object per line)."""
+    return pd.DataFrame([json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()])
+
+
+bench = benchmark_rows("benchmarks/exact_suite_results.jsonl")
 bench = bench[bench.time_limit == 30]
 order = ["windows+warm+sym", "sparse", "sparse+cpsat", "sparse+cpsat+nopresolve", "sparse+cpsat+nopresolve+sep",
          "sparse+cpsat+nopresolve+sep+mip"]
@@ -486,8 +491,7 @@ glue("hs-sep-max-seconds", float(sep_tab.seconds.max()), display=False)
 # and the mean and largest gap.
 
 # %%
-scaling = pd.DataFrame([json.loads(line) for line in
-                        Path("benchmarks/exact_scaling_results.jsonl").read_text().splitlines() if line.strip()])
+scaling = benchmark_rows("benchmarks/exact_scaling_results.jsonl")
 scale_solvers = {"pipeline": "pipeline", "pipeline-v1": "pipeline without upper-bound search",
                  "highs": "HiGHS (IP)", "cpsat": "CP-SAT (interval model)", "scip": "SCIP (IP)"}
 scale_tab = scaling_table(scaling, list(scale_solvers))
@@ -502,6 +506,12 @@ def _threads(rows: pd.DataFrame) -> str:
     if not t:
         return "not recorded"
     return str(t[0]) if len(t) == 1 else f"{t[0]} or {t[-1]}"
+
+
+def _setting(rows: pd.DataFrame) -> str:
+    """Time limit and threads per solve of ``rows`` ("60 s on 2 threads")."""
+    threads = _threads(rows)
+    return f"{rows.time_limit.iloc[0]:g} s on {threads} thread{'s' if threads != '1' else ''}"
 
 
 # SCIP's child process is always single-threaded, whatever its rows record
@@ -524,8 +534,7 @@ glue("hs-pipe-gap20", f"{100 * pipe[pipe.n == 20].gap.min():.1f}-{100 * pipe[pip
 glue("hs-pipe-gap40", f"{100 * pipe[pipe.n == 40].gap.min():.1f}-{100 * pipe[pipe.n == 40].gap.max():.1f}", display=False)
 glue("hs-highs-gap40", f"{100 * scaling[(scaling.solver == 'highs') & (scaling.n == 40)].gap.min():.1f}-"
      f"{100 * scaling[(scaling.solver == 'highs') & (scaling.n == 40)].gap.max():.1f}", display=False)
-small = pd.DataFrame([json.loads(line) for line in
-                      Path("benchmarks/section51_certified_results.jsonl").read_text().splitlines() if line.strip()])
+small = benchmark_rows("benchmarks/section51_certified_results.jsonl")
 proved = small[small.optimal]
 glue("hs-small-proved", int(len(proved)), display=False)
 glue("hs-small-total", int(len(small)), display=False)
@@ -563,15 +572,14 @@ glue("hs-small-exact", int((proved.mcsf == proved.lower).sum()), display=False)
 # two threads.
 
 # %%
-alone = pd.DataFrame([json.loads(line) for line in
-                      Path("benchmarks/exact_alone_results.jsonl").read_text().splitlines() if line.strip()])
+alone = benchmark_rows("benchmarks/exact_alone_results.jsonl")
 alone = alone[alone.solver == "pipeline"]
 shared = pipe[pipe.n.isin(alone.n.unique())]
 alone_tab = scaling_table(pd.concat([shared.assign(solver="shared"), alone.assign(solver="alone")]),
                           ["shared", "alone"])
 display(alone_tab.rename(columns={"shared": "cores shared with other jobs", "alone": "alone on the machine"})
         .style.hide(axis="index").set_caption(
-            f"the pipeline with {alone.time_limit.iloc[0]:g} s on {_threads(alone)} threads per solve, on a shared "
+            f"the pipeline with {_setting(alone)} per solve, on a shared "
             "and on a free machine; proved runs and time to proof, or final gap (upper - lower) / upper"))
 alone_small = alone[alone.n <= 15]
 shared_small = shared[shared.n <= 15]
@@ -615,20 +623,12 @@ glue("hs-alone-big-min-gap", float(100 * big_pair.groupby("n").gap.mean().min())
 # lacks. The table pairs each instance's outcome under both limits.
 
 # %%
-long_rows = pd.DataFrame([json.loads(line) for line in
-                          Path("benchmarks/exact_long_results.jsonl").read_text().splitlines() if line.strip()])
+long_rows = benchmark_rows("benchmarks/exact_long_results.jsonl")
 long_tab = longer_limit_table(scaling, long_rows)
 long_pipe = long_rows[long_rows.solver == "pipeline"]
 long_proved = long_pipe[long_pipe.optimal.astype(bool)]
 LONG_SIZES = (12, 15)  # the --sizes of the longer run
 short_pipe = scaling[(scaling.solver == "pipeline") & scaling.n.isin(LONG_SIZES)]
-
-
-def _setting(rows: pd.DataFrame) -> str:
-    threads = _threads(rows)
-    return f"{rows.time_limit.iloc[0]:g} s on {threads} thread{'s' if threads != '1' else ''}"
-
-
 display(long_tab.style.hide(axis="index").set_caption(
     f"n = {', '.join(str(int(k)) for k in sorted(long_pipe.n.unique()))}: the pipeline with "
     f"{_setting(short_pipe)} and with {_setting(long_pipe)}; certified TEL and MC-SF / OPT from the longer run"))
