@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kvlib.book.scaling import longer_limit_table, scaling_table
+from kvlib.book.scaling import longer_limit_table, lp_method_table, scaling_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -89,3 +89,43 @@ def test_longer_limit_table_names_bad_input():
     mixed = pd.concat([good, good.assign(seed=1, time_limit=120.0)])
     with pytest.raises(ValueError, match=r"short rows of 'pipeline' must have one time limit"):
         longer_limit_table(mixed, good.assign(time_limit=900.0))
+
+
+def _lp(n, seed, method, bound, sep=100, converged=False, nnz=1000, budget=30.0):
+    return dict(model="AM1", n=n, seed=seed, method=method, budget=budget, bound=bound, separation_lb=sep,
+                converged=converged, nonzeros=nnz)
+
+
+def test_lp_method_table_compares_the_two_ways_per_size():
+    rows = pd.DataFrame([
+        _lp(40, 0, "full", 120, converged=True), _lp(40, 0, "colgen", 120, converged=True),
+        _lp(40, 1, "full", 110, nnz=3000), _lp(40, 1, "colgen", 105, nnz=3000),
+        _lp(60, 0, "full", 90, sep=100, nnz=5000), _lp(60, 0, "colgen", 110, sep=100, nnz=5000),
+        _lp(60, 1, "colgen", 130),  # no whole-LP run: left out
+    ])
+    t = lp_method_table(rows).set_index("n")
+    assert list(t.index) == [40, 60]
+    assert t.loc[40, "instances"] == 2 and t.loc[60, "instances"] == 1
+    assert t.loc[40, "converged: whole / CG"] == "1 / 1"
+    assert t.loc[40, "above separation: whole / CG"] == "+15.0% / +12.5%"  # (20% + 10%) / 2, (20% + 5%) / 2
+    assert t.loc[40, "CG vs whole: higher / equal / lower"] == "0 / 1 / 1"
+    # below the separation bound: shown, not hidden
+    assert t.loc[60, "above separation: whole / CG"] == "-10.0% / +10.0%"
+    assert t.loc[60, "CG vs whole: higher / equal / lower"] == "1 / 0 / 0"
+    assert t.loc[40, "budget"] == "30 s"
+    assert t.loc[40, "non-zeros (median)"] == "2,000"
+
+
+def test_lp_method_table_names_bad_input():
+    rows = pd.DataFrame([_lp(40, 0, "full", 120)])
+    with pytest.raises(ValueError, match=r"method\(s\) \['colgen'\]"):
+        lp_method_table(rows)
+    with pytest.raises(ValueError, match="separation_lb"):
+        lp_method_table(rows.drop(columns="separation_lb"))
+
+
+def test_the_committed_lp_method_file_is_readable():
+    path = ROOT / "benchmarks" / "lp_colgen_results.jsonl"
+    rows = pd.DataFrame([json.loads(line) for line in path.read_text().splitlines() if line.strip()])
+    t = lp_method_table(rows)
+    assert len(t) >= 3 and not t.isna().any().any()

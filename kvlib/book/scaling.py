@@ -85,3 +85,39 @@ def longer_limit_table(short: pd.DataFrame, long: pd.DataFrame, solver: str = "p
                     "certified TEL": f"OPT = {up}" if lo >= up else f"[{lo}, {up}]",
                     "MC-SF / OPT": f"{mcsf / up:.4f}" if lo >= up else f"[{mcsf / up:.4f}, {mcsf / max(lo, 1):.4f}]"})
     return pd.DataFrame(out, columns=["arrival model", "n", "seed", *cols, "certified TEL", "MC-SF / OPT"])
+
+
+LP_REQUIRED = ("model", "n", "seed", "method", "budget", "bound", "separation_lb", "converged", "nonzeros")
+
+
+def lp_method_table(rows: pd.DataFrame, methods=("full", "colgen")) -> pd.DataFrame:
+    """``benchmarks/lp_colgen.py`` summarised per (budget, ``n``): the same strengthened time-indexed LP solved
+    whole (``full``) and by column generation (``colgen``) within the same budget, on instances run with both.
+    Columns: instances, the non-zeros of the whole LP (median), per method ("whole" / "CG") how many runs
+    converged and the mean bound above the separation bound (``bound / separation - 1``, in %; negative
+    where the LP ended below it), then on how many instances column generation ended higher / equal /
+    lower than the whole LP.  Raises ``ValueError`` naming a missing column or method."""
+    missing = [c for c in LP_REQUIRED if c not in rows.columns]
+    if missing:
+        raise ValueError(f"LP-method rows lack the column(s) {missing}")
+    unknown = sorted(set(methods) - set(rows.method))
+    if unknown:
+        raise ValueError(f"LP-method rows have no run of method(s) {unknown}")
+    a, b = methods
+    wide = rows.pivot_table(index=["budget", "n", "model", "seed"], columns="method",
+                            values=["bound", "separation_lb", "converged", "nonzeros"], aggfunc="first")
+    wide = wide.dropna(subset=[("bound", a), ("bound", b)])
+    out = []
+    for (budget, n), g in wide.groupby(level=["budget", "n"], sort=True):
+        sep = g[("separation_lb", a)].astype(float)
+        ba, bb = g[("bound", a)].astype(float), g[("bound", b)].astype(float)
+        out.append({
+            "budget": f"{float(budget):g} s", "n": int(n), "instances": len(g),
+            "non-zeros (median)": f"{g[('nonzeros', a)].astype(float).median():,.0f}",
+            "converged: whole / CG": f"{int(g[('converged', a)].astype(bool).sum())} / "
+                                     f"{int(g[('converged', b)].astype(bool).sum())}",
+            "above separation: whole / CG": f"{100 * (ba / sep - 1).mean():+.1f}% / {100 * (bb / sep - 1).mean():+.1f}%",
+            "CG vs whole: higher / equal / lower": f"{int((bb > ba).sum())} / {int((bb == ba).sum())} / "
+                                                   f"{int((bb < ba).sum())}",
+        })
+    return pd.DataFrame(out)
