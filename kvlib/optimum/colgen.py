@@ -5,8 +5,9 @@ The LP is the one of :func:`kvlib.optimum.timelp.time_indexed_lp`: columns ``x[j
 conflict-family rows added lazily.  At ``n = 50``-``60`` with ``M`` up to 50 its windows (the
 left-shift horizon ``A + sum_i o_i`` binds long before the incumbent's windows do) hold some
 90,000 columns and 2-3 million non-zeros: a single simplex solve takes seconds and the whole
-LP minutes, so the pipeline used to skip it there.  Most columns are never used; here the
-master LP holds only the columns that were needed so far.
+LP minutes, so :func:`kvlib.optimum.pipeline.solve_pipeline` skips it there.  Here the master
+LP holds only the columns that were needed so far (measured against the whole LP:
+``benchmarks/lp_colgen.py`` and the hindsight chapter).
 
 **Loop.**  Start with the columns of the incumbent schedule (feasible for every row, so the
 master is feasible) and its neighbours (``initial_pad`` rounds each way), plus each request's
