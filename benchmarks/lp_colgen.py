@@ -12,6 +12,9 @@ the separation bound of :func:`kvlib.optimum.bounds.separation_lower_bound` for 
     python benchmarks/lp_colgen.py --sizes 40,50,60 --seeds 0,1,2,3,4 --budget 30 \
         --out benchmarks/lp_colgen_results.jsonl
     python benchmarks/lp_colgen.py --summary benchmarks/lp_colgen_results.jsonl
+    # how far column generation gets with 240 s at n = 60 (no whole-LP runs; the summary pairs none):
+    python benchmarks/lp_colgen.py --sizes 60 --budget 240 --methods colgen \
+        --out benchmarks/lp_colgen_long_results.jsonl
 """
 
 from __future__ import annotations
