@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -51,6 +52,7 @@ import scipy.sparse as sp
 from kvlib.core.highs import run as run_highs
 from kvlib.core.model import Instance
 from kvlib.optimum.bounds import tightened_families
+from kvlib.optimum.exact import _highs_from_sparse
 from kvlib.optimum.timelp import TimeLPResult, _family_intervals, _violated_rows, build_sparse
 
 
@@ -106,24 +108,11 @@ def column_generation_lp(instance: Instance, latest, incumbent, *, time_limit: f
     first = np.concatenate([[0], np.cumsum(np.bincount(req, minlength=n))[:-1]]).astype(np.int64)
     active = _initial_columns(instance, universe, incumbent, first, int(initial_pad))
 
-    h = hp.Highs()
-    h.setOptionValue("output_flag", False)
+    # the master: the model's rows over the active columns only
+    h, _ = _highs_from_sparse(replace(model, A=A[:, active], cost=cost[active], req=req[active],
+                                      start=start[active]), relax=True)
     h.setOptionValue("threads", int(threads))
     h.setOptionValue("presolve", "off")
-    lp = hp.HighsLp()
-    sub = A[:, active]
-    lp.num_col_ = len(active)
-    lp.num_row_ = R0
-    lp.col_cost_ = cost[active]
-    lp.col_lower_ = np.zeros(len(active))
-    lp.col_upper_ = np.ones(len(active))
-    lp.row_lower_ = model.row_lower
-    lp.row_upper_ = model.row_upper
-    lp.a_matrix_.format_ = hp.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = sub.indptr.astype(np.int32)
-    lp.a_matrix_.index_ = sub.indices.astype(np.int32)
-    lp.a_matrix_.value_ = sub.data.astype(float)
-    h.passModel(lp)
 
     colmap = active.tolist()  # master column -> universe column
     is_active = np.zeros(N, dtype=bool)
