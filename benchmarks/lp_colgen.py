@@ -22,13 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from exact_scaling import instance  # noqa: E402
+from exact_scaling import COMMIT, _rows, instance  # noqa: E402
 
 from kvlib.optimum.bounds import latest_starts, separation_lower_bound  # noqa: E402
 from kvlib.optimum.colgen import column_generation_lp  # noqa: E402
@@ -38,22 +37,8 @@ from kvlib.optimum.timelp import lp_size, time_indexed_lp  # noqa: E402
 METHODS = ("full", "colgen")
 
 
-def _commit() -> str:
-    out = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], capture_output=True, text=True,
-                         cwd=os.path.dirname(os.path.abspath(__file__)))
-    return out.stdout.strip() or "unknown"
-
-
-def _rows(path: str) -> list[dict]:
-    if not os.path.exists(path):
-        return []
-    with open(path) as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
 def run(sizes, seeds, budget: float, out: str, methods=METHODS) -> None:
     done = {(r["model"], r["n"], r["seed"], r["method"], r["budget"]) for r in _rows(out)}
-    commit = _commit()
     for n in sizes:
         for model in ("AM1", "AM2"):
             for seed in seeds:
@@ -75,7 +60,7 @@ def run(sizes, seeds, budget: float, out: str, methods=METHODS) -> None:
                                incumbent=int(ub), separation_lb=sep, columns=cols, nonzeros=nnz,
                                bound=int(r.bound), rounds=int(r.rounds), family_rows=int(r.family_rows),
                                converged=bool(r.converged), status=r.status,
-                               seconds=round(time.perf_counter() - t, 2), commit=commit)
+                               seconds=round(time.perf_counter() - t, 2), commit=COMMIT)
                     with open(out, "a") as fh:
                         fh.write(json.dumps(row) + "\n")
                     print(json.dumps(row), flush=True)

@@ -90,6 +90,21 @@ def longer_limit_table(short: pd.DataFrame, long: pd.DataFrame, solver: str = "p
 LP_REQUIRED = ("model", "n", "seed", "method", "budget", "bound", "separation_lb", "converged", "nonzeros")
 
 
+def lp_method_pairs(rows: pd.DataFrame, methods=("full", "colgen")) -> pd.DataFrame:
+    """``benchmarks/lp_colgen.py`` rows side by side: one row per (budget, ``n``, model, seed) run with both
+    ``methods``, columns ``(quantity, method)`` for bound, separation bound, converged and non-zeros.
+    Raises ``ValueError`` naming a missing column or method."""
+    missing = [c for c in LP_REQUIRED if c not in rows.columns]
+    if missing:
+        raise ValueError(f"LP-method rows lack the column(s) {missing}")
+    unknown = sorted(set(methods) - set(rows.method))
+    if unknown:
+        raise ValueError(f"LP-method rows have no run of method(s) {unknown}")
+    wide = rows.pivot_table(index=["budget", "n", "model", "seed"], columns="method",
+                            values=["bound", "separation_lb", "converged", "nonzeros"], aggfunc="first")
+    return wide.dropna(subset=[("bound", m) for m in methods])
+
+
 def lp_method_table(rows: pd.DataFrame, methods=("full", "colgen")) -> pd.DataFrame:
     """``benchmarks/lp_colgen.py`` summarised per (budget, ``n``): the same strengthened time-indexed LP solved
     whole (``full``) and by column generation (``colgen``) within the same budget, on instances run with both.
@@ -97,16 +112,8 @@ def lp_method_table(rows: pd.DataFrame, methods=("full", "colgen")) -> pd.DataFr
     converged and the mean bound above the separation bound (``bound / separation - 1``, in %; negative
     where the LP ended below it), then on how many instances column generation ended higher / equal /
     lower than the whole LP.  Raises ``ValueError`` naming a missing column or method."""
-    missing = [c for c in LP_REQUIRED if c not in rows.columns]
-    if missing:
-        raise ValueError(f"LP-method rows lack the column(s) {missing}")
-    unknown = sorted(set(methods) - set(rows.method))
-    if unknown:
-        raise ValueError(f"LP-method rows have no run of method(s) {unknown}")
     a, b = methods
-    wide = rows.pivot_table(index=["budget", "n", "model", "seed"], columns="method",
-                            values=["bound", "separation_lb", "converged", "nonzeros"], aggfunc="first")
-    wide = wide.dropna(subset=[("bound", a), ("bound", b)])
+    wide = lp_method_pairs(rows, methods)
     out = []
     for (budget, n), g in wide.groupby(level=["budget", "n"], sort=True):
         sep = g[("separation_lb", a)].astype(float)
