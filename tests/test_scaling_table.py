@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kvlib.book.scaling import longer_limit_table, lp_method_table, scaling_table
+from kvlib.book.scaling import lift_closed, lift_table, longer_limit_table, lp_method_table, scaling_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -129,3 +129,39 @@ def test_the_committed_lp_method_file_is_readable():
     rows = pd.DataFrame([json.loads(line) for line in path.read_text().splitlines() if line.strip()])
     t = lp_method_table(rows)
     assert len(t) >= 3 and not t.isna().any().any()
+
+
+def _lift(n, seed, cond, value, opt=100, status="Optimal", pairs=0, seconds=1.0, model="AM1"):
+    return dict(model=model, n=n, seed=seed, conditional=cond, opt=opt, value=value, status=status,
+                pairs=pairs, seconds=seconds)
+
+
+def test_lift_table_shows_values_and_the_share_of_the_gap_closed():
+    rows = pd.DataFrame([
+        _lift(10, 0, "none", 80.0), _lift(10, 0, "completion", 85.0, pairs=1000),
+        _lift(10, 0, "run", 90.0, pairs=1000),
+        _lift(12, 0, "none", 90.0), _lift(12, 0, "completion", 90.5, pairs=5000),
+        _lift(12, 0, "run", float("nan"), status="Time limit reached", pairs=5000, seconds=1800.0),
+        _lift(12, 1, "completion", 95.0),  # no LP row: left out
+    ])
+    t = lift_table(rows).set_index("n")
+    assert list(t.index) == [10, 12]
+    assert t.loc[10, "LP"] == "80.00" and t.loc[10, "LP gap"] == "20.0%"
+    assert t.loc[10, "lift at completions"] == "85.00 (25%)"
+    assert t.loc[10, "lift at every round"] == "90.00 (50%)"
+    assert t.loc[12, "lift at every round"] == "time limit reached after 1800 s"
+    assert t.loc[12, "pairs"] == "5,000"
+    assert not t.isna().any().any()
+    c = lift_closed(rows, "completion").set_index("n")
+    assert c.loc[10, "closed"] == pytest.approx(0.25) and c.loc[12, "closed"] == pytest.approx(0.05)
+    assert c.loc[10, "lp_gap"] == pytest.approx(0.20)
+    assert list(lift_closed(rows, "run").n) == [10]  # the unsolved lift is left out
+
+
+def test_lift_table_names_bad_input():
+    rows = pd.DataFrame([_lift(10, 0, "none", 80.0)])
+    with pytest.raises(ValueError, match="opt"):
+        lift_table(rows.drop(columns="opt"))
+    with pytest.raises(ValueError, match="conditional must be"):
+        lift_closed(rows, "all")
+    assert lift_closed(rows, "run").empty

@@ -128,3 +128,61 @@ def lp_method_table(rows: pd.DataFrame, methods=("full", "colgen")) -> pd.DataFr
                                                    f"{int((bb < ba).sum())}",
         })
     return pd.DataFrame(out)
+
+
+LIFT_REQUIRED = ("model", "n", "seed", "conditional", "opt", "value", "status", "pairs", "seconds")
+LIFT_LABELS = {"none": "LP", "completion": "lift at completions", "run": "lift at every round"}
+
+
+def lift_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """``benchmarks/lp_lifted.py`` as one row per instance (arrival model, ``n``, seed): the proved optimum, the
+    strengthened LP over the same columns and each level-one lift (value, and in brackets the share of the
+    LP's gap ``OPT - LP`` it closes), the LP's gap in % of ``OPT``, and the pair variables of the lift.  A lift
+    that did not finish shows its solver status and time.  Instances without an LP row are left out.  Raises
+    ``ValueError`` naming a missing column."""
+    missing = [c for c in LIFT_REQUIRED if c not in rows.columns]
+    if missing:
+        raise ValueError(f"lifted-LP rows lack the column(s) {missing}")
+    out = []
+    for (model, n, seed), g in rows.groupby(["model", "n", "seed"], sort=True):
+        by = {r.conditional: r for r in g.itertuples()}
+        if "none" not in by or by["none"].status != "Optimal":
+            continue
+        base, opt = float(by["none"].value), int(by["none"].opt)
+        row = {"model": model, "n": int(n), "seed": int(seed), "OPT": opt, "LP": f"{base:.2f}",
+               "LP gap": f"{100 * (opt - base) / opt:.1f}%"}
+        for c in ("completion", "run"):
+            r = by.get(c)
+            if r is None:
+                row[LIFT_LABELS[c]] = "not run"
+            elif r.status != "Optimal":
+                row[LIFT_LABELS[c]] = f"{r.status.lower()} after {float(r.seconds):.0f} s"
+            else:
+                closed = (float(r.value) - base) / (opt - base) if opt > base else 0.0
+                row[LIFT_LABELS[c]] = f"{float(r.value):.2f} ({100 * closed:.0f}%)"
+        pairs = [int(r.pairs) for r in g.itertuples() if r.conditional != "none"]
+        row["pairs"] = f"{max(pairs):,}" if pairs else "-"
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def lift_closed(rows: pd.DataFrame, conditional: str) -> pd.DataFrame:
+    """Per instance with both an LP and a solved ``conditional`` lift: ``n``, the LP's gap and the share of
+    it the lift closes (fractions).  Raises ``ValueError`` naming a missing column or an unknown lift."""
+    missing = [c for c in LIFT_REQUIRED if c not in rows.columns]
+    if missing:
+        raise ValueError(f"lifted-LP rows lack the column(s) {missing}")
+    if conditional not in ("completion", "run"):
+        raise ValueError(f"conditional must be 'completion' or 'run', got {conditional!r}")
+    ok = rows[rows.status == "Optimal"]
+    wide = ok.pivot_table(index=["model", "n", "seed"], columns="conditional", values=["value", "opt"],
+                          aggfunc="first")
+    if ("value", "none") not in wide or ("value", conditional) not in wide:
+        return pd.DataFrame(columns=["n", "lp_gap", "closed"])
+    wide = wide.dropna(subset=[("value", "none"), ("value", conditional)])
+    opt = wide[("opt", "none")].astype(float)
+    base = wide[("value", "none")].astype(float)
+    lift = wide[("value", conditional)].astype(float)
+    res = pd.DataFrame({"n": wide.index.get_level_values("n"), "lp_gap": ((opt - base) / opt).to_numpy(),
+                        "closed": ((lift - base) / (opt - base).where(opt > base, 1.0)).to_numpy()})
+    return res.reset_index(drop=True)
