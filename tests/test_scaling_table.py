@@ -143,9 +143,11 @@ def test_lift_table_shows_values_and_the_share_of_the_gap_closed():
         _lift(12, 0, "none", 90.0), _lift(12, 0, "completion", 90.5, pairs=5000),
         _lift(12, 0, "run", float("nan"), status="Time limit reached", pairs=5000, seconds=1800.0),
         _lift(12, 1, "completion", 95.0),  # no LP row: left out
+        _lift(14, 0, "none", 90.0), _lift(14, 0, "completion", 91.0, pairs=7000),  # no every-round lift
     ])
     t = lift_table(rows).set_index("n")
-    assert list(t.index) == [10, 12]
+    assert list(t.index) == [10, 12, 14]
+    assert t.loc[14, "lift at every round"] == "no result"
     assert t.loc[10, "LP"] == "80.00" and t.loc[10, "LP gap"] == "20.0%"
     assert t.loc[10, "lift at completions"] == "85.00 (25%)"
     assert t.loc[10, "lift at every round"] == "90.00 (50%)"
@@ -153,6 +155,7 @@ def test_lift_table_shows_values_and_the_share_of_the_gap_closed():
     assert t.loc[12, "pairs"] == "5,000"
     assert not t.isna().any().any()
     c = lift_closed(rows, "completion").set_index("n")
+    assert list(c.index) == [10, 12, 14]
     assert c.loc[10, "closed"] == pytest.approx(0.25) and c.loc[12, "closed"] == pytest.approx(0.05)
     assert c.loc[10, "lp_gap"] == pytest.approx(0.20)
     assert list(lift_closed(rows, "run").n) == [10]  # the unsolved lift is left out

@@ -144,7 +144,7 @@ def lift_table(rows: pd.DataFrame) -> pd.DataFrame:
     if missing:
         raise ValueError(f"lifted-LP rows lack the column(s) {missing}")
     out = []
-    for (model, n, seed), g in rows.groupby(["model", "n", "seed"], sort=True):
+    for (n, model, seed), g in rows.groupby(["n", "model", "seed"], sort=True):
         by = {r.conditional: r for r in g.itertuples()}
         if "none" not in by or by["none"].status != "Optimal":
             continue
@@ -154,7 +154,7 @@ def lift_table(rows: pd.DataFrame) -> pd.DataFrame:
         for c in ("completion", "run"):
             r = by.get(c)
             if r is None:
-                row[LIFT_LABELS[c]] = "not run"
+                row[LIFT_LABELS[c]] = "no result"
             elif r.status != "Optimal":
                 row[LIFT_LABELS[c]] = f"{r.status.lower()} after {float(r.seconds):.0f} s"
             else:
