@@ -135,7 +135,7 @@ LIFT_LABELS = {"none": "LP", "completion": "lift at completions", "run": "lift a
 
 
 def lift_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """``benchmarks/lp_lifted.py`` as one row per instance (arrival model, ``n``, seed): the proved optimum, the
+    """``benchmarks/lp_lifted.py`` as one row per instance (``n``, arrival model, seed; in that order): the proved optimum, the
     strengthened LP over the same columns and each level-one lift (value, and in brackets the share of the
     LP's gap ``OPT - LP`` it closes), the LP's gap in % of ``OPT``, and the pair variables of the lift.  A lift
     that did not finish shows its solver status and time.  Instances without an LP row are left out.  Raises
