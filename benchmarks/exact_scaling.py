@@ -222,14 +222,19 @@ def main(argv=None) -> int:
                                **({'conditions': args.conditions} if args.conditions else {}),
                                incumbent=inc[1], gap=gap, optimal=optimal, mcsf=mcsf,
                                mcsf_over_opt=(mcsf / row["upper"]) if optimal else None, **row)
-                    with open(args.out, "a") as fh:
-                        fh.write(json.dumps(row) + "\n")
+                    _append(args.out, row)
                     ratio = f"{row['mcsf_over_opt']:.4f}" if optimal else ""
                     print(f"{solver:<11} AM{model:<2} {n:>3} {seed:>4} {inst.memory:>3} {row['lower']:>6} "
                           f"{row['upper']:>6} {100 * gap:>6.2f} {row['seconds']:>6.1f} {mcsf:>6} {ratio:>9}  "
                           f"{row['status'][:60]}", flush=True)
     summary(args.out)
     return 0
+
+
+def _append(path: str, row: dict) -> None:
+    """Append ``row`` to the JSON-lines file ``path`` (one line, written as soon as the run ends)."""
+    with open(path, "a") as fh:
+        fh.write(json.dumps(row) + "\n")
 
 
 def _rows(path: str) -> list[dict]:

@@ -27,7 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from exact_scaling import COMMIT, _rows, instance  # noqa: E402
+from exact_scaling import COMMIT, _append, _rows, instance  # noqa: E402
 
 from kvlib.optimum.bounds import latest_starts, separation_lower_bound  # noqa: E402
 from kvlib.optimum.colgen import column_generation_lp  # noqa: E402
@@ -61,8 +61,7 @@ def run(sizes, seeds, budget: float, out: str, methods=METHODS) -> None:
                                bound=int(r.bound), rounds=int(r.rounds), family_rows=int(r.family_rows),
                                converged=bool(r.converged), status=r.status,
                                seconds=round(time.perf_counter() - t, 2), commit=COMMIT)
-                    with open(out, "a") as fh:
-                        fh.write(json.dumps(row) + "\n")
+                    _append(out, row)
                     print(json.dumps(row), flush=True)
 
 

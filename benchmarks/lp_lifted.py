@@ -26,7 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from exact_scaling import COMMIT, _rows, instance  # noqa: E402
+from exact_scaling import COMMIT, _append, _rows, instance  # noqa: E402
 
 from kvlib.optimum.bounds import latest_starts  # noqa: E402
 from kvlib.optimum.lifted import CONDITIONALS, lifted_lp  # noqa: E402
@@ -68,8 +68,7 @@ def run(sizes, seeds, conditionals, time_limit: float, out: str) -> None:
                                bound=r.bound, value=None if r.value != r.value else round(r.value, 6),
                                status=r.status, columns=r.columns, pairs=r.pairs, rows=r.rows,
                                seconds=round(r.seconds, 2), time_limit=time_limit, commit=COMMIT)
-                    with open(out, "a") as fh:
-                        fh.write(json.dumps(row) + "\n")
+                    _append(out, row)
                     print(json.dumps(row), flush=True)
 
 

@@ -38,12 +38,14 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
 
 from kvlib.core.model import Instance
 from kvlib.optimum.bounds import tightened_families
+from kvlib.optimum.exact import _highs_from_sparse
 from kvlib.optimum.timelp import _family_intervals, _safe_dual
 
 CONDITIONALS = ("none", "completion", "run")
@@ -212,21 +214,11 @@ def lifted_lp(instance: Instance, columns: dict, *, conditional: str = "completi
     A = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(nr, nv))
     rl, rh = np.concatenate(lo), np.concatenate(hi)
     c_full = np.concatenate([cost, np.zeros(n_pairs)])
-    h = hp.Highs()
-    h.setOptionValue("output_flag", False)
+    # _highs_from_sparse reads only A, cost and the row sides (columns in [0, 1])
+    h, _ = _highs_from_sparse(SimpleNamespace(A=A, cost=c_full, row_lower=rl, row_upper=rh), relax=True)
     h.setOptionValue("threads", int(threads))
     h.setOptionValue("solver", solver)
     h.setOptionValue("time_limit", float(max(0.1, time_limit - (time.perf_counter() - tic))))
-    lp = hp.HighsLp()
-    lp.num_col_, lp.num_row_ = nv, nr
-    lp.col_cost_ = c_full
-    lp.col_lower_, lp.col_upper_ = np.zeros(nv), np.ones(nv)
-    lp.row_lower_, lp.row_upper_ = rl, rh
-    lp.a_matrix_.format_ = hp.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = A.indptr.astype(np.int32)
-    lp.a_matrix_.index_ = A.indices.astype(np.int32)
-    lp.a_matrix_.value_ = A.data.astype(float)
-    h.passModel(lp)
     run_highs(h)
     st = h.getModelStatus()
     status = h.modelStatusToString(st)
