@@ -8,6 +8,13 @@ import pandas as pd
 REQUIRED = ("model", "n", "seed", "solver", "optimal", "gap", "seconds")
 
 
+def _require(rows: pd.DataFrame, columns, what: str) -> None:
+    """Raise ``ValueError`` naming the columns of ``columns`` that ``rows`` (``what`` rows) lack."""
+    missing = [c for c in columns if c not in rows.columns]
+    if missing:
+        raise ValueError(f"{what} rows lack the column(s) {missing}")
+
+
 def _cell(g: pd.DataFrame, counted: bool = False) -> str:
     """One solver's runs at one (model, n).  ``counted``: the row has runs on several seeds (of any
     solver), so even a single run is written as a count ("0/1 proved; gap ...") and a solver run on
@@ -29,9 +36,7 @@ def scaling_table(rows: pd.DataFrame, solvers: list[str]) -> pd.DataFrame:
     to proof or the final gap ``(upper - lower) / upper``; with several (column ``seeds``: seeds run by any
     solver), each cell counts its own runs ("k/N proved") with the median time to proof or the mean and
     max gap; "not run" where a solver has no row.  Raises ``ValueError`` naming a missing column."""
-    missing = [c for c in REQUIRED if c not in rows.columns]
-    if missing:
-        raise ValueError(f"exact-scaling rows lack the column(s) {missing}")
+    _require(rows, REQUIRED, "exact-scaling")
     unknown = sorted(set(rows.solver) - set(solvers))
     if unknown:
         raise ValueError(f"exact-scaling rows name solver(s) {unknown} not among {solvers}")
@@ -60,9 +65,7 @@ def longer_limit_table(short: pd.DataFrame, long: pd.DataFrame, solver: str = "p
     named after the limits.  Raises ``ValueError`` naming a missing column or a mixed time limit."""
     need = (*REQUIRED, "lower", "upper", "mcsf", "time_limit")
     for name, rows in (("short", short), ("long", long)):
-        missing = [c for c in need if c not in rows.columns]
-        if missing:
-            raise ValueError(f"{name} exact-scaling rows lack the column(s) {missing}")
+        _require(rows, need, f"{name} exact-scaling")
     short = short[short.solver == solver]
     long = long[long.solver == solver]
     limits = []
@@ -94,9 +97,7 @@ def lp_method_pairs(rows: pd.DataFrame, methods=("full", "colgen")) -> pd.DataFr
     """``benchmarks/lp_colgen.py`` rows side by side: one row per (budget, ``n``, model, seed) run with both
     ``methods``, columns ``(quantity, method)`` for bound, separation bound, converged and non-zeros.
     Raises ``ValueError`` naming a missing column or method."""
-    missing = [c for c in LP_REQUIRED if c not in rows.columns]
-    if missing:
-        raise ValueError(f"LP-method rows lack the column(s) {missing}")
+    _require(rows, LP_REQUIRED, "LP-method")
     unknown = sorted(set(methods) - set(rows.method))
     if unknown:
         raise ValueError(f"LP-method rows have no run of method(s) {unknown}")
@@ -140,9 +141,7 @@ def lift_table(rows: pd.DataFrame) -> pd.DataFrame:
     LP's gap ``OPT - LP`` it closes), the LP's gap in % of ``OPT``, and the pair variables of the lift.  A lift
     that did not finish shows its solver status and time.  Instances without an LP row are left out.  Raises
     ``ValueError`` naming a missing column."""
-    missing = [c for c in LIFT_REQUIRED if c not in rows.columns]
-    if missing:
-        raise ValueError(f"lifted-LP rows lack the column(s) {missing}")
+    _require(rows, LIFT_REQUIRED, "lifted-LP")
     out = []
     for (n, model, seed), g in rows.groupby(["n", "model", "seed"], sort=True):
         by = {r.conditional: r for r in g.itertuples()}
@@ -169,9 +168,7 @@ def lift_table(rows: pd.DataFrame) -> pd.DataFrame:
 def lift_closed(rows: pd.DataFrame, conditional: str) -> pd.DataFrame:
     """Per instance with both an LP and a solved ``conditional`` lift: ``n``, the LP's gap and the share of
     it the lift closes (fractions).  Raises ``ValueError`` naming a missing column or an unknown lift."""
-    missing = [c for c in LIFT_REQUIRED if c not in rows.columns]
-    if missing:
-        raise ValueError(f"lifted-LP rows lack the column(s) {missing}")
+    _require(rows, LIFT_REQUIRED, "lifted-LP")
     if conditional not in ("completion", "run"):
         raise ValueError(f"conditional must be 'completion' or 'run', got {conditional!r}")
     ok = rows[rows.status == "Optimal"]
