@@ -6,7 +6,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kvlib.book.scaling import lift_closed, lift_table, longer_limit_table, lp_method_table, scaling_table
+from kvlib.book.scaling import (beyond_lp_counts, beyond_lp_table, lift_closed, lift_table, longer_limit_table,
+                                lp_method_table, scaling_table)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -168,3 +169,63 @@ def test_lift_table_names_bad_input():
     with pytest.raises(ValueError, match="conditional must be"):
         lift_closed(rows, "all")
     assert lift_closed(rows, "run").empty
+
+
+def _beyond(n, seed, ub, lp, targets, bb, proved=False, upper_long=None):
+    row = dict(model="AM1", n=n, seed=seed, ub=ub, ub_proved=proved, lp=lp, targets=targets,
+               destructive=max([lp] + [t["target"] for t in targets if t["status"].startswith("INFEASIBLE")]),
+               bb=bb, bb_nodes=0, event_seconds=30.0, bb_time_limit=60.0, upper_time_limit=120.0)
+    if upper_long is not None:
+        row["upper_long"] = upper_long
+    return row
+
+
+def test_beyond_lp_table_shows_what_was_proved_above_the_lp():
+    t1 = dict(fraction=0.01, target=101, status="INFEASIBLE", seconds=3.0)
+    t2 = dict(fraction=0.02, target=102, status="UNKNOWN", seconds=30.0)
+    rows = pd.DataFrame([
+        _beyond(20, 0, 120, 100, [t1, t2], 100, upper_long=118.0),
+        _beyond(15, 0, 110, 100, [dict(t2, fraction=0.01, target=101)], 101, proved=True),
+        _beyond(15, 1, 100, 100, [], 100, proved=True),
+    ])
+    t = beyond_lp_table(rows)
+    assert list(zip(t.n, t.seed)) == [(15, 0), (15, 1), (20, 0)]  # sorted by n, model, seed
+    t = t.set_index(["n", "seed"])
+    assert t.loc[(15, 0), "best TEL"] == "110 (optimal)" and t.loc[(20, 0), "best TEL"] == "120"
+    assert t.loc[(15, 0), "LP gap"] == "9.1%"
+    assert t.loc[(20, 0), "event model above the LP"] == "+1% (101); 102 (+2%) open after 30 s"
+    assert t.loc[(15, 0), "event model above the LP"] == "nothing; 101 (+1%) open after 30 s"
+    assert t.loc[(15, 1), "event model above the LP"] == "no target below the best TEL"
+    assert t.loc[(15, 0), "B&B after 60 s"] == "101 (+1; 0 nodes)"
+    assert t.loc[(20, 0), "long CP-SAT search"] == "118 in 120 s" and t.loc[(15, 0), "long CP-SAT search"] == "-"
+    c = beyond_lp_counts(rows)
+    assert c == dict(instances=3, raised=1, raised_max=pytest.approx(1.0), targets_open=1, bb_raised=1,
+                     bb_max=pytest.approx(1.0), bb_nodes_max=0, long_runs=1, long_better=1, long_worse=0)
+
+
+def test_beyond_lp_table_names_bad_input():
+    rows = pd.DataFrame([_beyond(15, 0, 110, 100, [], 100)])
+    with pytest.raises(ValueError, match="targets"):
+        beyond_lp_table(rows.drop(columns="targets"))
+    with pytest.raises(ValueError, match="bb"):
+        beyond_lp_counts(rows.drop(columns="bb"))
+    assert beyond_lp_counts(rows)["long_runs"] == 0 and "long CP-SAT search" not in beyond_lp_table(rows)
+
+
+def test_paired_solver_table_counts_per_size():
+    from kvlib.book.scaling import paired_solver_table
+
+    def r(n, seed, lower, upper):
+        return dict(model="AM1", n=n, seed=seed, lower=lower, upper=upper, optimal=lower >= upper,
+                    gap=(upper - lower) / upper)
+
+    a = pd.DataFrame([r(15, 0, 90, 100), r(15, 1, 50, 50), r(20, 0, 80, 100), r(30, 0, 1, 2)])
+    b = pd.DataFrame([r(15, 0, 95, 100), r(15, 1, 50, 50), r(20, 0, 79, 98)])
+    t = paired_solver_table(a, b, ("A", "B")).set_index("n")
+    assert list(t.index) == [15, 20]  # n = 30 ran only in A
+    assert t.loc[15, "instances"] == 2 and t.loc[15, "proved (A)"] == 1 and t.loc[15, "proved (B)"] == 1
+    assert t.loc[15, "mean gap (A)"] == "5.0%" and t.loc[15, "mean gap (B)"] == "2.5%"
+    assert t.loc[15, "lower bound higher"] == 1 and t.loc[20, "lower bound lower"] == 1
+    assert t.loc[20, "schedule better"] == 1 and t.loc[20, "schedule worse"] == 0
+    with pytest.raises(ValueError, match="gap"):
+        paired_solver_table(a.drop(columns="gap"), b, ("A", "B"))

@@ -183,3 +183,92 @@ def lift_closed(rows: pd.DataFrame, conditional: str) -> pd.DataFrame:
     res = pd.DataFrame({"n": wide.index.get_level_values("n"), "lp_gap": ((opt - base) / opt).to_numpy(),
                         "closed": ((lift - base) / (opt - base).where(opt > base, 1.0)).to_numpy()})
     return res.reset_index(drop=True)
+
+
+BEYOND_REQUIRED = ("model", "n", "seed", "ub", "ub_proved", "lp", "targets", "destructive", "bb", "bb_nodes",
+                   "event_seconds", "bb_time_limit")
+
+
+def _target_cell(targets, lp: int, limit: float) -> str:
+    """What the destructive search of one instance proved above the LP (``benchmarks/beyond_lp.py``)."""
+    if not targets:
+        return "no target below the best TEL"
+    proved = [t for t in targets if str(t["status"]).startswith("INFEASIBLE")]
+    cell = f"+{100 * proved[-1]['fraction']:g}% ({proved[-1]['target']})" if proved else "nothing"
+    open_ = [t for t in targets if not str(t["status"]).startswith("INFEASIBLE")]
+    if open_:
+        cell += f"; {open_[0]['target']} (+{100 * open_[0]['fraction']:g}%) open after {limit:g} s"
+    return cell
+
+
+def beyond_lp_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """``benchmarks/beyond_lp.py`` as one row per instance (``n``, arrival model, seed; in that order): the
+    best TEL of any committed run (``OPT`` when proved), the LP bound and its gap in % of that TEL, the
+    largest target ``T`` the event model proved (``OPT >= T``) and the first one it left open, HiGHS's
+    branch-and-bound bound and its nodes, and (where run) the TEL of the long CP-SAT search.  Raises
+    ``ValueError`` naming a missing column."""
+    _require(rows, BEYOND_REQUIRED, "beyond-LP")
+    out = []
+    for r in rows.sort_values(["n", "model", "seed"]).itertuples():
+        ub, lp = int(r.ub), int(r.lp)
+        row = {"model": r.model, "n": int(r.n), "seed": int(r.seed),
+               "best TEL": f"{ub} (optimal)" if bool(r.ub_proved) else str(ub), "LP": lp,
+               "LP gap": f"{100 * (ub - lp) / ub:.1f}%",
+               "event model above the LP": _target_cell(r.targets, lp, float(r.event_seconds)),
+               f"B&B after {float(r.bb_time_limit):g} s": f"{int(r.bb)} (+{int(r.bb) - lp}; {int(r.bb_nodes)} nodes)"}
+        long_ = getattr(r, "upper_long", None)
+        if "upper_long" in rows.columns:
+            row["long CP-SAT search"] = "-" if long_ is None or pd.isna(long_) else \
+                f"{int(long_)} in {float(r.upper_time_limit):g} s"
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def beyond_lp_counts(rows: pd.DataFrame) -> dict:
+    """Counts of ``benchmarks/beyond_lp.py`` for the text: ``instances``; ``raised`` (instances where the
+    event model proved some target above the LP) and ``raised_max`` (the largest such rise, in % of the LP);
+    ``targets_open`` (instances where the first target stayed open); ``bb_raised`` (where branch and bound ended above the LP)
+    and ``bb_max`` (its largest rise in % of the LP), ``bb_nodes_max`` (the most nodes it explored);
+    ``long_runs``, ``long_better`` and ``long_worse`` (long
+    CP-SAT searches and how many ended below / above the best TEL).  Raises ``ValueError`` naming a missing
+    column."""
+    _require(rows, BEYOND_REQUIRED, "beyond-LP")
+    lp = rows.lp.astype(float)
+    rise = (rows.bb.astype(float) - lp) / lp
+    dest = (rows.destructive.astype(float) - lp) / lp
+    first_open = [bool(t) and not str(t[0]["status"]).startswith("INFEASIBLE") for t in rows.targets]
+    out = {"instances": int(len(rows)), "raised": int((rows.destructive > rows.lp).sum()),
+           "raised_max": float(100 * dest.max()) if len(rows) else 0.0, "targets_open": int(sum(first_open)),
+           "bb_raised": int((rows.bb > rows.lp).sum()), "bb_max": float(100 * rise.max()) if len(rows) else 0.0,
+           "bb_nodes_max": int(rows.bb_nodes.max()) if len(rows) else 0,
+           "long_runs": 0, "long_better": 0, "long_worse": 0}
+    if "upper_long" in rows.columns:
+        run = rows.dropna(subset=["upper_long"])
+        out.update(long_runs=int(len(run)), long_better=int((run.upper_long < run.ub).sum()),
+                   long_worse=int((run.upper_long > run.ub).sum()))
+    return out
+
+
+PAIRED_REQUIRED = ("model", "n", "seed", "lower", "upper", "optimal", "gap")
+
+
+def paired_solver_table(first: pd.DataFrame, second: pd.DataFrame, labels: tuple[str, str]) -> pd.DataFrame:
+    """Two solvers on the same instances (``model``, ``n``, ``seed``), one row per ``n``: instances, proved
+    by each, mean gap of each, and on how many the second one's lower bound is higher, its upper bound lower
+    or higher.  Instances that only one of the two ran are left out.  Raises ``ValueError`` naming a missing
+    column."""
+    _require(first, PAIRED_REQUIRED, labels[0])
+    _require(second, PAIRED_REQUIRED, labels[1])
+    both = first.merge(second, on=["model", "n", "seed"], suffixes=("_a", "_b"))
+    out = []
+    for n, g in both.groupby("n", sort=True):
+        out.append({"n": int(n), "instances": int(len(g)),
+                    f"proved ({labels[0]})": int(g.optimal_a.astype(bool).sum()),
+                    f"proved ({labels[1]})": int(g.optimal_b.astype(bool).sum()),
+                    f"mean gap ({labels[0]})": f"{100 * g.gap_a.mean():.1f}%",
+                    f"mean gap ({labels[1]})": f"{100 * g.gap_b.mean():.1f}%",
+                    "lower bound higher": int((g.lower_b > g.lower_a).sum()),
+                    "lower bound lower": int((g.lower_b < g.lower_a).sum()),
+                    "schedule better": int((g.upper_b < g.upper_a).sum()),
+                    "schedule worse": int((g.upper_b > g.upper_a).sum())})
+    return pd.DataFrame(out)
