@@ -20,7 +20,10 @@ Solvers (each gets the same time limit and the same heuristic incumbent):
 * ``cpsat``: CP-SAT on the exact cumulative encoding of the same IP
   (``kvlib.optimum.cpsat.cpsat_solve``, child process, hinted with the incumbent);
 * ``scip``: SCIP (pyscipopt, optional) on the plain time-indexed IP (the matrix of
-  ``kvlib.optimum.exact.build_sparse``, written as MPS; child process).
+  ``kvlib.optimum.exact.build_sparse``, written as MPS; child process);
+* ``destructive`` (not in the default grid): ``kvlib.optimum.destructive.solve_destructive``, the
+  pipeline for 60% of the limit, then destructive bounds (targets above the LP refuted by the event
+  model) in the rest; run with ``--solvers destructive --out benchmarks/exact_destructive_results.jsonl``.
 
 Each run appends one JSON line to ``--out`` as soon as it ends (an interrupted run keeps its
 rows, and a re-run skips the runs already there: resumable).  ``--summary`` prints, per
@@ -164,6 +167,14 @@ def run_one(solver: str, inst: Instance, inc, time_limit: float, threads: int) -
         return dict(lower=r.lower, upper=r.upper, status=r.status, seconds=r.seconds,
                     proved_by=r.extra.get("proved_by", ""), lp_lb=r.extra.get("lp_lb"),
                     separation_lb=r.extra.get("separation_lb"))
+    if solver == "destructive":
+        from kvlib.optimum.destructive import solve_destructive
+
+        r = solve_destructive(inst, time_limit=time_limit, threads=threads, incumbent=inc)
+        return dict(lower=r.lower, upper=r.upper, status=r.status, seconds=r.seconds,
+                    proved_by=r.extra.get("proved_by", ""), lp_lb=r.extra.get("lp_lb"),
+                    separation_lb=r.extra.get("separation_lb"), pipeline_lower=r.extra["pipeline_lower"],
+                    pipeline_upper=r.extra["pipeline_upper"], destructive_attempts=r.extra["destructive_attempts"])
     if solver == "highs":
         r = solve(inst, time_limit=time_limit, threads=threads, method="ip", incumbent=inc, cpsat=0,
                   separation=False, conflict_mip=0)
