@@ -200,7 +200,7 @@ def test_beyond_lp_table_shows_what_was_proved_above_the_lp():
     assert t.loc[(20, 0), "long CP-SAT search"] == "118 in 120 s" and t.loc[(15, 0), "long CP-SAT search"] == "-"
     c = beyond_lp_counts(rows)
     assert c == dict(instances=3, raised=1, raised_max=pytest.approx(1.0), targets_open=1, bb_raised=1,
-                     bb_max=pytest.approx(1.0), bb_nodes_max=0, long_runs=1, long_better=1, long_worse=0)
+                     bb_max=pytest.approx(1.0), bb_nodes_max=0, bb_root_only=3, long_runs=1, long_better=1, long_worse=0)
 
 
 def test_beyond_lp_table_names_bad_input():

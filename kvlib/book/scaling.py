@@ -228,7 +228,8 @@ def beyond_lp_counts(rows: pd.DataFrame) -> dict:
     """Counts of ``benchmarks/beyond_lp.py`` for the text: ``instances``; ``raised`` (instances where the
     event model proved some target above the LP) and ``raised_max`` (the largest such rise, in % of the LP);
     ``targets_open`` (instances where the first target stayed open); ``bb_raised`` (where branch and bound ended above the LP)
-    and ``bb_max`` (its largest rise in % of the LP), ``bb_nodes_max`` (the most nodes it explored);
+    and ``bb_max`` (its largest rise in % of the LP), ``bb_nodes_max`` (the most nodes it explored) and
+    ``bb_root_only`` (instances where it ended without a node beyond the root);
     ``long_runs``, ``long_better`` and ``long_worse`` (long
     CP-SAT searches and how many ended below / above the best TEL).  Raises ``ValueError`` naming a missing
     column."""
@@ -241,6 +242,7 @@ def beyond_lp_counts(rows: pd.DataFrame) -> dict:
            "raised_max": float(100 * dest.max()) if len(rows) else 0.0, "targets_open": int(sum(first_open)),
            "bb_raised": int((rows.bb > rows.lp).sum()), "bb_max": float(100 * rise.max()) if len(rows) else 0.0,
            "bb_nodes_max": int(rows.bb_nodes.max()) if len(rows) else 0,
+           "bb_root_only": int((rows.bb_nodes.astype(int) == 0).sum()),
            "long_runs": 0, "long_better": 0, "long_worse": 0}
     if "upper_long" in rows.columns:
         run = rows.dropna(subset=["upper_long"])
