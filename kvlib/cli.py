@@ -248,11 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     ncpu = _cpu_count()
     slv.add_argument("--threads", type=_int_arg(1, ncpu, f"between 1 and the number of CPU cores ({ncpu})"),
                      default=min(2, ncpu), help=f"solver threads, 1..{ncpu} (default {min(2, ncpu)})")
-    slv.add_argument("--method", choices=("pipeline", "destructive", "ip"), default="pipeline",
+    slv.add_argument("--method", choices=("pipeline", "ip"), default="pipeline",
                      help="pipeline (default): bounds, time-indexed LP with conflict-family rows, reduced-cost "
-                     "fixing, CP-SAT event model; destructive: the pipeline for 60%% of the time, then targets "
-                     "above the LP refuted by the event model (kvlib.optimum.destructive); ip: the time-indexed "
-                     "IP of 001 Section 3 in HiGHS")
+                     "fixing, CP-SAT event model; ip: the time-indexed IP of 001 Section 3 in HiGHS")
     slv.add_argument("--verbose", action="store_true", help="solver logs and pipeline progress on stderr")
     slv.add_argument("--formulation", choices=("plain", "aggregated"), default="plain",
                      help="memory constraint written per time (plain) or through running sums (aggregated)")
@@ -472,9 +470,6 @@ def _solve_bar(time_limit: float, quiet: bool, n: int):
     return finish
 
 
-SOLVER_LABELS = {"pipeline": "LP-guided pipeline", "pipeline+destructive": "LP-guided pipeline + destructive bounds"}
-
-
 def cmd_solve(args: argparse.Namespace, out) -> int:
     from kvlib.optimum.exact import solve
     from kvlib.core.model import Schedule
@@ -484,13 +479,8 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
     try:
         ip_options = {"formulation": args.formulation} if args.formulation != "plain" else {}
         method = "ip" if ip_options else args.method
-        if method == "destructive":
-            from kvlib.optimum.destructive import solve_destructive
-
-            res = solve_destructive(inst, time_limit=args.time_limit, threads=args.threads, verbose=args.verbose)
-        else:
-            res = solve(inst, time_limit=args.time_limit, threads=args.threads, method=method,
-                        verbose=args.verbose, **ip_options)
+        res = solve(inst, time_limit=args.time_limit, threads=args.threads, method=method, verbose=args.verbose,
+                    **ip_options)
     except ValueError as e:  # named argument errors of kvlib.optimum (time limit, threads, incumbent)
         raise _Fail(str(e)) from None
     finally:
@@ -506,7 +496,7 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
             f"lower bound   {res.lower}",
             f"upper bound   {res.upper}   (schedule validated by the checker)",
             f"optimal       {'yes' if res.optimal else 'no (gap %.2f%%)' % (100 * res.gap)}",
-            f"solver        {SOLVER_LABELS.get(res.formulation, 'HiGHS time-indexed IP (' + res.formulation + ')')}, "
+            f"solver        {'LP-guided pipeline' if res.formulation == 'pipeline' else 'HiGHS time-indexed IP (' + res.formulation + ')'}, "
             f"status {res.status}, {res.seconds:.2f} s",
             f"warm start    {res.incumbent_source} (heuristic TEL {res.incumbent})",
             "starts        " + " ".join(str(p) for p in res.starts),

@@ -388,8 +388,8 @@ glue("hs-tiny-cp-seconds", f"{tiny_cp.seconds:.1f}", display=False)
 import json
 from pathlib import Path
 
-from kvlib.book.scaling import (lift_closed, lift_table, longer_limit_table, lp_method_pairs, lp_method_table,
-                                scaling_table)
+from kvlib.book.scaling import (beyond_lp_counts, beyond_lp_table, lift_closed, lift_table, longer_limit_table,
+                                lp_method_pairs, lp_method_table, paired_solver_table, scaling_table)
 
 
 def benchmark_rows(path: str) -> pd.DataFrame:
@@ -759,6 +759,105 @@ glue("hs-lift-trend", "a single size" if len(_trend) < 2 else
 # memory within $M$. That this leaves most of the gap open means that conditions on pairs of requests of
 # this kind do not cut off the fractional solutions that keep the LP below the optimum
 # ({glue:text}`hs-lift-trend:s`).
+#
+# (hindsight-beyond)=
+# ### A search just above the LP, and a longer search for schedules
+#
+# Three cheaper ways past the LP, measured on the instances with $n = 15$ and $n = 20$ of the tables
+# above by `benchmarks/beyond_lp.py` (one instance at a time, nothing else on the machine; the table
+# is **read from the committed file `benchmarks/beyond_lp_results.jsonl`**, not recomputed here).
+# *Best TEL* is the best schedule any run of the files above found, marked when a run proved it optimal.
+#
+# * **Destructive bounds.** Pick a target $T$ above the LP bound and ask the event model of step 5
+#   for a schedule of TEL at most $T - 1$, over the starts that survive reduced-cost fixing with $T$
+#   and the windows of {prf:ref}`thm-horizon` for $T - 1$. If none exists, $\mathrm{OPT} \ge T$: an
+#   optimal schedule of TEL at most $T - 1$ would lie in those windows and keep every start, because
+#   the LP bound plus the reduced costs of its starts is at most its TEL. The lower $T$, the more starts
+#   the fixing removes, so such a proof might cost much less than the one at the best TEL. Targets 1%,
+#   2% and 5% above the LP, in that order, 30 s each on two workers, stopping at the first left open.
+# * **Branch and bound on the LP.** HiGHS's branch and bound on the time-indexed IP with every family
+#   row, over the starts that survive fixing with the best TEL, for 60 s on one thread.
+# * **A longer search for schedules** (at $n = 20$). CP-SAT on the interval encoding of step 2 for
+#   120 s on two workers, started from the heuristic schedule: does more time find better schedules
+#   than the minute did?
+
+# %%
+beyond_rows = benchmark_rows("benchmarks/beyond_lp_results.jsonl")
+display(beyond_lp_table(beyond_rows).style.hide(axis="index").set_caption(
+    "the LP bound against the best schedule known; what a search proved above the LP (destructive targets, "
+    "branch and bound), and the TEL of a longer search for schedules"))
+beyond = beyond_lp_counts(beyond_rows)
+for _key in ("instances", "raised", "targets_open", "bb_raised", "bb_nodes_max", "bb_root_only", "long_runs",
+             "long_better", "long_worse"):
+    glue(f"hs-beyond-{_key.replace('_', '-')}", beyond[_key], display=False)
+glue("hs-beyond-raised-max", beyond["raised_max"], display=False)
+glue("hs-beyond-bb-max", beyond["bb_max"], display=False)
+glue("hs-beyond-sizes", " and ".join(str(int(k)) for k in sorted(beyond_rows.n.unique())), display=False)
+_long = (f"The longer search for schedules ({beyond['long_runs']} runs) ended below the best TEL of the files "
+         f"above in {beyond['long_better']}, at it in {beyond['long_runs'] - beyond['long_better'] - beyond['long_worse']} "
+         f"and above it in {beyond['long_worse']}")
+_ran = beyond_rows.dropna(subset=["upper_long"]) if "upper_long" in beyond_rows else beyond_rows.iloc[:0]
+_gain = float(100 * ((_ran.ub - _ran.upper_long) / _ran.ub).max()) if len(_ran) else 0.0
+glue("hs-beyond-long", _long + (": two minutes of CP-SAT alone find no better schedule than the minute-long runs above."
+                                if beyond["long_better"] == 0 else
+                                f" (better by at most {_gain:.1f}%, against LP gaps of "
+                                f"{100 * ((_ran.ub - _ran.lp) / _ran.ub).min():.1f}-"
+                                f"{100 * ((_ran.ub - _ran.lp) / _ran.ub).max():.1f}% on the same instances)."),
+     display=False)
+
+# %% [markdown]
+# On these {glue:text}`hs-beyond-instances:d` instances ($n =$ {glue:text}`hs-beyond-sizes:s`) the
+# event model proved a target above the LP on {glue:text}`hs-beyond-raised:d` (the largest rise:
+# {glue:text}`hs-beyond-raised-max:.1f`% of the LP); on {glue:text}`hs-beyond-targets-open:d` it could not
+# even rule out a schedule 1% above the LP within 30 s. A target close to the LP leaves the search with
+# little to prune: the LP bound it carries (the Lagrangian cut of step 5) cuts off a branch only once
+# the branch costs more than the small margin between the LP and $T$, and the fixing keeps most starts.
+# Branch and bound raised the LP on {glue:text}`hs-beyond-bb-raised:d` instances, by at most
+# {glue:text}`hs-beyond-bb-max:.2f`%; on {glue:text}`hs-beyond-bb-root-only:d` it did not get past the
+# root node (cutting planes) within its minute, and it never explored more than
+# {glue:text}`hs-beyond-bb-nodes-max:d` nodes. {glue:text}`hs-beyond-long:s` These measurements point the
+# same way as the lift above: what keeps the certified gap open at $n \ge 15$ is mostly the lower bound,
+# and searches that start from the LP recover at most a few percent of it within minutes.
+#
+# Within the minute, the destructive search can run after the pipeline:
+# `kvlib.optimum.destructive.solve_destructive` gives the pipeline
+# 60% of the time limit and, if the gap is still open, solves the LP again and refutes targets in the
+# rest, starting 1% above the lower bound, doubling the step after a refuted target and halving it after
+# one left open; a target that reaches the best TEL is the optimality proof of step 5, and a schedule the
+# search finds on the way becomes the best one. The next table runs it under the conditions of the minute
+# alone above (same instances, 60 s on two threads, nothing else on the machine; `benchmarks/exact_scaling.py
+# --solvers destructive --conditions alone`, **read from the committed file
+# `benchmarks/exact_destructive_results.jsonl`**) beside the pipeline alone.
+
+# %%
+destr_rows = benchmark_rows("benchmarks/exact_destructive_results.jsonl")
+destr_pair = paired_solver_table(alone, destr_rows, ("pipeline", "with destructive bounds"))
+display(destr_pair.style.hide(axis="index").set_caption(
+    f"the pipeline alone against the pipeline followed by destructive bounds, {_setting(destr_rows)} per solve "
+    "on a free machine; the last four columns count instances where the second one's bound or schedule "
+    "differs"))
+glue("hs-destr-sizes", ", ".join(str(int(k)) for k in destr_pair.n), display=False)
+glue("hs-destr-summary", "; ".join(
+    f"n = {int(r.n)}: {r['proved (with destructive bounds)']} proved against {r['proved (pipeline)']}, mean gap "
+    f"{r['mean gap (with destructive bounds)']} against {r['mean gap (pipeline)']}"
+    for _, r in destr_pair.iterrows()), display=False)
+glue("hs-destr-higher", int(destr_pair["lower bound higher"].sum()), display=False)
+glue("hs-destr-lower", int(destr_pair["lower bound lower"].sum()), display=False)
+glue("hs-destr-instances", int(destr_pair.instances.sum()), display=False)
+glue("hs-destr-better", int(destr_pair["schedule better"].sum()), display=False)
+glue("hs-destr-worse", int(destr_pair["schedule worse"].sum()), display=False)
+_fewer = (destr_pair["proved (with destructive bounds)"] <= destr_pair["proved (pipeline)"]).all()
+_wider = all(float(g.rstrip("%")) >= float(p.rstrip("%")) for g, p in
+             zip(destr_pair["mean gap (with destructive bounds)"], destr_pair["mean gap (pipeline)"]))
+glue("hs-destr-verdict", "Within the minute the destructive search costs more than it gains: the proofs and "
+     "schedules the shortened pipeline loses weigh more than the targets it refutes, so `solve` does not use it."
+     if _fewer and _wider else "The trade is mixed: see the table for where it helps.", display=False)
+
+# %% [markdown]
+# At $n =$ {glue:text}`hs-destr-sizes:s`: {glue:text}`hs-destr-summary:s`. Of the
+# {glue:text}`hs-destr-instances:d` instances, the lower bound ends higher with the destructive search on
+# {glue:text}`hs-destr-higher:d` and lower on {glue:text}`hs-destr-lower:d`, and the schedule is better on
+# {glue:text}`hs-destr-better:d` and worse on {glue:text}`hs-destr-worse:d`. {glue:text}`hs-destr-verdict:s`
 #
 # (hindsight-longer)=
 # ### The small instances with fifteen minutes
@@ -1243,5 +1342,6 @@ glue("hs-chapter-seconds", f"{chapter_seconds:.0f}", display=False)
 # constraint. Certified optima at $n = 40$-$60$ within a minute on 2 cores are not reached: the pipeline
 # proves instances up to $n =$ {glue:text}`hs-pipe-proved-max-n:d` in the scaling benchmark, and at
 # $n = 40$ its gap is still {glue:text}`hs-pipe-gap40:s`%, because no relaxation we have (the time-indexed
-# LP with conflict-family rows, the separation LP, HiGHS's and CP-SAT's own bounds) raises the lower
-# bound close to the best schedules at that scale.
+# LP with conflict-family rows, the separation LP, HiGHS's and CP-SAT's own bounds, the level-one lift,
+# destructive targets refuted by the event model) raises the lower bound close to the best schedules at
+# that scale ({ref}`hindsight-lift`, {ref}`hindsight-beyond`).

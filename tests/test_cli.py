@@ -46,18 +46,6 @@ def test_solve_json_is_one_document_in_a_real_process(tmp_path):
     assert "HiGHS" not in r.stdout
 
 
-def test_solve_method_destructive(tmp_path, capsys):
-    """`--method destructive` runs kvlib.optimum.destructive.solve_destructive and says so."""
-    f = _file(tmp_path, SMALL)
-    code, out, err = _run(capsys, ["solve", str(f), "--memory", "8", "--time-limit", "10", "--method", "destructive"])
-    assert code == 0, err
-    assert "lower bound   15" in out and "upper bound   15" in out
-    assert "LP-guided pipeline + destructive bounds" in out
-    code, out, _ = _run(capsys, ["solve", str(f), "--memory", "8", "--time-limit", "10", "--method", "destructive",
-                                 "--json"])
-    assert code == 0 and json.loads(out)["formulation"] == "pipeline+destructive"
-
-
 def test_highs_is_silent_at_construction_and_run():
     code = ("import highspy, kvlib.core.highs as kh\n"
             "h = highspy.Highs(); h2 = kh.new()\n"
