@@ -223,9 +223,9 @@ def test_paired_solver_table_counts_per_size():
     b = pd.DataFrame([r(15, 0, 95, 100), r(15, 1, 50, 50), r(20, 0, 79, 98)])
     t = paired_solver_table(a, b, ("A", "B")).set_index("n")
     assert list(t.index) == [15, 20]  # n = 30 ran only in A
-    assert t.loc[15, "instances"] == 2 and t.loc[15, "proved (A)"] == 1 and t.loc[15, "proved (B)"] == 1
-    assert t.loc[15, "mean gap (A)"] == "5.0%" and t.loc[15, "mean gap (B)"] == "2.5%"
-    assert t.loc[15, "lower bound higher"] == 1 and t.loc[20, "lower bound lower"] == 1
-    assert t.loc[20, "schedule better"] == 1 and t.loc[20, "schedule worse"] == 0
+    assert t.loc[15, "instances"] == 2 and t.loc[15, "proved (A / B)"] == "1 / 1"
+    assert t.loc[15, "mean gap (A / B)"] == "5.0% / 2.5%"
+    assert t.loc[15, "B: lower bound higher / lower"] == "1 / 0" and t.loc[20, "B: lower bound higher / lower"] == "0 / 1"
+    assert t.loc[20, "B: schedule better / worse"] == "1 / 0"
     with pytest.raises(ValueError, match="gap"):
         paired_solver_table(a.drop(columns="gap"), b, ("A", "B"))

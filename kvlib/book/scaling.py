@@ -255,22 +255,21 @@ PAIRED_REQUIRED = ("model", "n", "seed", "lower", "upper", "optimal", "gap")
 
 
 def paired_solver_table(first: pd.DataFrame, second: pd.DataFrame, labels: tuple[str, str]) -> pd.DataFrame:
-    """Two solvers on the same instances (``model``, ``n``, ``seed``), one row per ``n``: instances, proved
-    by each, mean gap of each, and on how many the second one's lower bound is higher, its upper bound lower
-    or higher.  Instances that only one of the two ran are left out.  Raises ``ValueError`` naming a missing
-    column."""
+    """Two solvers on the same instances (``model``, ``n``, ``seed``), one row per ``n``: instances, proved by
+    each, mean gap of each (cells "first / second"), and on how many the second one's lower bound is higher /
+    lower and its schedule better / worse.  Instances that only one of the two ran are left out.  Raises
+    ``ValueError`` naming a missing column."""
     _require(first, PAIRED_REQUIRED, labels[0])
     _require(second, PAIRED_REQUIRED, labels[1])
     both = first.merge(second, on=["model", "n", "seed"], suffixes=("_a", "_b"))
+    pair = f"{labels[0]} / {labels[1]}"
     out = []
     for n, g in both.groupby("n", sort=True):
         out.append({"n": int(n), "instances": int(len(g)),
-                    f"proved ({labels[0]})": int(g.optimal_a.astype(bool).sum()),
-                    f"proved ({labels[1]})": int(g.optimal_b.astype(bool).sum()),
-                    f"mean gap ({labels[0]})": f"{100 * g.gap_a.mean():.1f}%",
-                    f"mean gap ({labels[1]})": f"{100 * g.gap_b.mean():.1f}%",
-                    "lower bound higher": int((g.lower_b > g.lower_a).sum()),
-                    "lower bound lower": int((g.lower_b < g.lower_a).sum()),
-                    "schedule better": int((g.upper_b < g.upper_a).sum()),
-                    "schedule worse": int((g.upper_b > g.upper_a).sum())})
+                    f"proved ({pair})": f"{int(g.optimal_a.astype(bool).sum())} / {int(g.optimal_b.astype(bool).sum())}",
+                    f"mean gap ({pair})": f"{100 * g.gap_a.mean():.1f}% / {100 * g.gap_b.mean():.1f}%",
+                    f"{labels[1]}: lower bound higher / lower":
+                        f"{int((g.lower_b > g.lower_a).sum())} / {int((g.lower_b < g.lower_a).sum())}",
+                    f"{labels[1]}: schedule better / worse":
+                        f"{int((g.upper_b < g.upper_a).sum())} / {int((g.upper_b > g.upper_a).sum())}"})
     return pd.DataFrame(out)
