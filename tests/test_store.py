@@ -274,3 +274,14 @@ def test_full_regeneration_record_survives_a_resumed_run(tmp_path, monkeypatch):
     assert data["chapter_wall_time_s"] == 7.0
     assert data["full_regeneration"]["chapter_wall_time_s"] == 250.0
     assert data["full_regeneration"]["git_sha"] == "sha250.0" and data["full_regeneration"]["rows"] == 14
+
+
+def test_equal_infinities_compare_equal_and_differ_from_finite_values():
+    """A stored inf (e.g. an instance that no finite memory serves) recomputed as inf is the same value."""
+    from kvlib.book.store import _same
+
+    inf = float("inf")
+    assert _same(inf, inf, 1e-9, 1e-9) and _same(-inf, -inf, 1e-9, 1e-9)
+    assert not _same(inf, -inf, 1e-9, 1e-9) and not _same(inf, 1e300, 1e-9, 1e-9)
+    assert not _same(1.0, inf, 1e-9, 1e-9)
+    assert _same(float("nan"), float("nan"), 1e-9, 1e-9) and _same(1.0, 1.0 + 1e-12, 1e-9, 0.0)

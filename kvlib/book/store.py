@@ -697,6 +697,8 @@ def _same(a: Any, b: Any, rtol: float, atol: float) -> bool:
         fa, fb = float(a), float(b)
         if math.isnan(fa) or math.isnan(fb):
             return math.isnan(fa) and math.isnan(fb)
+        if math.isinf(fa) or math.isinf(fb):  # inf - inf is nan: equal infinities must compare equal
+            return fa == fb
         return abs(fa - fb) <= atol + rtol * max(abs(fa), abs(fb))
     return a == b
 
