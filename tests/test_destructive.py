@@ -9,7 +9,7 @@ import pytest
 
 from kvlib.core.checker import check_schedule
 from kvlib.core.instances import section51, uniform
-from kvlib.core.model import Schedule
+from kvlib.core.model import Instance, Schedule
 from kvlib.optimum.bounds import latest_starts
 from kvlib.optimum.bruteforce import brute_force_opt
 from kvlib.optimum.destructive import destructive_bound, solve_destructive, target_domains
@@ -120,3 +120,32 @@ def test_bad_arguments_are_named():
         target_domains(inst, lp, latest, 0)
     with pytest.raises(ValueError, match="pipeline_share"):
         solve_destructive(inst, time_limit=5, pipeline_share=0)
+
+
+ROOMY = Instance.from_arrays(np.array([0, 0, 3]), np.array([1, 2, 1]), np.array([2, 1, 2]), 10)  # all peaks fit
+
+
+@pytest.mark.parametrize("k,step", [(0, "destructive bound"), (5, "destructive bound"),
+                                    ("roomy", "time-indexed LP of the destructive stage")])
+def test_the_stage_closes_a_gap_the_pipeline_left_and_says_so(k, step, monkeypatch):
+    """A pipeline cut short (lower bound 0): the stage's LP and destructive bound close the gap, and the
+    status and ``proved_by`` name the step that did."""
+    import dataclasses
+
+    import kvlib.optimum.pipeline as kp
+
+    real = kp.solve_pipeline
+
+    def cut_short(*a, **kw):
+        r = real(*a, **kw)
+        return dataclasses.replace(r, lower=0, optimal=False, status="Time limit reached",
+                                   extra={**r.extra, "proved_by": ""})
+
+    monkeypatch.setattr(kp, "solve_pipeline", cut_short)
+    inst = ROOMY if k == "roomy" else SMALL[k]
+    opt = brute_force_opt(inst)[0]
+    res = solve_destructive(inst, time_limit=30, threads=1)
+    assert res.extra["pipeline_lower"] == 0
+    assert res.optimal and res.lower == res.upper == opt
+    assert res.extra["proved_by"] == step
+    assert res.status.startswith(f"Optimal ({step})")

@@ -78,8 +78,8 @@ def target_domains(instance: Instance, lp, latest: np.ndarray, target: int) -> l
         raise ValueError(f"target must be a positive TEL, got {target}")
     allowed = reduced_cost_fixing(lp, int(target))
     cap = np.minimum(np.asarray(latest, dtype=np.int64), latest_starts(instance, int(target) - 1))
-    return [allowed.get(i, np.zeros(0, dtype=np.int64))[allowed.get(i, np.zeros(0, dtype=np.int64)) <= cap[i]]
-            for i in range(instance.n)]
+    none = np.zeros(0, dtype=np.int64)
+    return [d[d <= cap[i]] for i, d in ((i, allowed.get(i, none)) for i in range(instance.n))]
 
 
 def destructive_bound(instance: Instance, lp, latest: np.ndarray, lower: int, upper: int, starts, *,
@@ -152,8 +152,9 @@ def solve_destructive(instance: Instance, *, time_limit: float = 60.0, threads: 
 
     Returns a :class:`kvlib.optimum.result.SolveResult` (``formulation="pipeline+destructive"``) with the
     pipeline's ``extra`` plus ``destructive_attempts``, ``pipeline_lower`` and ``pipeline_upper``; ``proved_by``
-    names this stage when it closed the gap.  ``incumbent`` goes to the pipeline (checked there).  Skips the stage (named in ``notes``) when the LP is too large
-    for the time left.
+    names this stage's step (its LP or the destructive bound) when it closed the gap.  ``incumbent`` goes to
+    the pipeline (checked there).  Skips the stage (named in ``notes``) when the LP is too large for the time
+    left.
     """
     from kvlib.optimum.bounds import latest_starts
     from kvlib.optimum.pipeline import LP_NNZ_PER_SECOND, solve_pipeline
@@ -187,23 +188,25 @@ def solve_destructive(instance: Instance, *, time_limit: float = 60.0, threads: 
         else:
             lp = time_indexed_lp(instance, latest, time_limit=0.5 * budget, threads=1)
             log(f"destructive stage: LP bound {lp.bound} ({lp.status})")
-            if lp.rounds and lp.bound > lower:
-                lower = min(int(lp.bound), upper)
-            if lp.rounds and lower < upper:
-                d = destructive_bound(instance, lp, latest, lower, upper, starts, time_limit=left() - 0.5,
-                                      workers=threads, log=log if verbose else None)
-                extra["destructive_attempts"] = d.attempts
-                if d.upper < upper:
-                    starts, upper = d.starts, d.upper
-                if d.lower > lower:
-                    lower = d.lower
-                    if lower < upper:
-                        extra["lower_source"] = "destructive bound"
-                if lower >= upper and not extra.get("proved_by"):
-                    extra["proved_by"] = "destructive bound"
-                    status = "Optimal (destructive bound: no better schedule)"
-            elif not lp.rounds:
+            if not lp.rounds:
                 notes.append(f"destructive bounds skipped: the LP solved no round ({lp.status})")
+            else:
+                source = "time-indexed LP of the destructive stage"
+                if lp.bound > lower:
+                    lower = min(int(lp.bound), upper)
+                    extra["lower_source"] = source
+                if lower < upper:
+                    d = destructive_bound(instance, lp, latest, lower, upper, starts, time_limit=left() - 0.5,
+                                          workers=threads, log=log if verbose else None)
+                    extra["destructive_attempts"] = d.attempts
+                    if d.upper < upper:
+                        starts, upper = d.starts, d.upper
+                    if d.lower > lower:
+                        lower, source = d.lower, "destructive bound"
+                        extra["lower_source"] = source
+                if lower >= upper and not extra.get("proved_by"):  # whichever step of this stage closed the gap
+                    extra["proved_by"] = source
+                    status = f"Optimal ({source})"
     rep = check_schedule(instance, Schedule(tuple(int(p) for p in starts)))
     if not rep.valid or rep.tel != upper:  # pragma: no cover - defensive
         raise RuntimeError("internal error: reported schedule rejected by the checker")
