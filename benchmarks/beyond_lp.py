@@ -9,8 +9,8 @@ pipeline row found (``exact_alone_results.jsonl``, ``exact_long_results.jsonl``,
   :func:`kvlib.optimum.bounds.latest_starts` for ``UB``, one thread, up to ``--lp-seconds``).
 * **Destructive bounds** (``targets``): for ``T = ceil((1 + f) LP)``, ``f`` in ``--fractions`` (in
   increasing order, stopping at the first ``T`` not proved), the event model of
-  :func:`kvlib.optimum.cpsat.event_solve` (two workers, ``--event-seconds``) over the starts that
-  survive :func:`kvlib.optimum.timelp.reduced_cost_fixing` with ``T`` and the windows for ``T - 1``,
+  :func:`kvlib.optimum.cpsat.event_solve` (two workers, ``--event-seconds``) over the starts of
+  :func:`kvlib.optimum.destructive.target_domains` (reduced-cost fixing with ``T``, windows for ``T - 1``),
   with ``TEL <= T - 1``.  ``INFEASIBLE`` proves ``OPT >= T``: if ``OPT <= T - 1``, an optimal
   schedule lies in those windows, keeps every start under that fixing (``LP + d <= TEL <= T - 1``)
   and satisfies the model (permuting identical requests keeps all this).  So a target proved far
@@ -44,8 +44,9 @@ from exact_scaling import COMMIT, _append, _rows, instance  # noqa: E402
 
 from kvlib.optimum.bounds import latest_starts  # noqa: E402
 from kvlib.optimum.cpsat import cpsat_solve_subprocess, event_solve_subprocess  # noqa: E402
+from kvlib.optimum.destructive import target_domains  # noqa: E402
 from kvlib.optimum.exact import heuristic_incumbent  # noqa: E402
-from kvlib.optimum.timelp import mip_on_lp, reduced_cost_fixing, time_indexed_lp  # noqa: E402
+from kvlib.optimum.timelp import mip_on_lp, time_indexed_lp  # noqa: E402
 
 UB_FILES = ("exact_alone_results.jsonl", "exact_long_results.jsonl", "exact_scaling_results.jsonl")
 
@@ -75,9 +76,7 @@ def one(model: str, n: int, seed: int, ub: int, proved: bool, args) -> dict:
         T = int(math.ceil((1 + f) * lp.bound))
         if T > ub:
             break
-        allowed = reduced_cost_fixing(lp, T)
-        lat_t = latest_starts(inst, T - 1)
-        doms = [allowed[i][allowed[i] <= min(lat[i], lat_t[i])] for i in range(n)]
+        doms = target_domains(inst, lp, lat, T)
         t0 = time.perf_counter()
         if any(len(d) == 0 for d in doms):
             status = "INFEASIBLE (a request has no start left)"

@@ -216,10 +216,9 @@ def beyond_lp_table(rows: pd.DataFrame) -> pd.DataFrame:
                "LP gap": f"{100 * (ub - lp) / ub:.1f}%",
                "event model above the LP": _target_cell(r.targets, lp, float(r.event_seconds)),
                f"B&B after {float(r.bb_time_limit):g} s": f"{int(r.bb)} (+{int(r.bb) - lp}; {int(r.bb_nodes)} nodes)"}
-        long_ = getattr(r, "upper_long", None)
         if "upper_long" in rows.columns:
-            row["long CP-SAT search"] = "-" if long_ is None or pd.isna(long_) else \
-                f"{int(long_)} in {float(r.upper_time_limit):g} s"
+            row["long CP-SAT search"] = "-" if pd.isna(r.upper_long) else \
+                f"{int(r.upper_long)} in {float(r.upper_time_limit):g} s"
         out.append(row)
     return pd.DataFrame(out)
 
