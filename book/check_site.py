@@ -13,11 +13,22 @@ driven by selenium).  A screenshot of each page goes to
 ``book/_build/screenshots/NAME.png`` (NAME = the page's path, '/' -> '-').  Each
 finding names the page, the kind of defect and the culprit:
 
-``math``        a ``$``, ``\\frac``, ``\\begin``, ``\\(`` or ``\\)`` left in the rendered
-                text outside MathJax's output and code (unrendered TeX), or a MathJax
-                error box;
+``math``        TeX left in the rendered text outside MathJax's output and code: a ``$``,
+                a control word (``\\frac``, ``\\text``, ``\\lambda``, ...), ``\\(``, ``\\)``,
+                or a sub/superscript group (``_{``, ``^{``), anywhere in the text: prose,
+                link texts, captions, titles, generated pages; or a MathJax error box;
 ``mathwidth``   a display equation wider than its column (MathJax's box then scrolls
-                it or cuts it at the column edge: break it over lines);
+                it or cuts it at the column edge: break it over lines), or a display
+                equation that scrolls or is clipped inside its own box;
+``tablefig``    a table captioned "Fig." (a glued table must be numbered as a table:
+                ``:figclass: kvbook-table``);
+``tablewidth``  a table wider than the column (even inside a scroll box: its columns
+                and caption are cut at the column edge);
+``identifier``  a snake_case identifier (``tp_load``, ``best_tel_sorted_f``) in the text
+                outside code, code literals and the parameters table (``.kvbook-params``);
+``height``      a chapter page (``chapters/*.html`` but the status page) taller than the
+                budget (``--height-budget``, 15,000 px at 1280 px with the dropdowns
+                closed); every page's height is printed;
 ``overflow``    the page is wider than the window, or a block sticks out of the
                 main column without a scroll box of its own;
 ``figure``      an image in the content that is not in a figure with a caption;
@@ -63,7 +74,11 @@ CHROMIUM_FLAGS = (
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-dev-shm-usage", "--hide-scrollbars",
 )
-KINDS = ("math", "mathwidth", "overflow", "figure", "nan", "highs", "path", "words", "console")
+KINDS = ("math", "mathwidth", "tablefig", "tablewidth", "identifier", "height", "overflow", "figure",
+         "nan", "highs", "path", "words", "console")
+HEIGHT_BUDGET = 15000  # px, a chapter page at 1280 px with its dropdowns closed
+# pages the height budget applies to: the numbered chapters (the status page is back matter)
+BUDGET_PAGE = re.compile(r"^chapters/(?!status\.html$)[^/]+\.html$")
 
 
 class SiteCheckError(RuntimeError):
@@ -217,8 +232,8 @@ const addLimited = (kind, culprit) => {
   else if (limit[kind] === cfg.max_per_kind + 1) add(kind, '(more of this kind on the page not listed)');
 };
 
-// math: TeX left in the text outside MathJax output and code
-const mathRe = /\$|\\frac|\\begin\b|\\\(|\\\)/g;
+// math: TeX left in the text outside MathJax output and code (prose, links, captions, titles)
+const mathRe = /\$|\\[A-Za-z]{2,}\b|\\\(|\\\)|[_^]\{/g;
 for (const n of textNodes(document.body, SKIP_TEXT + ',' + CODE)) {
   const t = n.nodeValue; let m; mathRe.lastIndex = 0;
   while ((m = mathRe.exec(t))) {
@@ -274,6 +289,55 @@ for (const m of main.querySelectorAll('mjx-container[display="true"] > mjx-math'
       `(cut or scrolled at its edge): "${label}" ${where(m)}`);
   }
 }
+
+// display math that scrolls or is clipped inside its own box
+for (const c of main.querySelectorAll('mjx-container[display="true"]')) {
+  if (c.clientWidth === 0) continue;
+  const cr = c.getBoundingClientRect();
+  let clipped = c.scrollWidth > c.clientWidth + 1;
+  if (!clipped) for (const d of c.querySelectorAll('mjx-math, mjx-mtable, mjx-labels, mjx-mtd')) {
+    const r = d.getBoundingClientRect();
+    if (r.width > 0 && (r.right > cr.right + 2 || r.left < cr.left - 2)) { clipped = true; break; }
+  }
+  if (clipped) {
+    let tex = '';
+    try { const items = window.MathJax.startup.document.getMathItemsWithin(c);
+          if (items.length) tex = items[0].math; } catch (e) {}
+    const label = (tex || c.getAttribute('aria-label') || c.textContent || '').replace(/\s+/g, ' ').slice(0, 80);
+    addLimited('mathwidth', `display math scrolls or is clipped in its ${Math.round(c.clientWidth)}px box ` +
+      `(content ${c.scrollWidth}px): "${label}" ${where(c)}`);
+  }
+}
+
+// tables: captioned as tables, and no wider than the column (scroll box or not)
+for (const fig of main.querySelectorAll('figure')) {
+  const cap = fig.querySelector('figcaption');
+  if (!cap || !fig.querySelector('table') || fig.querySelector('img,svg,canvas')) continue;
+  const t = cap.textContent.replace(/\s+/g, ' ').trim();
+  if (/^Fig(ure|\.)/.test(t)) addLimited('tablefig', `table captioned "${t.slice(0, 70)}" ${where(fig)}`);
+}
+for (const tb of main.querySelectorAll('table')) {
+  if (tb.closest('.kvbook-params details:not([open])')) continue;
+  const r = tb.getBoundingClientRect();
+  if (r.width === 0) continue;
+  const w = Math.max(r.width, tb.scrollWidth);
+  if (w > col.width + 2) {
+    const fig = tb.closest('figure');
+    const cap = fig && fig.querySelector('figcaption') ? fig.querySelector('figcaption').textContent : '';
+    const head = (cap || (tb.querySelector('tr') ? tb.querySelector('tr').textContent : '')).replace(/\s+/g, ' ').trim().slice(0, 70);
+    addLimited('tablewidth', `table ${Math.round(w)}px wide in a ${Math.round(col.width)}px column: "${head}" ${where(tb)}`);
+  }
+}
+
+// snake_case identifiers in the text (not code, not the parameters table, not the bibliography)
+const identRe = /(^|[^A-Za-z0-9_\/.-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![A-Za-z0-9_\/(])/;
+for (const n of textNodes(main, SKIP_TEXT + ',' + CODE + ',.kvbook-params,.citation,dl.citation,.bibliography,a.download')) {
+  const t = n.nodeValue; const m = identRe.exec(t);
+  if (m) addLimited('identifier', `'${m[2]}' in "${snippet(t, m.index + m[1].length, m[2].length)}" ${where(n)}`);
+}
+
+// page height with every dropdown closed (a first visit)
+out.push(['__height__', String(document.documentElement.scrollHeight)]);
 
 // figures: every content image in a figure with a caption
 for (const img of main.querySelectorAll('img')) {
@@ -354,8 +418,11 @@ def _console_errors(driver) -> list[str]:
 
 def check_pages(html_dir: Path, pages: list[str] | None = None, shots_dir: Path | None = None,
                 full_page: bool = False, extra_paths: Iterable[str] = (),
-                max_per_kind: int = 8, log=None) -> list[Finding]:
-    """Open ``pages`` (default: all) of ``html_dir`` in Chromium; return the findings."""
+                max_per_kind: int = 8, log=None, heights: dict[str, int] | None = None,
+                height_budget: int = HEIGHT_BUDGET) -> list[Finding]:
+    """Open ``pages`` (default: all) of ``html_dir`` in Chromium; return the findings.
+
+    ``heights``, if given, receives every page's height in px (dropdowns closed)."""
     html_dir = Path(html_dir)
     if not (html_dir / "index.html").exists() and not any(html_dir.glob("*.html")):
         raise SiteCheckError(f"no built site in {html_dir} (run: bash book/build.sh)")
@@ -388,6 +455,15 @@ def check_pages(html_dir: Path, pages: list[str] | None = None, shots_dir: Path 
                 if isinstance(state, str) and state.startswith("error"):
                     findings.append(Finding(page, "math", f"MathJax failed to start: {state}"))
                 for kind, culprit in driver.execute_script(PAGE_JS, cfg):
+                    if kind == "__height__":
+                        height = int(culprit)
+                        if heights is not None:
+                            heights[page] = height
+                        if BUDGET_PAGE.match(page) and height > height_budget:
+                            findings.append(Finding(page, "height", f"page is {height:,} px tall at "
+                                                    f"{WINDOW[0]} px, over the budget of {height_budget:,} px "
+                                                    "(fold details into dropdowns or an appendix page)"))
+                        continue
                     findings.append(Finding(page, kind, culprit))
                 for msg in _console_errors(driver):
                     msg = msg.replace(base, "/")
@@ -443,16 +519,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the findings to this JSON file")
     ap.add_argument("--max-per-kind", type=int, default=8,
                     help="findings of one kind listed per page (default 8)")
+    ap.add_argument("--height-budget", type=int, default=HEIGHT_BUDGET,
+                    help=f"largest height of a chapter page in px (default {HEIGHT_BUDGET:,})")
     args = ap.parse_args(argv)
+    heights: dict[str, int] = {}
     try:
         findings = check_pages(
             args.html_dir, args.only, None if args.no_screenshots else args.screenshots,
             full_page=args.full_page, max_per_kind=args.max_per_kind,
-            log=lambda m: print(m, file=sys.stderr))
+            log=lambda m: print(m, file=sys.stderr), heights=heights,
+            height_budget=args.height_budget)
     except SiteCheckError as exc:
         print(f"check_site: {exc}", file=sys.stderr)
         return 2
     n_pages = len(args.only) if args.only else len(list_pages(args.html_dir))
+    print(f"page heights at {WINDOW[0]} px, dropdowns closed "
+          f"(budget {args.height_budget:,} px for chapter pages):")
+    for page, h in heights.items():
+        mark = " (over budget)" if BUDGET_PAGE.match(page) and h > args.height_budget else ""
+        print(f"  {h:>7,} px  {page}{mark}")
     for f in findings:
         print(f)
     if args.json:

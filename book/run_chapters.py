@@ -325,11 +325,42 @@ def read_store_log(name: str) -> dict[str, Any]:
         return {}
 
 
-def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None = None) -> Any:
-    """The note at the top of a page: what scale its numbers are and where they come from."""
+def _download(path: str) -> str:
+    """A MyST download link to a repository file (copied into the built site)."""
+    return f"{{download}}`{Path(path).name} </{path}>`"
+
+
+def downloads_text(name: str, tables: list[dict[str, Any]]) -> str:
+    """The files a reader can fetch from the page: the chapter's source and its stored tables."""
+    lines = [f"```{{kvbook-source}} notebooks/{name}.py\n```", ""]
+    stored = []
+    for t in tables:
+        path = t.get("path")
+        if not path or not (REPO_ROOT / path).is_file():
+            continue
+        item = _download(path)
+        manifest = Path(path).with_suffix(".manifest.json").as_posix()
+        if (REPO_ROOT / manifest).is_file():
+            item += f" ({_download(manifest)})"
+        stored.append(item)
+    if stored:
+        lines.append("Stored tables read by this page (CSV, with the manifest that records the code, "
+                     "parameters, commit and machine that computed them): " + ", ".join(stored) + ".")
+    lines.append("The executed notebook is under the download button at the top of the page.")
+    return "\n".join(lines)
+
+
+def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None = None,
+                name: str | None = None) -> Any:
+    """The note at the top of a page: what scale its numbers are and where they come from.
+
+    Quick mode is a visible warning; the paper-scale note is one folded line (its title says how many
+    stored tables the page reads), which opens on the list of tables, the statement of what ran live,
+    and the downloads (the chapter's jupytext source, every stored table and its manifest)."""
     import nbformat
 
     tables = list((log.get("tables") or {}).values())
+    downloads = downloads_text(name, tables) if name else ""
     if mode == "quick" and fallback:
         text = ("```{admonition} CI-scale numbers (quick mode)\n:class: warning\n"
                 "The paper-scale results of this chapter cannot all be read here "
@@ -341,20 +372,84 @@ def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None
                 "small instances), when the page was built. The paper-scale numbers are the stored "
                 "full-mode results, which the default build of the book shows.\n```")
     elif not tables:
-        text = ("```{admonition} Full mode\n:class: note\n"
-                "Everything on this page was computed live, with the full-mode parameters, when the "
-                "page was built.\n```")
+        text = ("````{admonition} Full mode: everything on this page was computed when it was built\n"
+                ":class: note dropdown\n"
+                "Everything on this page was computed live, with the full-mode parameters, at the "
+                f"commit of this build (see the build status page).\n\n{downloads}\n````")
     else:
-        items = "\n".join(f"- **{t['table']}**: {t['label']}." for t in tables)
-        live = ("Cheap computations (identities, small examples) ran live when the page was built; "
-                "the expensive experiments are read from these stored tables:")
+        items = "\n".join(f"- `{t['table']}`: {t['label']}." for t in tables)
+        live = ("Cheap computations (identities, small examples) ran live at the commit of this build; "
+                "the expensive experiments are read from these stored tables, computed at the commits "
+                "they name (the build status page lists them too):")
         if store == "write":
             live = ("The expensive experiments were computed (or reused where already stored) for this "
                     "build and stored in these tables:")
-        text = f"```{{admonition}} Paper-scale results (full mode)\n:class: note\n{live}\n\n{items}\n```"
+        n = len(tables)
+        title = (f"Paper-scale results (full mode): {n} stored table{'s' if n != 1 else ''}, "
+                 "read, not recomputed")
+        if store == "write":
+            title = f"Paper-scale results (full mode): {n} stored table{'s' if n != 1 else ''}, regenerated"
+        text = (f"````{{admonition}} {title}\n:class: note dropdown\n{live}\n\n{items}\n\n"
+                f"{downloads}\n````")
     cell = nbformat.v4.new_markdown_cell(text)
     cell.metadata["tags"] = ["kvbook-banner"]
     return cell
+
+
+def parameter_docs(source: str) -> list[tuple[str, str, str]]:
+    """(name, default as written, meaning) for each assignment of a ``parameters`` cell.
+
+    The meaning is the comment on the assignment's line (or the comment lines right above it)."""
+    import ast
+
+    lines = source.splitlines()
+    out = []
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            continue
+        first = lines[node.lineno - 1]
+        comment = first.split("#", 1)[1].strip() if "#" in first and "'" not in first.split("#", 1)[1] else ""
+        if not comment:
+            above, k = [], node.lineno - 2
+            while k >= 0 and lines[k].strip().startswith("#"):
+                above.insert(0, lines[k].strip().lstrip("#").strip())
+                k -= 1
+            comment = " ".join(above)
+        default = ast.get_source_segment(source, node.value) or ""
+        out.append((node.targets[0].id, " ".join(default.split()), comment))
+    return out
+
+
+def parameters_cell(nb: Any, params: dict[str, Any]) -> Any | None:
+    """A folded table of the chapter's papermill parameters: name, value in this build, meaning.
+
+    It is the one place of a page where parameter identifiers belong (the site check skips it)."""
+    import nbformat
+
+    cell = next((c for c in nb.cells if c.get("cell_type") == "code"
+                 and "parameters" in c.get("metadata", {}).get("tags", [])), None)
+    if cell is None:
+        return None
+    docs = parameter_docs(cell.source)
+    if not docs:
+        return None
+
+    def show(v: Any) -> str:
+        text = json.dumps(v) if not isinstance(v, str) else repr(v)
+        return text.replace("|", "\\|")
+
+    rows = ["| parameter | value in this build | meaning |", "|---|---|---|"]
+    for pname, default, meaning in docs:
+        value = show(params[pname]) if pname in params else default.replace("|", "\\|")
+        rows.append(f"| `{pname}` | `{value}` | {meaning.replace('|', '/')} |")
+    text = ("(" + "params-" + nb.metadata.get("kvbook", {}).get("chapter", "chapter") + ")=\n"
+            "````{dropdown} Papermill parameters of this chapter\n:class-container: kvbook-params\n\n"
+            "The values this page was built with; to re-run the chapter with others, see the "
+            "introduction. These are the parameters' names in the code.\n\n"
+            + "\n".join(rows) + "\n````")
+    out = nbformat.v4.new_markdown_cell(text)
+    out.metadata["tags"] = ["kvbook-parameters"]
+    return out
 
 
 def insert_banner(nb: Any, cell: Any) -> None:
@@ -469,7 +564,13 @@ def run_one(
         log = read_store_log(name)
         record["tables"] = list((log.get("tables") or {}).values())
         if name != STATUS_CHAPTER:
-            insert_banner(nb, banner_cell(mode, store, log, fallback))
+            insert_banner(nb, banner_cell(mode, store, log, fallback, name=name))
+            nb.metadata.setdefault("kvbook", {})["chapter"] = name
+            nb.cells = [c for c in nb.cells
+                        if "kvbook-parameters" not in c.get("metadata", {}).get("tags", [])]
+            pcell = parameters_cell(nb, params)
+            if pcell is not None:
+                nb.cells.append(pcell)
         stderr_cells = cells_writing_stderr(nb)
         if stderr_cells:
             record["stderr_cells"] = stderr_cells

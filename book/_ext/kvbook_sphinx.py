@@ -25,7 +25,22 @@ Registered in ``_config.yml`` (``sphinx.local_extensions``).  It does four thing
 3. **Citation**: the directive ``{kvbook-citation}`` renders the BibTeX entry of
    the book with the git commit and the date of the build.
 
-4. **Site fixes**: the footer's copyright is the build year; the theme starts
+4. **Tables with captions**: a ``{glue:figure}`` with ``:figclass: kvbook-table``
+   (a glued table, not a picture) becomes a :class:`table_figure`, numbered and
+   captioned as a table ("Table 3.2"), not as a figure.
+
+5. **Repository link**: the setting ``kvbook_repository_url`` (``_config.yml``,
+   ``sphinx.config``; empty by default) feeds the ``url`` of the BibTeX entry and
+   the source links of the pages (``{kvbook-source}``); ``CITATION.cff`` carries
+   the same URL (``tests/test_site_check.py`` keeps them equal).  When it is
+   empty no repository link is shown, only the copies of the sources inside the
+   site.
+
+6. **An existing example label**: ``{kvbook-example-result}`` prints the label of
+   the first numbered result of the book ("Proposition K.1.1"), linked, so that
+   a page that shows how to cite a result names one that exists.
+
+7. **Site fixes**: the footer's copyright is the build year; the theme starts
    in light mode (pydata-sphinx-theme logs a console error on a first visit
    when no default mode is set); inline scripts
    that Sphinx 7.4 emits twice (``const THEBE_JS_URL`` of sphinx-thebe, added
@@ -49,6 +64,7 @@ from typing import Any
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
+from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
@@ -411,6 +427,7 @@ class CitationDirective(SphinxDirective):
         executed = _manifest_sha(root)
         if executed and sha and executed != sha:
             note += f"; chapters executed at git commit {executed}"
+        url = repository_url(cfg)
         months = "jan feb mar apr may jun jul aug sep oct nov dec".split()
         bib = "\n".join([
             f"@misc{{{key},",
@@ -421,6 +438,7 @@ class CitationDirective(SphinxDirective):
             f"  month  = {months[date.month - 1]},",
             f"  howpublished = {{Jupyter Book, {version}}},",
             f"  note   = {{{note}}},",
+            *([f"  url    = {{{url}}},"] if url else []),
             "}",
         ])
         block = nodes.literal_block(bib, bib, language="bibtex")
@@ -429,6 +447,140 @@ class CitationDirective(SphinxDirective):
                 + (f"commit {sha}" if sha else "an unknown commit")
                 + (" (with uncommitted changes)" if git["dirty"] else "") + ".")
         return [nodes.paragraph(text=text), block]
+
+
+# --------------------------------------------------------------------------- tables
+
+
+class table_figure(nodes.figure):
+    """A glued table with a caption: numbered and captioned as a table, not a figure."""
+
+
+TABLE_CLASS = "kvbook-table"
+
+
+def _figure_title(node: nodes.Element) -> str | None:
+    for cap in node.findall(nodes.caption):
+        return cap.astext()
+    return None
+
+
+class TablesAsTables(SphinxTransform):
+    """Turn ``{glue:figure}`` blocks marked ``:figclass: kvbook-table`` into tables."""
+
+    default_priority = 500
+
+    def apply(self, **kwargs: Any) -> None:
+        for fig in list(self.document.findall(nodes.figure)):
+            if type(fig) is nodes.figure and TABLE_CLASS in fig.get("classes", []):
+                new = table_figure(fig.rawsource, *fig.children, **fig.attributes)
+                new.source, new.line = fig.source, fig.line
+                fig.replace_self(new)
+                # the document's id map still points at the old node: {numref} looks it up there
+                for node_id in new["ids"]:
+                    if self.document.ids.get(node_id) is fig:
+                        self.document.ids[node_id] = new
+
+
+def visit_table_figure(self: Any, node: nodes.Element) -> None:
+    self.visit_figure(node)
+
+
+def depart_table_figure(self: Any, node: nodes.Element) -> None:
+    self.depart_figure(node)
+
+
+# --------------------------------------------------------------------------- repository, sources
+
+
+def repository_url(config: Any) -> str:
+    """The repository URL setting, without a trailing slash ("" when unset)."""
+    url = (getattr(config, "kvbook_repository_url", "") or "").strip()
+    return url.rstrip("/")
+
+
+def check_repository_url(app: Sphinx, config: Any) -> None:
+    url = repository_url(config)
+    if url and not re.match(r"^https?://[^\s/]+/\S+$", url):
+        raise ValueError(
+            f"_config.yml: sphinx.config.kvbook_repository_url must be an http(s) URL of the "
+            f"repository or empty, got {url!r}")
+
+
+class SourceDirective(SphinxDirective):
+    """``{kvbook-source} PATH``: where the source of this page lives.
+
+    A download link to the copy of ``PATH`` (relative to the repository root) inside
+    the site and, when ``kvbook_repository_url`` is set, a link to the file at this
+    build's commit on the repository.
+    """
+
+    required_arguments = 1
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        from sphinx import addnodes
+
+        path = self.arguments[0].lstrip("/")
+        para = nodes.paragraph(classes=["kvbook-source"])
+        para += nodes.Text("Source: ")
+        ref = addnodes.download_reference("", "", reftarget="/" + path, refdoc=self.env.docname,
+                                          refexplicit=True, refdomain="", reftype="download")
+        ref += nodes.literal(path, path)
+        para += ref
+        url = repository_url(self.config)
+        if url:
+            sha = git_state(Path(self.env.srcdir))["sha"] or "HEAD"
+            para += nodes.Text(" (")
+            para += nodes.reference("", "on the repository", refuri=f"{url}/blob/{sha}/{path}")
+            para += nodes.Text(")")
+        self.set_source_info(para)
+        return [para]
+
+
+# --------------------------------------------------------------------------- example label
+
+
+class example_result(nodes.General, nodes.Inline, nodes.Element):
+    """Placeholder for the label of the book's first numbered result."""
+
+
+class ExampleResultDirective(SphinxDirective):
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        para = nodes.paragraph()
+        para += example_result("")
+        return [para]
+
+
+def first_numbered_result(env: Any, root: str) -> dict[str, Any] | None:
+    store = getattr(env, ENV_KEY, {}) or {}
+    docs = _docs_in_toc_order(env, root)
+    recs = [dict(v, label=k) for k, v in store.items() if v["numbered"] and not v["paper"]]
+    recs.sort(key=lambda r: (docs.index(r["docname"]) if r["docname"] in docs else len(docs), r["order"]))
+    return recs[0] if recs else None
+
+
+def fill_example_result(app: Sphinx, doctree: nodes.document, fromdocname: str) -> None:
+    holders = list(doctree.findall(example_result))
+    if not holders:
+        return
+    rec = first_numbered_result(app.env, app.config.root_doc)
+    for ph in holders:
+        if rec is None:
+            ph.replace_self(nodes.Text("(the book has no numbered result)"))
+            continue
+        label = display_label(app.env, rec["label"]) or rec["realtype"].title()
+        uri = app.builder.get_relative_uri(fromdocname, rec["docname"]) + "#" + rec["id"]
+        secnum = app.env.toc_secnumbers.get(rec["docname"], {}).get("", ())
+        chapter = ".".join(map(str, secnum))
+        span = nodes.inline(classes=["kvbook-example-result"])
+        span += nodes.Text("for example \u201ckvbook, ")
+        span += nodes.reference("", label, refuri=uri, internal=True)
+        span += nodes.Text(f"\u201d (chapter {chapter}, {app.env.titles[rec['docname']].astext()})"
+                           if chapter else "\u201d")
+        ph.replace_self(span)
 
 
 # --------------------------------------------------------------------------- setup
@@ -445,6 +597,16 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(unenumerable_node, override=True,
                  html=(visit_unenumerable_node, depart_unenumerable_node))
     app.add_domain(make_domain(), override=True)
+
+    app.add_enumerable_node(table_figure, "table", _figure_title,
+                            html=(visit_table_figure, depart_table_figure))
+    app.add_transform(TablesAsTables)
+    app.add_config_value("kvbook_repository_url", "", "env", [str])
+    app.connect("config-inited", check_repository_url)
+    app.add_directive("kvbook-source", SourceDirective)
+    app.add_node(example_result, html=(lambda s, n: None, lambda s, n: None))
+    app.add_directive("kvbook-example-result", ExampleResultDirective)
+    app.connect("doctree-resolved", fill_example_result)
 
     app.add_node(results_index, html=(lambda s, n: None, lambda s, n: None))
     app.add_directive("kvbook-results", ResultsIndexDirective)

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["styled"]
+__all__ = ["styled", "offer_csv", "CSV_DIR"]
+
+#: Where :func:`offer_csv` writes (relative to the working directory, the repository root when the
+#: runner executes a chapter); git-ignored, copied into the site by the page's ``{download}`` link.
+CSV_DIR = "chapters/tables"
 
 
 def styled(df, *, formats: dict | None = None, precision: int = 3, caption: str | None = None,
@@ -42,3 +46,38 @@ def styled(df, *, formats: dict | None = None, precision: int = 3, caption: str 
     if caption:
         sty = sty.set_caption(caption)
     return sty
+
+
+def offer_csv(df, chapter: str, key: str, *, directory=None) -> str:
+    """Write ``df`` as ``chapters/tables/CHAPTER-KEY.csv`` (atomically) for the page to offer.
+
+    Returns the path relative to the repository root, to be linked from the chapter's prose as
+    ``{download}`CSV </chapters/tables/CHAPTER-KEY.csv>```.  ``directory`` overrides where it goes
+    (default: ``$KVBOOK_EXECUTED_DIR/tables`` if set, else :data:`CSV_DIR`).  Nothing under
+    ``results/`` is ever written here.
+    """
+    import os
+    import re
+    import tempfile
+    from pathlib import Path
+
+    for what, val in (("chapter", chapter), ("key", key)):
+        if not isinstance(val, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", val):
+            raise ValueError(f"offer_csv: {what} must be a plain file-name part, got {val!r}")
+    if directory is None:
+        executed = os.environ.get("KVBOOK_EXECUTED_DIR")
+        directory = Path(executed) / "tables" if executed else Path(CSV_DIR)
+    directory = Path(directory)
+    if "results" in directory.resolve().parts[-2:]:
+        raise ValueError(f"offer_csv: refusing to write into the results store ({directory})")
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / f"{chapter}-{key}.csv"
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf8", newline="") as fh:
+            df.to_csv(fh, index=False)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return f"{CSV_DIR}/{target.name}"
