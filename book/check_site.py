@@ -76,6 +76,7 @@ CHROMIUM_FLAGS = (
 )
 KINDS = ("math", "mathwidth", "tablefig", "tablewidth", "identifier", "height", "overflow", "figure",
          "nan", "highs", "path", "words", "console")
+MATH_FILL = 0.98  # a display equation wider than this share of its box is reported
 HEIGHT_BUDGET = 15000  # px, a chapter page at 1280 px with its dropdowns closed
 # pages the height budget applies to: the numbered chapters (the status page is back matter)
 BUDGET_PAGE = re.compile(r"^chapters/(?!status\.html$)[^/]+\.html$")
@@ -207,6 +208,11 @@ const out = [];
 const add = (kind, culprit) => out.push([kind, culprit]);
 const main = document.querySelector('article.bd-article') || document.querySelector('main')
              || document.body;
+// the page's height as a reader first sees it (every dropdown closed) ...
+out.push(['__height__', String(document.documentElement.scrollHeight)]);
+// ... then every fold is opened, so that what it hides is checked as well
+for (const d of document.querySelectorAll('details')) d.open = true;
+for (const e of document.querySelectorAll('.toggle-hidden')) e.classList.remove('toggle-hidden');
 const SKIP_TEXT = 'script,style,noscript,template,textarea,svg,mjx-container,.MathJax';
 const CODE = 'pre,code,kbd,samp,.highlight';
 const where = (node) => {
@@ -295,17 +301,22 @@ for (const c of main.querySelectorAll('mjx-container[display="true"]')) {
   if (c.clientWidth === 0) continue;
   const cr = c.getBoundingClientRect();
   let clipped = c.scrollWidth > c.clientWidth + 1;
-  if (!clipped) for (const d of c.querySelectorAll('mjx-math, mjx-mtable, mjx-labels, mjx-mtd')) {
+  let widest = 0;
+  for (const d of c.querySelectorAll('mjx-math, mjx-mtable, mjx-labels, mjx-mtd')) {
     const r = d.getBoundingClientRect();
-    if (r.width > 0 && (r.right > cr.right + 2 || r.left < cr.left - 2)) { clipped = true; break; }
+    widest = Math.max(widest, r.width);
+    if (r.width > 0 && (r.right > cr.right + 2 || r.left < cr.left - 2)) clipped = true;
   }
-  if (clipped) {
+  // an equation that fills its box to the last few pixels is clipped in a slightly narrower column
+  const full = widest > cfg.math_fill * c.clientWidth;
+  if (clipped || full) {
     let tex = '';
     try { const items = window.MathJax.startup.document.getMathItemsWithin(c);
           if (items.length) tex = items[0].math; } catch (e) {}
     const label = (tex || c.getAttribute('aria-label') || c.textContent || '').replace(/\s+/g, ' ').slice(0, 80);
-    addLimited('mathwidth', `display math scrolls or is clipped in its ${Math.round(c.clientWidth)}px box ` +
-      `(content ${c.scrollWidth}px): "${label}" ${where(c)}`);
+    addLimited('mathwidth', (clipped ? 'display math scrolls or is clipped in its box'
+      : `display math fills ${Math.round(100 * widest / c.clientWidth)}% of its box (clipped in a narrower column)`) +
+      ` (${Math.round(widest)}px in ${Math.round(c.clientWidth)}px): "${label}" ${where(c)}`);
   }
 }
 
@@ -317,7 +328,6 @@ for (const fig of main.querySelectorAll('figure')) {
   if (/^Fig(ure|\.)/.test(t)) addLimited('tablefig', `table captioned "${t.slice(0, 70)}" ${where(fig)}`);
 }
 for (const tb of main.querySelectorAll('table')) {
-  if (tb.closest('.kvbook-params details:not([open])')) continue;
   const r = tb.getBoundingClientRect();
   if (r.width === 0) continue;
   const w = Math.max(r.width, tb.scrollWidth);
@@ -335,9 +345,6 @@ for (const n of textNodes(main, SKIP_TEXT + ',' + CODE + ',.kvbook-params,.citat
   const t = n.nodeValue; const m = identRe.exec(t);
   if (m) addLimited('identifier', `'${m[2]}' in "${snippet(t, m.index + m[1].length, m[2].length)}" ${where(n)}`);
 }
-
-// page height with every dropdown closed (a first visit)
-out.push(['__height__', String(document.documentElement.scrollHeight)]);
 
 // figures: every content image in a figure with a caption
 for (const img of main.querySelectorAll('img')) {
@@ -435,6 +442,7 @@ def check_pages(html_dir: Path, pages: list[str] | None = None, shots_dir: Path 
         "path_patterns": list(PATH_PATTERNS),
         "max_per_kind": max_per_kind,
         "scale_titles": list(SCALE_TITLES),
+        "math_fill": MATH_FILL,
     }
     if shots_dir is not None:
         shots_dir.mkdir(parents=True, exist_ok=True)
@@ -454,6 +462,8 @@ def check_pages(html_dir: Path, pages: list[str] | None = None, shots_dir: Path 
                 state = driver.execute_async_script(WAIT_MATHJAX_JS)
                 if isinstance(state, str) and state.startswith("error"):
                     findings.append(Finding(page, "math", f"MathJax failed to start: {state}"))
+                if shots_dir is not None:  # as a reader first sees it: before the checks open the folds
+                    _screenshot(driver, shots_dir / screenshot_name(page), full_page)
                 for kind, culprit in driver.execute_script(PAGE_JS, cfg):
                     if kind == "__height__":
                         height = int(culprit)
@@ -468,8 +478,6 @@ def check_pages(html_dir: Path, pages: list[str] | None = None, shots_dir: Path 
                 for msg in _console_errors(driver):
                     msg = msg.replace(base, "/")
                     findings.append(Finding(page, "console", msg))
-                if shots_dir is not None:
-                    _screenshot(driver, shots_dir / screenshot_name(page), full_page)
                 # every page is judged as a reader's first visit
                 driver.execute_script("try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}")
         finally:

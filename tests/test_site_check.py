@@ -48,6 +48,11 @@ CLEAN = """
 <div class="math"><mjx-container display="true" style="display: block; overflow-x: auto"><mjx-math display="true"
  style="display: inline-block; width: 300px">a = b</mjx-math></mjx-container></div>
 <div class="highlight-bash"><pre>jupytext -o /tmp/model.ipynb</pre></div>
+<figure class="kvbook-table"><figcaption>Table 2.1 Ratios per arrival model.</figcaption>
+<table><tr><th>model</th><th>ratio</th></tr><tr><td>AM1</td><td>1.03</td></tr></table></figure>
+<p>The memory limit <code>tp_load</code> is named in code; <a href="#sec">Sorted-F (align)</a> in words.</p>
+<div class="kvbook-params"><table><tr><td>tp_load</td><td>16</td></tr></table></div>
+<details><summary>Long table (folded)</summary><div style="height: 3000px">folded rows</div></details>
 """.format(long="x" * 400)
 
 DEFECTS = {
@@ -62,6 +67,26 @@ DEFECTS = {
     "path": "<div class=\"cell\"><pre>wrote /tmp/kvbook-model-abc/out.csv</pre></div>",
     "words": "<p>As discussed in the issue, the numbers differ.</p>",
     "console": "<script>throw new Error('boom');</script>",
+    # the checks added for the findings-first layout: each page fails only through its new check
+    "tablefig": "<figure><table><tr><td>1</td></tr></table><figcaption>Fig. 3.2 A table.</figcaption></figure>",
+    "tablewidth": '<div style="overflow-x: auto"><table style="width: 900px"><tr><td>a wide table in a '
+                  'scroll box</td></tr></table></div>',
+    "identifier": "<p>The load is set by tp_load and the table best_tel_sorted_f.</p>",
+}
+
+# Defects of an existing kind that the earlier checks missed (name -> (kind, body)).
+MORE_DEFECTS = {
+    "tex-in-link": ("math", '<p>See <a href="#sec">Sorted-F_{\\text{align}}</a>.</p>'),
+    "tex-in-caption": ("math", '<figure><img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFc'
+                               'SJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==" width="200" height="100">'
+                               '<figcaption>Latency at rate \\lambda per second.</figcaption></figure>'),
+    "math-fills-box": ("mathwidth", '<div class="math"><mjx-container display="true" style="display: block; '
+                       'overflow-x: auto"><mjx-math display="true" style="display: inline-block; width: 596px">'
+                       'a + b + c</mjx-math></mjx-container></div>'),
+    "math-scrolls": ("mathwidth", '<div class="math" style="overflow-x: auto"><mjx-container display="true" '
+                     'style="display: block; overflow-x: auto; width: 600px"><mjx-math display="true" '
+                     'style="display: inline-block; width: 590px">a</mjx-math><span style="display: inline-block; '
+                     'width: 200px">(5)</span></mjx-container></div>'),
 }
 
 
@@ -86,6 +111,8 @@ def site(tmp_path_factory):
     (d / "clean.html").write_text(PAGE.format(body=CLEAN), "utf8")
     for kind, body in DEFECTS.items():
         (d / f"{kind}.html").write_text(PAGE.format(body=CLEAN + body), "utf8")
+    for name, (_, body) in MORE_DEFECTS.items():
+        (d / f"{name}.html").write_text(PAGE.format(body=CLEAN + body), "utf8")
     (d / "dup.html").write_text(PAGE.format(
         body=CLEAN + "<script>const THEBE_JS_URL = 1;</script><script>const THEBE_JS_URL = 1;</script>"),
         "utf8")
@@ -96,6 +123,15 @@ def site(tmp_path_factory):
     (d / "chapters" / "banner.html").write_text(PAGE.format(
         body='<div class="admonition note"><p class="admonition-title">Paper-scale results (full mode)</p>'
              '<p>stored</p></div>' + CLEAN), "utf8")
+    banner = ('<div class="admonition note"><p class="admonition-title">Paper-scale results (full mode)</p>'
+              '<p>stored</p></div>')
+    (d / "chapters" / "tall.html").write_text(PAGE.format(
+        body=banner + CLEAN + '<div style="height: 16000px">a long page</div>'), "utf8")
+    (d / "chapters" / "folded.html").write_text(PAGE.format(
+        body=banner + CLEAN + '<details><summary>details</summary><div style="height: 16000px">folded</div>'
+        '</details>'), "utf8")
+    (d / "tall-backmatter.html").write_text(PAGE.format(
+        body=CLEAN + '<div style="height: 16000px">a long page</div>'), "utf8")
     (d / "_static").mkdir()
     (d / "_static" / "asset.html").write_text("<p>$</p>", "utf8")
     return d
@@ -137,6 +173,37 @@ def test_each_defect_found_and_clean_page_passes(site, tmp_path):
     math = [f for f in findings if f.page == "math.html"]
     assert any("frac" in f.culprit or "$" in f.culprit for f in math)
     assert (tmp_path / "shots" / "clean.png").stat().st_size > 0
+
+
+@browser
+def test_defects_the_earlier_checks_missed(site):
+    """Raw TeX in link texts and captions, display math at its box's edge, tables captioned Fig.,
+    tables wider than the column inside a scroll box, snake_case identifiers in prose."""
+    findings = check_site.check_pages(site, [f"{n}.html" for n in MORE_DEFECTS])
+    by_page: dict[str, set[str]] = {}
+    for f in findings:
+        by_page.setdefault(f.page, set()).add(f.kind)
+    for name, (kind, _) in MORE_DEFECTS.items():
+        assert by_page.get(f"{name}.html") == {kind}, (name, [str(f) for f in findings])
+    culprits = " ".join(f.culprit for f in findings)
+    assert "\\text" in culprits and "\\lambda" in culprits
+
+
+@browser
+def test_height_budget_and_every_height_reported(site, capsys):
+    heights: dict[str, int] = {}
+    pages = ["chapters/tall.html", "chapters/folded.html", "tall-backmatter.html"]
+    findings = check_site.check_pages(site, pages, heights=heights)
+    assert [(f.page, f.kind) for f in findings] == [("chapters/tall.html", "height")]
+    assert "16," in findings[0].culprit or "17," in findings[0].culprit
+    assert set(heights) == set(pages)
+    assert heights["chapters/tall.html"] > 15000 > heights["chapters/folded.html"]
+    # a lower budget catches the folded page too; every height is printed
+    assert check_site.main(["--html-dir", str(site), "--no-screenshots", "--height-budget", "500",
+                            "--only", "chapters/folded.html", "clean.html"]) == 1
+    out = capsys.readouterr().out
+    assert "page heights" in out and "chapters/folded.html (over budget)" in out
+    assert "clean.html" in out and "clean.html (over budget)" not in out
 
 
 @browser
