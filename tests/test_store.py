@@ -285,3 +285,11 @@ def test_equal_infinities_compare_equal_and_differ_from_finite_values():
     assert not _same(inf, -inf, 1e-9, 1e-9) and not _same(inf, 1e300, 1e-9, 1e-9)
     assert not _same(1.0, inf, 1e-9, 1e-9)
     assert _same(float("nan"), float("nan"), 1e-9, 1e-9) and _same(1.0, 1.0 + 1e-12, 1e-9, 0.0)
+
+
+def test_human_seconds_never_says_zero_seconds():
+    from kvlib.book.store import _human_seconds
+
+    assert _human_seconds(0.2) == "under 1 s" and _human_seconds(0.0) == "under 1 s"
+    assert _human_seconds(12.4) == "12 s" and _human_seconds(600) == "10 min"
+    assert _human_seconds(7200) == "2.0 h"

@@ -371,6 +371,8 @@ class Table:
 
 def _human_seconds(s: float) -> str:
     s = float(s)
+    if s < 1:
+        return "under 1 s"
     if s < 90:
         return f"{s:.0f} s"
     if s < 5400:
