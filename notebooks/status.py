@@ -41,6 +41,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 from IPython.display import Markdown, display
+from myst_nb import glue
 
 from kvlib.book.provenance import chapter_rows, find_root, git, provenance_notes, version, yes_no
 
@@ -99,20 +100,30 @@ show(versions)
 # %% [markdown]
 # ## Chapters
 #
-# For each chapter: the parameters papermill injected (from the executed
-# notebook's `metadata.papermill.parameters`), its mode, the wall time and
-# timestamps recorded by the runner, and the commit it was executed at.
+# For each chapter: its mode, the wall time and timestamps recorded by the runner, and the commit it
+# was executed at. The parameters papermill injected (from the executed notebook's metadata) are in the
+# folded list below and, with their meaning, at the end of each chapter.
 
 # %% tags=["hide-input"]
 rows = chapter_rows(chapters, executed, manifest, skip=("status",))
 table = pd.DataFrame(rows)
-display(
-    table.style.hide(axis="index").format(
-        {"wall time (s)": "{:.1f}", "papermill duration (s)": "{:.1f}"}, na_rep="-"
-    )
-)
+if not table.empty:
+    shown = table[["chapter", "executed", "mode", "wall time (s)", "finished (UTC)", "commit"]].copy()
+    shown["finished (UTC)"] = [str(v).replace("T", " ")[:16] for v in shown["finished (UTC)"]]
+    display(shown.style.hide(axis="index").format({"wall time (s)": "{:.1f}"}, na_rep="-")
+            .format({"chapter": "<code>{}</code>"}, escape=None))
+    param_lines = "\n".join(f"- `{r['chapter']}`: `{r['parameters'] or '(defaults)'}`" for r in rows)
+else:
+    param_lines = "- no chapter has been executed"
+glue("status_param_lines", Markdown(param_lines), display=False)
 
 # %% [markdown]
+# ::::{dropdown} Parameters papermill injected, per chapter
+# ```{glue:md} status_param_lines
+# :format: myst
+# ```
+# ::::
+#
 # A chapter whose commit differs from the runner's commit above was executed in
 # an earlier run (e.g. `python book/run_chapters.py --only NAME`); a mode other
 # than the book mode means the book mixes quick and full chapters. Both are
@@ -129,24 +140,26 @@ display(Markdown("\n".join(notes) if notes else
 # The paper-scale experiments of the chapters are stored tables in `results/CHAPTER/` (one row per
 # trial, instance or configuration, with the seed and every parameter that identifies it, the commit
 # that computed it and its compute time; a manifest per table records the row function, parameters,
-# library versions, machine and dates). The default build reads them; quick mode computes at CI scale
-# instead. *Compute time* is the sum of the stored rows' own times (what a fresh regeneration costs,
+# library versions, machine and dates). The default build reads them: their numbers were computed at
+# the commits listed here, not at this build's commit; quick mode computes at CI scale instead.
+# *Compute time* is the sum of the stored rows' own times (what a fresh regeneration costs,
 # one row at a time); *chapter run* is the wall time of the chapter's last full-mode run
-# (`python book/run_chapters.py --mode full --only CHAPTER`, resumable: rows already stored are not
-# recomputed), on the machine with the given number of cores; *full regeneration* is the wall time of
-# the chapter's last regeneration that recomputed every stored row (`--fresh`; one too long for a single
-# sitting is continued with `--resume-regeneration` on the same code, and the wall times of its runs are
-# summed: "in N runs"), measured on a shared machine (other chapters' runs may have been running at the
-# same time), or "not measured". *Stale* means that
-# the code the table depends on changed after the commit that computed its rows; CI recomputes a sample
-# of every table's rows (`book/verify_results.py`) and fails if a deterministic value differs.
+# (resumable: rows already stored are not recomputed), on the machine with the given number of cores;
+# *full regeneration* is the wall time of the chapter's last regeneration that recomputed every stored
+# row (one too long for a single sitting is continued on the same code, and the wall times of its runs
+# are summed: "in N runs"), measured on a shared machine (other chapters' runs may have been running at
+# the same time), or "not measured". *Stale* means that the code the table depends on changed after the
+# commit that computed its rows; CI recomputes a sample of every table's rows (`book/verify_results.py`)
+# and fails if a deterministic value differs.
 
 # %% tags=["hide-input"]
 from kvlib.book.store import store_summary
+from kvlib.book.tables import offer_csv
 
 stored = pd.DataFrame(store_summary())
 if stored.empty:
     display(Markdown("No stored results in this copy of the book."))
+    glue("status_tables_md", Markdown("No stored tables."), display=False)
 else:
     per_chapter = stored.groupby("chapter", sort=False).agg(
         tables=("table", "count"), rows=("rows", "sum"), rows_asked=("rows asked", "sum"),
@@ -159,20 +172,33 @@ else:
         "not measured" if pd.isna(v) else f"{v / 60:.1f} min" + (f" in {int(k)} runs" if not pd.isna(k) and k > 1 else "")
         for v, k in zip(per_chapter.full, per_chapter.pieces)]
     per_chapter["rows"] = [f"{a:,} of {b:,}" for a, b in zip(per_chapter.rows, per_chapter.rows_asked)]
-    per_chapter["size"] = [f"{v:,.0f} kB" for v in per_chapter["size"]]
-    show(per_chapter[["chapter", "tables", "rows", "compute time", "chapter run", "full regeneration", "cores",
-                      "size"]])
-    per_table = stored.assign(**{"compute time (s)": [f"{v:,.1f}" for v in stored["compute time (s)"]]})
-    show(per_table[["chapter", "table", "rows", "rows asked", "status", "commits", "stale", "updated",
-                    "compute time (s)"]].fillna("-"))
+    display(per_chapter[["chapter", "tables", "rows", "compute time", "chapter run", "full regeneration",
+                         "cores"]].style.hide(axis="index").format({"chapter": "<code>{}</code>"}, escape=None))
+    per_table = stored[["chapter", "table", "rows", "rows asked", "status", "commits", "stale", "updated",
+                        "compute time (s)"]].fillna("-")
+    csv_path = offer_csv(per_table, "status", "stored-tables")
+    lines = ["| chapter | table | rows | commits | updated | stale |", "|---|---|---|---|---|---|"]
+    for r in per_table.itertuples(index=False):
+        lines.append(f"| `{r.chapter}` | `{r.table}` | {r.rows:,} of {r._3:,} | {r.commits} | "
+                     f"{str(r.updated)[:10]} | {r.stale} |")
+    glue("status_tables_md", Markdown("\n".join(lines)), display=False)
+    glue("status_n_tables", len(per_table), display=False)
 
 # %% [markdown]
+# ::::{dropdown} Every stored table: rows, the commits that computed them, date, staleness
+# The same list with the compute times: {download}`CSV </chapters/tables/status-stored-tables.csv>`.
+#
+# ```{glue:md} status_tables_md
+# :format: myst
+# ```
+# ::::
+#
 # ## What the book checks
 #
 # One row per theorem, algorithm and experiment of the four papers, read from `book/mission.yml`
-# by `kvlib.book.mission` (the introduction shows the same table): the chapter that treats it and
-# the status of our check (*reproduced*, *differs: erratum* with a link to the errata page,
-# *differs: not reproduced*, *not checked*). Rows per paper and status:
+# by `kvlib.book.mission`: the chapter that treats it and the status of our check
+# ({term}`reproduced`, *differs:* {term}`erratum` with a link to the errata page, *differs:*
+# {term}`not reproduced`, {term}`not checked`). Rows per paper and status:
 
 # %%
 from IPython.display import HTML
@@ -183,9 +209,40 @@ from kvlib.book import mission
 mission_file = root / "book" / "mission.yml"
 mission_rows = mission.load(mission_file, chapters=list(chapters))
 mission_titles = mission.chapter_titles(mission_file)
-# pasted by the introduction (book/intro.md); its links are relative to book/intro.html
-glue("mission_table", HTML(mission.render_html(mission_rows, mission_titles)), display=False)
-show(mission.summary(mission_rows))
-display(HTML(mission.render_html(mission_rows, mission_titles, chapter_href="{chapter}.html",
-                                 errata_href="../book/errata.html#{erratum}",
-                                 errata_page="../book/errata.html")))
+summary_df = mission.summary(mission_rows)
+# pasted by the introduction (book/intro.md)
+glue("mission_summary", summary_df.style.hide(axis="index"), display=False)
+for key, n in mission.counts(mission_rows).items():
+    glue(f"mission_n_{key.replace(':', '').replace(' ', '_')}", n, display=False)
+glue("mission_n_rows", len(mission_rows), display=False)
+show(summary_df)
+for paper in mission.PAPERS:
+    these = [r for r in mission_rows if r.paper == paper]
+    glue(f"mission_table_{paper}", HTML(mission.render_html(
+        these, mission_titles, chapter_href="{chapter}.html", errata_href="../book/errata.html#{erratum}",
+        errata_page="../book/errata.html", show_paper=False)), display=False)
+    glue(f"mission_rows_{paper}", len(these), display=False)
+
+# %% [markdown]
+# (status-mission)=
+# The full table, one folded list per paper (the statuses link to the errata entries):
+#
+# ::::{dropdown} 001: Jaillet et al., current version ({glue:text}`mission_rows_001` items)
+# ```{glue:} mission_table_001
+# ```
+# ::::
+#
+# ::::{dropdown} 004: Jaillet et al., first version ({glue:text}`mission_rows_004` items)
+# ```{glue:} mission_table_004
+# ```
+# ::::
+#
+# ::::{dropdown} 002: Wang, Ye, Zhou ({glue:text}`mission_rows_002` items)
+# ```{glue:} mission_table_002
+# ```
+# ::::
+#
+# ::::{dropdown} 003: Chen, Ye, Zhou ({glue:text}`mission_rows_003` items)
+# ```{glue:} mission_table_003
+# ```
+# ::::

@@ -8,6 +8,7 @@ Chromium, chromedriver or selenium is missing.
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -351,3 +352,137 @@ def test_scale_banner_goes_under_the_title_and_names_a_missing_table():
     assert run_chapters.missing_table({"error": {"ename": "ValueError", "evalue": "boom"}}) is None
     rec = {"error": {"ename": "StoreError", "evalue": "results/x/t.csv holds none of the 4 rows asked for (...)"}}
     assert run_chapters.missing_table(rec).startswith("results/x/t.csv holds no rows for this page's inputs")
+
+
+def _small_build(tmp_path, pages: dict[str, str], conf_extra: str = "") -> Path:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
+        "extensions = ['myst_parser', 'sphinx_proof', 'kvbook_sphinx']\n"
+        "myst_enable_extensions = ['colon_fence', 'dollarmath']\n"
+        "project = 'kvbook'\nauthor = 'The kvbook authors'\nnumfig = True\n"
+        "prf_realtyp_to_countertyp = {'lemma': 'theorem', 'proposition': 'theorem',"
+        " 'definition': 'theorem'}\n" + conf_extra, "utf8")
+    (src / "index.md").write_text(
+        "# Book\n\n```{toctree}\n:numbered:\n" + "\n".join(pages) + "\n```\n", "utf8")
+    (src / "notebooks").mkdir()
+    (src / "notebooks" / "ch1.py").write_text("# source\n", "utf8")
+    for name, text in pages.items():
+        (src / f"{name}.md").write_text(text, "utf8")
+    out = tmp_path / "out"
+    # a separate interpreter: docutils keeps node registrations per process, so a second Sphinx
+    # application in this one would warn (and -W fail) on every node class registered again
+    import subprocess
+
+    res = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-W", "-E", "-q", str(src), str(out)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return out
+
+
+CH1_TABLE = """# Chapter one
+
+:::{prf:proposition} Our first result
+:label: prop-first
+Ours.
+:::
+
+:::{figure} data:,
+:name: tbl-one
+:figclass: kvbook-table
+
+Ratios per arrival model.
+:::
+
+:::{figure} data:,
+:name: fig-one
+
+A picture.
+:::
+
+See {numref}`tbl-one` and {numref}`fig-one`.
+
+```{kvbook-source} notebooks/ch1.py
+```
+"""
+
+
+def test_tables_numbered_as_tables_example_label_and_source_links(tmp_path):
+    """figclass kvbook-table -> "Table 1.1" (caption and numref); a picture stays "Fig. 1.1"; the cite
+    page's example names the book's first numbered result; the source link is a download, and no
+    repository link is invented while the setting is empty."""
+    pytest.importorskip("sphinx_proof")
+    pytest.importorskip("myst_parser")
+    out = _small_build(tmp_path, {
+        "ch1": CH1_TABLE,
+        "cite": "# Cite\n\n```{kvbook-example-result}\n```\n\n```{kvbook-citation}\n```\n"})
+    ch1 = (out / "ch1.html").read_text("utf8")
+    assert "Table 1.1" in ch1 and "Fig. 1.1" in ch1
+    assert ch1.count("Table 1.1") == 2 and "Fig. 1.2" not in ch1  # caption + numref; own counters
+    assert 'class="reference download internal"' in ch1 and "notebooks/ch1.py" in ch1
+    assert "on the repository" not in ch1
+    cite = (out / "cite.html").read_text("utf8")
+    assert "Proposition K.1.1" in cite and 'href="ch1.html#prop-first"' in cite
+    text = re.sub(r"<[^>]+>", "", cite)
+    assert "howpublished" in text and "url    =" not in text
+
+
+def test_repository_url_feeds_bibtex_and_source_links(tmp_path):
+    pytest.importorskip("sphinx_proof")
+    pytest.importorskip("myst_parser")
+    out = _small_build(tmp_path, {
+        "ch1": CH1_TABLE, "cite": "# Cite\n\n```{kvbook-citation}\n```\n"},
+        conf_extra="kvbook_repository_url = 'https://example.org/kvbook/'\n")
+    ch1 = (out / "ch1.html").read_text("utf8")
+    assert 'href="https://example.org/kvbook/blob/' in ch1 and "/notebooks/ch1.py" in ch1
+    text = re.sub(r"<[^>]+>", "", (out / "cite.html").read_text("utf8"))
+    assert "url    = {https://example.org/kvbook}," in text
+
+
+def test_repository_url_setting_and_citation_cff_agree():
+    """One setting: _config.yml's kvbook_repository_url; CITATION.cff names the same (or none)."""
+    import yaml
+
+    cfg = yaml.safe_load((ROOT / "_config.yml").read_text("utf8"))
+    url = (cfg["sphinx"]["config"].get("kvbook_repository_url") or "").rstrip("/")
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text("utf8"))
+    assert (cff.get("repository-code") or "").rstrip("/") == url
+    if not url:
+        assert "url" not in cff and "repository" not in cff
+
+
+def test_parameters_table_from_the_parameters_cell():
+    run_chapters = _load("kvbook_run_chapters_params", ROOT / "book" / "run_chapters.py")
+    import nbformat
+
+    src = ("mode = \"quick\"  # quick (CI) or full (paper scale)\nseed = 0  # seeds every draw\n"
+           "# memories of the sweep\n# in tokens\nM_list = [\n    400,\n    1600,\n]\nplain = None\n")
+    docs = run_chapters.parameter_docs(src)
+    assert docs == [("mode", '"quick"', "quick (CI) or full (paper scale)"), ("seed", "0", "seeds every draw"),
+                    ("M_list", "[ 400, 1600, ]", "memories of the sweep in tokens"), ("plain", "None", "")]
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell(src)
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells = [cell]
+    nb.metadata["kvbook"] = {"chapter": "demo"}
+    md = run_chapters.parameters_cell(nb, {"mode": "full", "M_list": [400, 1600, 6400]}).source
+    assert "(params-demo)=" in md and ":class-container: kvbook-params" in md
+    assert "| `mode` | `'full'` | quick (CI) or full (paper scale) |" in md
+    assert "| `M_list` | `[400, 1600, 6400]` | memories of the sweep in tokens |" in md
+    assert "| `seed` | `0` | seeds every draw |" in md
+
+
+def test_banner_is_folded_and_offers_source_and_stored_tables():
+    run_chapters = _load("kvbook_run_chapters_banner", ROOT / "book" / "run_chapters.py")
+    table = "results/lowerbounds/thm41.csv"
+    log = {"tables": {"thm41": {"table": "thm41", "path": table, "label": "all 156 rows"}}}
+    text = run_chapters.banner_cell("full", "read", log, name="lowerbounds").source
+    assert text.startswith("````{admonition} Paper-scale results (full mode): 1 stored table, read")
+    assert ":class: note dropdown" in text and "`thm41`: all 156 rows." in text
+    assert "{kvbook-source} notebooks/lowerbounds.py" in text
+    assert "{download}`thm41.csv </results/lowerbounds/thm41.csv>`" in text
+    assert "{download}`thm41.manifest.json </results/lowerbounds/thm41.manifest.json>`" in text
+    quick = run_chapters.banner_cell("quick", "off", {}, name="lowerbounds").source
+    assert "warning" in quick and "dropdown" not in quick

@@ -234,18 +234,24 @@ def render_markdown(rows: Sequence[MissionRow], titles: dict[str, str] | None = 
 def render_html(rows: Sequence[MissionRow], titles: dict[str, str] | None = None, *,
                 chapter_href: str = "../chapters/{chapter}.html",
                 errata_href: str = "errata.html#{erratum}",
-                errata_page: str = "errata.html") -> str:
+                errata_page: str = "errata.html", show_paper: bool = True) -> str:
     """The table as HTML, with links to the chapters and to the errata entries.
 
+    The table fits its column (fixed layout, 100% wide, long words wrap), so no column is cut.
+    ``show_paper=False`` leaves out the paper column (for a table of one paper's rows).
     The default links are relative to ``book/intro.html`` (the introduction); from a chapter page use
     ``chapter_href="{chapter}.html"``, ``errata_href="../book/errata.html#{erratum}"`` and
     ``errata_page="../book/errata.html"``.
     """
     titles = titles or {}
     esc = html.escape
-    out = ['<div class="mission-table-wrap" style="overflow-x: auto">',
-           '<table class="table mission-table">',
-           "<thead><tr><th>Paper</th><th>Item</th><th>Chapter</th><th>Status</th><th>Note</th></tr></thead>",
+    widths = ([("Paper", 7)] if show_paper else []) + [("Item", 27 if show_paper else 30),
+                                                       ("Chapter", 16), ("Status", 13), ("Note", 37 if show_paper else 41)]
+    out = ['<div class="mission-table-wrap">',
+           '<table class="table mission-table" style="table-layout: fixed; width: 100%; '
+           'overflow-wrap: anywhere; font-size: 0.85em">',
+           "<colgroup>" + "".join(f'<col style="width: {w}%">' for _, w in widths) + "</colgroup>",
+           "<thead><tr>" + "".join(f"<th>{h}</th>" for h, _ in widths) + "</tr></thead>",
            "<tbody>"]
     for r in rows:
         if r.chapter == NO_CHAPTER:
@@ -257,7 +263,8 @@ def render_html(rows: Sequence[MissionRow], titles: dict[str, str] | None = None
         status = esc(r.status)
         if r.erratum:
             status = f'<a href="{esc(errata_href.format(erratum=r.erratum))}">{status}</a>'
-        out.append(f"<tr><td>{esc(r.paper)}</td><td>{esc(r.item)}</td><td>{chap}</td>"
+        paper = f"<td>{esc(r.paper)}</td>" if show_paper else ""
+        out.append(f"<tr>{paper}<td>{esc(r.item)}</td><td>{chap}</td>"
                    f"<td>{status}</td><td>{esc(r.note)}</td></tr>")
     out += ["</tbody>", "</table>", "</div>"]
     return "\n".join(out) + "\n"
