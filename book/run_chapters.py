@@ -362,15 +362,15 @@ def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None
     tables = list((log.get("tables") or {}).values())
     downloads = downloads_text(name, tables) if name else ""
     if mode == "quick" and fallback:
-        text = ("```{admonition} CI-scale numbers (quick mode)\n:class: warning\n"
+        text = ("````{admonition} CI-scale numbers (quick mode)\n:class: warning\n"
                 "The paper-scale results of this chapter cannot all be read here "
                 f"({fallback}), so this page was built in quick mode: its experiments ran live, at "
-                "CI scale (few trials, small instances), when the page was built.\n```")
+                f"CI scale (few trials, small instances), when the page was built.\n\n{downloads}\n````")
     elif mode == "quick":
-        text = ("```{admonition} CI-scale numbers (quick mode)\n:class: warning\n"
+        text = ("````{admonition} CI-scale numbers (quick mode)\n:class: warning\n"
                 "This page was built in quick mode: its experiments ran live, at CI scale (few trials, "
                 "small instances), when the page was built. The paper-scale numbers are the stored "
-                "full-mode results, which the default build of the book shows.\n```")
+                f"full-mode results, which the default build of the book shows.\n\n{downloads}\n````")
     elif not tables:
         text = ("````{admonition} Full mode: everything on this page was computed when it was built\n"
                 ":class: note dropdown\n"

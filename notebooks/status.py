@@ -246,3 +246,6 @@ for paper in mission.PAPERS:
 # ```{glue:} mission_table_003
 # ```
 # ::::
+#
+# ```{kvbook-source} notebooks/status.py
+# ```

@@ -342,7 +342,7 @@ def test_scale_banner_goes_under_the_title_and_names_a_missing_table():
     for _ in range(2):  # idempotent
         run_chapters.insert_banner(nb, run_chapters.banner_cell("quick", "off", {}))
     assert [c.source.splitlines()[0] for c in nb.cells] == [
-        "(x)=", "```{admonition} CI-scale numbers (quick mode)", "Intro.", "1"]
+        "(x)=", "````{admonition} CI-scale numbers (quick mode)", "Intro.", "1"]
     log = {"tables": {"t": {"table": "t", "label": "stored full-mode results (results/x/t.csv): all 3 rows"}}}
     assert "Paper-scale results" in run_chapters.banner_cell("full", "read", log).source
     fb = run_chapters.banner_cell("quick", "off", {}, "results/x/t.csv has not been computed").source
@@ -486,3 +486,4 @@ def test_banner_is_folded_and_offers_source_and_stored_tables():
     assert "{download}`thm41.manifest.json </results/lowerbounds/thm41.manifest.json>`" in text
     quick = run_chapters.banner_cell("quick", "off", {}, name="lowerbounds").source
     assert "warning" in quick and "dropdown" not in quick
+    assert "{kvbook-source} notebooks/lowerbounds.py" in quick
