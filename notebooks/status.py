@@ -24,13 +24,11 @@
 # in `chapters/` and the runner's manifest `chapters/run_manifest.json`.
 
 # %% tags=["parameters"]
-mode = "quick"
-seed = 0
+mode = "quick"  # the book's mode: "quick" (CI scale) or "full" (paper scale)
+seed = 0  # unused on this page (every chapter takes one)
 
 # %% tags=["hide-input"]
 print(f"This page was produced in {mode!r} mode with seed {seed}.")
-
-# %% tags=["hide-input"]
 import datetime as dt
 import json
 import os
