@@ -399,22 +399,30 @@ def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None
 def parameter_docs(source: str) -> list[tuple[str, str, str]]:
     """(name, default as written, meaning) for each assignment of a ``parameters`` cell.
 
-    The meaning is the comment on the assignment's line (or the comment lines right above it)."""
+    The meaning is the comment on the assignment's first line (or the comment lines right above
+    it).  Comments are found with :mod:`tokenize`, so a ``#`` inside a string is not one.  (Papermill
+    does not declare a parameter whose line holds a second ``=``, even in its comment: write "M is
+    (2k)^2", not "M = (2k)^2".)"""
     import ast
+    import io
+    import tokenize
 
     lines = source.splitlines()
+    comments: dict[int, str] = {}
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT:
+            comments[tok.start[0]] = tok.string.lstrip("#").strip()
     out = []
     for node in ast.parse(source).body:
         if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
             continue
-        first = lines[node.lineno - 1]
-        comment = first.split("#", 1)[1].strip() if "#" in first and "'" not in first.split("#", 1)[1] else ""
+        comment = comments.get(node.lineno, "")
         if not comment:
-            above, k = [], node.lineno - 2
-            while k >= 0 and lines[k].strip().startswith("#"):
-                above.insert(0, lines[k].strip().lstrip("#").strip())
+            above, k = [], node.lineno - 1
+            while k >= 1 and lines[k - 1].strip().startswith("#"):
+                above.insert(0, comments.get(k, ""))
                 k -= 1
-            comment = " ".join(above)
+            comment = " ".join(a for a in above if a)
         default = ast.get_source_segment(source, node.value) or ""
         out.append((node.targets[0].id, " ".join(default.split()), comment))
     return out

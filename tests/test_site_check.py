@@ -458,10 +458,12 @@ def test_parameters_table_from_the_parameters_cell():
     import nbformat
 
     src = ("mode = \"quick\"  # quick (CI) or full (paper scale)\nseed = 0  # seeds every draw\n"
-           "# memories of the sweep\n# in tokens\nM_list = [\n    400,\n    1600,\n]\nplain = None\n")
+           "# memories of the sweep\n# in tokens\nM_list = [\n    400,\n    1600,\n]\nplain = None\n"
+           "label = 'a # b'  # the paper's label, not a comment inside the string\n")
     docs = run_chapters.parameter_docs(src)
     assert docs == [("mode", '"quick"', "quick (CI) or full (paper scale)"), ("seed", "0", "seeds every draw"),
-                    ("M_list", "[ 400, 1600, ]", "memories of the sweep in tokens"), ("plain", "None", "")]
+                    ("M_list", "[ 400, 1600, ]", "memories of the sweep in tokens"), ("plain", "None", ""),
+                    ("label", "'a # b'", "the paper's label, not a comment inside the string")]
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell(src)
     cell.metadata["tags"] = ["parameters"]
