@@ -128,7 +128,7 @@ def checks_table(checks: dict):
 # we take; what we add (tighter OPT upper bounds, corrected reductions, a variant of 002 Theorem 1) is
 # called ours. The generators are in `kvlib.theory.adversary`; every schedule passes the independent
 # checker `kvlib.core.checker.check_schedule`. 003 Theorem 2 {cite}`chen2025adaptively` is treated in
-# the chapter on A_min ({ref}`sec-lb-003`).
+# {ref}`the A_min chapter <chapter-amin>` ({ref}`pointer below <sec-lb-003>`).
 #
 # ::::{dropdown} The stored tables of this chapter
 # Every loop over the size of a construction is one {term}`stored table` of the results store
