@@ -38,7 +38,7 @@
 # - **004 Theorem 4.2** (MC-SF is *exactly* optimal at $t = 0$): **erratum**. Not optimal on
 #   {glue:text}`sweep_bad:d` of {glue:text}`sweep_n:d` small instances; on the smallest, TEL
 #   {glue:text}`ce_mc:d` against OPT {glue:text}`ce_opt:d` ({numref}`sec-mr-004-thm42`).
-# - **004 Theorem 5.3** (constant regret): **erratum** in the proof. Lemma 5.4 (ii) fails at
+# - **004 Theorem 5.3** (constant {term}`regret`): **erratum** in the proof. Lemma 5.4 (ii) fails at
 #   {glue:text}`cpl_fail_ii:d` of {glue:text}`cpl_times:d` decision times; the event Lemma 5.5 needs to be
 #   rare has probability {glue:text}`hoef_prob_last:s` ({numref}`sec-mr-004-thm53`).
 # - **004 Section 8.2**: slope ratios {glue:text}`s82_ratio_hi:s` and {glue:text}`s82_ratio_lo:s`
@@ -56,7 +56,7 @@
 # %% tags=["parameters"]
 mode = "quick"  # "quick" (CI scale) or "full" (paper scale)
 seed = 0  # seed of every random draw of the chapter
-p43_trials = 12  # seeded instances for the paper's own objects (section on 001's own objects)
+p43_trials = 12  # seeded instances on which the objects of the proof in 001 are evaluated (first section)
 p43_nmax = 7  # largest number of requests of those instances (optimum by branch and bound)
 p43_b3_M = 12  # largest memory M (tokens) of the identical-request grid of that section
 trials = 30  # random instances meeting the assumptions of Theorem 4.3 (full: 200, as 001 Section 5.1)
@@ -74,7 +74,7 @@ dense_memories = [50, 100]  # identical requests: memories M (tokens) of the den
 b3_o_max = 3000  # our volume-LP route: largest output length of the closed-form grid
 b3_s_values = [1, 2, 3, 5, 10, 30]  # our volume-LP route: prompt sizes of the closed-form grid
 b3_sim_outputs = [5, 20, 50]  # one request per batch, staggering: MC-SF simulated for these outputs
-b3_sim_n = [2, 8, 32]  # ... and these numbers of requests
+b3_sim_n = [2, 8, 32]  # one request per batch, staggering: numbers of requests simulated
 timing_memories = [100, 200, 400]  # Proposition 4.2: memories M (tokens) timed, each with 3M requests
 regret_horizons = [50, 100, 200, 400]  # Poisson arrivals: horizons T (rounds)
 regret_seeds = 3  # Poisson arrivals: replicates per load and horizon
@@ -283,7 +283,8 @@ glue("eq8_printed", int(eq8_hand["eq8.rhs"]), display=False)
 glue("eq8_derived", int(eq8_hand["eq8.corrected.rhs"]), display=False)
 steps_tab = step_table(p43_steps)
 offer_csv(steps_tab, "mcsf_ratio", "steps")
-glue("mr-tab-steps", styled(steps_tab), display=False)
+glue("mr-tab-steps", styled(steps_tab).set_properties(subset=["step", "what it checks"], **{"text-align": "left"}),
+     display=False)
 c46_inst = [(n, o, M) for (o, M) in [(3, 12), (4, 10), (6, 14)] for n in (15, 21, 30)]
 c46 = pd.DataFrame([{"n": n, "o": o, "M": M, **{k: r[k] for k in (
     "C46.cases", "C46.holds", "C46.proof.holds", "C46.only_group.holds", "L45.peak_full.holds")}}
@@ -311,7 +312,7 @@ glue("mr-tab-c46", styled(c46.rename(columns={"M": "M (tokens)", "C46.cases": "t
 # Each row is one step: on how many instances it applies, on how many it holds, and its largest ratio of
 # left to right side. The ratio reads in the step's direction: at most 1 for an upper bound that holds,
 # at least 1 for a lower bound (`L47`, `eq10`-`eq12`, `C48`, `OPT.Y`). Step names: `L45*` Lemma 4.5 and
-# its proof's lines, `C46*` Claim 4.6, `L44*` and `eq8*` Lemma 4.4, `LP9*` LP (9) (HiGHS against the exact
+# its proof's lines, `C46*` Claim 4.6, `L44*` and `eq8*` Lemma 4.4, `LP9*` LP (9) ({term}`HiGHS` against the exact
 # greedy fill, and the order of the first slots), `C48` Claim 4.8, `eq10`-`eq12` and `L47` Lemma 4.7,
 # `T43` the two lemmas together, `B3.*` the chain (15)-(17), `B1*` Lemma B.1 (base case, induction step,
 # feasibility of (23) at every time), `B2*` Lemma B.2. `eq8.corrected` is the bound that follows from the
@@ -586,7 +587,7 @@ plt.close(fig)
 #
 # ::::{dropdown} The search, and the instances it ended on
 # Moves change one output, add or remove a request, or change $M$ or $s$; a move is kept if it does not
-# lower the ratio. Each restart is one stored row: its search is seeded and uses no time limit (so the
+# lower the ratio. Each restart is one row of the table: its search is seeded and uses no time limit (so the
 # instance and its MC-SF / OS are exact); the instance it ends on is then solved by the IP with three
 # times the time limit.
 #
@@ -595,7 +596,8 @@ plt.close(fig)
 # :figclass: kvbook-table
 #
 # One row per restart: the instance's size, MC-SF's TEL, OPT (or its certified interval), the bound OS,
-# the ratios, and the per-group span constant of ours ({glue:md}`src_adv`).
+# the ratios (MC-SF / OPT against the lower end where OPT is an interval), and the per-group span
+# constant of ours ({glue:md}`src_adv`).
 # :::
 #
 # :::{glue:figure} mr-tab-adv-outputs
@@ -826,7 +828,7 @@ plt.close(fig)
 # on every case here, and proved for all $n, s, o, M$ in {prf:ref}`lem-ratio-b3-mcsf` below.
 #
 # ::::{dropdown} The batch sum in SymPy, and the smallest cases where MC-SF staggers
-# SymPy's closed form of the full batches' sum, which with the last, partial batch must equal the stored
+# SymPy's closed form of the full batches' sum, which with the last, partial batch must equal the tabled
 # batch form on every case (it does: the chapter stops otherwise):
 #
 # ```{glue:math} batch_sum_math
@@ -1219,11 +1221,11 @@ glue("ce_highs", ce_sol.upper, display=False)
 # (sec-mr-004-thm53)=
 # ## The earlier version (004): Theorem 5.3, constant regret under stochastic arrivals
 #
-# **004 Theorem 5.3** states that the *regret* of 004's Algorithm 2 (MC-SF), its expected gap in average
+# **004 Theorem 5.3** states that the {term}`regret` of 004's Algorithm 2 (MC-SF), its expected gap in average
 # end-to-end latency to the hindsight optimum (OFF in 004's notation), is at most a constant independent of
 # the horizon $T$, in a
 # *stable* and in an *overloaded* system. Its proof telescopes the regret into *compensated values*
-# $\mathrm{CP}_{t+1}$, bounds each with a coupling schedule (Algorithm 3, **Off-Couple**, OC; Lemma 5.4),
+# $\mathrm{CP}_{t+1}$, bounds each with a coupling schedule (Algorithm 3, {term}`Off-Couple`, OC; Lemma 5.4),
 # and shows with Hoeffding's inequality that the coupling catches up within a constant number of rounds
 # (Lemmas 5.5 and 5.6). We compute every term exactly on small draws ($M = 6$, $s = 1$, outputs of 1 to
 # 4 tokens, Bernoulli arrivals at load {glue:text}`oc_load_stable:s` and {glue:text}`oc_load_over:s`).
@@ -1320,8 +1322,8 @@ glue("hand_mem", f"{hand_chk['mem_oc']} against {hand_chk['mem_off']}", display=
 # ### Every term of the proof on seeded draws
 #
 # For every decision time of MC-SF on seeded draws of both regimes we compute OFF from the online state,
-# $\mathrm{CP}_{t+1}$ and Off-Couple exactly, and check each step of the proof (what each stored row
-# holds: in the fold below the result).
+# $\mathrm{CP}_{t+1}$ and Off-Couple exactly, and check each step of the proof (the fold below the result
+# says what each row of the table holds).
 
 # %%
 tab_cpl = store.table("coupling", OR.coupling_row, OR.coupling_keys(coupling_horizons, coupling_reps, seed))
@@ -1364,8 +1366,9 @@ glue("oc_load_over", f"{OC.load_factor(**{k: OR.REGIMES['overloaded'][k] for k i
 hoef = pd.DataFrame([OC.hoeffding_display(1, Fraction(OR.REGIMES["stable"]["p"]).limit_denominator(100),
                                           Fraction(3, 4), hoeffding_window, T) for T in hoeffding_horizons])
 glue("mr-tab-hoef", styled(hoef.assign(holds=hoef.holds.map(lambda v: "yes" if v else "NO")).rename(columns={
-    "T": "T (rounds)", "E": "E[N]", "prob": "Pr(N ≥ (1 + 1/T) E[N]), exact", "bound": "Hoeffding bound",
-    "holds": "display holds", "one_minus_bound": "1 − bound"}), precision=4), display=False)
+    "T": "T (rounds)", "C": "window (rounds)", "E": "E[N]", "prob": "Pr(N ≥ (1 + 1/T) E[N]), exact",
+    "bound": "Hoeffding bound", "holds": "display holds", "one_minus_bound": "1 − bound"}), precision=4,
+    formats={"1 − bound": "{:.1e}"}), display=False)
 glue("hoeffding_window", int(hoeffding_window), display=False)
 glue("hoef_holds", "holds" if bool(hoef.holds.all()) else "FAILS", display=False)
 glue("hoef_prob_last", f"{hoef.prob.iloc[-1]:.3f}", display=False)
@@ -1454,7 +1457,7 @@ glue("reg_T_last", int(rdf["T"].max()), display=False)
 # {glue:text}`cpl_span_max:d` rounds.
 #
 # ::::{dropdown} The proof's terms and its failing steps, per regime and horizon
-# One stored row per (regime, $T$, replicate): MC-SF's schedule, and for every decision time $t$ up to its
+# One row per (regime, $T$, replicate): MC-SF's schedule, and for every decision time $t$ up to its
 # last start, OFF from the online state (exact), $\mathrm{CP}_{t+1}$, Off-Couple started at $t$, Lemma 5.4's
 # three parts, whether OC's state at $\hat t$ equals OFF's, whether display (7)'s reduction to the rounds
 # $t+1..\hat t$ is exact, and the bound $L^{\mathrm{OC}} - L^{\mathrm{OFF}} \ge \mathrm{CP}_{t+1}$ where OC
@@ -1588,7 +1591,8 @@ glue("reg_T_last", int(rdf["T"].max()), display=False)
 # 004 Section 8.2 draws two conclusions from its Figure 5 (004 Section 7: 10,000 requests of a public
 # conversation dataset, Poisson arrivals at 50 and 10 per second, Llama2-70B on two linked A100 GPUs acting
 # as one worker). (a) The latency slope of the best benchmark is about three times Algorithm 2's at high
-# demand and eight times at low demand, so KV-cache-aware scheduling matters even more at low demand.
+# demand and eight times at low demand, so scheduling aware of the {term}`KV cache` matters even more at
+# low demand.
 # (b) With a 200-second cap on the average latency, Algorithm 2 on two A100s handles up to 10,000 arrivals,
 # while the benchmarks would need more than 8 A100s (about 10,000 US dollars each). The book does not run
 # 004's Section 7 experiment ({ref}`chapter-realtrace` runs 001's version of it on stand-in lengths and
