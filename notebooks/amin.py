@@ -130,7 +130,7 @@ from scipy.optimize import curve_fit
 from kvlib.policies.cyz import interval_instance
 from kvlib.theory import cyz_experiments as cx
 from kvlib.book import amin as ab
-from kvlib.book.amin_page import readable, rows_note
+from kvlib.book.amin_page import as_fraction, joined, readable, rows_note, table, without_constant
 from kvlib.book.gluing import glue_all
 from kvlib.book.store import Store
 from kvlib.book.tables import offer_csv, styled
@@ -197,7 +197,7 @@ def glue_rows(key, tab):
 
 # %% tags=["teach"]
 ex1 = interval_instance([1] * 5, 10, 1)
-ex1_tel = {policy: cx.checked_tel(ex1, policy, 1, 4, seed)  # TEL, schedule checked
+ex1_tel = {policy: cx.checked_tel(ex1, policy, 1, 4, seed)
            for policy in ("h-sf", "a-max", "a-min")}
 
 # %%
@@ -228,9 +228,15 @@ thm2_tab = store.table("theorem2", cx.theorem2_row, cx.theorem2_keys((4, 9), thm
 thm2 = cx.theorem2_summary(thm2_tab.frame)
 glue_rows("cap_thm2", thm2_tab)
 thm2_inst, thm2_ratios = ab.theorem2_display(thm2)
-thm2_names = {"alpha": "α", "N_l": "short requests", "N_u": "long requests", "reps": "seeds"}
-glue("amin-tab-thm2-inst", styled(thm2_inst.rename(columns=thm2_names)), display=False)
-glue("amin-tab-thm2-ratio", styled(thm2_ratios.rename(columns=thm2_names)), display=False)
+thm2_names = {"alpha": "α", "reps": "seeds", "M (tokens)": "M", "batch A_max / H-SF (closed form)":
+              "batch A_max / H-SF (closed)"}
+thm2_inst, thm2_seeds = without_constant(thm2_inst, "reps")
+glue("thm2_seeds_s", f"{thm2_seeds} seed{'s' * (thm2_seeds != 1)}" if thm2_seeds else "the seeds of column “seeds”", display=False)
+glue("amin-tab-thm2-inst", table(joined(thm2_inst.assign(alpha=thm2_inst.alpha.map(as_fraction)), ["l", "u"],
+                                        "(l, u)", template="({}, {})").rename(columns=thm2_names),
+                                 formats={"A_max TEL (mean)": "{:,.1f}"}), display=False)
+glue("amin-tab-thm2-ratio", table(thm2_ratios.assign(alpha=thm2_ratios.alpha.map(as_fraction))
+                                  .rename(columns=thm2_names)), display=False)
 glue_all(ab.theorem2_facts(thm2))
 glue("thm2_formula_a9_half", float(9 * (1 + 9 / 2) / 2), display=False)
 glue("thm2_hsf_exact", str(True), display=False)
@@ -264,7 +270,8 @@ for key, inv in (("a4", 4), ("a9", 9)):
 # :name: tbl-amin-thm2-inst
 # :figclass: kvbook-table
 #
-# Theorem 2's instances and the TELs in rounds (A_max: mean over the seeds). Rows:
+# Theorem 2's instances (memory $M$ in tokens) and the TELs in rounds (A_max: mean over
+# {glue:text}`thm2_seeds_s:s`). Rows:
 # {glue:md}`cap_thm2`.
 # :::
 #
@@ -369,7 +376,7 @@ ec1_tab = (ab.ec1_display(ec1_prop, ec7).set_index("statement").T.astype(str)
            .rename(index={"beta M": "βM", "TEL under beta M": "TEL under βM", "1/beta": "1/β"})
            .rename_axis("quantity").reset_index())
 ec1_tab.columns = ["quantity", "Proposition EC.1 (two schedules)", "eq. (EC.7) (A_random, all orders)"]
-glue("amin-tab-ec1", styled(ec1_tab), display=False)
+glue("amin-tab-ec1", table(ec1_tab), display=False)
 glue("ec1_tel_M", int(ec1_prop["tel_M"]), display=False)
 glue("ec1_tel_bM", int(ec1_prop["tel_betaM"]), display=False)
 glue("ec7_quot", f"{ec7['quotient'].numerator}/{ec7['quotient'].denominator}", display=False)
@@ -382,7 +389,10 @@ cpl_tab = store.table("ec7_coupling", ms.coupling_row, ms.coupling_keys([tuple(x
                                                                         cpl_perms, seed))
 cpl = ab.coupling_summary(cpl_tab.frame)
 glue_rows("cap_cpl", cpl_tab)
-glue("amin-tab-cpl", styled(cpl.rename(columns={"small_M": "βM", "instances": "inst.", "violating": "pairs > 1/β",
+assert (cpl.inv_beta == 2).all()  # beta = 1/2 throughout (the caption says so)
+glue("amin-tab-cpl", table(joined(cpl.drop(columns="inv_beta"), ["n", "M", "small_M"], "n; M → βM",
+                                  template="{}; {} → {}").rename(columns={
+                                                "instances": "inst.", "violating": "pairs > 1/β",
                                                 "violating_with_hypotheses": "of which both defs",
                                                 "instances_violating_mean": "inst. mean > 1/β",
                                                 "largest_pair_quotient": "max pair",
@@ -400,8 +410,9 @@ glue("cpl_max_mean", float(cpl.largest_mean_quotient.max()), display=False)
 lec1 = pd.DataFrame(ms.lemma_ec1_summary([(3, 1, 3, 1, 12), (4, 1, 2, 1, 6), (4, 2, 4, 1, 10),
                                           (4, 1, 4, 0, 16), (5, 1, 2, 1, 6), (5, 2, 4, 1, 10)]))
 lec1_fail = int((lec1.instances - lec1.ec8_holds).sum() + lec1.tel_worse.sum() + lec1.start_later.sum())
-glue("amin-tab-lec1", styled(lec1.assign(max_quotient=lec1.max_quotient.map(str)).rename(columns={
-    "alpha_M": "αM", "instances": "inst.", "pairs": "pairs", "ec8_holds": "(EC.8) holds",
+glue("amin-tab-lec1", table(joined(joined(lec1.assign(max_quotient=lec1.max_quotient.map(str)), ["n", "l", "u", "s"],
+                                         "n, l, u, s"), ["M", "alpha_M"], "M → αM", template="{} → {}").rename(columns={
+    "instances": "inst.", "pairs": "pairs", "ec8_holds": "(EC.8) holds",
     "tel_worse": "TEL larger", "start_later": "start later",
     "max_quotient": "max quotient"})), display=False)
 glue("lec1_inst", int(lec1.instances.sum()), display=False)
@@ -411,7 +422,7 @@ glue("lec1_max", str(max(lec1.max_quotient)), display=False)
 
 # Theorem EC.1, eq. (EC.5), exactly on three requests
 ec5 = {pol: ms.theorem_ec1_part1(pol) for pol in ("a-max", "a-random")}
-glue("amin-tab-ec5", styled(readable(ab.ec5_display(ec5), {"sup over {l..u}^n": "sup over {1,2,3}³",
+glue("amin-tab-ec5", table(readable(ab.ec5_display(ec5), {"sup over {l..u}^n": "sup over {1,2,3}³",
                                                           "sup over {l, u}^n": "sup over {1,3}³"})),
      display=False)
 for pol, key in (("a-max", "amax"), ("a-random", "arand")):
@@ -433,7 +444,8 @@ ar_tab = store.table("ec6_a_random", ms.a_random_two_point_row,
                      ms.two_point_keys([tuple(x) for x in ar_pairs], ar_prompts, ar_M, 1, seed))
 ec6_sum = ab.ec6_summary(ar_tab.frame)
 glue_rows("cap_ar", ar_tab)
-glue("amin-tab-ec6", styled(ec6_sum.rename(columns={"alpha": "α", "M": "M (tokens)", "worst": "worst A_random / H-SF",
+glue("amin-tab-ec6", table(joined(ec6_sum.assign(alpha=ec6_sum.alpha.map(as_fraction)), ["l", "u"], "(l, u)",
+                                  template="({}, {})").rename(columns={"alpha": "α", "worst": "worst A_random / H-SF",
                                                     "ec6": "(1 + 1/α)/2 (paper's)",
                                                     "worst_over_bound": "worst / bound"})), display=False)
 glue_all(ab.ec6_facts(ec6_sum))
@@ -481,7 +493,7 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 # :name: tab-amin-cpl
 # :figclass: kvbook-table
 #
-# A_random under $M$ and under $\beta M$ with the same permutation on random instances: coupled
+# A_random under $M$ and under $\beta M$ ($\beta = 1/2$) with the same permutation on random instances: coupled
 # pairs whose TEL quotient exceeds $1/\beta$, how many of those also pass both definitions, instances
 # whose mean quotient over the sampled permutations exceeds $1/\beta$ (a sample estimate of
 # eq. (EC.7)), and the largest quotients of a pair and of an instance's mean. Rows:
@@ -652,7 +664,7 @@ for u in range(1, u_sym + 1):
     t_old = (ry.B_sym(u).inv() * ry.A_candidate_sym(u)).trace()
     tr_rows.append(dict(u=u, trace_A=str(t_new), H_u=str(Hn(u)), equal=(t_new == Hn(u)), trace_old_candidate=str(t_old)))
 trdf = pd.DataFrame(tr_rows)
-glue("amin-tab-trace", styled(trdf.rename(columns={"trace_A": "tr(B⁻¹A)", "H_u": "H_u", "equal": "equal",
+glue("amin-tab-trace", table(trdf.rename(columns={"trace_A": "tr(B⁻¹A)", "H_u": "H_u", "equal": "equal",
                                                    "trace_old_candidate": "tr(B⁻¹A), rejected candidate"})),
      display=False)
 glue("tr_exact_ok", str(bool(trdf.equal.all())), display=False)
@@ -677,7 +689,7 @@ glue("gft", Math(r"\hat g(\xi) = " + sp.latex(sp.factor(gft))), display=False)
 glue("gft_ok", str(gft_ok), display=False)
 mins = {u: (float(np.linalg.eigvalsh(ry.lemma3_kernel(u))[0]), float(np.linalg.eigvalsh(ry.A_matrix(u))[0]),
             float(np.linalg.eigvalsh(ry.B_matrix(u))[0])) for u in (5, 50, 500)}
-glue("amin-tab-mineig", styled(pd.DataFrame([{"u": u, "min eig G": g_, "min eig A_u": a_, "min eig B_u": b_}
+glue("amin-tab-mineig", table(pd.DataFrame([{"u": u, "min eig G": g_, "min eig A_u": a_, "min eig B_u": b_}
                                               for u, (g_, a_, b_) in mins.items()]),
                                formats={c: "{:.3g}" for c in ("min eig G", "min eig A_u", "min eig B_u")}),
      display=False)
@@ -843,7 +855,7 @@ plt.close(fig)
 fig1 = pd.DataFrame(dict(u=us, lam_max=lam, paper_fit=paper, H_u=Hu, min_entry_of_v=vmin))
 fig1_show = fig1.rename(columns={"lam_max": "λ_max", "paper_fit": "paper's fit",
                                  "min_entry_of_v": "min entry of v / max"})
-glue("amin-tab-fig1", styled(fig1_show, precision=4, formats={"min entry of v / max": "{:.2e}"}), display=False)
+glue("amin-tab-fig1", table(fig1_show, precision=4, formats={"min entry of v / max": "{:.2e}"}), display=False)
 offer_csv(fig1_show, "amin", "fig1")
 glue("fig1_rows", int(len(fig1)), display=False)
 # maximum over x >= 0 against the unconstrained eigenvalue (small u, multiplicative ascent)
@@ -853,7 +865,7 @@ for u in (5, 20, 80):
     lv, v = ry.largest_generalized(A, B)
     mx, _ = ry.max_over_simplex(A, B, x0=np.abs(v), iters=300)
     cmp_rows.append(dict(u=u, eig=lv, max_x_ge_0=mx, min_entry_of_v=v.min()))
-glue("amin-tab-simplex", styled(pd.DataFrame(cmp_rows).rename(columns={
+glue("amin-tab-simplex", table(pd.DataFrame(cmp_rows).rename(columns={
     "eig": "λ_max", "max_x_ge_0": "max over x ≥ 0", "min_entry_of_v": "min entry of v"}), precision=4,
     formats={"min entry of v": "{:.2e}"}), display=False)
 glue("fig1_fit", f"{popt[0]:.4f} log(u {popt[1]:+.4f}) {popt[2]:+.4f}", display=False)
@@ -937,13 +949,23 @@ per_j_show = readable(per_j, {
     "scale": "c", "M": "M (tokens)", "load": "n/M", "first_share": "c(l,j) / (x(j)·n)",
     "prop1_first": "(s+l)/(s+j) (paper's)", "frac_inputs": "c(l,j) / b(l,j), inputs",
     "frac_requests": "c(l,j) / b(l,j), requests", "inputs_per_request": "inputs per request"})
-glue("amin-tab-periods", styled(per_j_show), display=False)
 offer_csv(per_j_show, "amin", "periods")
+assert (per_j.load == 10).all()  # n = 10 M (the text says so)
+readings = {"a-min": "literal", "a-min-progress": "progress"}
+per_j_tab, per_seeds_v = without_constant(per_j.drop(columns="load"), "runs")
+per_sum_tab, _ = without_constant(per_sum, "runs") if per_seeds_v else (per_sum, None)
+glue("per_seeds_s", f"{per_seeds_v} seed{'s' * (per_seeds_v != 1)}" if per_seeds_v else "the seeds of column “runs”", display=False)
+glue("amin-tab-periods", table(joined(readable(per_j_tab, {
+    "first_share": "c(l,j) / (x(j)·n)", "prop1_first": "(s+l)/(s+j) (paper's)",
+    "frac_inputs": "per input", "frac_requests": "per request",
+    "inputs_per_request": "inputs / request"}, readings).rename(
+    columns={"policy": "reading"}), ["scale", "M", "s"], "c, M, s"), font_size="0.85em"), display=False)
 glue("per_rows", int(len(per_j)), display=False)
-glue("amin-tab-periods-sum", styled(readable(per_sum, {
-    "scale": "c", "M": "M (tokens)", "lemma1_dev_inputs": "Lemma 1 dev. (inputs)",
-    "lemma1_dev_requests": "Lemma 1 dev. (requests)", "prop1_later_dev": "Prop. 1 dev. (i > l)",
-    "ratio": "A_min / H-SF", "lemma2": "Lemma 2"})), display=False)
+glue("amin-tab-periods-sum", table(joined(readable(per_sum_tab, {
+    "lemma1_dev_inputs": "Lemma 1, inputs", "lemma1_dev_requests": "Lemma 1, requests",
+    "prop1_later_dev": "Prop. 1, i > l", "ratio": "A_min / H-SF", "lemma2": "Lemma 2"}, readings).rename(
+    columns={"policy": "reading"}), ["scale", "M", "s"], "c, M, s"), formats={"evictions": "{:,.1f}"},
+                                        font_size="0.85em"), display=False)
 glue_all(ab.periods_facts(per_j, per_sum))
 
 # %% [markdown]
@@ -970,17 +992,18 @@ glue_all(ab.periods_facts(per_j, per_sum))
 #
 # The first period $\tau_l$ of A_min, per true length $j > l$ ({glue:text}`per_rows:d` rows,
 # {download}`CSV </chapters/tables/amin-periods.csv>`): the share of the $x_j n$ requests of length $j$
-# completed in it, against Proposition 1's $(s+l)/(s+j)$; completions per input and per request,
-# against Lemma 1's value (the same $(s+l)/(s+j)$); inputs per request. Means over the seeds (column
-# "runs"). Rows: {glue:md}`cap_per`.
+# completed in it, against Proposition 1's $(s+l)/(s+j)$; completions $c_{lj}/b_{lj}$ per input and
+# per request, against Lemma 1's value (the same $(s+l)/(s+j)$); inputs per request. "reading": the
+# literal A_min or the progress reading; $n = 10M$. Means over {glue:text}`per_seeds_s:s`. Rows:
+# {glue:md}`cap_per`.
 # :::
 #
 # :::{glue:figure} amin-tab-periods-sum
 # :name: tab-amin-periods-sum
 # :figclass: kvbook-table
 #
-# All periods: the $b$-weighted mean of $|c_{ij}/b_{ij} - (s+i)/(s+j)|$ (Lemma 1, both readings of
-# $b_{ij}$), the $x_j n$-weighted mean of $|c_{ij}(s+j)/(x_j n) - 1|$ over $l < i \le j$
+# All periods: the $b$-weighted mean of $|c_{ij}/b_{ij} - (s+i)/(s+j)|$ (Lemma 1, per input and per
+# request in $b_{ij}$), the $x_j n$-weighted mean of $|c_{ij}(s+j)/(x_j n) - 1|$ over $l < i \le j$
 # (Proposition 1; a period with no completion counts as 1), evictions, and A_min / H-SF beside
 # Lemma 2's value on the same lengths. Same rows as {numref}`tab-amin-periods`.
 # :::
@@ -1023,7 +1046,7 @@ one_tab = store.table("single_length", cx.single_length_row,  # 240: divisible b
                       [dict(M=M, k=k, load=6, upper=8, seed=seed) for M in (240, pair_M + 1) for k in range(1, 7)])
 one = one_tab.frame
 glue_rows("cap_one", one_tab)
-glue("amin-tab-one", styled(one.pivot(index="k", columns="M", values="amin_over_hsf")
+glue("amin-tab-one", table(one.pivot(index="k", columns="M", values="amin_over_hsf")
                             .rename(columns=lambda m: f"A_min / H-SF, M = {m}").reset_index(), precision=4),
      display=False)
 glue("one_len_equal", str(bool((one[one.M == 240].amin_over_hsf == 1.0).all())), display=False)
@@ -1034,7 +1057,7 @@ glue("one_len_max", float(one.amin_over_hsf.max()), display=False)
 tp_tab = store.table("theorem6", cx.distribution_row, cx.two_point_keys(tp_ls, tp_M, tp_load, l2_seeds, seed))
 tp = cx.two_point_frame(tp_tab.frame)
 glue_rows("cap_tp", tp_tab)
-glue("amin-tab-tp", styled(ab.theorem6_display(tp).rename(columns={
+glue("amin-tab-tp", table(joined(ab.theorem6_display(tp), ["l", "u"], "(l, u)", template="({}, {})").rename(columns={
     "AMinProgress (min)": "progress reading (min)", "AMinProgress (max)": "progress reading (max)"}), precision=4),
     display=False)
 glue_all(ab.theorem6_facts(tp))
@@ -1044,11 +1067,11 @@ u_m = 4
 meas_tab = store.table("cross_terms", cx.cross_term_row, cx.cross_term_keys(u_m, c, pair_M, pair_ratio * pair_M, reps, seed))
 meas, pure = cx.cross_terms_summary(meas_tab.frame)
 glue_rows("cap_meas", meas_tab)
-glue("amin-tab-meas", styled(meas.rename(columns={
+glue("amin-tab-meas", table(joined(meas, ["i", "j"], "(i, j)", template="({}, {})").rename(columns={
     "reps": "seeds", "amin_measured": "A_min measured", "A_corollary1": "a(i,j) (Cor. 1, halved)",
     "hsf_measured": "H-SF measured", "B": "b(i,j)", "amin_rel_dev": "A_min rel. dev.",
     "hsf_rel_dev": "H-SF rel. dev."})), display=False)
-glue("amin-tab-meas-diag", styled(pd.DataFrame({
+glue("amin-tab-meas-diag", table(pd.DataFrame({
     "k": range(1, u_m + 1), "A_min (pure run)": [pure[("a-min", k)] for k in range(1, u_m + 1)],
     "H-SF (pure run)": [pure[("h-sf", k)] for k in range(1, u_m + 1)],
     "k²/2": [k * k / 2 for k in range(1, u_m + 1)]}), formats={"k²/2": "{:.1f}"}), display=False)
@@ -1072,7 +1095,8 @@ dists = {
 lem2_tab = store.table("lemma2", cx.lemma2_row, cx.lemma2_keys(dists, M_list, n_per_M, l2_seeds, seed))
 lem2_all, lem2 = lem2_tab.frame, cx.lemma2_summary(lem2_tab.frame)
 glue_rows("cap_lem2", lem2_tab)
-glue("amin-tab-lem2", styled(lem2.rename(columns={
+assert (lem2.n == n_per_M * lem2.M).all()  # n = n_per_M M (the text says so)
+glue("amin-tab-lem2", table(lem2.drop(columns="n").rename(columns={
     "dist": "lengths", "M": "M (tokens)", "hsf_over_fluid": "H-SF / fluid", "ratio_min": "A_min / H-SF (min)",
     "ratio_max": "A_min / H-SF (max)", "lemma2": "Lemma 2", "rel_dev_max": "max rel. dev."}), precision=4),
     display=False)
@@ -1084,7 +1108,7 @@ glue_all(ab.lemma2_facts(lem2, lem2_all))
 geo_tab = store.table("geometric", cx.geometric_row, [dict(q=float(q), u=12, scale=l2_scale, M=max(M_list),
                                                            n=n_per_M * max(M_list), seed=seed) for q in geo_qs])
 geo_sim = geo_tab.frame
-glue("amin-tab-geo", styled(geo_sim[["q", "M", "n", "amin_over_hsf", "lemma2"]].rename(
+glue("amin-tab-geo", table(geo_sim[["q", "M", "n", "amin_over_hsf", "lemma2"]].rename(
     columns={"M": "M (tokens)", "amin_over_hsf": "A_min / H-SF", "lemma2": "Lemma 2"}), precision=4), display=False)
 glue("geo_sim_max", float(geo_sim.amin_over_hsf.max()), display=False)
 glue("geo_sim_l2", float(geo_sim.lemma2.max()), display=False)
@@ -1237,7 +1261,7 @@ t3_tab = store.table("decision_times", cx.decision_time_row, [dict(M=M, load=3, 
                      timing=["mean_us", "per_MlogM_ns"])
 timing = t3_tab.frame[["M", "rounds", "mean_us", "per_MlogM_ns"]]
 glue_rows("cap_t3", t3_tab)
-glue("amin-tab-t3", styled(timing.rename(columns={"M": "M (tokens)", "mean_us": "mean per step (µs)",
+glue("amin-tab-t3", table(timing.rename(columns={"M": "M (tokens)", "mean_us": "mean per step (µs)",
                                                   "per_MlogM_ns": "per M log M (ns)"}), precision=0), display=False)
 glue("t3_us", f"{timing.mean_us.iloc[-1]:.0f}", display=False)
 glue("t3_M", int(timing.M.iloc[-1]), display=False)
@@ -1287,7 +1311,7 @@ cor2_tab = store.table("corollary2", cx.corollary2_row,
                        cx.corollary2_keys(cx.corollary2_dists(8), [1, 2, 4, 8], 4, cor2_M, cor2_seeds, seed))
 cor2 = ab.corollary2_summary(cor2_tab.frame)
 glue_rows("cap_cor2", cor2_tab)
-glue("amin-tab-cor2", styled(cor2.rename(columns={
+glue("amin-tab-cor2", table(cor2.rename(columns={
     "dist": "lengths (on c{1..8})", "M": "M (tokens)", "multi": "revised A_min / H-SF (worst)",
     "single": "A_min on [c, 8c] / H-SF (worst)", "lemma2_single": "Lemma 2 (single interval)",
     "lambda_max": "λ_max(A₈, B₈)"})), display=False)
@@ -1361,7 +1385,7 @@ glue_rows("cap_fig2", fig2_tab)
 fig2_show = fig2.reset_index().rename(columns={"M": "M (tokens)", "alpha": "α", "a-l": "A_l (worst)",
                                                "a-min": "A_min (worst)", "a-random": "A_random (worst)",
                                                "theorem7": "Theorem 7 bound", "runs": "runs"})
-glue("amin-tab-fig2", styled(fig2_show), display=False)
+glue("amin-tab-fig2", table(fig2_show), display=False)
 offer_csv(fig2_show, "amin", "fig2")
 glue("fig2_rows", int(len(fig2_show)), display=False)
 fig, ax = plt.subplots(figsize=(5.5, 3.4))
