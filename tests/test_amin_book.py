@@ -53,7 +53,8 @@ def test_lemma2_and_fig2_facts():
     astar = float(ry.theorem7_threshold())
     g = ab.fig2_facts(worst, astar)
     assert g["fig2_Mmax"] == 40 and g["fig2_Ms_s"] == "20, 40" and g["fig2_n_alpha"] == 2
-    assert g["fig2_runs"] == "2-2" and g["fig2_drift"].startswith("from M = 20 to M = 40")
+    assert g["fig2_runs"] == "2" and g["fig2_drift"].startswith("from M = 20 to M = 40")
+    assert ab._count_range(3, 5) == "3 to 5" and ab._count_range(27, 27) == "27"
     one = ab.fig2_facts(worst.loc[[20]], astar)
     assert one["fig2_Mmax"] == 20 and one["fig2_drift"].startswith("one memory only")
 

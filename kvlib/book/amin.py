@@ -123,7 +123,7 @@ def fig2_facts(worst: pd.DataFrame, astar: float) -> dict:
     al_better = big["a-l"] < big["a-min"]
     out = {
         "fig2_Mmax": M_at, "fig2_Ms_s": ", ".join(str(m) for m in Ms),
-        "fig2_runs": f"{int(worst.runs.min())}-{int(worst.runs.max())}",
+        "fig2_runs": _count_range(worst.runs.min(), worst.runs.max()),
         "fig2_al_worst": float(big["a-l"].max()), "fig2_amin_worst": float(big["a-min"].max()),
         "fig2_amin_n_above": int((exc > 1e-9).sum()), "fig2_n_alpha": int(len(exc)),
         "fig2_amin_exc": float(exc.max()), "fig2_t7_max": float(t7.max()), "fig2_t7_min": float(t7.min()),
@@ -139,6 +139,12 @@ def fig2_facts(worst: pd.DataFrame, astar: float) -> dict:
     else:
         out["fig2_drift"] = f"one memory only (M = {Ms[0]}) in this table; the full mode compares several"
     return out
+
+
+def _count_range(lo, hi) -> str:
+    """``"27"`` when both ends agree, else ``"3 to 5"`` (no "27-27")."""
+    lo, hi = int(lo), int(hi)
+    return str(lo) if lo == hi else f"{lo} to {hi}"
 
 
 # --------------------------------------------------------------------------- Appendix EC.1 / EC.3
