@@ -331,11 +331,16 @@ for (const tb of main.querySelectorAll('table')) {
   const r = tb.getBoundingClientRect();
   if (r.width === 0) continue;
   const w = Math.max(r.width, tb.scrollWidth);
-  if (w > col.width + 2) {
+  // the room it has: the column, or the narrower box around it (a dropdown, an admonition),
+  // not counting the scroll boxes between them that would only hide the cut
+  let box = tb.parentElement;
+  while (box && box !== main && (scrolls(box) || box.clientWidth === 0)) box = box.parentElement;
+  const room = Math.min(col.width, box ? box.clientWidth : col.width);
+  if (w > room + 2) {
     const fig = tb.closest('figure');
     const cap = fig && fig.querySelector('figcaption') ? fig.querySelector('figcaption').textContent : '';
     const head = (cap || (tb.querySelector('tr') ? tb.querySelector('tr').textContent : '')).replace(/\s+/g, ' ').trim().slice(0, 70);
-    addLimited('tablewidth', `table ${Math.round(w)}px wide in a ${Math.round(col.width)}px column: "${head}" ${where(tb)}`);
+    addLimited('tablewidth', `table ${Math.round(w)}px wide in ${Math.round(room)}px of room: "${head}" ${where(tb)}`);
   }
 }
 

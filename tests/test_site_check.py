@@ -81,6 +81,9 @@ MORE_DEFECTS = {
     "tex-in-caption": ("math", '<figure><img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFc'
                                'SJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==" width="200" height="100">'
                                '<figcaption>Latency at rate \\lambda per second.</figcaption></figure>'),
+    "table-in-dropdown": ("tablewidth", '<details open class="sd-dropdown"><summary>folded</summary>'
+                          '<div style="width: 400px"><div style="overflow-x: auto"><table style="width: 500px">'
+                          '<tr><td>wider than its dropdown</td></tr></table></div></div></details>'),
     "math-fills-box": ("mathwidth", '<div class="math"><mjx-container display="true" style="display: block; '
                        'overflow-x: auto"><mjx-math display="true" style="display: inline-block; width: 596px">'
                        'a + b + c</mjx-math></mjx-container></div>'),
