@@ -1500,8 +1500,11 @@ qgrid = np.linspace(0.005, 0.995, 199)
 Rvals = np.array([float(R_g.subs(q, g)) for g in qgrid])
 assert sp.limit(R_g, q, 0, "+") == 1
 glue("geo_xBx", Math(r"x^\top B x = " + sp.latex(xBx_g)), display=False)
-glue("geo_R", Math(r"\begin{aligned} R(q) &= \frac{x^\top A x}{x^\top B x} \\ &= " + sp.latex(R_g) + r"\end{aligned}"),
-     display=False)
+# the closed form, written compactly (over two lines, to fit the column) and checked against SymPy's
+geo_N = 3 * q**2 + 2 * q - (q**2 + 4 * q + 1) * sp.log(1 + q)
+assert sp.simplify(R_g - (q + 1)**2 * geo_N / (q * (q**2 + 1))) == 0
+glue("geo_R", Math(r"\begin{aligned} R(q) &= \frac{x^\top A x}{x^\top B x} = \frac{(q+1)^2\, N(q)}{q\,(q^2+1)}, \\"
+                   r" N(q) &= " + sp.latex(geo_N) + r"\end{aligned}"), display=False)
 glue("geo_lim_sym", Math(r"\lim_{q\to1^-} R(q) = " + sp.latex(lim1)), display=False)
 glue("geo_lim", float(lim1), display=False)
 glue("geo_lim_ok", str(lim_ok), display=False)
