@@ -52,7 +52,7 @@
 # hurried reader can skip to {ref}`hindsight-s51`; the solver's development is folded.
 
 # %% tags=["parameters"]
-mode = "quick"  # "quick": a few small trials (CI scale); "full": 200 trials per arrival model at 40-60 requests (001 Section 5.1)
+mode = "quick"  # "quick": a few small trials (CI scale); "full": 001 Section 5.1 (200 trials, 40-60 requests)
 seed = 0  # seeds every random instance of the chapter
 trials = None  # trials per arrival model of the solver runs (None: 4 in quick mode, 200 in full mode)
 n_min = None  # fewest requests of an Arrival Model 1 instance (None: 6 in quick mode, 40 in full mode)
@@ -113,6 +113,16 @@ glue("hs-hmin", horizon_min, display=False)
 glue("hs-hmax", horizon_max, display=False)
 glue("hs-timelimit", f"{time_limit:g}", display=False)
 PAPER_SCALE = (n_min, n_max, horizon_min, horizon_max) == (40, 60, 40, 60)
+
+
+def pad(styler):
+    """A table glued into a dropdown gets the cell padding that tables in cell outputs get from the CSS."""
+    return styler.set_table_styles([
+        {"selector": "", "props": "font-size: 0.85em; border-collapse: collapse; margin: 0.5em 0;"},
+        {"selector": "th, td", "props": "padding: 0.2em 0.5em; border-bottom: 1px solid #ddd;"},
+        {"selector": "thead th", "props": "border-bottom: 2px solid #999;"}], overwrite=False)
+
+
 glue("hs-scale-words", f"the paper's sizes ({trials} trials per arrival model)" if PAPER_SCALE else
      "small sizes in this quick build (a smoke test; the verdicts in bold are the full build's)", display=False)
 glue("hs-rows-source", "read from stored tables of this chapter" if store.policy != "off" else
@@ -213,10 +223,10 @@ assert check_schedule(tiny, tiny_mcsf.schedule).valid
 tiny_lp = lp_relaxation(tiny)
 
 # %%
-glue("hs-tiny-table", pd.DataFrame({"request": range(tiny.n), "arrival a": tiny.arrival,
+glue("hs-tiny-table", pad(pd.DataFrame({"request": range(tiny.n), "arrival a": tiny.arrival,
                                    "prompt s (tokens)": tiny.prompt, "output o (rounds)": tiny.output,
                                    "optimal start": tiny_res.starts, "MC-SF start": tiny_mcsf.schedule.starts})
-     .style.hide(axis="index"), display=False)
+     .style.hide(axis="index")), display=False)
 glue("hs-tiny-opt", int(tiny_res.upper), display=False)
 glue("hs-tiny-mcsf", int(tiny_mcsf.tel), display=False)
 glue("hs-tiny-lp", f"{tiny_lp:.2f}", display=False)
@@ -274,9 +284,9 @@ _lp = lp_table.rename(columns={"M": "M (tokens)", "seconds": "solve (s)", "MC_SF
 display(_lp[["n", "M (tokens)", "volume bound", "LP", "separation bound", "IP lower", "IP upper", "MC-SF"]]
         .style.hide(axis="index").format({"LP": "{:.2f}"})
         .set_caption("TEL (rounds): bounds, certified IP interval and MC-SF"))
-glue("hs-lp-source-table", _lp[["n", "M (tokens)", "lower bound from", "proved", "solve (s)", "LP / IP upper"]]
+glue("hs-lp-source-table", pad(_lp[["n", "M (tokens)", "lower bound from", "proved", "solve (s)", "LP / IP upper"]]
         .style.hide(axis="index").format({"solve (s)": "{:.1f}", "LP / IP upper": "{:.3f}"})
-        .set_caption("where the IP's lower bound came from"), display=False)
+        .set_caption("where the IP's lower bound came from")), display=False)
 glue("hs-lp-ratio-min", f"{lp_table.LP_over_IPupper.min():.3f}", display=False)
 glue("hs-lp-ratio-max", f"{lp_table.LP_over_IPupper.max():.3f}", display=False)
 glue("hs-lp-by-mip", int(((lp_table.lower_from == "peak-conflict MIP") & lp_table.proved).sum()), display=False)
@@ -293,10 +303,10 @@ for k, n in enumerate([10, 20, 40, 60]):
                           left_shift_horizon=left_shift_horizon(inst), incumbent_makespan=int((start_inc + inst.output).max()),
                           columns=int(width.sum()), nonzeros_row3=int((width * inst.output).sum())))
 size_table = pd.DataFrame(size_rows)
-glue("hs-size-table", size_table.rename(columns={"M": "M (tokens)", "horizon": "horizon (rounds)",
+glue("hs-size-table", pad(size_table.rename(columns={"M": "M (tokens)", "horizon": "horizon (rounds)",
                                    "left_shift_horizon": "left-shift horizon (rounds)",
                                    "incumbent_makespan": "incumbent makespan (rounds)",
-                                   "nonzeros_row3": "non-zeros in (3)"}).style.hide(axis="index").format(thousands=","), display=False)
+                                   "nonzeros_row3": "non-zeros in (3)"}).style.hide(axis="index").format(thousands=",")), display=False)
 last = size_table.iloc[-1]
 glue("hs-size-cols60", f"{int(last['columns']):,}", display=False)
 glue("hs-size-nnz60", f"{size_table.nonzeros_row3.iloc[-1]:,}", display=False)
@@ -440,13 +450,13 @@ order = ["windows+warm+sym", "sparse", "sparse+cpsat", "sparse+cpsat+nopresolve"
 bench = bench[bench.config.isin(order)]
 # short column names: each configuration adds one idea to the one before
 IDEA_NAMES = dict(zip(order, ["IP via cvxpy", "sparse build", "+ CP-SAT", "+ presolve off", "+ separation", "+ MIP"]))
-cell = bench.assign(cell=[f"{100 * g:.1f} / {t:.0f}{' *' if o else ''}"
+cell = bench.assign(cell=[f"{100 * g:.1f}\u00a0/\u00a0{t:.0f}{chr(0xa0) + '*' if o else ''}"  # no line breaks
                           for g, t, o in zip(bench.gap, bench.seconds, bench.optimal)])
 ideas = cell.pivot(index="instance", columns="config", values="cell")[order]
 ideas = ideas.loc[list(dict.fromkeys(bench.instance))]
-glue("hs-tbl-ideas", ideas.rename(columns=IDEA_NAMES).reset_index().rename_axis(columns=None)
+glue("hs-tbl-ideas", pad(ideas.rename(columns=IDEA_NAMES).reset_index().rename_axis(columns=None)
      .style.hide(axis="index").set_caption("final gap (upper - lower) / upper in % / wall time of the whole call "
-                                           "in s, 30 s limit; * proved optimal"), display=False)
+                                           "in s, 30 s limit; * proved optimal")), display=False)
 before = bench[bench.config == "windows+warm+sym"].set_index("instance")
 after = bench[bench.config == "sparse+cpsat+nopresolve+sep+mip"].set_index("instance")
 glue("hs-bench-proved-before", int(before.optimal.sum()), display=False)
@@ -466,12 +476,12 @@ sep_tab = after.loc[ideas.index, ["volume_lb", "separation_lb", "separation_seco
 sep_tab = sep_tab.astype({"volume": int, "separation": int}).round({"seconds": 2})
 sep_tab["reported_lower"] = after.lower
 sep_tab["sep_is_lower"] = (sep_tab.separation == sep_tab.reported_lower) & (sep_tab.separation > sep_tab.volume)
-glue("hs-tbl-sep", sep_tab.reset_index().rename_axis(columns=None)
+glue("hs-tbl-sep", pad(sep_tab.reset_index().rename_axis(columns=None)
         .rename(columns={"volume": "volume bound", "separation": "separation bound", "seconds": "separation LP (s)",
                          "reported_lower": "reported lower bound", "sep_is_lower": "separation is the lower bound"})
         .style.hide(axis="index").format({"separation LP (s)": "{:.2f}",
                                           "separation is the lower bound": lambda v: "yes" if v else "no"})
-        .set_caption("lower bounds (TEL, rounds) recorded in the runs of the last configuration"), display=False)
+        .set_caption("lower bounds (TEL, rounds) recorded in the runs of the last configuration")), display=False)
 glue("hs-sep-is-lower", int(sep_tab.sep_is_lower.sum()), display=False)
 glue("hs-sep-above-volume", int((sep_tab.separation > sep_tab.volume).sum()), display=False)
 glue("hs-sep-max-seconds", float(sep_tab.seconds.max()), display=False)
@@ -480,8 +490,8 @@ scaling = benchmark_rows("benchmarks/exact_scaling_results.jsonl")
 scale_solvers = {"pipeline": "pipeline", "pipeline-v1": "pipeline without upper-bound search",
                  "highs": "HiGHS (IP)", "cpsat": "CP-SAT (interval model)", "scip": "SCIP (IP)"}
 scale_tab = scaling_table(scaling, list(scale_solvers))
-glue("hs-tbl-scaling", scale_tab.rename(columns=scale_solvers).style.hide(axis="index").set_caption(
-    "proved runs and time to proof, or final gap (upper - lower) / upper; 60 s per solve"), display=False)
+glue("hs-tbl-scaling", pad(scale_tab.rename(columns=scale_solvers).style.hide(axis="index").set_caption(
+    "proved runs and time to proof, or final gap (upper - lower) / upper; 60 s per solve")), display=False)
 pipe = scaling[scaling.solver == "pipeline"]
 
 
@@ -533,10 +543,10 @@ alone = alone[alone.solver == "pipeline"]
 shared = pipe[pipe.n.isin(alone.n.unique())]
 alone_tab = scaling_table(pd.concat([shared.assign(solver="shared"), alone.assign(solver="alone")]),
                           ["shared", "alone"])
-glue("hs-tbl-alone", alone_tab.rename(columns={"shared": "cores shared with other jobs", "alone": "alone on the machine"})
+glue("hs-tbl-alone", pad(alone_tab.rename(columns={"shared": "cores shared with other jobs", "alone": "alone on the machine"})
         .style.hide(axis="index").set_caption(
             f"the pipeline with {_setting(alone)} per solve, on a shared "
-            "and on a free machine; proved runs and time to proof, or final gap (upper - lower) / upper"), display=False)
+            "and on a free machine; proved runs and time to proof, or final gap (upper - lower) / upper")), display=False)
 alone_small = alone[alone.n <= 15]
 shared_small = shared[shared.n <= 15]
 glue("hs-alone-small-proved", int(alone_small.optimal.astype(bool).sum()), display=False)
@@ -559,9 +569,9 @@ glue("hs-alone-big-min-gap", float(100 * big_pair.groupby("n").gap.mean().min())
 
 # the benchmark files of the LP and beyond (read, not recomputed): column generation, lift, searches above the LP
 lp_rows = benchmark_rows("benchmarks/lp_colgen_results.jsonl")
-glue("hs-tbl-colgen", lp_method_table(lp_rows).style.hide(axis="index").set_caption(
+glue("hs-tbl-colgen", pad(lp_method_table(lp_rows).style.hide(axis="index").set_caption(
     "the time-indexed LP solved whole and by column generation (CG), same budget, one thread: runs "
-    "converged, mean certified bound relative to the separation bound, which ended higher"), display=False)
+    "converged, mean certified bound relative to the separation bound, which ended higher")), display=False)
 from kvlib.optimum.pipeline import LP_NNZ_PER_SECOND
 
 lp_wide = lp_method_pairs(lp_rows).xs(30.0, level="budget")  # the 30 s runs, one row per instance
@@ -584,9 +594,9 @@ glue("hs-cg-skip-above", int((cg_up > 0).sum()), display=False)
 glue("hs-cg-skip-detail", ", ".join(f"{100 * v:+.1f}%" for v in sorted(cg_up)), display=False)
 
 lift_rows = benchmark_rows("benchmarks/lp_lifted_results.jsonl")
-glue("hs-tbl-lift", lift_table(lift_rows).style.hide(axis="index").set_caption(
+glue("hs-tbl-lift", pad(lift_table(lift_rows).style.hide(axis="index").set_caption(
     "the strengthened LP and its level-one lifts over the same columns, against the proved optimum; "
-    "in brackets the share of the LP's gap closed"), display=False)
+    "in brackets the share of the LP's gap closed")), display=False)
 lift_c = lift_closed(lift_rows, "completion")
 lift_r = lift_closed(lift_rows, "run")
 
@@ -618,9 +628,9 @@ glue("hs-lift-trend", "a single size" if len(_trend) < 2 else
      display=False)
 
 beyond_rows = benchmark_rows("benchmarks/beyond_lp_results.jsonl")
-glue("hs-tbl-beyond", beyond_lp_table(beyond_rows).style.hide(axis="index").set_caption(
+glue("hs-tbl-beyond", pad(beyond_lp_table(beyond_rows).style.hide(axis="index").set_caption(
     "the LP bound against the best schedule known; what a search proved above the LP (destructive targets, "
-    "branch and bound), and the TEL of a longer search for schedules"), display=False)
+    "branch and bound), and the TEL of a longer search for schedules")), display=False)
 beyond = beyond_lp_counts(beyond_rows)
 for _key in ("instances", "raised", "targets_open", "bb_raised", "bb_nodes_max", "bb_root_only", "long_runs",
              "long_better", "long_worse"):
@@ -640,9 +650,9 @@ assert len(_ran) == 0 or float(((_ran.ub - _ran.upper_long) / _ran.ub).max()) < 
 
 destr_rows = benchmark_rows("benchmarks/exact_destructive_results.jsonl")
 destr_pair = paired_solver_table(alone, destr_rows, ("pipeline", "+ destructive"))
-glue("hs-tbl-destr", destr_pair.style.hide(axis="index").set_caption(
+glue("hs-tbl-destr", pad(destr_pair.style.hide(axis="index").set_caption(
     f"the pipeline alone and the pipeline followed by destructive bounds, {_setting(destr_rows)} per solve, "
-    "on the same instances"), display=False)
+    "on the same instances")), display=False)
 _both = alone.merge(destr_rows, on=["model", "n", "seed"], suffixes=("", "_d"))
 glue("hs-destr-sizes", " and ".join(str(int(k)) for k in sorted(_both.n.unique())), display=False)
 glue("hs-destr-instances", int(len(_both)), display=False)
@@ -762,12 +772,14 @@ assert all(g.optimal_d.astype(bool).sum() <= g.optimal.astype(bool).sum() and g.
 # {glue:text}`hs-pipe-lower-better:d` (by at most {glue:text}`hs-pipe-lower-gain:.2f`%, through the
 # tighter horizon of a better schedule): the lower bound is now what keeps the gap open. So the paper's sizes ($n = 40$-$60$) stay out of reach of a proof within
 # a minute on two cores; the Section 5.1 table below therefore reports certified intervals. On the small AM1 instances of `benchmarks/section51_certified.py` (file
-# `benchmarks/section51_certified_results.jsonl`, $n = 6$-$15$, three seeds per size) the pipeline
+# `benchmarks/section51_certified_results.jsonl`, read from the committed file, not recomputed; $n = 6$-$15$,
+# three seeds per size) the pipeline
 # proved {glue:text}`hs-small-proved:d` of {glue:text}`hs-small-total:d` instances (all with
 # $n \le$ {glue:text}`hs-small-nmax:d`); on those, MC-SF / OPT has mean
 # {glue:text}`hs-small-mean:.4f` and maximum {glue:text}`hs-small-max:.4f`, and MC-SF is exactly
-# optimal on {glue:text}`hs-small-exact:d` of them (001 reports a mean of 1.005 and 114 exact matches
-# in 200 trials at $n = 40$-$60$; the sizes differ, so this is no comparison).
+# optimal on {glue:text}`hs-small-exact:d` of them (001 reports a mean of {glue:text}`hs-paper-am1-avg:s`
+# and exact matches in {glue:text}`hs-paper-am1-matches:s` trials at $n = 40$-$60$, the paper's numbers; the
+# sizes differ, so this is no comparison).
 # ::::
 #
 # (hindsight-alone)=
@@ -993,8 +1005,8 @@ display(scan_summary.reset_index().rename(columns={
     .set_caption(f"MC-SF / best found, a certified lower end of MC-SF / OPT ({scan_tab.label})"))
 POLICY_NAMES = {"mc-sf": "MC-SF", "mc-sf2": "MC-SF2", "mc-benchmark": "MC-Benchmark",
                 "mc-benchmark-scan": "MC-Benchmark, scanning"}
-glue("scan-best-table", scan[scan.model == "AM1"]["best policy"].map(POLICY_NAMES).value_counts()
-     .rename("AM1 trials").rename_axis("smallest TEL (ties: MC-SF first)").reset_index().style.hide(axis="index"),
+glue("scan-best-table", pad(scan[scan.model == "AM1"]["best policy"].map(POLICY_NAMES).value_counts()
+     .rename("AM1 trials").rename_axis("smallest TEL (ties: MC-SF first)").reset_index().style.hide(axis="index")),
      display=False)
 # MC-SF has the smallest TEL of the four (a tie counts as MC-SF's): the count the model chapter reports on
 # the same instances (its draw k is trial k of this table; tests/test_model_page.py checks it)
@@ -1159,13 +1171,14 @@ small_summary = cs.groupby(["model", "size"]).agg(
     ratio_mean_proved=("ratio_lo", lambda r: float(r[cs.loc[r.index, "optimal"]].mean())),
     ratio_max_proved=("ratio_lo", lambda r: float(r[cs.loc[r.index, "optimal"]].max())),
 ).reset_index()
-glue("small-table", small_summary.rename(columns={
-    "model": "arrival model", "size": "n (AM1) / T (AM2)", "n_mean": "mean n", "proved": "OPT proved",
-    "mcsf_optimal": "MC-SF proved optimal", "mcsf_not_optimal": "MC-SF certified not optimal",
-    "ratio_mean_proved": "mean MC-SF / OPT (proved)", "ratio_max_proved": "max MC-SF / OPT (proved)"})
-    .style.hide(axis="index").format({"mean n": "{:.1f}", "mean MC-SF / OPT (proved)": "{:.4f}",
-                                      "max MC-SF / OPT (proved)": "{:.4f}"})
-    .set_caption(f"MC-SF against the proved optimum at small sizes ({small_tab.label})"), display=False)
+glue("small-table", pad(small_summary.rename(columns={
+    "model": "model", "size": "size", "n_mean": "mean n", "proved": "OPT proved",
+    "mcsf_optimal": "MC-SF optimal", "mcsf_not_optimal": "MC-SF not optimal",
+    "ratio_mean_proved": "mean ratio", "ratio_max_proved": "max ratio"})
+    .style.hide(axis="index").format({"mean n": "{:.1f}", "mean ratio": "{:.4f}", "max ratio": "{:.4f}"})
+    .set_caption("MC-SF against the proved optimum at small sizes: size is n requests (AM1) or the horizon T "
+                 "in rounds (AM2); MC-SF optimal: proved, not optimal: certified; ratio: MC-SF / OPT over the "
+                 f"instances proved ({small_tab.label})")), display=False)
 for m in ("AM1", "AM2"):
     d = cs[cs.model == m]
     pr = d[d.optimal]
@@ -1251,9 +1264,9 @@ long_pipe = long_rows[long_rows.solver == "pipeline"]
 long_proved = long_pipe[long_pipe.optimal.astype(bool)]
 LONG_SIZES = (12, 15)  # the --sizes of the longer run
 short_pipe = scaling[(scaling.solver == "pipeline") & scaling.n.isin(LONG_SIZES)]
-glue("hs-tbl-long", long_tab.style.hide(axis="index").set_caption(
+glue("hs-tbl-long", pad(long_tab.style.hide(axis="index").set_caption(
     f"n = {', '.join(str(int(k)) for k in sorted(long_pipe.n.unique()))}: the pipeline with "
-    f"{_setting(short_pipe)} and with {_setting(long_pipe)}; certified TEL and MC-SF / OPT from the longer run"), display=False)
+    f"{_setting(short_pipe)} and with {_setting(long_pipe)}; certified TEL and MC-SF / OPT from the longer run")), display=False)
 long_grid = int(len(short_pipe))
 glue("hs-long-runs", int(len(long_pipe)), display=False)
 glue("hs-long-coverage", "every one of them" if len(long_pipe) >= long_grid
