@@ -350,23 +350,14 @@ glue("kv_gqa_factor", m.n_heads // m.n_kv_heads, display=False)
 
 # %%
 table = hw.sizing_table()
-shown = table[
-    ["unit", "kv", "attention", "scope", "per_token_bytes", "capacity_exact",
-     "capacity_tokens", "matches_target"]
-].rename(
-    columns={
-        "per_token_bytes": "bytes/token",
-        "capacity_exact": "(total - weights) / (bytes/token)",
-        "capacity_tokens": "capacity (tokens)",
-        "matches_target": f"= {target:,}?",
-    }
-)
-display(
-    shown.style.format(
-        {"bytes/token": "{:,}", "(total - weights) / (bytes/token)": "{:,.2f}",
-         "capacity (tokens)": "{:,}"}
-    ).hide(axis="index")
-)
+# one column for the capacity: the whole tokens, with the exact quotient (free memory / bytes per token) beside
+shown = table[["unit", "kv", "attention", "scope", "per_token_bytes"]].rename(
+    columns={"kv": "cached", "per_token_bytes": "bytes/token"})
+shown["capacity, tokens (exact quotient)"] = [f"{c:,} ({x:,.2f})" for c, x in
+                                              zip(table.capacity_tokens, table.capacity_exact)]
+display(shown.style.format({"bytes/token": "{:,}"}).hide(axis="index").set_caption(
+    f"Tokens that fit in the free memory under each reading of the numbers; "
+    f"{int(table.matches_target.sum())} of the {len(table)} readings give {target:,}"))
 
 follows = bool(table.matches_target.any())
 # The prose below states that no reading gives 16,492; fail loudly if that changes.
