@@ -17,16 +17,30 @@
 # (chapter-model)=
 # # The model
 #
-# This chapter states the scheduling model shared by the four papers and sizes
-# its memory limit for the hardware of the experiments.
+# :::{admonition} Findings
+# :class: kvbook-findings
+# - **001 Algorithm 1 = 004 Algorithm 2** (Memory-Constrained Shortest-First, {term}`MC-SF`): **reproduced**.
+#   Implemented as printed (the longest prefix in output order that keeps eq. (5) at every completion
+#   time): on the three-request example its total end-to-end latency ({term}`TEL`) is
+#   {glue:text}`small_tel_mc-sf` rounds, as computed by hand, and all {glue:text}`rand_valid` schedules of
+#   the random instances pass the independent checker ({ref}`model-mcsf`).
+# - **001 Algorithm 2** ({term}`MC-Benchmark`, first come first served, {term}`FCFS`, with the same
+#   memory check): **reproduced**. It stops at the first request that does not fit: TEL
+#   {glue:text}`small_tel_mc-benchmark` on the same example, against {glue:text}`small_tel_mc-sf` for
+#   MC-SF ({prf:ref}`rem-benchmark-reading`).
+# - **004 Section 7** (a {term}`KV cache` of {glue:text}`kv_target:,d` tokens for Llama-2-70B on two
+#   A100 GPUs; the paper's number): **erratum**. The stated formula with the stated numbers gives
+#   {glue:text}`kv_cap_mha_gb:,d` tokens, and none of the {glue:text}`kv_n_readings` readings of the
+#   numbers gives the paper's value ({ref}`model-kv-sizing`, {ref}`errata-004-kv-sizing`).
+# :::
 #
-# The parameters below are set by papermill (see `book/chapters.yml`): `mode`
-# is `"quick"` (CI scale) or `"full"` (paper scale) and `seed` seeds all
-# randomness in the chapter.
+# *Reading guide.* The chapter states the scheduling model shared by the four papers, runs MC-SF one
+# decision at a time, and sizes the memory limit for the hardware of 004's experiments. A reader who
+# knows the model can skip to {ref}`model-kv-sizing`.
 
 # %% tags=["parameters"]
-mode = "quick"
-seed = 0
+mode = "quick"  # "quick": 5 random instances (CI scale); "full": 200, as in 001 Section 5.1
+seed = 0  # seeds every random instance of the chapter
 
 # %%
 if mode not in ("quick", "full"):
@@ -59,13 +73,11 @@ print(f"This chapter was produced in {mode!r} mode with seed {seed}.")
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import display
 from myst_nb import glue
 
 from kvlib import Instance, Schedule, check_schedule, make_policy, memory_profile, simulate
-from kvlib.core.instances import section51
 from kvlib.book.figures import schedule_figure
 from kvlib.policies import TracedLookaheadPrefix, by_output
 
@@ -116,19 +128,21 @@ glue("two_delayed_start", int(delayed.schedule.starts[1]), display=False)
 # With $M = 9$ the checker reports "{glue:text}`two_bad_first`"; MC-SF starts request 1 at
 # $t = $ {glue:text}`two_delayed_start` instead, for a TEL of {glue:text}`two_delayed_tel`.
 #
+# (model-mcsf)=
 # ### MC-SF, one decision at a time
 #
 # MC-SF (001 Algorithm 1) keeps every running request and, at each time $t$, sorts the waiting
 # requests by output length and starts the longest prefix $U$ of that order for which
 #
-# $$
+# \begin{equation*}
 # \begin{aligned}
-# &\sum_{i \in R_t} (s_i + t' - p_i)\,\mathbb 1\{t' \le p_i + o_i\}
-# + \sum_{i \in U} (s_i + t' - t)\,\mathbb 1\{t' \le t + o_i\} \;\le\; M \\
-# &\qquad \text{for every completion time } t' > t \text{ of a request in } R_t \cup U,
+# &\sum_{i \in R_t} (s_i + t' - p_i)\,\mathbb 1\{t' \le p_i + o_i\} \\
+# &\quad + \sum_{i \in U} (s_i + t' - t)\,\mathbb 1\{t' \le t + o_i\} \;\le\; M \\
+# &\text{for every completion time } t' > t \\
+# &\text{of a request in } R_t \cup U,
 # \end{aligned}
-# \qquad \text{(5)}
-# $$
+# \tag{5}
+# \end{equation*}
 #
 # where $R_t$ is the running set. Between two completion times the set of live requests is fixed and
 # each holds one more token per round, so the maximum over all $t' > t$ is attained at a completion
@@ -175,7 +189,10 @@ glue("steps_refused", n_refused, display=False)
 glue("first_refusal_usage", int(first_refusal["usage"][0]), display=False)
 glue("first_refusal_time", int(first_refusal["checkpoints"][0]), display=False)
 glue("small_start0", int(small_results["mc-sf"].schedule.starts[0]), display=False)
-fig = schedule_figure(step_inst, {f"{name}: TEL {res.tel}": res.schedule for name, res in small_results.items()},
+POLICY_NAMES = {"mc-sf": "MC-SF", "mc-benchmark": "MC-Benchmark", "mc-benchmark-scan": "MC-Benchmark, scanning",
+                "mc-sf2": "MC-SF2"}
+fig = schedule_figure(step_inst, {f"{POLICY_NAMES[name]}: TEL {res.tel}": res.schedule
+                                  for name, res in small_results.items()},
                       layout="rows", figsize=(8, 6.6))
 glue("fig_small", fig, display=False)
 plt.close(fig)
@@ -213,46 +230,50 @@ plt.close(fig)
 # look-ahead and clear on overflow; they appear in the real-trace chapter.
 # :::
 #
-# ### A random instance of 001 Section 5.1
+# (model-random)=
+# ### Random instances of 001 Section 5.1
 #
-# The last experiment draws instances from the distribution of 001 Section 5.1
-# ($M \sim U[30, 50]$, $s_i \sim U[1, 5]$, $o_i \sim U[1, M - s_i]$, all requests at $t = 0$,
-# $n \sim U[40, 60]$) from the chapter's seed, runs every non-preemptive policy and validates each
-# schedule with the independent checker. Quick mode draws 5 instances, full mode 200.
+# The last experiment draws instances from the distribution of 001 Section 5.1 (Arrival Model 1,
+# {term}`AM1`: $M \sim U[30, 50]$, $s_i \sim U[1, 5]$, $o_i \sim U[1, M - s_i]$, all requests at
+# $t = 0$, $n \sim U[40, 60]$), runs every non-preemptive look-ahead policy (MC-SF, MC-Benchmark, our
+# scanning variant and {term}`MC-SF2`, shortest prompt plus output first) and validates each schedule
+# with the independent checker. Instance $k$ is drawn with the seeds of trial $k$ of the solver-free scan
+# in {ref}`hindsight-scan` (`kvlib.book.model_page.am1_instance`), so the two chapters count on the same
+# instances. This page draws {glue:text}`rand_count` of them (001 runs 200 trials, the paper's number).
 
 # %%
+from kvlib.book.model_page import policy_tels, smallest_counts
+
 n_instances = 5 if mode == "quick" else 200
-rng = np.random.default_rng(seed)
-records = []
-for k in range(n_instances):
-    inst = section51(rng, arrival_model=1)
-    for name in ["mc-sf", "mc-benchmark", "mc-benchmark-scan", "mc-sf2"]:
-        res = simulate(inst, make_policy(name))
-        rep = check_schedule(inst, res.schedule)
-        assert rep.valid and rep.tel == res.tel, (name, rep.violations)
-        records.append({"instance": k, "n": inst.n, "M": inst.memory, "policy": name, "TEL": res.tel})
-table = pd.DataFrame(records)
+table = policy_tels(seed, n_instances)  # every schedule re-checked by the independent checker
 wide = table.pivot(index="instance", columns="policy", values="TEL")
 ratio = (wide.div(wide["mc-sf"], axis=0)).mean().rename("mean TEL / MC-SF TEL")
-display(table.pivot(index=["instance", "n", "M"], columns="policy", values="TEL").head(10).reset_index()
-        .rename(columns={"M": "M (tokens)"}).rename_axis(columns=None).style.hide(axis="index")
-        .set_caption("TEL (rounds) of each policy on the first instances"))
-display(ratio.reset_index().style.hide(axis="index").format({"mean TEL / MC-SF TEL": "{:.3f}"}))
+first = table.pivot(index=["instance", "n", "M"], columns="policy", values="TEL").head(10).reset_index()
+display(first.rename(columns={"M": "M (tokens)", **POLICY_NAMES}).rename_axis(columns=None)
+        .style.hide(axis="index").set_caption("TEL (rounds) of each policy on the first instances"))
+display(ratio.rename(index=POLICY_NAMES).rename_axis("policy").reset_index().style.hide(axis="index")
+        .format({"mean TEL / MC-SF TEL": "{:.3f}"}))
+best = smallest_counts(wide, "mc-sf")
 glue("rand_count", n_instances, display=False)
 glue("rand_valid", len(table), display=False)
 glue("rand_bench_ratio", f"{ratio['mc-benchmark']:.3f}", display=False)
 glue("rand_scan_ratio", f"{ratio['mc-benchmark-scan']:.3f}", display=False)
-glue("rand_mcsf_best", int((wide.min(axis=1) == wide["mc-sf"]).sum()), display=False)
+glue("rand_mcsf_best", best["best"], display=False)
+glue("rand_mcsf_ties", best["ties"], display=False)
 
 # %% [markdown]
 # On the {glue:text}`rand_count` instances drawn here ({glue:text}`rand_valid` schedules, all accepted
 # by the checker), the TEL of MC-Benchmark (001 Algorithm 2, the same as FCFS) averages
 # {glue:text}`rand_bench_ratio` times MC-SF's and that of our scanning variant
 # {glue:text}`rand_scan_ratio` times; MC-SF has the smallest TEL of the four policies on
-# {glue:text}`rand_mcsf_best` of them. Shortest-$(s+o)$-first (MC-SF2) often does better than MC-SF on
-# this distribution, where prompt sizes vary; at the paper's scale this makes MC-SF certifiably
-# non-optimal far more often than 001 reports ({ref}`hindsight-scan`, {ref}`errata-001-am1`). How far MC-SF
-# is from the hindsight optimum is the subject of {ref}`chapter-hindsight`.
+# {glue:text}`rand_mcsf_best` of them (a tie would count as MC-SF's; there are
+# {glue:text}`rand_mcsf_ties`). The hindsight chapter's scan runs the same four policies on instances
+# drawn with the same seeds, so over its first {glue:text}`rand_count` Arrival Model 1 trials it counts the
+# same.
+# Shortest-$(s+o)$-first (MC-SF2) often does better than MC-SF on this distribution, where
+# prompt sizes vary; at the paper's scale this makes MC-SF certifiably non-optimal far more often than
+# 001 reports ({ref}`hindsight-scan`, {ref}`errata-001-am1`). How far MC-SF is from the hindsight
+# optimum is the subject of {ref}`chapter-hindsight`.
 
 # %% [markdown]
 # (model-kv-sizing)=
@@ -262,7 +283,7 @@ glue("rand_mcsf_best", int((wide.min(axis=1) == wide["mc-sf"]).sum()), display=F
 # here) runs its experiments with Llama-2-70B on two A100 GPUs and expresses the
 # memory limit $M$ in tokens of KV cache. For every token the cache stores a key
 # and a value vector in each of the $L$ layers, each vector of dimension $H$
-# with $D$ bytes per number, so with multi-head attention one token takes
+# with $D$ bytes per number, so with multi-head attention ({term}`MHA`) one token takes
 #
 # $$
 # b_{\mathrm{MHA}} = 2 \cdot L \cdot H \cdot D \quad\text{bytes,}
@@ -274,11 +295,11 @@ glue("rand_mcsf_best", int((wide.min(axis=1) == wide["mc-sf"]).sum()), display=F
 # M = \left\lfloor \frac{\text{GPU memory} - \text{weights}}{b} \right\rfloor .
 # $$
 #
-# Llama-2-70B uses grouped-query attention: only 8 of its 64 heads store keys
+# Llama-2-70B uses grouped-query attention ({term}`GQA`): only 8 of its 64 heads store keys
 # and values, so the per-layer width is $H \cdot 8/64$ and
 # $b_{\mathrm{GQA}} = 2 \cdot L \cdot (H \cdot n_{\mathrm{kv}} / n_{\mathrm{heads}}) \cdot D = b_{\mathrm{MHA}}/8$.
 # The code below (`kvlib.serving.hardware`) does this arithmetic with the paper's numbers:
-# $L = 80$, $H = 8192$, $D = 2$ bytes (fp16), about 140 GB of weights, and two
+# $L = 80$, $H = 8192$, $D = 2$ bytes (16-bit floating point), about 140 GB of weights, and two
 # 80 GB A100s, 160 GB in all.
 
 # %% tags=["teach"]
@@ -329,23 +350,14 @@ glue("kv_gqa_factor", m.n_heads // m.n_kv_heads, display=False)
 
 # %%
 table = hw.sizing_table()
-shown = table[
-    ["unit", "kv", "attention", "scope", "per_token_bytes", "capacity_exact",
-     "capacity_tokens", "matches_target"]
-].rename(
-    columns={
-        "per_token_bytes": "bytes/token",
-        "capacity_exact": "(total - weights) / (bytes/token)",
-        "capacity_tokens": "capacity (tokens)",
-        "matches_target": f"= {target:,}?",
-    }
-)
-display(
-    shown.style.format(
-        {"bytes/token": "{:,}", "(total - weights) / (bytes/token)": "{:,.2f}",
-         "capacity (tokens)": "{:,}"}
-    ).hide(axis="index")
-)
+# one column for the capacity: the whole tokens, with the exact quotient (free memory / bytes per token) beside
+shown = table[["unit", "kv", "attention", "scope", "per_token_bytes"]].rename(
+    columns={"kv": "cached", "per_token_bytes": "bytes/token"})
+shown["capacity, tokens (exact quotient)"] = [f"{c:,} ({x:,.2f})" for c, x in
+                                              zip(table.capacity_tokens, table.capacity_exact)]
+display(shown.style.format({"bytes/token": "{:,}"}).hide(axis="index").set_caption(
+    f"Tokens that fit in the free memory under each reading of the numbers; "
+    f"{int(table.matches_target.sum())} of the {len(table)} readings give {target:,}"))
 
 follows = bool(table.matches_target.any())
 # The prose below states that no reading gives 16,492; fail loudly if that changes.
@@ -384,19 +396,22 @@ glue("kv_implied_gib", implied / hw.GiB, display=False)
 # %% [markdown]
 # ## What was verified / what was not
 #
-# *Verified* (computed above, and by `tests/test_core.py`): every schedule shown in this chapter
+# ::::{dropdown} Verified
+# *Computed above, and by `tests/test_core.py`:* every schedule shown in this chapter
 # was accepted by the independent checker, which recomputes memory at every integer time without
 # using any policy code; the TELs of MC-SF, MC-Benchmark (= FCFS) and our scanning variant on the
 # three-request instance equal hand computations (in the tests); `fcfs` makes the same decisions as
 # `mc-benchmark` there (asserted above); the fast check-point evaluation of eq. (5) agrees with a naive
 # evaluation over every future time on random instances (property tests), and MC-SF built on it
-# gives the same schedules as an independent naive MC-SF.
+# gives the same schedules as an independent naive MC-SF; the random instances and their TELs are those
+# of the hindsight chapter's scan (`tests/test_model_page.py`).
 #
-# *Verified* (computed above, and by `tests/test_hardware.py`): the per-token KV
+# *Computed above, and by `tests/test_hardware.py`:* the per-token KV
 # size $2 \cdot L \cdot H \cdot D$ for Llama-2-70B with and without grouped-query
 # attention, the resulting capacities in GB and GiB, and that none of the
 # {glue:text}`kv_n_readings` readings of the stated numbers gives
 # {glue:text}`kv_target:,d` tokens.
+# ::::
 #
 # *Not verified*: that the authors' code for MC-Benchmark stops at the first request that does not
 # fit, as 001 Algorithm 2 is written (see {prf:ref}`rem-benchmark-reading`); the sizes of 001's
