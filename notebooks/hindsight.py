@@ -681,7 +681,7 @@ assert all(g.optimal_d.astype(bool).sum() <= g.optimal.astype(bool).sum() and g.
 #
 # The dropdowns keep the measurements behind these choices. Their tables are **read from the files
 # committed under `benchmarks/`** that each dropdown names (written by the benchmark script of the same
-# name); building this page does not recompute them.
+# name); building this page does not recompute them. The files, for download: {download}`exact_suite_results.jsonl </benchmarks/exact_suite_results.jsonl>`, {download}`exact_scaling_results.jsonl </benchmarks/exact_scaling_results.jsonl>`, {download}`exact_alone_results.jsonl </benchmarks/exact_alone_results.jsonl>`, {download}`lp_colgen_results.jsonl </benchmarks/lp_colgen_results.jsonl>`, {download}`lp_lifted_results.jsonl </benchmarks/lp_lifted_results.jsonl>`, {download}`beyond_lp_results.jsonl </benchmarks/beyond_lp_results.jsonl>`, {download}`exact_destructive_results.jsonl </benchmarks/exact_destructive_results.jsonl>`, {download}`exact_long_results.jsonl </benchmarks/exact_long_results.jsonl>`.
 #
 # ::::{dropdown} The first ideas, measured on a fixed suite
 # `benchmarks/exact_suite.py` solves a fixed seeded suite (AM1 with $n$ = 10, 15, 20, 30, 40, 60 and two
