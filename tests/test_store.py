@@ -293,3 +293,13 @@ def test_human_seconds_never_says_zero_seconds():
     assert _human_seconds(0.2) == "under 1 s" and _human_seconds(0.0) == "under 1 s"
     assert _human_seconds(12.4) == "12 s" and _human_seconds(600) == "10 min"
     assert _human_seconds(7200) == "2.0 h"
+
+
+def test_without_a_policy_a_full_mode_store_only_reads(monkeypatch, tmp_path):
+    """A chapter run by hand (papermill, Jupyter, a test) must never write results/: only the runner
+    sets KVBOOK_STORE=write."""
+    monkeypatch.delenv("KVBOOK_STORE", raising=False)
+    assert Store("demo", mode="full", root=tmp_path).policy == "read"
+    assert Store("demo", mode="quick", root=tmp_path).policy == "off"
+    monkeypatch.setenv("KVBOOK_STORE", "write")
+    assert Store("demo", mode="full", root=tmp_path).policy == "write"

@@ -14,7 +14,8 @@ The table lives in ``results/CHAPTER/TABLE.csv`` (one row per key, with the key 
 outputs, the commit that computed the row and its wall time) beside ``TABLE.manifest.json``
 (row function, column classes, papermill parameters, library versions, machine, wall time,
 dates, commits).  What ``table`` does depends on the store's *policy* (environment variable
-``KVBOOK_STORE``, set by ``book/run_chapters.py``):
+``KVBOOK_STORE``, set by ``book/run_chapters.py``; unset, a full-mode store only reads, so a chapter
+run by hand, opened in Jupyter or run by a test never writes ``results/``):
 
 ``off``    (quick mode) every row is computed live; nothing is written.
 ``write``  (full-mode regeneration) rows already stored for a requested key are reused, the
@@ -387,7 +388,9 @@ class Store:
                  policy: str | None = None, root: Path | None = None):
         if mode not in ("quick", "full"):
             raise StoreError(f"mode must be 'quick' or 'full', got {mode!r}")
-        policy = policy or os.environ.get("KVBOOK_STORE") or ("off" if mode == "quick" else "write")
+        # Without a policy (a chapter run by hand with papermill, opened in Jupyter, a test) the store
+        # is only read: only book/run_chapters.py in a write mode sets KVBOOK_STORE=write.
+        policy = policy or os.environ.get("KVBOOK_STORE") or ("off" if mode == "quick" else "read")
         if policy not in POLICIES:
             raise StoreError(f"KVBOOK_STORE must be one of {POLICIES}, got {policy!r}")
         if mode == "quick" and policy != "off":
