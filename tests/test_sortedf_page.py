@@ -4,7 +4,7 @@ import math
 
 import pandas as pd
 
-from kvlib.book.sortedf_page import cell, dropped_sentence, fallback_sentence, plain, summary_table, transposed
+from kvlib.book.sortedf_page import cell, dropped_sentence, fallback_sentence, percent_phrase, plain, summary_table, transposed
 from kvlib.policies.wyz import CHAIN_LINKS
 
 
@@ -54,3 +54,9 @@ def test_sentences_follow_the_counts():
     assert fallback_sentence(0, 20) == "The LP-based policies never needed the fallback time grid."
     assert "20 rounds on 3 runs" in fallback_sentence(3, 20)
     assert fallback_sentence(1, 20).endswith("on 1 run.")
+
+
+def test_percent_phrase():
+    assert percent_phrase(-8.16) == "8.16% below"
+    assert percent_phrase(0.774) == "0.77% above"
+    assert percent_phrase(0.001).startswith("equal to")

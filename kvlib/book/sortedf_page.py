@@ -10,7 +10,8 @@ Only wording and table layout: no number is computed here that the chapter does 
 * :func:`transposed` turns a small frame with one row per group into one row per quantity (a table
   that is too wide for the column becomes a tall, narrow one);
 * :func:`dropped_sentence` and :func:`fallback_sentence` are sentences whose wording depends on a
-  count (nothing is said about dropped instances or fallback runs that did not happen).
+  count (nothing is said about dropped instances or fallback runs that did not happen);
+  :func:`percent_phrase` says a signed relative difference in words ("8.16% below").
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import re
 
 import pandas as pd
 
-__all__ = ["plain", "cell", "summary_table", "transposed", "dropped_sentence", "fallback_sentence"]
+__all__ = ["plain", "cell", "summary_table", "transposed", "dropped_sentence", "fallback_sentence", "percent_phrase"]
 
 
 def plain(label: str) -> str:
@@ -76,3 +77,10 @@ def fallback_sentence(n_fallbacks: int, step: int) -> str:
         return "The LP-based policies never needed the fallback time grid."
     what = "run" if n_fallbacks == 1 else "runs"
     return f"The LP-based policies needed the fallback time grid of {step} rounds on {n_fallbacks} {what}."
+
+
+def percent_phrase(percent: float) -> str:
+    """A signed difference in percent as words: ``-8.16`` -> ``"8.16% below"``, ``0.77`` -> ``"0.77% above"``."""
+    if round(percent, 2) == 0:
+        return "equal to (within 0.01% of)"
+    return f"{abs(percent):.2f}% {'below' if percent < 0 else 'above'}"
