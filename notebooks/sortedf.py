@@ -86,18 +86,18 @@
 # %% tags=["parameters"]
 mode = "quick"  # "quick" (a small version, for tests) or "full" (the paper scale)
 seed = 0  # seed of every random instance of the chapter
-n = None  # requests per instance of the chain sweep at the Table EC.1 size (quick 30, full 100)
-trials = None  # Table EC.1 instances per distribution, our choice as 002 does not state its number (quick 1, full 100)
-opt_trials = None  # small instances solved to certified optimality for Theorem 3 (quick 20, full 300)
-adv_steps = None  # steps per restart of the adversarial search on TEL(Sorted-F) / OPT (quick 25, full 150)
+n = None  # requests per instance of the chain sweep at the Table EC.1 size (if None: quick 30, full 100)
+trials = None  # Table EC.1 instances per distribution, our choice as 002 does not state its number (if None: quick 1, full 100)
+opt_trials = None  # small instances solved to certified optimality for Theorem 3 (if None: quick 20, full 300)
+adv_steps = None  # steps per restart of the adversarial search on TEL(Sorted-F) / OPT (if None: quick 25, full 150)
 time_limit = 20.0  # seconds per IP solve; instances not closed in time are dropped and counted
-chain_steps = None  # steps of the adversarial searches on single links of our variant of the chain (quick 25, full 150)
+chain_steps = None  # steps of the adversarial searches on single links of our variant of the chain (if None: quick 25, full 150)
 lp_fallback_step = 20  # time grid in rounds of the LP policies where the default grid gives an infeasible LP
-adv_restarts = None  # restarts of each adversarial search (quick 1, full 2)
-w58_trials = None  # small seeded instances with an optimal schedule for the chain of 002 objects (quick 30, full 150)
-side_trials = None  # Table EC.1 instances per distribution for the optimum-free links of 002 (quick 2, full 40)
-spread_trials = None  # instances of the spread family for Lemma 2 (quick 20, full 200)
-order_trials = None  # Table EC.1 instances per distribution for the observations of Appendix EC.4.2 (quick 1, full 4)
+adv_restarts = None  # restarts of each adversarial search (if None: quick 1, full 2)
+w58_trials = None  # small seeded instances with an optimal schedule for the chain of 002 objects (if None: quick 30, full 150)
+side_trials = None  # Table EC.1 instances per distribution for the optimum-free links of 002 (if None: quick 2, full 40)
+spread_trials = None  # instances of the spread family for Lemma 2 (if None: quick 20, full 200)
+order_trials = None  # Table EC.1 instances per distribution for the observations of Appendix EC.4.2 (if None: quick 1, full 4)
 
 # %%
 import time
