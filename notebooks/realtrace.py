@@ -19,55 +19,48 @@
 #
 # :::{admonition} Findings
 # :class: kvbook-findings
-# - **001 Section 5.2** (the smallest α for which
-#   {term}`α-protection <alpha-beta clearing>` avoids endless clearing loops: 0.21 at high and 0.24
-#   at low demand, the paper's values): **not reproduced**. Ours: {glue:text}`rt_alpha_hi` at 50 and
-#   {glue:text}`rt_alpha_lo` at 10 requests per second, with stand-in lengths and batch times
-#   ({ref}`sec-rt-alpha`; {ref}`errata-001-real-data`).
+# - **001 Section 5.2** (smallest α for which {term}`α-protection <alpha-beta clearing>` avoids
+#   endless clearing loops: 0.21 at high, 0.24 at low demand): **not reproduced**; ours
+#   {glue:text}`rt_alpha_hi` and {glue:text}`rt_alpha_lo` ({ref}`α grid <sec-rt-alpha>`,
+#   {ref}`errata <errata-001-real-data>`).
 # - **001 Table 1** ({term}`MC-SF` (Memory-Constrained Shortest-First) 32.112 s,
-#   {term}`MC-Benchmark` 46.472 s, α = 0.3 51.933 s: the paper's averages): **not reproduced**.
-#   Ours: {glue:text}`rt_t1_sf:.2f` s, {glue:text}`rt_t1_mb:.2f` s and {glue:text}`rt_t1_a3:.2f` s;
-#   the ordering {glue:text}`rt_t1_order`, the level is {glue:text}`rt_t1_ratio:.2f` times the
-#   paper's ({ref}`sec-rt-table1`).
-# - **001 Figure 3** (latency grows with slope about 1/6 for MC-SF against 1/2 for the best
-#   benchmark at high demand, the paper's): **not reproduced**. Ours: 1/{glue:text}`rt_s_sf_hi:.1f`
-#   against 1/{glue:text}`rt_s_b_hi:.1f` ({ref}`sec-rt-fig3`).
-# - **001 Figures 6-11** (MC-SF's memory stays within the capacity {term}`M` of the
-#   {term}`KV cache` and near full; recommended ranges of α and β): **not reproduced**. MC-SF stays
-#   within M, but at low demand it holds only {glue:text}`rt_mem_lo_mean:.0f` % of M on average;
-#   our minimisers lie in 001's ranges in {glue:text}`rt_sv_inside:d` of
-#   {glue:text}`rt_sv_total:d` sweeps ({ref}`sec-rt-memory`, {ref}`sec-rt-sweeps`).
-# - **002 Relax-LP, eqs. (8)-(11)** (the linear program, {term}`LP`, behind Sorted-LP and
-#   LP-Swap): **reproduced** at time step 1. The coarser time grid used at scale moves the total
-#   end-to-end latency ({term}`TEL`) of Sorted-LP by at most {glue:text}`rt_lpx_dslp_max:.2f` % on
-#   a {glue:text}`rt_lpx_n:d`-request instance ({ref}`sec-rt-lp`).
-# - **003 Algorithm 5** (multi-interval {term}`A_min`): **reproduced**; **003 Figures 5-7**
-#   (interval predictions): **not checked** against the paper's curves (stand-in lengths, batch
-#   times and M). With 10 length buckets at {glue:text}`rt_003_n` requests, A_min
-#   averages {glue:text}`rt_003_buckets_amin:.1f` s ({ref}`sec-rt-003`).
-# - **001 Figure 5, 003 Figure 4** (the LMSYS length distributions) and **004 Section 7**:
-#   **not checked**: the conversations are not available, and the book runs 001's version of the
-#   experiments. Our generator matches 003's published mean prompt of 41 tokens with
-#   {glue:text}`rt_len_prompt_mean:.1f` ({ref}`sec-rt-workloads`).
+#   {term}`MC-Benchmark` 46.472 s, α = 0.3 51.933 s): **not reproduced**; ours
+#   {glue:text}`rt_t1_sf:.2f` s, {glue:text}`rt_t1_mb:.2f` s and {glue:text}`rt_t1_a3:.2f` s,
+#   {glue:text}`rt_t1_order_short`, at {glue:text}`rt_t1_ratio:.2f` times the paper's level
+#   ({ref}`Table 1 <sec-rt-table1>`).
+# - **001 Figure 3** (latency slope 1/6 for MC-SF against 1/2 for the best benchmark at high
+#   demand): **not reproduced**; ours 1/{glue:text}`rt_s_sf_hi:.1f` against
+#   1/{glue:text}`rt_s_b_hi:.1f` ({ref}`Figure 3 <sec-rt-fig3>`).
+# - **001 Figures 6-11** (MC-SF's memory near the capacity {term}`M` of the {term}`KV cache`;
+#   recommended α and β ranges): **not reproduced**; MC-SF stays within M but holds
+#   {glue:text}`rt_mem_lo_mean:.0f` % of it at low demand, and our minimisers lie in 001's ranges in {glue:text}`rt_sv_inside:d` of
+#   {glue:text}`rt_sv_total:d` sweeps ({ref}`memory <sec-rt-memory>`, {ref}`sweeps <sec-rt-sweeps>`).
+# - **002 Relax-LP, eqs. (8)-(11)** (the linear program, {term}`LP`, of Sorted-LP and LP-Swap):
+#   **reproduced**; its coarse time grid moves Sorted-LP's total end-to-end latency ({term}`TEL`)
+#   by at most {glue:text}`rt_lpx_dslp_max:.2f` % ({ref}`LP check <sec-rt-lp>`).
+# - **003 Algorithm 5** (multi-interval {term}`A_min`): **reproduced**; **003 Figures 5-7**:
+#   **not checked** against the paper's curves; A_min with 10 length buckets averages
+#   {glue:text}`rt_003_buckets_amin:.1f` s at {glue:text}`rt_003_n` requests ({ref}`003 <sec-rt-003>`).
+# - **001 Figure 5, 003 Figure 4** (LMSYS lengths) and **004 Section 7**: **not checked** (the
+#   conversations are not available; the book runs 001's version); our mean prompt is
+#   {glue:text}`rt_len_prompt_mean:.1f` tokens, 003's 41 ({ref}`workloads <sec-rt-workloads>`).
 # :::
 #
 # *Reading guide.* The chapter re-runs the papers' real-data experiments in a continuous-time
-# simulator whose batch times come from a model fitted to measured GPU profiles. A hurried reader
-# reads {ref}`sec-rt-001` and {ref}`sec-rt-disagree`, and skips the batch-time model and the
-# workloads (their fit details are folded).
+# simulator. A hurried reader reads {ref}`001 Section 5.2 <sec-rt-001>` and
+# {ref}`the disagreements <sec-rt-disagree>`, and skips the batch-time model and the workloads.
 #
-# This chapter re-runs the real-data experiments of the papers -- Jaillet et al.
+# The experiments are those of Jaillet et al.
 # {cite}`jaillet2025online` (001 Section 5.2), Wang-Ye-Zhou {cite}`wang2025serving`
-# (002 Section 7) and Chen-Ye-Zhou {cite}`chen2025adaptively` (003 Section 6) -- in a
+# (002 Section 7) and Chen-Ye-Zhou {cite}`chen2025adaptively` (003 Section 6), run in a
 # **continuous-time** simulator: each scheduling round is one batch of the large language model (LLM)
 # Llama-2-70B on two A100 GPUs, and the batch lasts as long as a batch-time model fitted to the
 # profiling data of {term}`Vidur` (an LLM inference simulator) {cite}`agrawal2024vidur` says. The
 # workloads are LMSYS-like {cite}`zheng2024lmsys`, arXiv summarization {cite}`cohan2018discourse`
 # and the Splitwise conversation trace {cite}`patel2024splitwise`.
-# It establishes (i) a documented batch-time model, (ii) an LMSYS-like length
-# generator matched to the papers' published statistics, (iii) side-by-side
-# comparisons with the papers' numbers, and (iv) the same policies on a
-# production trace with real arrival times.
+# The chapter gives (i) a documented batch-time model, (ii) an LMSYS-like length generator matched
+# to the papers' published statistics, (iii) side-by-side comparisons with the papers' numbers,
+# and (iv) the same policies on a production trace with real arrival times.
 #
 # **Labels.** The LMSYS-Chat-1M lengths the papers used are not available here;
 # every result computed from our generator is marked **synthetic (LMSYS-like)**.
@@ -313,15 +306,11 @@ glue("rt-tab-plan", styled(pd.DataFrame([{"table": f"<code>{name}</code>", "rows
 # $\tau(P, D, K)$, in ms, is given by {eq}`eq-rt-batchtime` below,
 # with $L = 80$ layers and $h = 8192$: $f$ is the per-layer time of the non-attention
 # operators (piecewise linear with one knee, fitted to Vidur's profile with the model split over
-# the two GPUs, tensor parallelism 2), $g$ the time of an all-reduce (the sum of a message over both GPUs) through NVLink, the
-# GPU-to-GPU link, of a message of a message of $2h(P+D)$ bytes
-# (linear fit), $e$ the embedding, and the attention terms are **derived, not
-# measured** (Vidur's attention profile is not available): decode attention reads
-# 4,096 bytes of K and V per cached token per layer (8 KV heads x 128 x 2 x fp16),
-# half on each GPU, at an assumed 2.0 TB/s bandwidth of the A100's high-bandwidth memory (HBM)
-# ($a_{\mathrm{dec}} = 2048/(2\cdot 10^{12})$ s per token); prefill attention costs
-# $2 s^2 \cdot 4096$ FLOPs per layer per GPU at an assumed 156 TFLOP/s (half the
-# A100's fp16 peak).
+# the two GPUs, tensor parallelism 2), $g$ the time of an all-reduce (summing a message over
+# both GPUs) through NVLink, the GPU-to-GPU link, of a message of $2h(P+D)$ bytes
+# (linear fit), $e$ the embedding, and the attention terms $a_{\mathrm{dec}} K$ and
+# $a_{\mathrm{pre}} Q$ are **derived, not measured** (Vidur's attention profile is not available;
+# the derivation is folded below the equation).
 # ```
 #
 # ```{math}
@@ -332,14 +321,19 @@ glue("rt-tab-plan", styled(pd.DataFrame([{"table": f"<code>{name}</code>", "rows
 # \end{aligned}
 # ```
 #
+# ::::{dropdown} The attention terms: derived, not measured
+# Decode attention reads 4,096 bytes of K and V per cached token per layer (8 KV heads x 128 x 2 x
+# fp16), half on each GPU, at an assumed 2.0 TB/s bandwidth of the A100's high-bandwidth memory
+# (HBM): $a_{\mathrm{dec}} = 2048/(2\cdot 10^{12})$ s per token. Prefill attention costs
+# $2 s^2 \cdot 4096$ FLOPs per layer per GPU for a prompt of $s$ tokens, at an assumed
+# 156 TFLOP/s (half the A100's fp16 peak).
+# ::::
+#
 # The coefficients are embedded in `kvlib.serving.batchtime.EMBEDDED` with their provenance;
 # when Vidur's profile files are present the chapter refits them and checks they agree.
 
 # %% tags=["teach"]
 model = default_model()
-prov = EMBEDDED["provenance"]
-_PROV_KEYS = ("mlp_csv", "mlp_sha256", "allreduce_csv", "allreduce_sha256", "fit_date", "layer_r2",
-              "layer_median_rel_err", "layer_max_rel_err", "allreduce_r2")
 coef = pd.DataFrame([{k: v for k, v in EMBEDDED.items() if k != "provenance"}]).T.rename(columns={0: "value"})
 if SHARED and (SHARED / "a100_llama2_70b_mlp.csv").exists():
     refit = fit_from_csv(SHARED)
@@ -350,6 +344,9 @@ else:
     print("CSV profiles absent: using the EMBEDDED coefficients (fitted from the files named below)")
 
 # %%
+prov = EMBEDDED["provenance"]
+_PROV_KEYS = ("mlp_csv", "mlp_sha256", "allreduce_csv", "allreduce_sha256", "fit_date", "layer_r2",
+              "layer_median_rel_err", "layer_max_rel_err", "allreduce_r2")
 PROV = pd.DataFrame({"entry": list(_PROV_KEYS), "value": [str(prov[k]) for k in _PROV_KEYS]})
 offer_csv(PROV, "realtrace", "batchtime-provenance")  # full checksums
 glue("rt-tab-prov", styled(provenance_table(prov, _PROV_KEYS)), display=False)
@@ -381,23 +378,22 @@ fig.tight_layout()
 glue_figure("rt-batchtime", fig)
 
 # %% [markdown]
-# ```{glue:figure} rt-batchtime
+# The fit of the per-layer operators ({numref}`fig-rt-batchtime`, folded) has $R^2 =$ {glue:text}`rt_r2:.4f` and a median
+# relative error of {glue:text}`rt_relerr:.1f` %. A single decode token takes
+# {glue:text}`rt_ms1:.1f` ms (weight-bound), 200 decoding requests holding 16,000
+# tokens {glue:text}`rt_ms200:.1f` ms, and a batch with one 2,000-token prompt
+# {glue:text}`rt_ms_pre:.0f` ms.
+#
+# ::::{dropdown} Fit details: the model's curves, coefficients and provenance
+# :::{glue:figure} rt-batchtime
 # :name: fig-rt-batchtime
 #
 # The batch-time model of {prf:ref}`rt-batchtime` (Llama-2-70B on two A100s, tensor
 # parallelism 2; the same in quick and full mode): per-layer time of the non-attention operators
 # (fit $f$, with Vidur's profile points when the profile files are present), decode-only batches,
 # and batches with one prefill.
-# ```
-
-# %% [markdown]
-# The fit of the per-layer operators ({ref}`figure <fig-rt-batchtime>`) has $R^2 =$ {glue:text}`rt_r2:.4f` and a median
-# relative error of {glue:text}`rt_relerr:.1f` %. A single decode token takes
-# {glue:text}`rt_ms1:.1f` ms (weight-bound), 200 decoding requests holding 16,000
-# tokens {glue:text}`rt_ms200:.1f` ms, and a batch with one 2,000-token prompt
-# {glue:text}`rt_ms_pre:.0f` ms.
+# :::
 #
-# ::::{dropdown} Fit details: coefficients and provenance
 # :::{glue:figure} rt-tab-coef
 # :name: tbl-rt-coef
 # :figclass: kvbook-table
@@ -581,7 +577,7 @@ glue("rt-tab-alpha", styled(pd.DataFrame({
 tab_f3, F3 = TABS["fig3"]
 assert F3["valid"].dropna().all()
 g("cap_fig3", tab_f3.label)
-fig, ax = plt.subplots(1, 2, figsize=(8, 3.4), sharey=False)
+fig, ax = plt.subplots(1, 2, figsize=(9, 3.3), sharey=False)
 slopes = []
 for j, r in enumerate(P["rates"]):
     sub = F3[F3.rate == r].groupby(["name", "n"])["avg_latency"].mean().unstack(0)
@@ -666,6 +662,7 @@ g("rt_t1_n", P["table1_n"])
 g("rt_t1_order", "agrees with the paper's (MC-SF < MC-Benchmark < alpha = 0.3)" if _order_ok
      else "differs from the paper's (MC-SF < MC-Benchmark < alpha = 0.3)")
 g("rt_t1_ratio", float(np.nanmean(tab1["mean"] / tab1["paper mean"])))
+g("rt_t1_order_short", "in the paper's order" if _order_ok else "in a different order from the paper's")
 g("rt_t1_scale_note", "with the paper's 1,000 requests per run" if P["table1_n"] == 1000
   else f"with {P['table1_n']:,} requests per run against the paper's 1,000")
 g("rt_t1_runs", int(tab1["runs"].min()))
@@ -679,7 +676,8 @@ _t1 = tab1.rename_axis("configuration").reset_index()
 glue("rt-tab-table1", styled(_t1[["configuration", "mean", "std", "paper mean", "paper std", "runs", "unfinished runs"]]
                              .rename(columns={"mean": "mean (s)", "std": "std (s)", "paper mean": "001 mean (s)",
                                               "paper std": "001 std (s)", "unfinished runs": "unfinished"}),
-                             precision=3), display=False)
+                             precision=3).set_properties(subset=["configuration"], **{"white-space": "nowrap"}),
+     display=False)
 glue("rt-tab-table1-range", styled(_t1[["configuration", "min", "max", "paper min", "paper max"]]
                                    .rename(columns={"min": "min (s)", "max": "max (s)", "paper min": "001 min (s)",
                                                     "paper max": "001 max (s)"}), precision=3), display=False)
@@ -726,7 +724,7 @@ _MEMP = [("mc-sf", {}, RATE_HI), ("mc-sf", {}, RATE_LO), ("mc-benchmark", {}, RA
          ("alpha-beta-clearing", {"alpha": 0.1, "beta": 0.1}, RATE_HI)]
 MEM = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": r, "seed": seed, "policy": p, "opts": o,
                 "keep_trace": True} for p, o, r in _MEMP], "memory traces")
-fig, axs = plt.subplots(2, 2, figsize=(9, 4.4), sharey=True)
+fig, axs = plt.subplots(2, 2, figsize=(9, 4.0), sharey=True)
 ax = axs.ravel()
 for a_, (_, r) in zip(ax, MEM.iterrows()):
     ts, mem = r["trace"]
@@ -784,7 +782,7 @@ def _all_or_nan(v):
     return float(v.mean()) if len(v) and v.notna().all() else float("nan")
 
 
-fig, ax = plt.subplots(2, 2, figsize=(9, 5.6))
+fig, ax = plt.subplots(2, 2, figsize=(9, 4.6))
 for j, r in enumerate(P["rates"]):
     d = SW[SW.rate == r] if len(SW) else SW
     for b in SWEEP_FIX:
@@ -810,26 +808,6 @@ for j, r in enumerate(P["rates"]):
           else "no stored run yet")
 glue_figure("rt-sweeps", fig)
 
-# %% [markdown]
-# ```{glue:figure} rt-sweeps
-# :name: fig-rt-sweeps
-#
-# 001 Figures 7-8 (top, $\lambda = 50$/s) and 10-11 (bottom, $\lambda = 10$/s) settings:
-# average latency of $\alpha$-protection $\beta$-clearing against $\alpha$ with $\beta = 0.1, 0.2$
-# (left) and against $\beta$ with $\alpha = 0.1, 0.2$ (right), {glue:text}`rt_sweep_n:d`
-# {glue:text}`rt_lmlabel` requests, mean over the seeds of each point; a point is missing when one
-# of its runs was stopped as an endless clearing loop; {glue:text}`cap_sweeps`.
-# ```
-#
-# 001 gives these sweeps as figures and states its recommended ranges in its text (Appendix C):
-# at high demand $\alpha \in [0.15, 0.25]$ minimises latency and $\beta \in [0.05, 0.25]$
-# performs well, at low demand $\alpha \in [0.10, 0.25]$ and $\beta \in [0.05, 0.20]$, for both
-# fixed values of the other parameter; below $\alpha = 0.1$ it reports a marked degradation.
-# We compare our minimisers with those ranges ({numref}`tab-rt-sweep-verdicts`, folded below). The lowest
-# latency among our points with every run finished: {glue:text}`rt_sw_best_0` at
-# $\lambda = 50$/s and {glue:text}`rt_sw_best_1` at $\lambda = 10$/s.
-
-# %%
 SV = sweep_verdicts(SW, {RATE_HI: "high", RATE_LO: "low"}, fixed=SWEEP_FIX, tol=0.05) if len(SW) else None
 
 
@@ -869,6 +847,24 @@ else:
 glue("rt-tab-sweep-verdicts", styled(_svd, precision=2), display=False)
 
 # %% [markdown]
+# ```{glue:figure} rt-sweeps
+# :name: fig-rt-sweeps
+#
+# 001 Figures 7-8 (top, $\lambda = 50$/s) and 10-11 (bottom, $\lambda = 10$/s) settings:
+# average latency of $\alpha$-protection $\beta$-clearing against $\alpha$ with $\beta = 0.1, 0.2$
+# (left) and against $\beta$ with $\alpha = 0.1, 0.2$ (right), {glue:text}`rt_sweep_n:d`
+# {glue:text}`rt_lmlabel` requests, mean over the seeds of each point; a point is missing when one
+# of its runs was stopped as an endless clearing loop; {glue:text}`cap_sweeps`.
+# ```
+#
+# 001 gives these sweeps as figures and states its recommended ranges in its text (Appendix C):
+# at high demand $\alpha \in [0.15, 0.25]$ minimises latency and $\beta \in [0.05, 0.25]$
+# performs well, at low demand $\alpha \in [0.10, 0.25]$ and $\beta \in [0.05, 0.20]$, for both
+# fixed values of the other parameter; below $\alpha = 0.1$ it reports a marked degradation.
+# We compare our minimisers with those ranges ({numref}`tab-rt-sweep-verdicts`, folded below). The lowest
+# latency among our points with every run finished: {glue:text}`rt_sw_best_0` at
+# $\lambda = 50$/s and {glue:text}`rt_sw_best_1` at $\lambda = 10$/s.
+#
 # Our minimisers lie inside 001's range in {glue:text}`rt_sv_inside:d` of the
 # {glue:text}`rt_sv_total:d` sweeps; outside: {glue:text}`rt_sv_outside`. Our runs use
 # stand-in request lengths and our batch-time model, not the paper's trace and hardware, so a
@@ -910,11 +906,9 @@ glue("rt-tab-sweep-verdicts", styled(_svd, precision=2), display=False)
 # {term}`Sorted-LP`, {term}`LP-Swap` and the baselines) on
 # subsamples of 200, 400, ..., 2,000 requests of the mixed data set (002 Section 7), and
 # 002 Figure EC.2 (Appendix EC.5) repeats it for Sorted-F and LP-Swap alone, whose curves
-# nearly coincide. We redraw Figure 8 (the Sorted-F and LP-Swap numbers of EC.2 are among
-# its curves and in the scheduler-time section), then add a view of our own that is not
-# a figure of 002: statistics of the individual latencies at the largest size,
-# split by source (LMSYS-like vs arXiv), which shows who pays for each policy's average.
-# The scheduler times come last.
+# nearly coincide. We redraw Figure 8 (EC.2's Sorted-F and LP-Swap curves are among
+# its curves), add a view of our own (the individual latencies at the largest size by source:
+# who pays for each policy's average), and end with the scheduler times.
 #
 # ::::{dropdown} How Sorted-LP and LP-Swap are solved at scale
 # The LP relaxation is time-indexed: one start variable per request and {term}`round` of the
@@ -1097,14 +1091,7 @@ glue("rt-tab-lpx-tel", styled(_lpx[["step D (rounds)", "Sorted-LP TEL, exact LP"
                               precision=4), display=False)
 
 # %% [markdown]
-# ```{glue:figure} rt-002-sched
-# :name: fig-rt-002-sched
-#
-# The schedulers' own computation time (planning at reset plus all decisions, log scale) in
-# the 002 Section 7 setting, measured on a shared 2-core machine ({glue:text}`rt_mode` mode).
-# ```
-#
-# At {glue:text}`rt_lp_nmax:d` requests ({ref}`figure <fig-rt-002-sched>`) Sorted-LP reaches an average latency of
+# At {glue:text}`rt_lp_nmax:d` requests ({numref}`fig-rt-002-sched`, folded) Sorted-LP reaches an average latency of
 # {glue:text}`rt_002_slp:.1f` s and LP-Swap {glue:text}`rt_002_lps:.1f` s (Sorted-F (swap):
 # {glue:text}`rt_002_sfs:.1f` s). Their scheduler times, {glue:text}`rt_002_t_slp:.1f` s and
 # {glue:text}`rt_002_t_lps:.1f` s (Sorted-F (swap): {glue:text}`rt_002_t_sfs:.1f` s), are
@@ -1113,7 +1100,14 @@ glue("rt-tab-lpx-tel", styled(_lpx[["step D (rounds)", "Sorted-LP TEL, exact LP"
 # grid step $D =$ {glue:text}`rt_lp_step:d` rounds. `python benchmarks/lp_scaling.py`
 # prints the LP time against $n$ (with `--before`, also the former implementation's).
 #
-# ::::{dropdown} The scheduler times as a table
+# ::::{dropdown} The scheduler times: figure and table
+# :::{glue:figure} rt-002-sched
+# :name: fig-rt-002-sched
+#
+# The schedulers' own computation time (planning at reset plus all decisions, log scale) in
+# the 002 Section 7 setting, measured on a shared 2-core machine ({glue:text}`rt_mode` mode).
+# :::
+#
 # :::{glue:figure} rt-tab-sched
 # :name: tbl-rt-sched
 # :figclass: kvbook-table
@@ -1123,14 +1117,16 @@ glue("rt-tab-lpx-tel", styled(_lpx[["step D (rounds)", "Sorted-LP TEL, exact LP"
 # :::
 # ::::
 #
-# **How much does the bucket approximation change?** On a {glue:text}`rt_lpx_n:d`-request
-# instance of the same workload the exact relaxation ($D = 1$, per-time memory rows,
-# solved in {glue:text}`rt_lpx_exact_s:.1f` s) is compared with the bucket model at the
-# automatic step and at coarser steps up to the one used at {glue:text}`rt_002_n:d`
-# requests (TEL in rounds, discrete-time simulation, every schedule checked; the two tables are
-# folded below).
+# **How much does the bucket approximation change?** On a small instance the exact relaxation
+# ($D = 1$) is compared with the bucket model (details and tables folded below).
 #
 # ::::{dropdown} The exact LP against the bucket approximation: two tables
+# On a {glue:text}`rt_lpx_n:d`-request instance of the same workload the exact relaxation
+# ($D = 1$, per-time memory rows, solved in {glue:text}`rt_lpx_exact_s:.1f` s) is compared with
+# the bucket model at the automatic step and at coarser steps up to the one used at
+# {glue:text}`rt_002_n:d` requests (TEL in rounds, discrete-time simulation, every schedule
+# checked).
+#
 # :::{glue:figure} rt-tab-lpx
 # :name: tbl-rt-lpx
 # :figclass: kvbook-table
@@ -1179,7 +1175,7 @@ if {"a-max", "a-min", "h-sf"} <= set(P003):
     _better = [pr for pr in T3.index.get_level_values(0).unique() if T3.loc[(pr, n3), "a-min"] < T3.loc[(pr, n3), "a-max"]]
     g("rt_003_amin_better", ", ".join(_better) if _better else "none")
 g("cap_intervals003", tab_m3.label)
-fig, axs = plt.subplots(2, 3, figsize=(11, 6))
+fig, axs = plt.subplots(2, 3, figsize=(11, 5.0))
 ax = axs.ravel()
 ax[-1].axis("off")
 for a_, (pr, d) in zip(ax, M3.groupby("pred", sort=False)):
@@ -1253,9 +1249,9 @@ glue("rt-tab-all", styled(C[["name", "pred", "completed", "valid", "avg_latency"
 # ::::
 #
 # (sec-rt-splitwise)=
-# ## Beyond the papers: the Splitwise production trace with real arrival times
+# ## Beyond the papers: the Splitwise trace with real arrival times
 #
-# The first requests of {glue:md}`rt_sw_label` keep their real arrival pattern,
+# The first requests of the Splitwise production trace ({glue:md}`rt_sw_label`) keep their real arrival pattern,
 # rescaled to several mean rates. With prompts of about 1,150 tokens, far fewer
 # requests fit in $M$ than with LMSYS-like lengths, so the sustainable rate is around
 # one request per second. MC-Benchmark (001 Algorithm 2) is also the FCFS baseline here: `fcfs`
