@@ -17,56 +17,115 @@
 # (chapter-realtrace)=
 # # Real-trace experiments in continuous time
 #
-# This chapter re-runs the real-data experiments of the papers -- Jaillet et al.
+# :::{admonition} Findings
+# :class: kvbook-findings
+# - **001 Section 5.2** (smallest α for which {term}`α-protection <alpha-beta clearing>` avoids
+#   endless clearing loops: 0.21 at high, 0.24 at low demand): **not reproduced**; ours
+#   {glue:text}`rt_alpha_hi` and {glue:text}`rt_alpha_lo` ({ref}`α grid <sec-rt-alpha>`,
+#   {ref}`errata <errata-001-real-data>`).
+# - **001 Table 1** ({term}`MC-SF` (Memory-Constrained Shortest-First) 32.112 s,
+#   {term}`MC-Benchmark` 46.472 s, α = 0.3 51.933 s): **not reproduced**; ours
+#   {glue:text}`rt_t1_sf:.2f` s, {glue:text}`rt_t1_mb:.2f` s and {glue:text}`rt_t1_a3:.2f` s,
+#   {glue:text}`rt_t1_order_short`, at {glue:text}`rt_t1_ratio:.2f` times the paper's level
+#   ({ref}`Table 1 <sec-rt-table1>`).
+# - **001 Figure 3** (latency slope 1/6 for MC-SF against 1/2 for the best benchmark at high
+#   demand): **not reproduced**; ours 1/{glue:text}`rt_s_sf_hi:.1f` against
+#   1/{glue:text}`rt_s_b_hi:.1f` ({ref}`Figure 3 <sec-rt-fig3>`).
+# - **001 Figures 6-11** (MC-SF's memory near the capacity {term}`M` of the {term}`KV cache`;
+#   recommended α and β ranges): **not reproduced**; MC-SF stays within M but holds
+#   {glue:text}`rt_mem_lo_mean:.0f` % of it at low demand, and our minimisers lie in 001's ranges in {glue:text}`rt_sv_inside:d` of
+#   {glue:text}`rt_sv_total:d` sweeps ({ref}`memory <sec-rt-memory>`, {ref}`sweeps <sec-rt-sweeps>`).
+# - **002 Relax-LP, eqs. (8)-(11)** (the linear program, {term}`LP`, of Sorted-LP and LP-Swap):
+#   **reproduced**; its coarse time grid moves Sorted-LP's total end-to-end latency ({term}`TEL`)
+#   by at most {glue:text}`rt_lpx_dslp_max:.2f` % ({ref}`LP check <sec-rt-lp>`).
+# - **003 Algorithm 5** (multi-interval {term}`A_min`): **reproduced**; **003 Figures 5-7**:
+#   **not checked** against the paper's curves; A_min with 10 length buckets averages
+#   {glue:text}`rt_003_buckets_amin:.1f` s at {glue:text}`rt_003_n` requests ({ref}`003 <sec-rt-003>`).
+# - **001 Figure 5, 003 Figure 4** (LMSYS lengths) and **004 Section 7**: **not checked** (the
+#   conversations are not available; the book runs 001's version); our mean prompt is
+#   {glue:text}`rt_len_prompt_mean:.1f` tokens, 003's 41 ({ref}`workloads <sec-rt-workloads>`).
+# :::
+#
+# *Reading guide.* The chapter re-runs the papers' real-data experiments in a continuous-time
+# simulator. A hurried reader reads {ref}`001 Section 5.2 <sec-rt-001>` and
+# {ref}`the disagreements <sec-rt-disagree>`, and skips the batch-time model and the workloads.
+#
+# The experiments are those of Jaillet et al.
 # {cite}`jaillet2025online` (001 Section 5.2), Wang-Ye-Zhou {cite}`wang2025serving`
-# (002 Section 7) and Chen-Ye-Zhou {cite}`chen2025adaptively` (003 Section 6) -- in a
-# **continuous-time** simulator: each scheduling round is one batch of Llama-2-70B on
-# two A100 GPUs, and the batch lasts as long as a batch-time model fitted to the
-# profiling data of Vidur {cite}`agrawal2024vidur` says. The workloads are LMSYS-like
-# {cite}`zheng2024lmsys`, arXiv summarization {cite}`cohan2018discourse` and the
-# Splitwise conversation trace {cite}`patel2024splitwise`.
-# It establishes (i) a documented batch-time model, (ii) an LMSYS-like length
-# generator matched to the papers' published statistics, (iii) side-by-side
-# comparisons with the papers' numbers, and (iv) the same policies on a
-# production trace with real arrival times.
+# (002 Section 7) and Chen-Ye-Zhou {cite}`chen2025adaptively` (003 Section 6), run in a
+# **continuous-time** simulator: each scheduling round is one batch of the large language model (LLM)
+# Llama-2-70B on two A100 GPUs, and the batch lasts as long as a batch-time model fitted to the
+# profiling data of {term}`Vidur` (an LLM inference simulator) {cite}`agrawal2024vidur` says. The
+# workloads are LMSYS-like {cite}`zheng2024lmsys`, arXiv summarization {cite}`cohan2018discourse`
+# and the Splitwise conversation trace {cite}`patel2024splitwise`.
+# The chapter gives (i) a documented batch-time model, (ii) an LMSYS-like length generator matched
+# to the papers' published statistics, (iii) side-by-side comparisons with the papers' numbers,
+# and (iv) the same policies on a production trace with real arrival times.
 #
 # **Labels.** The LMSYS-Chat-1M lengths the papers used are not available here;
 # every result computed from our generator is marked **synthetic (LMSYS-like)**.
-# Results on the arXiv and Splitwise files name the file and its SHA-256. Without
-# `../shared/data` the chapter runs on an embedded synthetic stand-in and says so.
+# Results on the arXiv and Splitwise files name the file; their SHA-256 checksums are listed
+# below. Without the shared data directory the chapter runs on an embedded synthetic stand-in
+# and says so.
 #
-# Parameters (set by papermill, see `book/chapters.yml`): `mode` (`"quick"` is a
-# reduced scale for CI, clearly smaller than the papers'; `"full"` is the
-# papers' scale), `seed`, `shared_dir`, `user_csv` (a CSV with columns
-# `prompt,output`, e.g. the real LMSYS lengths, replacing the generator), the
-# parallel backend and the sizes below (`None` = the mode's default).
+# ::::{dropdown} Data files and their checksums
+# :::{glue:figure} rt-tab-files
+# :name: tbl-rt-files
+# :figclass: kvbook-table
+#
+# The data files the chapter reads: the two traces and Vidur's two A100 profiles, with the first
+# 12 hex digits of each SHA-256 checksum (full checksums:
+# {download}`CSV </chapters/tables/realtrace-files.csv>`).
+# :::
+# ::::
+#
+# ::::{dropdown} The plan: every stored table and its keys
+# All simulations of this chapter, one {term}`stored table` per experiment, are built in order of
+# priority (the tables of 001 Table 1 and Figure 3 first) and shown in the sections below.
+# MC-SF, MC-Benchmark and the six benchmark configurations of 001 Section 5.2 are listed
+# under the paper's names.
+#
+# Every simulation is one row of a stored table: one (configuration, rate, number of requests,
+# seed) run of `kvlib.book.realtrace.realtrace_row`, with the number of requests, a hash of the
+# instance and the average latency as columns that a recomputation must reproduce exactly, and
+# the scheduler's and simulator's seconds as timings. Each caption states how many rows it rests
+# on and where they were computed; the keys are ordered so that an incomplete table holds every
+# configuration at 50 requests per second first.
+#
+# :::{glue:figure} rt-tab-plan
+# :name: tbl-rt-plan
+# :figclass: kvbook-table
+#
+# The stored tables of this chapter: rows planned, rows stored or computed, and where they come from.
+# :::
+# ::::
 
 # %% tags=["parameters"]
-mode = "quick"
-seed = 0
-shared_dir = "../shared/data"
-user_csv = None
-n_jobs = 2
-backend = "loky"
-memory = 16492
-rates = None  # Poisson rates (per second) of 001 Sec. 5.2: [high, low]
-fig3_sizes = None
-fig3_runs = None
-table1_n = None
-table1_runs = None
-alpha_grid = None
-alpha_grid_n = None
-alpha_grid_seeds = None
-sweep_n = None
-sweep_seeds = None
-sweep_alphas = None
-sweep_betas = None
-sizes_002 = None
-lp_sizes_002 = None
-lp_exact_n = None  # size of the exact-vs-approximate LP check
-sizes_003 = None
-splitwise_rates = None
-splitwise_n = None
+mode = "quick"  # "quick": reduced sizes and run counts for CI; "full": the papers' scale
+seed = 0  # base random seed of the workloads and arrival times
+shared_dir = "../shared/data"  # directory of the traces and Vidur's profiles (absent: embedded stand-ins)
+user_csv = None  # a CSV with columns prompt,output (e.g. the real LMSYS lengths) replacing the generator
+n_jobs = 2  # parallel worker processes for rows computed live
+backend = "loky"  # joblib backend of the workers
+memory = 16492  # KV cache capacity M in tokens (001 Section 5.2)
+rates = None  # Poisson rates (per second) of 001 Sec. 5.2: [high, low]; None: [50, 10]
+fig3_sizes = None  # numbers of requests of 001 Figure 3; None: the mode's default
+fig3_runs = None  # runs per point of 001 Figure 3; None: the mode's default
+table1_n = None  # requests per run of 001 Table 1; None: the mode's default
+table1_runs = None  # runs per configuration of 001 Table 1; None: the mode's default
+alpha_grid = None  # grid of alpha for the smallest loop-free alpha; None: the mode's default
+alpha_grid_n = None  # requests per run of the alpha grid; None: the mode's default
+alpha_grid_seeds = None  # seeds per grid point; None: the mode's default
+sweep_n = None  # requests per run of the alpha and beta sweeps (001 Figures 7-8, 10-11); None: default
+sweep_seeds = None  # seeds per sweep point; None: the mode's default
+sweep_alphas = None  # alpha values of the alpha sweeps; None: the mode's default
+sweep_betas = None  # beta values of the beta sweeps; None: the mode's default
+sizes_002 = None  # numbers of requests of 002 Figure 8 (non-LP schedulers); None: the mode's default
+lp_sizes_002 = None  # numbers of requests for Sorted-LP and LP-Swap; None: the mode's default
+lp_exact_n = None  # size of the exact-vs-approximate LP check; None: the mode's default
+sizes_003 = None  # numbers of requests of 003 Figures 5-7; None: the mode's default
+splitwise_rates = None  # mean arrival rates (per second) of the Splitwise runs; None: [0.5, 1, 2]
+splitwise_n = None  # requests of the Splitwise trace per run; None: the mode's default
 
 # %%
 import os
@@ -86,7 +145,12 @@ from kvlib.serving.experiments import (build_workload, format_alpha, policy_labe
                                       smallest_stable_alpha)
 from kvlib.book.gluing import glue_figure
 from kvlib.book.gluing import glue_value as g
-from kvlib.book.tables import styled
+from kvlib.book.tables import offer_csv, styled
+from kvlib.book.realtrace_page import (coefficient_table, compress_points, data_files_display, files_as_code,
+                                       fit_mixture_table, fit_statistics_table, policy_display, provenance_table, sweep_table,
+                                       workload_table)
+from myst_nb import glue
+from IPython.display import Markdown
 from kvlib.book.provenance import data_files
 from kvlib.book.sweeps import run_specs
 from kvlib.book.realtrace import (PAPER_CONFIGS, PAPER_LENGTHS_001, PAPER_TABLE1, TIMING_COLUMNS, paper_name,
@@ -173,18 +237,11 @@ def stored(name, keys):
     return tab, df
 
 
-styled(data_files(SHARED, (ARXIV_CSV, SPLITWISE_CSV, "a100_llama2_70b_mlp.csv", "a100_pairwise_nvlink_all_reduce.csv"),
-                  extra=[user_csv] if user_csv else ()), caption="data files (SHA-256 of those present)")
+FILES = data_files(SHARED, (ARXIV_CSV, SPLITWISE_CSV, "a100_llama2_70b_mlp.csv", "a100_pairwise_nvlink_all_reduce.csv"),
+                   extra=[user_csv] if user_csv else ())
+offer_csv(FILES, "realtrace", "files")  # the full SHA-256 checksums
+glue("rt-tab-files", styled(data_files_display(FILES)), display=False)
 
-# %% [markdown]
-# ## The plan: every stored table and its keys
-#
-# All simulations of this chapter, one stored table per experiment, built here in order of
-# priority (the tables of 001 Table 1 and Figure 3 first) and shown in the sections below.
-# MC-SF, MC-Benchmark and the six benchmark configurations of 001 Section 5.2 are listed
-# under the paper's names in `PAPER_CONFIGS`.
-
-# %% tags=["teach"]
 # MC-SF, MC-Benchmark and the six benchmark configurations of 001 Section 5.2, named as the paper does
 CONFIGS = [cfg(p, a, b) for p, a, b in PAPER_CONFIGS]
 ORDER1 = [paper_name(p, a, b) for p, a, b in PAPER_CONFIGS]
@@ -233,11 +290,12 @@ PLAN = [("table1", T1_KEYS), ("fig3", F3_KEYS), ("mixed002", M2_KEYS), ("interva
         ("splitwise", SP_KEYS), ("allpolicies", C_KEYS), ("alpha_grid", G_KEYS), ("sweeps", SW_KEYS)]
 TABS = {name: stored(name, keys) for name, keys in PLAN}
 
-# %%
-styled(pd.DataFrame([{"table": name, "rows": len(keys), "stored or computed": TABS[name][0].n_rows,
-                      "label": TABS[name][0].label} for name, keys in PLAN]), caption="stored tables of this chapter")
+glue("rt-tab-plan", styled(pd.DataFrame([{"table": f"<code>{name}</code>", "rows": len(keys),
+                                           "stored or computed": TABS[name][0].n_rows, "where from": TABS[name][0].label}
+                                          for name, keys in PLAN])), display=False)
 
 # %% [markdown]
+# (sec-rt-batchtime)=
 # ## The batch-time model
 #
 # ```{prf:definition} Batch time
@@ -247,15 +305,12 @@ styled(pd.DataFrame([{"table": name, "rows": len(keys), "stored or computed": TA
 # $D$ requests started earlier, which attend to $K$ cached tokens in total. Its time
 # $\tau(P, D, K)$, in ms, is given by {eq}`eq-rt-batchtime` below,
 # with $L = 80$ layers and $h = 8192$: $f$ is the per-layer time of the non-attention
-# operators (piecewise linear with one knee, fitted to Vidur's profile at tensor
-# parallelism 2), $g$ the NVLink all-reduce time of a message of $2h(P+D)$ bytes
-# (linear fit), $e$ the embedding, and the attention terms are **derived, not
-# measured** (Vidur's attention profile is not available): decode attention reads
-# 4,096 bytes of K and V per cached token per layer (8 KV heads x 128 x 2 x fp16),
-# half on each GPU, at an assumed 2.0 TB/s HBM bandwidth per A100
-# ($a_{\mathrm{dec}} = 2048/(2\cdot 10^{12})$ s per token); prefill attention costs
-# $2 s^2 \cdot 4096$ FLOPs per layer per GPU at an assumed 156 TFLOP/s (half the
-# A100's fp16 peak).
+# operators (piecewise linear with one knee, fitted to Vidur's profile with the model split over
+# the two GPUs, tensor parallelism 2), $g$ the time of an all-reduce (summing a message over
+# both GPUs) through NVLink, the GPU-to-GPU link, of a message of $2h(P+D)$ bytes
+# (linear fit), $e$ the embedding, and the attention terms $a_{\mathrm{dec}} K$ and
+# $a_{\mathrm{pre}} Q$ are **derived, not measured** (Vidur's attention profile is not available;
+# the derivation is folded below the equation).
 # ```
 #
 # ```{math}
@@ -266,14 +321,19 @@ styled(pd.DataFrame([{"table": name, "rows": len(keys), "stored or computed": TA
 # \end{aligned}
 # ```
 #
+# ::::{dropdown} The attention terms: derived, not measured
+# Decode attention reads 4,096 bytes of K and V per cached token per layer (8 KV heads x 128 x 2 x
+# fp16), half on each GPU, at an assumed 2.0 TB/s bandwidth of the A100's high-bandwidth memory
+# (HBM): $a_{\mathrm{dec}} = 2048/(2\cdot 10^{12})$ s per token. Prefill attention costs
+# $2 s^2 \cdot 4096$ FLOPs per layer per GPU for a prompt of $s$ tokens, at an assumed
+# 156 TFLOP/s (half the A100's fp16 peak).
+# ::::
+#
 # The coefficients are embedded in `kvlib.serving.batchtime.EMBEDDED` with their provenance;
-# when the CSVs are present the chapter refits them and checks they agree.
+# when Vidur's profile files are present the chapter refits them and checks they agree.
 
 # %% tags=["teach"]
 model = default_model()
-prov = EMBEDDED["provenance"]
-_PROV_KEYS = ("mlp_csv", "mlp_sha256", "allreduce_csv", "allreduce_sha256", "fit_date", "layer_r2",
-              "layer_median_rel_err", "layer_max_rel_err", "allreduce_r2")
 coef = pd.DataFrame([{k: v for k, v in EMBEDDED.items() if k != "provenance"}]).T.rename(columns={0: "value"})
 if SHARED and (SHARED / "a100_llama2_70b_mlp.csv").exists():
     refit = fit_from_csv(SHARED)
@@ -284,67 +344,103 @@ else:
     print("CSV profiles absent: using the EMBEDDED coefficients (fitted from the files named below)")
 
 # %%
-display(styled(pd.DataFrame({"provenance": list(_PROV_KEYS), "value": [str(prov[k]) for k in _PROV_KEYS]})))
+prov = EMBEDDED["provenance"]
+_PROV_KEYS = ("mlp_csv", "mlp_sha256", "allreduce_csv", "allreduce_sha256", "fit_date", "layer_r2",
+              "layer_median_rel_err", "layer_max_rel_err", "allreduce_r2")
+PROV = pd.DataFrame({"entry": list(_PROV_KEYS), "value": [str(prov[k]) for k in _PROV_KEYS]})
+offer_csv(PROV, "realtrace", "batchtime-provenance")  # full checksums
+glue("rt-tab-prov", styled(provenance_table(prov, _PROV_KEYS)), display=False)
+glue("rt-tab-coef", styled(coefficient_table(coef), formats={c: "{:.6g}" for c in coef.columns}), display=False)
 g("rt_r2", prov["layer_r2"])
 g("rt_relerr", 100 * prov["layer_median_rel_err"])
 g("rt_ms1", model.batch_ms(0, 1, 100))
 g("rt_ms200", model.batch_ms(0, 200, 16000))
 g("rt_ms_pre", model.batch_ms(2000, 0, 0, 2000**2))
-styled(coef.rename_axis("coefficient").reset_index(), formats={c: "{:.6g}" for c in coef.columns})
-
-# %%
-fig, axs = plt.subplots(2, 2, figsize=(8, 6))
-ax = axs.ravel()
-ax[3].axis("off")
+fig, ax = plt.subplots(1, 3, figsize=(11, 3.4))
 T = np.arange(1, 4097)
 if SHARED and (SHARED / "a100_llama2_70b_mlp.csv").exists():
     Tm, ym = profile_points(SHARED)
     ax[0].plot(Tm, ym, ".", ms=3, label="Vidur profile (median, TP=2)")
 ax[0].plot(T, model.layer_linear_ms(T), "-", label="fit f(T)")
 ax[0].set(xscale="log", yscale="log", xlabel="tokens in batch T", ylabel="ms per layer", title="non-attention operators")
-ax[0].legend(fontsize=8)
+ax[0].legend(fontsize=7)
 D = np.arange(1, 401)
 for kv_per in (100, 500, 2000):
     ax[1].plot(D, model.batch_ms(0, D, D * kv_per), label=f"{kv_per} cached tokens / request")
 ax[1].set(xlabel="decode requests D", ylabel="ms per batch", title="decode-only batches")
-ax[1].legend(fontsize=8)
+ax[1].legend(fontsize=7)
 Pp = np.arange(0, 4001, 50)
 for d in (0, 50, 150):
-    ax[2].plot(Pp, model.batch_ms(Pp, d, d * 200, Pp**2), label=f"one prompt of P tokens + {d} decodes")
+    ax[2].plot(Pp, model.batch_ms(Pp, d, d * 200, Pp**2), label=f"prompt of P tokens + {d} decodes")
 ax[2].set(xlabel="prefill tokens P", ylabel="ms per batch", title="batches with a prefill")
-ax[2].legend(fontsize=8)
+ax[2].legend(fontsize=7)
 fig.tight_layout()
 glue_figure("rt-batchtime", fig)
 
 # %% [markdown]
-# ```{glue:figure} rt-batchtime
-# :name: fig-rt-batchtime
-#
-# The batch-time model of {prf:ref}`rt-batchtime` (Llama-2-70B on two A100s, tensor
-# parallelism 2; the same in quick and full mode): per-layer time of the non-attention operators
-# (fit $f$, with Vidur's profile points when the CSVs are present), decode-only batches, and
-# batches with one prefill.
-# ```
-
-# %% [markdown]
-# The fit of the per-layer operators ({ref}`figure <fig-rt-batchtime>`) has $R^2 =$ {glue:text}`rt_r2:.4f` and a median
+# The fit of the per-layer operators ({numref}`fig-rt-batchtime`, folded) has $R^2 =$ {glue:text}`rt_r2:.4f` and a median
 # relative error of {glue:text}`rt_relerr:.1f` %. A single decode token takes
 # {glue:text}`rt_ms1:.1f` ms (weight-bound), 200 decoding requests holding 16,000
 # tokens {glue:text}`rt_ms200:.1f` ms, and a batch with one 2,000-token prompt
 # {glue:text}`rt_ms_pre:.0f` ms.
 #
+# ::::{dropdown} Fit details: the model's curves, coefficients and provenance
+# :::{glue:figure} rt-batchtime
+# :name: fig-rt-batchtime
+#
+# The batch-time model of {prf:ref}`rt-batchtime` (Llama-2-70B on two A100s, tensor
+# parallelism 2; the same in quick and full mode): per-layer time of the non-attention operators
+# (fit $f$, with Vidur's profile points when the profile files are present), decode-only batches,
+# and batches with one prefill.
+# :::
+#
+# :::{glue:figure} rt-tab-coef
+# :name: tbl-rt-coef
+# :figclass: kvbook-table
+#
+# Coefficients of the batch-time model: the embedded values and, when the profile files are
+# present, the refit from them.
+# :::
+#
+# :::{glue:figure} rt-tab-prov
+# :name: tbl-rt-prov
+# :figclass: kvbook-table
+#
+# Provenance of the embedded fit (first 12 hex digits of each checksum; full record:
+# {download}`CSV </chapters/tables/realtrace-batchtime-provenance.csv>`).
+# :::
+# ::::
+#
+# (sec-rt-workloads)=
 # ## Workloads
 #
 # The LMSYS-like generator is a two-component mixture of discretised log-normals per
 # length, fitted to the published statistics of the 2,000 LMSYS conversations of 003
 # (a single log-normal cannot match mean, median and variance on the published range;
-# see `kvlib.serving.workloads`). Prompt and output lengths are drawn independently.
+# see `kvlib.serving.workloads`; {numref}`tbl-rt-fit`). Prompt and output lengths are drawn
+# independently.
+#
+# ::::{dropdown} The fit of the LMSYS-like generator
+# :::{glue:figure} rt-tab-fit
+# :name: tbl-rt-fit
+# :figclass: kvbook-table
+#
+# The published statistics of 003's 2,000 LMSYS conversations against those of our mixture.
+# :::
+#
+# :::{glue:figure} rt-tab-mix
+# :name: tbl-rt-mix
+# :figclass: kvbook-table
+#
+# The mixture: with weight w, a discretised log-normal with parameters μ1, σ1; otherwise one with
+# μ2, σ2 (clipped to the published range).
+# :::
+# ::::
 
 # %%
 fit = lmsys_fit_table(refit=not Q)
-styled(fit)
-
-# %%
+glue("rt-tab-fit", styled(fit_statistics_table(fit)), display=False)
+glue("rt-tab-mix", styled(fit_mixture_table(fit), precision=5), display=False)
 wl = []
 for w in (build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_csv": user_csv}),
           load_arxiv(SHARED, fallback=True, seed=seed), load_splitwise(SHARED, fallback=True, seed=seed)):
@@ -352,19 +448,9 @@ for w in (build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_cs
     d["label"] = w.label if w.label != SYNTHETIC_LABEL else LM_LABEL
     wl.append(d)
 WL = pd.DataFrame(wl)
-g("rt_sw_label", WL.loc[2, "label"])
-g("rt_ax_label", WL.loc[1, "label"])
-styled(WL, precision=1, caption="lengths in tokens")
-
-# %% [markdown]
-# **Words or tokens?** 001 Section 5.2 takes each *word* of a response as one output token and
-# reports word counts (its Appendix C Figure 5 plots the number of words); 002 Section 7 and
-# 003 Section 6 report tokenizer tokens of their LMSYS samples. Our generator produces token
-# counts (it is fitted to 003's token statistics), so its statistics are compared with the
-# token statistics of 002 and 003; 001's word statistics are shown beside them for reference,
-# not as the same quantity.
-
-# %%
+glue("rt_sw_label", Markdown(files_as_code(WL.loc[2, "label"])), display=False)
+glue("rt_ax_label", Markdown(files_as_code(WL.loc[1, "label"])), display=False)
+glue("rt-tab-workloads", styled(workload_table(wl, LM_LABEL), precision=1), display=False)
 _lm = build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_csv": user_csv})
 LEN = pd.DataFrame([
     {"source": "paper 001 Section 5.2 (10,000 conversations)", "unit": PAPER_LENGTHS_001["unit"],
@@ -378,15 +464,45 @@ LEN = pd.DataFrame([
      "output_mean": float(_lm.output.mean()), "output_median": float(np.median(_lm.output))}])
 g("rt_len_prompt_mean", LEN.prompt_mean.iloc[-1])
 g("rt_len_output_mean", LEN.output_mean.iloc[-1])
-styled(LEN, precision=2, caption="LMSYS length statistics: the papers' (labelled) and ours")
+glue("rt-tab-lengths", styled(LEN.rename(columns=lambda c: c.replace("_", " ")), precision=2), display=False)
 
 # %% [markdown]
-# ## 001 Section 5.2: MC-SF against the benchmarks ({glue:text}`rt_lmlabel`)
+# :::{glue:figure} rt-tab-workloads
+# :name: tbl-rt-workloads
+# :figclass: kvbook-table
 #
+# The three workloads: requests and lengths in tokens (2,000 requests of the LMSYS-like
+# generator; the real traces are the files of {numref}`tbl-rt-files`, read whole).
+# :::
+#
+# **Words or tokens?** 001 Section 5.2 takes each *word* of a response as one output token and
+# reports word counts (its Appendix C Figure 5 plots the number of words); 002 Section 7 and
+# 003 Section 6 report tokenizer tokens of their LMSYS samples. Our generator produces token
+# counts (it is fitted to 003's token statistics), so its statistics are compared with the
+# token statistics of 002 and 003 ({numref}`tbl-rt-lengths`, folded); 001's word statistics are
+# shown beside them for reference, not as the same quantity. Our mean prompt and output are
+# {glue:text}`rt_len_prompt_mean:.2f` and {glue:text}`rt_len_output_mean:.2f` tokens (003's: 41 and
+# 85).
+#
+# ::::{dropdown} LMSYS length statistics: the papers' and ours
+# :::{glue:figure} rt-tab-lengths
+# :name: tbl-rt-lengths
+# :figclass: kvbook-table
+#
+# LMSYS length statistics: the papers' (labelled) and ours.
+# :::
+# ::::
+
+# %% [markdown]
+# (sec-rt-001)=
+# ## 001 Section 5.2: MC-SF against the benchmarks
+#
+# All results of this section are on {glue:text}`rt_lmlabel` lengths.
 # Requests arrive by a Poisson process ($\lambda = 50$ per second, "high demand", and
 # $\lambda = 10$, "low demand"), $M = 16{,}492$ tokens. MC-SF and MC-Benchmark use the
 # look-ahead test; MC-Benchmark is 001 Algorithm 2 as written (arrival order, stopping at the
-# first request that fails the test), the same policy as the `fcfs` used below. The
+# first request that fails the test), the same policy as first come, first served
+# ({term}`FCFS`) in the 002 section below. The
 # $\alpha$-protection baselines admit up to $(1-\alpha)M$ and clear on overflow: greedy clears
 # all running requests; $\beta$-clearing makes one draw per overflow event, clearing each running
 # request independently with probability $\beta$, and clears the survivors too if the memory
@@ -397,16 +513,10 @@ styled(LEN, precision=2, caption="LMSYS length statistics: the papers' (labelled
 # $\alpha$-protection greedy with $\alpha = 0.3$ and $\alpha = 0.25$, and $\alpha$-protection
 # $\beta$-clearing with $\alpha \in \{0.2, 0.1\}$ and $\beta \in \{0.2, 0.1\}$. We run exactly
 # these eight and name them as the paper's Table 1 does ("Benchmark $\alpha = 0.2, \beta = 0.1$").
+# Every simulation is one row of a stored table (see the plan at the top of the page).
 #
-# **Stored results.** Every simulation below is one row of a stored table: one
-# (configuration, rate, number of requests, seed) run of `kvlib.book.realtrace.realtrace_row`,
-# with the number of requests, a hash of the instance and the average latency as columns that
-# a recomputation must reproduce exactly, and the scheduler's and simulator's seconds as
-# timings. Each caption states how many rows it rests on and where they were computed; the
-# keys are ordered so that an incomplete table holds every configuration at
-# $\lambda = 50$/s first.
-#
-# ### Smallest $\alpha$ without endless clearing
+# (sec-rt-alpha)=
+# ### Smallest α without endless clearing
 #
 # A run is declared an endless clearing loop when it does not finish within ten times
 # the number of rounds MC-Benchmark needs on the same workload (plus 1,000), or when no request
@@ -415,7 +525,7 @@ styled(LEN, precision=2, caption="LMSYS length statistics: the papers' (labelled
 # $\alpha$ of the grid at and above which every run of alpha-protection greedy finished
 # ("<= a" when even the smallest grid value never looped).
 
-# %% tags=["teach"]
+# %%
 grid = P["alpha_grid"]
 nG = P["alpha_grid_n"]
 tab_grid, G = TABS["alpha_grid"]
@@ -435,32 +545,39 @@ def _fa(a, rate):
     return "not reached on the grid" if np.isnan(a) else format_alpha(a, grid)
 
 
-# %%
 g("rt_alpha_hi", _fa(A_HI, RATE_HI))
 g("rt_alpha_lo", _fa(A_LO, RATE_LO))
 g("cap_alpha_grid", tab_grid.label)
 g("rt_alpha_grid_txt", f"{grid[0]}, {grid[1]}, ..., {grid[-1]}" if len(grid) > 2 else ", ".join(map(str, grid)))
 g("rt_alpha_grid_n", nG)
-styled(pd.DataFrame({"rate (requests/s)": [RATE_HI, RATE_LO],
-                     "smallest alpha (ours)": [_fa(A_HI, RATE_HI), _fa(A_LO, RATE_LO)],
-                     "paper (001)": [0.21, 0.24], "grid": [f"{grid[0]}..{grid[-1]}"] * 2, "n": [nG] * 2,
-                     "runs": [int((G.rate == r).sum()) if len(G) else 0 for r in (RATE_HI, RATE_LO)],
-                     "workload": [LM_LABEL] * 2}), formats={"paper (001)": "{:.2f}"},
-       caption=f"smallest alpha without endless clearing; {tab_grid.label}")
+glue("rt-tab-alpha", styled(pd.DataFrame({
+    "rate (requests/s)": [RATE_HI, RATE_LO], "smallest α, ours": [_fa(A_HI, RATE_HI), _fa(A_LO, RATE_LO)],
+    "smallest α, 001": [0.21, 0.24], "grid of α": [f"{grid[0]} to {grid[-1]}"] * 2, "requests per run": [nG] * 2,
+    "runs": [int((G.rate == r).sum()) if len(G) else 0 for r in (RATE_HI, RATE_LO)]}),
+    formats={"smallest α, 001": "{:.2f}"}), display=False)
 
 # %% [markdown]
+# :::{glue:figure} rt-tab-alpha
+# :name: tbl-rt-alpha
+# :figclass: kvbook-table
+#
+# Smallest α of α-protection greedy without endless clearing, ours and 001's
+# ({glue:text}`rt_lmlabel` lengths); {glue:text}`cap_alpha_grid`.
+# :::
+#
 # Ours: {glue:text}`rt_alpha_hi` at high demand, {glue:text}`rt_alpha_lo` at low demand
 # (the paper's: 0.21 and 0.24), on {glue:text}`rt_lmlabel` data, over the grid
 # {glue:text}`rt_alpha_grid_txt` (the paper's step 0.01) with {glue:text}`rt_alpha_grid_n:d` requests per run
-# (the size of the paper's grid search is not stated; ours is Table 1's); {glue:text}`cap_alpha_grid`.
+# (the size of the paper's grid search is not stated; ours is Table 1's).
 #
+# (sec-rt-fig3)=
 # ### Figure 3: average latency against the number of requests
 
 # %%
 tab_f3, F3 = TABS["fig3"]
 assert F3["valid"].dropna().all()
 g("cap_fig3", tab_f3.label)
-fig, ax = plt.subplots(1, 2, figsize=(8, 3.4), sharey=False)
+fig, ax = plt.subplots(1, 2, figsize=(9, 3.3), sharey=False)
 slopes = []
 for j, r in enumerate(P["rates"]):
     sub = F3[F3.rate == r].groupby(["name", "n"])["avg_latency"].mean().unstack(0)
@@ -491,8 +608,9 @@ g("rt_s_sf_hi", 1 / slope_of(S, RATE_HI, "MC-SF"))
 g("rt_s_b_hi", 1 / _best_bench(RATE_HI))
 g("rt_s_sf_lo", 1 / slope_of(S, RATE_LO, "MC-SF"))
 g("rt_s_b_lo", 1 / _best_bench(RATE_LO))
-styled(S.rename(columns={"rate": "rate (requests/s)"}), formats={"slope (s per request)": "{:.5f}", "1/slope": "{:.1f}"},
-       caption=f"fitted slopes; {tab_f3.label}")
+g("rt_fig3_sizes_note", "the paper's" if not Q else "fewer and smaller than the paper's 1,000 to 10,000")
+glue("rt-tab-slopes", styled(S.rename(columns={"rate": "rate (requests/s)", "paper (001)": "001's slope"}),
+                             formats={"slope (s per request)": "{:.5f}", "1/slope": "{:.1f}"}), display=False)
 
 # %% [markdown]
 # ```{glue:figure} rt-fig3
@@ -501,7 +619,7 @@ styled(S.rename(columns={"rate": "rate (requests/s)"}), formats={"slope (s per r
 # 001 Figure 3 setting: average latency against the number of requests at $\lambda = 50$/s
 # (left) and $10$/s (right) for MC-SF, MC-Benchmark and the six benchmark configurations of
 # 001 Section 5.2; {glue:text}`rt_lmlabel` lengths, $M = 16{,}492$, sizes
-# {glue:text}`rt_fig3_sizes` (the paper's), up to {glue:text}`rt_fig3_runs` run(s) per point,
+# {glue:text}`rt_fig3_sizes` ({glue:text}`rt_fig3_sizes_note`), up to {glue:text}`rt_fig3_runs` run(s) per point,
 # averaged over the runs that finished; {glue:text}`cap_fig3`.
 # ```
 #
@@ -512,9 +630,19 @@ styled(S.rename(columns={"rate": "rate (requests/s)"}), formats={"slope (s per r
 # 1/100). A negative or huge 1/slope means the latency does not grow measurably with
 # the number of requests at that load. All {glue:text}`rt_lmlabel`.
 #
-# ### Table 1: repeated runs at $\lambda = 50$ (the paper: 1,000 requests, 50 runs, eight configurations)
+# ::::{dropdown} The fitted slopes of every configuration
+# :::{glue:figure} rt-tab-slopes
+# :name: tbl-rt-slopes
+# :figclass: kvbook-table
+#
+# Least-squares slopes of the curves of {numref}`fig-rt-fig3`, with 001's slopes; {glue:text}`cap_fig3`.
+# :::
+# ::::
+#
+# (sec-rt-table1)=
+# ### Table 1: repeated runs at 50 requests per second
 
-# %% tags=["teach"]
+# %%
 tab_t1, T1 = TABS["table1"]
 assert T1["valid"].dropna().all()
 _fin = T1[T1.completed.astype(bool)]
@@ -527,7 +655,6 @@ for j, stat in enumerate(("mean", "std", "max", "min")):
 _ours = np.array([tab1.loc[k, "mean"] for k in ORDER1[:3]])
 _order_ok = bool(_ours[0] < _ours[1] < _ours[2])
 
-# %%
 g("rt_t1_sf", tab1.loc["MC-SF", "mean"])
 g("rt_t1_mb", tab1.loc["MC-Benchmark", "mean"])
 g("rt_t1_a3", tab1.loc["Benchmark α = 0.3", "mean"])
@@ -535,43 +662,69 @@ g("rt_t1_n", P["table1_n"])
 g("rt_t1_order", "agrees with the paper's (MC-SF < MC-Benchmark < alpha = 0.3)" if _order_ok
      else "differs from the paper's (MC-SF < MC-Benchmark < alpha = 0.3)")
 g("rt_t1_ratio", float(np.nanmean(tab1["mean"] / tab1["paper mean"])))
+g("rt_t1_order_short", "in the paper's order" if _order_ok else "in a different order from the paper's")
+g("rt_t1_scale_note", "with the paper's 1,000 requests per run" if P["table1_n"] == 1000
+  else f"with {P['table1_n']:,} requests per run against the paper's 1,000")
 g("rt_t1_runs", int(tab1["runs"].min()))
 g("rt_t1_std_lo", float(tab1["std"].min()))
 g("rt_t1_std_hi", float(tab1["std"].max()))
 g("rt_t1_unfinished", int(tab1["unfinished runs"].sum()))
 g("rt_t1_unfinished_cfg", ", ".join(f"{nm} ({k})" for nm, k in tab1["unfinished runs"].items() if k) or "none")
 g("cap_table1", tab_t1.label)
-styled(tab1.rename(columns={c: f"{c} (s)" for c in ("mean", "std", "max", "min")})
-       .rename_axis("configuration (001 Table 1)").reset_index(),
-       precision=3,
-       caption=f"001 Table 1 setting: {P['table1_n']} requests, λ = {RATE_HI:g}/s, {LM_LABEL}; statistics over the "
-               "runs that finished (a run stopped as an endless clearing loop counts in 'unfinished runs'); "
-               f"'paper' columns: 001 Appendix C Table 1 (50 runs); ours: {tab_t1.label}")
+g("rt_t1_rate", RATE_HI)
+_t1 = tab1.rename_axis("configuration").reset_index()
+glue("rt-tab-table1", styled(_t1[["configuration", "mean", "std", "paper mean", "paper std", "runs", "unfinished runs"]]
+                             .rename(columns={"mean": "mean (s)", "std": "std (s)", "paper mean": "001 mean (s)",
+                                              "paper std": "001 std (s)", "unfinished runs": "unfinished"}),
+                             precision=3).set_properties(subset=["configuration"], **{"white-space": "nowrap"}),
+     display=False)
+glue("rt-tab-table1-range", styled(_t1[["configuration", "min", "max", "paper min", "paper max"]]
+                                   .rename(columns={"min": "min (s)", "max": "max (s)", "paper min": "001 min (s)",
+                                                    "paper max": "001 max (s)"}), precision=3), display=False)
 
 # %% [markdown]
+# :::{glue:figure} rt-tab-table1
+# :name: tbl-rt-table1
+# :figclass: kvbook-table
+#
+# 001 Table 1 setting: average latency over the runs that finished, {glue:text}`rt_t1_n:d`
+# requests per run at {glue:text}`rt_t1_rate:g` requests per second, {glue:text}`rt_lmlabel`
+# lengths; a run stopped as an endless clearing loop counts as unfinished. The 001 columns are
+# 001 Appendix C Table 1 (50 runs); ours: {glue:text}`cap_table1`.
+# :::
+#
+# ::::{dropdown} Smallest and largest average latency of the runs
+# :::{glue:figure} rt-tab-table1-range
+# :name: tbl-rt-table1-range
+# :figclass: kvbook-table
+#
+# The smallest and largest average latency over the runs of {numref}`tbl-rt-table1`, ours and
+# 001's.
+# :::
+# ::::
+#
 # Over at least {glue:text}`rt_t1_runs` runs of {glue:text}`rt_t1_n` requests per configuration
-# ({glue:text}`rt_lmlabel`; {glue:text}`cap_table1`): MC-SF {glue:text}`rt_t1_sf:.3f` s, MC-Benchmark
+# ({numref}`tbl-rt-table1`): MC-SF {glue:text}`rt_t1_sf:.3f` s, MC-Benchmark
 # {glue:text}`rt_t1_mb:.3f` s, Benchmark $\alpha = 0.3$ {glue:text}`rt_t1_a3:.3f` s; the paper's
 # (001 Table 1): 32.112, 46.472 and 51.933. Our ordering {glue:text}`rt_t1_order`; over the
 # eight configurations our averages are on average {glue:text}`rt_t1_ratio:.2f` times the
-# paper's (see "Disagreements" below). Our standard deviations over the seeds range from
+# paper's (see {ref}`sec-rt-disagree`). Our standard deviations over the seeds range from
 # {glue:text}`rt_t1_std_lo:.3f` s to {glue:text}`rt_t1_std_hi:.3f` s (the paper's: 0.310 to 1.457 s);
 # each of our seeds draws new lengths as well as new arrival times. Runs stopped as endless
 # clearing loops: {glue:text}`rt_t1_unfinished:d` in all, by configuration:
 # {glue:text}`rt_t1_unfinished_cfg`.
 #
-# ### Memory over time and the $\alpha$ and $\beta$ sweeps (001 Figures 6-11)
+# (sec-rt-memory)=
+# ### Memory over time (001 Figures 6 and 9)
 #
-# {ref}`The first figure below <fig-rt-memory>` follows the memory held over one run of four
-# policies; {ref}`the second <fig-rt-sweeps>` sweeps the $\alpha$ and $\beta$ of the
-# alpha-protection baselines.
+# {numref}`fig-rt-memory` follows the KV cache memory held over one run of four policies.
 
 # %%
 _MEMP = [("mc-sf", {}, RATE_HI), ("mc-sf", {}, RATE_LO), ("mc-benchmark", {}, RATE_HI),
          ("alpha-beta-clearing", {"alpha": 0.1, "beta": 0.1}, RATE_HI)]
 MEM = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": r, "seed": seed, "policy": p, "opts": o,
                 "keep_trace": True} for p, o, r in _MEMP], "memory traces")
-fig, axs = plt.subplots(2, 2, figsize=(8, 5.2), sharey=True)
+fig, axs = plt.subplots(2, 2, figsize=(9, 4.0), sharey=True)
 ax = axs.ravel()
 for a_, (_, r) in zip(ax, MEM.iterrows()):
     ts, mem = r["trace"]
@@ -612,6 +765,11 @@ glue_figure("rt-memory", fig)
 # {glue:text}`rt_mem_hi_mean:.0f` % and {glue:text}`rt_mem_lo_mean:.0f` % of $M$ over each run.
 # Read against 001: within $M$ at both rates, as 001 reports; occupancy at $\lambda = 10$/s
 # {glue:text}`rt_mem_lo_verdict`.
+#
+# (sec-rt-sweeps)=
+# ### The α and β sweeps (001 Figures 7, 8, 10 and 11)
+#
+# {numref}`fig-rt-sweeps` sweeps the α and β of the α-protection β-clearing baseline.
 
 # %%
 tab_sw, SW = TABS["sweeps"]
@@ -624,7 +782,7 @@ def _all_or_nan(v):
     return float(v.mean()) if len(v) and v.notna().all() else float("nan")
 
 
-fig, ax = plt.subplots(2, 2, figsize=(8, 6.4))
+fig, ax = plt.subplots(2, 2, figsize=(9, 4.6))
 for j, r in enumerate(P["rates"]):
     d = SW[SW.rate == r] if len(SW) else SW
     for b in SWEEP_FIX:
@@ -650,6 +808,44 @@ for j, r in enumerate(P["rates"]):
           else "no stored run yet")
 glue_figure("rt-sweeps", fig)
 
+SV = sweep_verdicts(SW, {RATE_HI: "high", RATE_LO: "low"}, fixed=SWEEP_FIX, tol=0.05) if len(SW) else None
+
+
+def _sv_sentence(rate, swept):
+    """Our minimiser(s) for both fixed values of the other parameter, and whether they lie in 001's range."""
+    if SV is None:
+        return "no stored run yet"
+    d = SV[(SV.rate == rate) & (SV.swept == swept)]
+    grid_ = SA if swept == "alpha" else SB
+    parts = []
+    for _, r in d.iterrows():
+        fixed_ = r["fixed"].replace("alpha", "α").replace("beta", "β")
+        if r["minimiser in range"] is None:
+            parts.append(f"{fixed_}: no finished point")
+        else:
+            parts.append(f"{fixed_}: {compress_points(r['minimiser'], grid_)} ({r['min latency']:.2f} s), "
+                         + ("inside" if r["minimiser in range"] else "outside") + f" 001's {r['paper range']}")
+    return "; ".join(parts)
+
+
+for j, r in enumerate(P["rates"]):
+    for sw_ in ("alpha", "beta"):
+        g(f"rt_sv_{sw_}_{j}", _sv_sentence(r, sw_))
+if SV is not None:
+    g("rt_sv_inside", int(SV["minimiser in range"].eq(True).sum()))
+    g("rt_sv_total", int(len(SV)))
+    _greek = {"alpha": "α", "beta": "β"}
+    g("rt_sv_outside", "; ".join(f"λ = {r['rate']:g}/s, {_greek[r['swept']]} sweep at "
+                                  + r["fixed"].replace("alpha", "α").replace("beta", "β")
+                                  for _, r in SV[SV["minimiser in range"].eq(False)].iterrows()) or "none")
+    _svd = sweep_table(SV, {"alpha": SA, "beta": SB})
+else:
+    g("rt_sv_inside", 0)
+    g("rt_sv_total", 0)
+    g("rt_sv_outside", "no stored run yet")
+    _svd = pd.DataFrame({"λ (1/s)": [], "swept": []})
+glue("rt-tab-sweep-verdicts", styled(_svd, precision=2), display=False)
+
 # %% [markdown]
 # ```{glue:figure} rt-sweeps
 # :name: fig-rt-sweeps
@@ -665,102 +861,66 @@ glue_figure("rt-sweeps", fig)
 # at high demand $\alpha \in [0.15, 0.25]$ minimises latency and $\beta \in [0.05, 0.25]$
 # performs well, at low demand $\alpha \in [0.10, 0.25]$ and $\beta \in [0.05, 0.20]$, for both
 # fixed values of the other parameter; below $\alpha = 0.1$ it reports a marked degradation.
-# We compare our minimisers with those ranges ({numref}`tab-rt-sweep-verdicts`). The lowest
+# We compare our minimisers with those ranges ({numref}`tab-rt-sweep-verdicts`, folded below). The lowest
 # latency among our points with every run finished: {glue:text}`rt_sw_best_0` at
 # $\lambda = 50$/s and {glue:text}`rt_sw_best_1` at $\lambda = 10$/s.
-
-# %%
-SV = sweep_verdicts(SW, {RATE_HI: "high", RATE_LO: "low"}, fixed=SWEEP_FIX, tol=0.05) if len(SW) else None
-
-
-def _sv_sentence(rate, swept):
-    """Our minimiser(s) for both fixed values of the other parameter, and whether they lie in 001's range."""
-    if SV is None:
-        return "no stored run yet"
-    d = SV[(SV.rate == rate) & (SV.swept == swept)]
-    parts = []
-    for _, r in d.iterrows():
-        if r["minimiser in range"] is None:
-            parts.append(f"{r['fixed']}: no finished point")
-        else:
-            parts.append(f"{r['fixed']}: {r['minimiser']} ({r['min latency']:.2f} s), "
-                         + ("inside" if r["minimiser in range"] else "outside") + f" 001's {r['paper range']}")
-    return "; ".join(parts)
-
-
-for j, r in enumerate(P["rates"]):
-    for sw_ in ("alpha", "beta"):
-        g(f"rt_sv_{sw_}_{j}", _sv_sentence(r, sw_))
-if SV is not None:
-    g("rt_sv_inside", int(SV["minimiser in range"].eq(True).sum()))
-    g("rt_sv_total", int(len(SV)))
-    g("rt_sv_outside", "; ".join(f"λ = {r['rate']:g}/s, {r['swept']} sweep at {r['fixed']}"
-                                  for _, r in SV[SV["minimiser in range"].eq(False)].iterrows()) or "none")
-    _svd = SV.assign(**{"λ (1/s)": SV.rate, "minimiser in range": SV["minimiser in range"].map(
-        {True: "yes", False: "no", None: "-"}), "range within 5 %": SV["range within tol"].map(
-        {True: "yes", False: "no", None: "-"})}).rename(columns={
-            "swept": "swept", "fixed": "fixed", "minimiser": "our minimiser(s)", "min latency": "min latency (s)",
-            "within tol": "points within 5 % of min", "missing": "missing points",
-            "paper range": "001's range"})
-    _svd = _svd[["λ (1/s)", "swept", "fixed", "our minimiser(s)", "min latency (s)", "points within 5 % of min",
-                 "missing points", "001's range", "minimiser in range", "range within 5 %"]]
-else:
-    g("rt_sv_inside", 0)
-    g("rt_sv_total", 0)
-    g("rt_sv_outside", "no stored run yet")
-    _svd = pd.DataFrame({"λ (1/s)": [], "swept": []})
-g("rt-tab-sweep-verdicts", styled(_svd, precision=2))
-
-# %% [markdown]
-# ```{glue:figure} rt-tab-sweep-verdicts
-# :name: tab-rt-sweep-verdicts
-#
-# Our sweeps ({ref}`fig-rt-sweeps`) against the ranges 001 Appendix C recommends: per demand rate,
-# swept parameter and fixed value of the other one, the grid point(s) of lowest mean latency
-# (exact ties all listed), the points within 5 % of that minimum, the points missing because a run
-# was stopped as an endless clearing loop, 001's range, whether a minimiser lies in it, and whether
-# every finished grid point inside 001's range is within 5 % of our minimum; {glue:text}`cap_sweeps`.
-# ```
 #
 # Our minimisers lie inside 001's range in {glue:text}`rt_sv_inside:d` of the
-# {glue:text}`rt_sv_total:d` sweeps; outside: {glue:text}`rt_sv_outside`. At $\lambda = 50$/s,
+# {glue:text}`rt_sv_total:d` sweeps; outside: {glue:text}`rt_sv_outside`. Our runs use
+# stand-in request lengths and our batch-time model, not the paper's trace and hardware, so a
+# shifted minimiser is a difference of setting, not a faulty step of the paper.
+#
+# ::::{dropdown} Every sweep against 001's ranges
+# :::{glue:figure} rt-tab-sweep-verdicts
+# :name: tab-rt-sweep-verdicts
+# :figclass: kvbook-table
+#
+# Our sweeps against the ranges 001 Appendix C recommends: per demand rate, swept parameter and
+# fixed value of the other one, the grid point(s) of lowest mean latency (exact ties all listed),
+# the points within 5 % of that minimum, the points missing because a run was stopped as an endless
+# clearing loop, 001's range, whether a minimiser lies in it, and whether every finished grid point
+# inside 001's range is within 5 % of our minimum (a–b: every grid point from a to b);
+# {glue:text}`cap_sweeps`.
+# :::
+#
+# At $\lambda = 50$/s,
 # the $\alpha$ sweeps give {glue:text}`rt_sv_alpha_0`, and the $\beta$ sweeps
 # {glue:text}`rt_sv_beta_0`. At $\lambda = 10$/s, the $\alpha$ sweeps give
 # {glue:text}`rt_sv_alpha_1`, and the $\beta$ sweeps {glue:text}`rt_sv_beta_1`; where the
 # minimum is shared by many grid points (a flat curve), "inside" says only that the range is among
-# them, and the column "points within 5 % of min" of {numref}`tab-rt-sweep-verdicts` is the
-# better summary, including whether our points below $\alpha = 0.1$ degrade as 001 reports. Our runs use
-# stand-in request lengths and our batch-time model, not the paper's trace and hardware, so a
-# shifted minimiser is a difference of setting, not a faulty step of the paper.
+# them, and the column "within 5 % of min" of {numref}`tab-rt-sweep-verdicts` is the
+# better summary, including whether our points below $\alpha = 0.1$ degrade as 001 reports.
+# ::::
 
 # %% [markdown]
+# (sec-rt-002)=
 # ## 002 Section 7: mixed LMSYS-like and arXiv requests at $t = 0$
 #
-# 80 % {glue:text}`rt_lmlabel` and 20 % arXiv ({glue:text}`rt_ax_label`) requests,
+# 80 % {glue:text}`rt_lmlabel` and 20 % arXiv ({glue:md}`rt_ax_label`) requests,
 # mixed at random, all present at $t = 0$, $M = 16{,}492$; the paper's experiment has
 # 2,000 requests (1,600 + 400). Latency is in seconds; "scheduler time" is the
 # policy's own computation (planning at reset plus all decisions), measured on a
 # shared 2-core machine (contention from other processes inflates it).
 #
-# **The figures.** 002 Figure 8 shows the average latency of each scheduler on
+# **The figures.** 002 Figure 8 shows the average latency of each scheduler ({term}`Sorted-F`,
+# {term}`Sorted-LP`, {term}`LP-Swap` and the baselines) on
 # subsamples of 200, 400, ..., 2,000 requests of the mixed data set (002 Section 7), and
 # 002 Figure EC.2 (Appendix EC.5) repeats it for Sorted-F and LP-Swap alone, whose curves
-# nearly coincide. We redraw Figure 8 (the Sorted-F and LP-Swap numbers of EC.2 are among
-# its curves and in the scheduler-time section), then add a view of our own that is not
-# a figure of 002: statistics of the individual latencies at the largest size,
-# split by source (LMSYS-like vs arXiv), which shows who pays for each policy's average.
-# The scheduler times come last.
+# nearly coincide. We redraw Figure 8 (EC.2's Sorted-F and LP-Swap curves are among
+# its curves), add a view of our own (the individual latencies at the largest size by source:
+# who pays for each policy's average), and end with the scheduler times.
 #
-# **Sorted-LP and LP-Swap at 2,000 requests.** The LP relaxation is time-indexed: one
-# start variable per request and round of the horizon (at {glue:text}`rt_002_n:d`
-# requests the horizon is {glue:text}`rt_lp_H:d` rounds, i.e. about
-# {glue:text}`rt_lp_mvars:.1f` million start variables; at 2,000 requests it is tens of
-# millions, far beyond any LP solver here). We therefore solve **our coarse
+# ::::{dropdown} How Sorted-LP and LP-Swap are solved at scale
+# The LP relaxation is time-indexed: one start variable per request and {term}`round` of the
+# horizon (at {glue:text}`rt_002_n:d` requests the horizon is {glue:text}`rt_lp_H:d` rounds,
+# i.e. about {glue:text}`rt_lp_mvars:.1f` million start variables, far beyond the exact LP's
+# reach here of about 100 requests). We therefore solve **our coarse
 # approximation** of 002's Relax-LP (`kvlib.policies.wyz_lp`, `formulation="bucket"`): start times on
 # a grid of step $D$ and the memory constraint averaged over each $D$-bucket, with $D$
 # chosen automatically (`kvlib.policies.wyz_lp.auto_time_step`: about $750 n$ nonzeros, at most 1.5 million); with $D = 1$ it is the exact
 # relaxation. The check after the figures measures, at a size where the exact LP is
 # solvable, how much this moves the LP order and the resulting TEL.
+# ::::
 
 # %%
 from kvlib.policies.wyz_lp import auto_time_step, compare_lp_orders, default_horizon
@@ -773,10 +933,10 @@ M2 = M2.sort_values(["name", "n"], kind="stable")
 assert M2["valid"].all()
 nmax2 = int(M2.n.max())
 ORDER2 = [c for c in (policy_label(p, o) for p, o in P002 + LP002) if c in set(M2.name)]
-fig, ax = plt.subplots(figsize=(6, 3.6))
+fig, ax = plt.subplots(figsize=(7, 3.2))
 for nm in ORDER2:
     d = M2[M2.name == nm]
-    ax.plot(d.n, d.avg_latency, "o-", label=nm)
+    ax.plot(d.n, d.avg_latency, "o-", label=policy_display(nm))
 ax.set(xlabel="number of requests", ylabel="average latency (s)")
 ax.legend(fontsize=7)
 fig.tight_layout()
@@ -791,28 +951,10 @@ g("rt_002_sorted", T2.loc[nmax2, "sorted-f(selector=swap)"] if "sorted-f(selecto
 g("rt_002_quant", T2.loc[nmax2, "sorted-f(selector=quantile)"] if "sorted-f(selector=quantile)" in T2 else float("nan"))
 g("rt_002_quant_ratio", T2.loc[nmax2, "sorted-f(selector=quantile)"] / T2.loc[nmax2, "sorted-f(selector=swap)"]
   if {"sorted-f(selector=quantile)", "sorted-f(selector=swap)"} <= set(T2) else float("nan"))
-styled(T2.reset_index(), precision=2, caption=f"average latency (s); {tab_m2.label}")
+g("rt_sizes_002_note", "002's" if not Q else "fewer than 002's 200, 400, ..., 2,000")
+glue("rt-tab-002", styled(T2.rename(columns=policy_display).rename_axis("requests").reset_index(), precision=2),
+     display=False)
 
-# %% [markdown]
-# ```{glue:figure} rt-002-fig8
-# :name: fig-rt-002-fig8
-#
-# 002 Figure 8 (our reading): average latency against the number of requests, mixed workload
-# (80 % {glue:text}`rt_lmlabel`, 20 % arXiv) all at $t = 0$, $M = 16{,}492$, sizes
-# {glue:text}`rt_sizes_002` (002's); {glue:text}`cap_mixed002`.
-# ```
-#
-# *002 Figure 8, our reading* ({ref}`figure <fig-rt-002-fig8>`; average latency in seconds against the number of
-# requests, {glue:text}`rt_lmlabel` + arXiv). At {glue:text}`rt_002_n:d` requests: FCFS (with the
-# test (5); the same policy as MC-Benchmark, 001 Algorithm 2) {glue:text}`rt_002_fcfs:.1f` s, MC-SF
-# {glue:text}`rt_002_sf:.1f` s, Sorted-F (swap: Phase 1 by 002 Algorithm 4)
-# {glue:text}`rt_002_sorted:.1f` s, Sorted-F (quantile: 002 Algorithm 5)
-# {glue:text}`rt_002_quant:.1f` s, i.e. {glue:text}`rt_002_quant_ratio:.2f` times Sorted-F (swap);
-# Sorted-LP (002 Algorithm 6) and LP-Swap (Algorithm 7) below. Both selectors run as 002 writes
-# them; Algorithm 5 fixes its thresholds at the 0.3-quantiles of a half sample and fills by
-# $o / (s + o)$, so its batches need not minimise $F$.
-
-# %%
 big = M2[M2.n == nmax2].set_index("name").loc[[c for c in ORDER2 if c in set(M2[M2.n == nmax2].name)]]
 SRC = (("LMSYS-like", "lmsys"), ("arXiv", "arxiv"))
 STATS = ("mean", "median", "p90")
@@ -824,7 +966,7 @@ xs = np.arange(len(STATS))
 for j, (src, tag) in enumerate(SRC):
     wd = 0.8 / max(len(big), 1)
     for i, (nm, r) in enumerate(big.iterrows()):
-        ax[j].bar(xs + i * wd, [r[f"{tag}_{st}"] for st in STATS], wd, label=nm)
+        ax[j].bar(xs + i * wd, [r[f"{tag}_{st}"] for st in STATS], wd, label=policy_display(nm))
     ax[j].set_xticks(xs + 0.4 - wd / 2, STATS)
     ax[j].set(title=f"{src} requests ({int(big.iloc[0][f'{tag}_count'])} of {nmax2})")
     ax[j].legend(fontsize=6)
@@ -835,30 +977,71 @@ g("rt_ec2_sf_ax", EC2.loc["mc-sf", "arXiv mean"])
 g("rt_ec2_sf_lm", EC2.loc["mc-sf", "LMSYS-like mean"])
 g("rt_ec2_fcfs_lm", EC2.loc["fcfs", "LMSYS-like mean"])
 g("rt_ec2_fcfs_ax", EC2.loc["fcfs", "arXiv mean"])
-styled(EC2.rename(columns=lambda c: c if c.endswith("(s)") else f"{c} (s)").rename_axis("policy").reset_index(),
-       precision=2, caption=f"per-request latency at {nmax2} requests; {tab_m2.label}")
+glue("rt-tab-ec2", styled(EC2.rename(columns=lambda c: c if c.endswith("(s)") else f"{c} (s)").T
+                          .rename(columns=policy_display).rename_axis("latency statistic").reset_index(),
+                          precision=2), display=False)
 
 # %% [markdown]
-# ```{glue:figure} rt-002-ec2
+# ```{glue:figure} rt-002-fig8
+# :name: fig-rt-002-fig8
+#
+# 002 Figure 8 (our reading): average latency against the number of requests, mixed workload
+# (80 % {glue:text}`rt_lmlabel`, 20 % arXiv) all at $t = 0$, $M = 16{,}492$, sizes
+# {glue:text}`rt_sizes_002` ({glue:text}`rt_sizes_002_note`); {glue:text}`cap_mixed002`.
+# ```
+#
+# *002 Figure 8, our reading* ({ref}`figure <fig-rt-002-fig8>`; average latency in seconds against the number of
+# requests, {glue:text}`rt_lmlabel` + arXiv). At {glue:text}`rt_002_n:d` requests: FCFS (with the
+# test (5); the same policy as MC-Benchmark, 001 Algorithm 2) {glue:text}`rt_002_fcfs:.1f` s, MC-SF
+# {glue:text}`rt_002_sf:.1f` s, Sorted-F (swap: Phase 1 by 002 Algorithm 4)
+# {glue:text}`rt_002_sorted:.1f` s, Sorted-F (quantile: 002 Algorithm 5)
+# {glue:text}`rt_002_quant:.1f` s, i.e. {glue:text}`rt_002_quant_ratio:.2f` times Sorted-F (swap);
+# Sorted-LP (002 Algorithm 6) and LP-Swap (Algorithm 7) below. Both selectors run as 002 writes
+# them; Algorithm 5 fixes its thresholds at the 0.3-quantiles of a half sample and fills by
+# $o / (s + o)$, so its batches need not minimise $F$.
+#
+# ::::{dropdown} The average latencies of 002 Figure 8 as a table
+# :::{glue:figure} rt-tab-002
+# :name: tbl-rt-002
+# :figclass: kvbook-table
+#
+# Average latency (s) of each scheduler against the number of requests (the curves of
+# {numref}`fig-rt-002-fig8`); {glue:text}`cap_mixed002`.
+# :::
+# ::::
+#
+# *Per-request latencies*, a view of our own ({numref}`fig-rt-002-ec2`, folded). At
+# {glue:text}`rt_002_n:d` requests the arXiv requests (long prompts) wait
+# {glue:text}`rt_ec2_sf_ax:.0f` s on average under MC-SF against {glue:text}`rt_ec2_sf_lm:.0f` s
+# for the LMSYS-like ones; under FCFS the two groups wait {glue:text}`rt_ec2_fcfs_lm:.0f` s and
+# {glue:text}`rt_ec2_fcfs_ax:.0f` s.
+#
+# ::::{dropdown} Per-request latencies by source: figure and table
+# :::{glue:figure} rt-002-ec2
 # :name: fig-rt-002-ec2
 #
 # Per-request latency (our view of 002 Figure 8's experiment): mean, median and 90th percentile
 # at {glue:text}`rt_002_n:d` requests, LMSYS-like (left) and arXiv (right) requests of the mixed
 # workload, all at $t = 0$; {glue:text}`cap_mixed002`.
-# ```
+# :::
 #
-# *Per-request latencies* ({ref}`figure <fig-rt-002-ec2>`). At {glue:text}`rt_002_n:d` requests the arXiv
-# requests (long prompts) wait {glue:text}`rt_ec2_sf_ax:.0f` s on average under MC-SF
-# against {glue:text}`rt_ec2_sf_lm:.0f` s for the LMSYS-like ones; under FCFS the two
-# groups wait {glue:text}`rt_ec2_fcfs_lm:.0f` s and {glue:text}`rt_ec2_fcfs_ax:.0f` s.
+# :::{glue:figure} rt-tab-ec2
+# :name: tbl-rt-ec2
+# :figclass: kvbook-table
 #
+# Per-request latency (s) at {glue:text}`rt_002_n:d` requests by source (the bars of
+# {numref}`fig-rt-002-ec2`) and the scheduler's computation time; {glue:text}`cap_mixed002`.
+# :::
+# ::::
+#
+# (sec-rt-lp)=
 # ### Scheduler computation time and the LP
 
 # %%
-fig, ax = plt.subplots(figsize=(6, 3.4))
+fig, ax = plt.subplots(figsize=(7, 3.0))
 for nm in ORDER2:
     d = M2[M2.name == nm]
-    ax.plot(d.n, d.scheduler_s, "o-", label=nm)
+    ax.plot(d.n, d.scheduler_s, "o-", label=policy_display(nm))
 ax.set(xlabel="number of requests", ylabel="scheduler time (s)", yscale="log")
 ax.legend(fontsize=7)
 fig.tight_layout()
@@ -877,32 +1060,9 @@ g("rt_lp_nmax", int(NLP))
 for key, nm in (("slp", "sorted-lp"), ("lps", "lp-swap"), ("sfs", "sorted-f(selector=swap)")):
     g(f"rt_002_t_{key}", TS.loc[NLP, nm] if nm in TS and NLP in TS.index else float("nan"))
     g(f"rt_002_{key}", T2.loc[NLP, nm] if nm in T2 and NLP in T2.index else float("nan"))
-styled(TS.reset_index(), precision=2, caption=f"scheduler time (s), measured when the rows were computed; {tab_m2.label}")
+glue("rt-tab-sched", styled(TS.rename(columns=policy_display).rename_axis("requests").reset_index(), precision=2),
+     display=False)
 
-# %% [markdown]
-# ```{glue:figure} rt-002-sched
-# :name: fig-rt-002-sched
-#
-# The schedulers' own computation time (planning at reset plus all decisions, log scale) in
-# the 002 Section 7 setting, measured on a shared 2-core machine ({glue:text}`rt_mode` mode).
-# ```
-#
-# At {glue:text}`rt_lp_nmax:d` requests ({ref}`figure <fig-rt-002-sched>`) Sorted-LP reaches an average latency of
-# {glue:text}`rt_002_slp:.1f` s and LP-Swap {glue:text}`rt_002_lps:.1f` s (Sorted-F (swap):
-# {glue:text}`rt_002_sfs:.1f` s). Their scheduler times, {glue:text}`rt_002_t_slp:.1f` s and
-# {glue:text}`rt_002_t_lps:.1f` s (Sorted-F (swap): {glue:text}`rt_002_t_sfs:.1f` s), are
-# dominated by the LP (HiGHS interior point without crossover, one thread); at
-# {glue:text}`rt_002_n:d` requests the horizon is {glue:text}`rt_lp_H:d` rounds and the
-# grid step $D =$ {glue:text}`rt_lp_step:d` rounds. `python benchmarks/lp_scaling.py`
-# prints the LP time against $n$ (with `--before`, also the former implementation's).
-#
-# **How much does the bucket approximation change?** On a {glue:text}`rt_lpx_n:d`-request
-# instance of the same workload the exact relaxation ($D = 1$, per-time memory rows,
-# solved in {glue:text}`rt_lpx_exact_s:.1f` s) is compared with the bucket model at the
-# automatic step and at coarser steps up to the one used at {glue:text}`rt_002_n:d`
-# requests (TEL in rounds, discrete-time simulation, every schedule checked):
-
-# %%
 _wx = build_workload({"workload": "mixed002", "n": P["lp_exact_n"], "seed": seed,
                       "shared_dir": str(SHARED) if SHARED else None, "user_csv": user_csv})
 LPX = pd.DataFrame(compare_lp_orders(
@@ -922,26 +1082,83 @@ _lpx = LPX.rename(columns={
     "exact_tel_sorted_lp": "Sorted-LP TEL, exact LP", "approx_tel_sorted_lp": "Sorted-LP TEL, approx.",
     "tel_change_sorted_lp": "Sorted-LP TEL change", "exact_tel_lp_swap": "LP-Swap TEL, exact LP",
     "approx_tel_lp_swap": "LP-Swap TEL, approx.", "tel_change_lp_swap": "LP-Swap TEL change"})
-display(styled(_lpx[["step D (rounds)", "approximate LP (s)", "exact LP value", "approximate LP value", "Kendall tau",
-                     "max rank shift"]], precision=4,
-               caption=f"the LP: {_wx.n} requests ({_wx.label}), horizon {LPX.horizon.iloc[0]} rounds"))
-display(styled(_lpx[["step D (rounds)", "Sorted-LP TEL, exact LP", "Sorted-LP TEL, approx.", "Sorted-LP TEL change",
-                     "LP-Swap TEL, exact LP", "LP-Swap TEL, approx.", "LP-Swap TEL change"]], precision=4,
-               caption="the schedules (TEL in rounds)"))
+glue("rt_lpx_label", Markdown(files_as_code(_wx.label)), display=False)
+glue("rt-tab-lpx", styled(_lpx[["step D (rounds)", "approximate LP (s)", "exact LP value", "approximate LP value",
+                                "Kendall tau", "max rank shift"]], precision=4), display=False)
+glue("rt-tab-lpx-tel", styled(_lpx[["step D (rounds)", "Sorted-LP TEL, exact LP", "Sorted-LP TEL, approx.",
+                                    "Sorted-LP TEL change", "LP-Swap TEL, exact LP", "LP-Swap TEL, approx.",
+                                    "LP-Swap TEL change"]].rename(columns=lambda c: c.replace(" TEL", "")),
+                              precision=4), display=False)
 
 # %% [markdown]
+# At {glue:text}`rt_lp_nmax:d` requests ({numref}`fig-rt-002-sched`, folded) Sorted-LP reaches an average latency of
+# {glue:text}`rt_002_slp:.1f` s and LP-Swap {glue:text}`rt_002_lps:.1f` s (Sorted-F (swap):
+# {glue:text}`rt_002_sfs:.1f` s). Their scheduler times, {glue:text}`rt_002_t_slp:.1f` s and
+# {glue:text}`rt_002_t_lps:.1f` s (Sorted-F (swap): {glue:text}`rt_002_t_sfs:.1f` s), are
+# dominated by the LP ({term}`HiGHS` interior point without crossover, one thread); at
+# {glue:text}`rt_002_n:d` requests the horizon is {glue:text}`rt_lp_H:d` rounds and the
+# grid step $D =$ {glue:text}`rt_lp_step:d` rounds. `python benchmarks/lp_scaling.py`
+# prints the LP time against $n$ (with `--before`, also the former implementation's).
+#
+# ::::{dropdown} The scheduler times: figure and table
+# :::{glue:figure} rt-002-sched
+# :name: fig-rt-002-sched
+#
+# The schedulers' own computation time (planning at reset plus all decisions, log scale) in
+# the 002 Section 7 setting, measured on a shared 2-core machine ({glue:text}`rt_mode` mode).
+# :::
+#
+# :::{glue:figure} rt-tab-sched
+# :name: tbl-rt-sched
+# :figclass: kvbook-table
+#
+# Scheduler time (s) against the number of requests (the curves of {numref}`fig-rt-002-sched`),
+# measured when the rows were computed; {glue:text}`cap_mixed002`.
+# :::
+# ::::
+#
+# **How much does the bucket approximation change?** On a small instance the exact relaxation
+# ($D = 1$) is compared with the bucket model (details and tables folded below).
+#
+# ::::{dropdown} The exact LP against the bucket approximation: two tables
+# On a {glue:text}`rt_lpx_n:d`-request instance of the same workload the exact relaxation
+# ($D = 1$, per-time memory rows, solved in {glue:text}`rt_lpx_exact_s:.1f` s) is compared with
+# the bucket model at the automatic step and at coarser steps up to the one used at
+# {glue:text}`rt_002_n:d` requests (TEL in rounds, discrete-time simulation, every schedule
+# checked).
+#
+# :::{glue:figure} rt-tab-lpx
+# :name: tbl-rt-lpx
+# :figclass: kvbook-table
+#
+# The LP on {glue:text}`rt_lpx_n:d` requests ({glue:md}`rt_lpx_label`), horizon
+# {glue:text}`rt_lpx_H:d` rounds: the exact LP (step 1) against the bucket approximation at
+# each step; Kendall's τ and the largest rank shift compare the two orders.
+# :::
+#
+# :::{glue:figure} rt-tab-lpx-tel
+# :name: tbl-rt-lpx-tel
+# :figclass: kvbook-table
+#
+# The schedules built from the two LP orders: TEL in rounds of Sorted-LP and LP-Swap with the
+# exact and the approximate LP, and the relative change (a fraction).
+# :::
+# ::::
+#
 # Over these steps Kendall's $\tau$ between the exact and the approximate LP orders is at
 # least {glue:text}`rt_lpx_tau_min:.3f`; the TEL of Sorted-LP moves by at most
 # {glue:text}`rt_lpx_dslp_max:.2f` % and that of LP-Swap by at most
 # {glue:text}`rt_lpx_dlps_max:.2f` % (at the step used for {glue:text}`rt_002_n:d`
 # requests: {glue:text}`rt_lpx_dslp_big:.2f` % and {glue:text}`rt_lpx_dlps_big:.2f` %).
 # The check is on a small instance (horizon {glue:text}`rt_lpx_H:d` rounds; the exact LP
-# is out of reach beyond about 100 requests here), so that the step used at 2,000
-# requests is equally harmless there is an extrapolation, not a measurement.
+# is out of reach beyond about 100 requests here), so that the step used at
+# {glue:text}`rt_002_n:d` requests is equally harmless there is an extrapolation, not a
+# measurement.
 #
+# (sec-rt-003)=
 # ## 003 Section 6: interval predictions
 
-# %% tags=["teach"]
+# %%
 tab_m3, M3 = TABS["intervals003"]
 M3 = M3.sort_values("n", kind="stable")
 assert M3["valid"].all()
@@ -950,26 +1167,51 @@ T3 = M3.pivot_table(index=["pred", "n"], columns="policy", values="avg_latency")
 n3 = int(max((n for n in T3.index.get_level_values(1) if (M3.n == n).sum() == len(PREDS) * len(P003)),
               default=M3.n.min()))  # the largest size with every prediction and policy stored
 
-# %%
 if {"a-max", "a-min", "h-sf"} <= set(P003):
     g("rt_003_n", n3)
-    for pr_key, pr_name in (("wide", "[1,1000]"), ("x01", "x=0.1"), ("x099", "x=0.99")):
+    for pr_key, pr_name in (("wide", "[1,1000]"), ("x01", "x=0.1"), ("x099", "x=0.99"), ("buckets", "10 buckets")):
         for pol in ("a-max", "a-min", "h-sf"):
             g(f"rt_003_{pr_key}_{pol.replace('-', '')}", T3.loc[(pr_name, n3), pol])
     _better = [pr for pr in T3.index.get_level_values(0).unique() if T3.loc[(pr, n3), "a-min"] < T3.loc[(pr, n3), "a-max"]]
     g("rt_003_amin_better", ", ".join(_better) if _better else "none")
 g("cap_intervals003", tab_m3.label)
-fig, axs = plt.subplots(3, 2, figsize=(8, 8))
+fig, axs = plt.subplots(2, 3, figsize=(11, 5.0))
 ax = axs.ravel()
 ax[-1].axis("off")
 for a_, (pr, d) in zip(ax, M3.groupby("pred", sort=False)):
     for p, e in d.groupby("policy"):
-        a_.plot(e.n, e.avg_latency, "o-", label=p)
+        a_.plot(e.n, e.avg_latency, "o-", label=policy_display(p))
     a_.set(title=f"prediction {pr}", xlabel="requests", ylabel="average latency (s)")
 ax[0].legend(fontsize=7)
 fig.tight_layout()
 glue_figure("rt-003", fig)
-styled(T3.reset_index(), precision=2, caption=f"average latency (s); {tab_m3.label}")
+_t3 = T3.rename(columns=policy_display).reset_index().rename(columns={"pred": "prediction", "n": "requests"})
+offer_csv(_t3, "realtrace", "intervals003")
+glue("rt-tab-003", styled(_t3, precision=2), display=False)
+
+tab_sp, SP = TABS["splitwise"]
+assert SP["valid"].dropna().all()
+g("cap_splitwise", tab_sp.label)
+glue("rt-tab-splitwise", styled(SP.pivot_table(index="rate", columns="name", values="avg_latency").reset_index()
+                                .rename(columns={"rate": "rate (requests/s)"}), precision=2), display=False)
+
+tab_c, C = TABS["allpolicies"]
+C["name"] = [nm if p in ("mc-sf", "mc-benchmark", "alpha-greedy", "alpha-beta-clearing")
+             else policy_label(p, {"selector": sel} if sel else {})
+             for nm, p, sel in zip(C["name"], C["policy"], _opt(C, "selector"))]
+C["pred"] = _opt(C, "pred")
+C["name"] = [policy_display(nm) for nm in C["name"]]
+g("rt_all_n", nC)
+g("rt_memory", memory)
+g("cap_allpolicies", tab_c.label)
+_cs = C.sort_values("avg_latency")
+g("rt_all_best", f"{_cs['name'].iloc[0]}'s, {_cs['avg_latency'].iloc[0]:.1f} s")
+g("rt_all_worst", f"{_cs['name'].iloc[-1]}'s, {_cs['avg_latency'].iloc[-1]:.1f} s")
+glue("rt-tab-all", styled(C[["name", "pred", "completed", "valid", "avg_latency", "makespan", "evictions", "scheduler_s"]]
+                          .sort_values("avg_latency")
+                          .rename(columns={"name": "policy", "pred": "x", "avg_latency": "avg latency (s)",
+                                           "makespan": "makespan (s)", "scheduler_s": "sched. time (s)"})),
+     display=False)
 
 # %% [markdown]
 # ```{glue:figure} rt-003
@@ -980,30 +1222,50 @@ styled(T3.reset_index(), precision=2, caption=f"average latency (s); {tab_m3.lab
 # interval prediction; {glue:text}`cap_intervals003`.
 # ```
 #
+# 003 Section 6 gives each request a predicted interval of output lengths. {term}`A_max` plans
+# with the upper end of each interval, {term}`A_min` (003 Algorithms 2 and 5) starts from the
+# lower end and raises it as a request keeps producing tokens, and {term}`H-SF` (hindsight
+# shortest-first) knows the true lengths. The predictions are the uninformative $[1, 1000]$,
+# 10 length buckets, and intervals $[(1-x)o, (1+x)o]$ around the true length $o$.
+#
 # At {glue:text}`rt_003_n` requests ({glue:text}`rt_lmlabel`; {ref}`figure <fig-rt-003>`): with the uninformative
 # prediction $[1, 1000]$, A_max {glue:text}`rt_003_wide_amax:.1f` s, A_min
 # {glue:text}`rt_003_wide_amin:.1f` s, H-SF {glue:text}`rt_003_wide_hsf:.1f` s; with
 # $x = 0.1$: {glue:text}`rt_003_x01_amax:.1f`, {glue:text}`rt_003_x01_amin:.1f`,
 # {glue:text}`rt_003_x01_hsf:.1f` s; with $x = 0.99$: {glue:text}`rt_003_x099_amax:.1f`,
-# {glue:text}`rt_003_x099_amin:.1f`, {glue:text}`rt_003_x099_hsf:.1f` s. A_min beats
+# {glue:text}`rt_003_x099_amin:.1f`, {glue:text}`rt_003_x099_hsf:.1f` s; with 10 buckets:
+# {glue:text}`rt_003_buckets_amax:.1f`, {glue:text}`rt_003_buckets_amin:.1f`,
+# {glue:text}`rt_003_buckets_hsf:.1f` s (A_max, A_min, H-SF). A_min beats
 # A_max at this size for the predictions: {glue:text}`rt_003_amin_better`.
 #
-# ## Beyond the papers: the Splitwise production trace with real arrival times
+# ::::{dropdown} The average latencies of every prediction as a table
+# :::{glue:figure} rt-tab-003
+# :name: tbl-rt-003
+# :figclass: kvbook-table
 #
-# The first requests of {glue:text}`rt_sw_label` keep their real arrival pattern,
+# Average latency (s) of the curves of {numref}`fig-rt-003`
+# ({download}`CSV </chapters/tables/realtrace-intervals003.csv>`); {glue:text}`cap_intervals003`.
+# :::
+# ::::
+#
+# (sec-rt-splitwise)=
+# ## Beyond the papers: the Splitwise trace with real arrival times
+#
+# The first requests of the Splitwise production trace ({glue:md}`rt_sw_label`) keep their real arrival pattern,
 # rescaled to several mean rates. With prompts of about 1,150 tokens, far fewer
 # requests fit in $M$ than with LMSYS-like lengths, so the sustainable rate is around
 # one request per second. MC-Benchmark (001 Algorithm 2) is also the FCFS baseline here: `fcfs`
 # names the same policy.
-
-# %%
-tab_sp, SP = TABS["splitwise"]
-assert SP["valid"].dropna().all()
-styled(SP.pivot_table(index="rate", columns="name", values="avg_latency").reset_index()
-       .rename(columns={"rate": "rate (requests/s)"}), precision=2,
-       caption=f"average latency (s), first {P['splitwise_n']} requests of {WL.loc[2, 'label']}; {tab_sp.label}")
-
-# %% [markdown]
+#
+# :::{glue:figure} rt-tab-splitwise
+# :name: tbl-rt-splitwise
+# :figclass: kvbook-table
+#
+# Average latency (s) on the first {glue:text}`rt_splitwise_n:d` requests of
+# {glue:md}`rt_sw_label` at each mean arrival rate; {glue:text}`cap_splitwise`.
+# :::
+#
+# (sec-rt-all)=
 # ## Every policy on one workload
 #
 # One table: all policies of the four papers available in `kvlib` on the same instance,
@@ -1011,52 +1273,56 @@ styled(SP.pivot_table(index="rate", columns="name", values="avg_latency").reset_
 # at $t = 0$ (the only setting in which the offline 002 planners apply; with
 # LMSYS-like lengths alone a few hundred requests fit in $M$ at once and every policy
 # coincides); the 003 policies receive intervals $[(1-x)o, (1+x)o]$ with $x = 0.5$
-# (H-SF knows $o$). FCFS with the test (5) is MC-Benchmark (001 Algorithm 2) and has one row.
-
-# %%
-tab_c, C = TABS["allpolicies"]
-C["name"] = [nm if p in ("mc-sf", "mc-benchmark", "alpha-greedy", "alpha-beta-clearing")
-             else policy_label(p, {"selector": sel} if sel else {})
-             for nm, p, sel in zip(C["name"], C["policy"], _opt(C, "selector"))]
-C["pred"] = _opt(C, "pred")
-styled(C[["name", "pred", "completed", "valid", "avg_latency", "makespan", "evictions", "scheduler_s"]]
-       .sort_values("avg_latency").rename(columns={"name": "policy", "pred": "x", "avg_latency": "avg latency (s)",
-                                                   "makespan": "makespan (s)", "scheduler_s": "sched. time (s)"}),
-       caption=f"{nC} requests, mixed 002 workload ({LM_LABEL} + arXiv), all at t = 0, M = {memory:,} tokens; {tab_c.label}")
-
-# %% [markdown]
+# (H-SF knows $o$). FCFS with the test (5) is MC-Benchmark (001 Algorithm 2) and has one row;
+# {term}`MC-SF2` orders by prompt plus output length. The lowest average latency is
+# {glue:text}`rt_all_best`, the highest {glue:text}`rt_all_worst` ({numref}`tbl-rt-all`, folded).
+#
+# ::::{dropdown} Every policy on one workload: the table
+# :::{glue:figure} rt-tab-all
+# :name: tbl-rt-all
+# :figclass: kvbook-table
+#
+# Every policy on {glue:text}`rt_all_n:d` requests of the mixed 002 workload
+# ({glue:text}`rt_lmlabel` + arXiv), all at $t = 0$, $M =$ {glue:text}`rt_memory:,d` tokens,
+# sorted by average latency; x: the half-width of the 003 policies' intervals; {glue:text}`cap_allpolicies`.
+# :::
+# ::::
+#
+# (sec-rt-disagree)=
 # ## Disagreements with the papers
 #
 # The full-mode numbers are recorded in {ref}`errata-001-real-data`.
 #
 # * **Absolute latencies.** Our Table 1 latencies are {glue:text}`rt_t1_ratio:.2f` times
-#   the paper's on average (in quick mode also with half the requests). The inputs differ in
+#   the paper's on average ({glue:text}`rt_t1_scale_note`). The inputs differ in
 #   three ways we cannot remove: the LMSYS lengths are synthetic (matched only in range,
 #   mean, median and variance of 003's *token* counts), while 001's lengths are *word* counts
 #   (its Section 5.2 takes each word of a response as an output token), so the two workloads
 #   measure the same conversations in different units against the same $M = 16{,}492$; and
 #   our batch-time model is a stand-in for Vidur's predictor (fitted to the same operator
 #   profiles but with a derived attention term and no CPU/scheduling overheads).
-# * **The alpha threshold** depends on the same two inputs and on our definition of an
+# * **The α threshold** depends on the same two inputs and on our definition of an
 #   endless clearing loop (a round budget), so it is compared with the paper's only as
 #   an order of magnitude.
 # * **Figure 3 slopes** at low demand: when the system keeps up with the arrivals the
 #   average latency barely grows with the number of requests, and the fitted slope is
 #   dominated by noise (the paper's 1/800 and 1/100 are small slopes too).
 #
-# ## Timings
+# (sec-rt-verified)=
+# ## What was verified, what was not, and timings
 
 # %%
 ELAPSED = _time.perf_counter() - _T0
 g("rt_elapsed", ELAPSED)
+g("rt_scale_note", "Quick mode runs far fewer and smaller instances than the papers." if Q
+  else "The full mode runs the papers' numbers of requests wherever they state them.")
 
 # %% [markdown]
-# This run ({glue:text}`rt_mode` mode) took {glue:text}`rt_elapsed:.0f` s. Throughput of
-# the simulator alone: `python benchmarks/realtime_throughput.py` (MC-SF, 10,000
-# requests, $M = 16{,}492$).
+# This run ({glue:text}`rt_mode` mode) took {glue:text}`rt_elapsed:.0f` s: the cells ran live at
+# the build's commit, and each caption names where the rows of its stored table come from. Throughput of the simulator alone: `python benchmarks/realtime_throughput.py` (MC-SF,
+# 10,000 requests, $M = 16{,}492$).
 #
-# ## What was verified / what was not
-#
+# ::::{dropdown} What was verified and what was not
 # *Verified:* the three LP models of `kvlib.policies.wyz_lp` coincide at time step 1 (tests), and the
 # bucket approximation's effect on the LP order and TEL was measured against the exact LP
 # above; every schedule behind every number above (except runs declared endless
@@ -1064,12 +1330,12 @@ g("rt_elapsed", ELAPSED)
 # level (memory $\le M$ at every round, non-preemption or valid cancellations);
 # the batch-time model's refit from the CSVs equals the embedded coefficients; the
 # LMSYS-like mixture reproduces the published mean, median and variance; the traces'
-# SHA-256 are printed above.
+# SHA-256 checksums are listed in {numref}`tbl-rt-files`.
 #
 # *Not verified:* that the bucket approximation of the LP behind Sorted-LP and LP-Swap
 # changes their orders as little at {glue:text}`rt_002_n:d` requests as on the
 # {glue:text}`rt_lpx_n:d`-request instance where it was compared with the exact LP; that our batch-time model matches Vidur's predictor (Vidur's
 # attention profile and its regression are not available); that the synthetic
 # LMSYS-like lengths behave like the real ones beyond the four published statistics
-# (a reader with the data can pass `user_csv`); quick mode runs far fewer and smaller
-# instances than the papers.
+# (a reader with the data can pass `user_csv`). {glue:text}`rt_scale_note`
+# ::::
