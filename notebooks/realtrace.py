@@ -523,7 +523,7 @@ glue("rt-tab-lengths", styled(LEN.rename(columns=lambda c: c.replace("_", " ")),
 # completes for $4\max o + 100$ consecutive rounds. The same rule stops every run of the
 # $\alpha$-protection baselines below. For each rate we report the smallest
 # $\alpha$ of the grid at and above which every run of alpha-protection greedy finished
-# ("<= a" when even the smallest grid value never looped).
+# ("≤ a" when even the smallest grid value never looped).
 
 # %%
 grid = P["alpha_grid"]
@@ -542,7 +542,8 @@ A_HI, A_LO = _smallest(RATE_HI), _smallest(RATE_LO)
 def _fa(a, rate):
     if len(G) == 0 or not (G.rate == rate).any():
         return "no stored run"
-    return "not reached on the grid" if np.isnan(a) else format_alpha(a, grid)
+    # format_alpha writes "<= x" for the grid's smallest value: shown as the sign a reader expects
+    return "not reached on the grid" if np.isnan(a) else format_alpha(a, grid).replace("<=", "≤")
 
 
 g("rt_alpha_hi", _fa(A_HI, RATE_HI))
