@@ -301,12 +301,22 @@ for (const c of main.querySelectorAll('mjx-container[display="true"]')) {
   if (c.clientWidth === 0) continue;
   const cr = c.getBoundingClientRect();
   let clipped = c.scrollWidth > c.clientWidth + 1;
-  let widest = 0;
-  for (const d of c.querySelectorAll('mjx-math, mjx-mtable, mjx-labels, mjx-mtd')) {
-    const r = d.getBoundingClientRect();
-    widest = Math.max(widest, r.width);
-    if (r.width > 0 && (r.right > cr.right + 2 || r.left < cr.left - 2)) clipped = true;
+  // the ink of the equation: its glyphs (mjx-c), apart from the equation number (mjx-labels),
+  // which MathJax sets at the right edge of a full-width box
+  let left = Infinity, right = -Infinity, tagLeft = Infinity;
+  for (const g of c.querySelectorAll('mjx-c')) {
+    const b = g.getBoundingClientRect();
+    if (!b.width) continue;
+    if (g.closest('mjx-labels')) { tagLeft = Math.min(tagLeft, b.left); continue; }
+    left = Math.min(left, b.left); right = Math.max(right, b.right);
   }
+  if (right < left) for (const d of c.querySelectorAll('mjx-math')) {  // no glyphs: the math box
+    const b = d.getBoundingClientRect();
+    if (b.width) { left = Math.min(left, b.left); right = Math.max(right, b.right); }
+  }
+  const widest = right > left ? right - left : 0;
+  if (right > cr.right + 2 || left < cr.left - 2) clipped = true;
+  if (tagLeft < Infinity && right > tagLeft - 4) clipped = true;  // runs into its equation number
   // an equation that fills its box to the last few pixels is clipped in a slightly narrower column
   const full = widest > cfg.math_fill * c.clientWidth;
   if (clipped || full) {

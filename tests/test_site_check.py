@@ -54,6 +54,10 @@ CLEAN = """
 <p>The memory limit <code>tp_load</code> is named in code; <a href="#sec">Sorted-F (align)</a> in words.</p>
 <div class="kvbook-params"><table><tr><td>tp_load</td><td>16</td></tr></table></div>
 <details><summary>Long table (folded)</summary><div style="height: 3000px">folded rows</div></details>
+<div class="math"><mjx-container display="true" style="display: block; position: relative"><mjx-math display="true"
+ style="display: block; width: 100%"><mjx-c style="display: inline-block; width: 300px">x</mjx-c></mjx-math>
+<mjx-labels style="position: absolute; right: 0; top: 0"><mjx-c style="display: inline-block; width: 30px">(1)</mjx-c>
+</mjx-labels></mjx-container></div>
 """.format(long="x" * 400)
 
 DEFECTS = {
@@ -87,6 +91,11 @@ MORE_DEFECTS = {
     "math-fills-box": ("mathwidth", '<div class="math"><mjx-container display="true" style="display: block; '
                        'overflow-x: auto"><mjx-math display="true" style="display: inline-block; width: 596px">'
                        'a + b + c</mjx-math></mjx-container></div>'),
+    "math-hits-its-number": ("mathwidth", '<div class="math"><mjx-container display="true" style="display: block; '
+                             'position: relative"><mjx-math display="true" style="display: block; width: 100%">'
+                             '<mjx-c style="display: inline-block; width: 560px">x</mjx-c></mjx-math><mjx-labels '
+                             'style="position: absolute; left: 540px; top: 0"><mjx-c style="display: inline-block; '
+                             'width: 30px">(5)</mjx-c></mjx-labels></mjx-container></div>'),
     "math-scrolls": ("mathwidth", '<div class="math" style="overflow-x: auto"><mjx-container display="true" '
                      'style="display: block; overflow-x: auto; width: 600px"><mjx-math display="true" '
                      'style="display: inline-block; width: 590px">a</mjx-math><span style="display: inline-block; '
