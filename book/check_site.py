@@ -24,6 +24,8 @@ finding names the page, the kind of defect and the culprit:
                 ``:figclass: kvbook-table``);
 ``tablewidth``  a table wider than the column (even inside a scroll box: its columns
                 and caption are cut at the column edge);
+``rows``        a table of more than 25 rows in the flow of the page (not folded; the
+                generated index pages are exempt);
 ``identifier``  a snake_case identifier (``tp_load``, ``best_tel_sorted_f``) in the text
                 outside code, code literals and the parameters table (``.kvbook-params``);
 ``height``      a chapter page (``chapters/*.html`` but the status page) taller than the
@@ -74,8 +76,9 @@ CHROMIUM_FLAGS = (
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-dev-shm-usage", "--hide-scrollbars",
 )
-KINDS = ("math", "mathwidth", "tablefig", "tablewidth", "identifier", "height", "overflow", "figure",
+KINDS = ("math", "mathwidth", "tablefig", "tablewidth", "rows", "identifier", "height", "overflow", "figure",
          "nan", "highs", "path", "words", "console")
+MAX_ROWS = 25  # rows of a table shown in the flow (a longer one is folded)
 MATH_FILL = 0.98  # a display equation wider than this share of its box is reported
 HEIGHT_BUDGET = 15000  # px, a chapter page at 1280 px with its dropdowns closed
 # pages the height budget applies to: the numbered chapters (the status page is back matter)
@@ -210,6 +213,22 @@ const main = document.querySelector('article.bd-article') || document.querySelec
              || document.body;
 // the page's height as a reader first sees it (every dropdown closed) ...
 out.push(['__height__', String(document.documentElement.scrollHeight)]);
+// a long table in the flow (not folded) makes the page hard to read in one sitting
+const rowsShown = (tb) => tb.querySelectorAll(':scope > tbody > tr, :scope > tr').length;
+// (the generated index pages -- general index, index of proofs -- are long lists by design)
+const indexPage = /\/(genindex|prf-prf|search)\.html$/.test(location.pathname);
+for (const tb of (indexPage ? [] : main.querySelectorAll('table'))) {
+  // inside a closed dropdown or toggle: not in the flow
+  if (tb.closest('details:not([open]), .toggle-hidden') || !tb.offsetParent ||
+      (tb.checkVisibility && !tb.checkVisibility())) continue;
+  const n = rowsShown(tb);
+  if (n > cfg.max_rows) {
+    const fig = tb.closest('figure');
+    const cap = fig && fig.querySelector('figcaption') ? fig.querySelector('figcaption').textContent
+      : (tb.querySelector('tr') ? tb.querySelector('tr').textContent : '');
+    out.push(['rows', `table of ${n} rows in the flow (fold it, offer its CSV): "${cap.replace(/\s+/g, ' ').trim().slice(0, 70)}"`]);
+  }
+}
 // ... then every fold is opened, so that what it hides is checked as well
 for (const d of document.querySelectorAll('details')) d.open = true;
 for (const e of document.querySelectorAll('.toggle-hidden')) e.classList.remove('toggle-hidden');
@@ -458,6 +477,7 @@ def check_pages(html_dir: Path, pages: list[str] | None = None, shots_dir: Path 
         "max_per_kind": max_per_kind,
         "scale_titles": list(SCALE_TITLES),
         "math_fill": MATH_FILL,
+        "max_rows": MAX_ROWS,
     }
     if shots_dir is not None:
         shots_dir.mkdir(parents=True, exist_ok=True)

@@ -53,12 +53,13 @@ CLEAN = """
 <table><tr><th>model</th><th>ratio</th></tr><tr><td>AM1</td><td>1.03</td></tr></table></figure>
 <p>The memory limit <code>tp_load</code> is named in code; <a href="#sec">Sorted-F (align)</a> in words.</p>
 <div class="kvbook-params"><table><tr><td>tp_load</td><td>16</td></tr></table></div>
-<details><summary>Long table (folded)</summary><div style="height: 3000px">folded rows</div></details>
+<details><summary>Long table (folded)</summary><div style="height: 3000px">folded rows</div>
+<table>{rows}</table></details>
 <div class="math"><mjx-container display="true" style="display: block; position: relative"><mjx-math display="true"
  style="display: block; width: 100%"><mjx-c style="display: inline-block; width: 300px">x</mjx-c></mjx-math>
 <mjx-labels style="position: absolute; right: 0; top: 0"><mjx-c style="display: inline-block; width: 30px">(1)</mjx-c>
 </mjx-labels></mjx-container></div>
-""".format(long="x" * 400)
+""".format(long="x" * 400, rows="".join(f"<tr><td>{i}</td></tr>" for i in range(40)))
 
 DEFECTS = {
     "math": "<p>The ratio is $\\frac{1}{2}$ here.</p>",
@@ -77,6 +78,7 @@ DEFECTS = {
     "tablewidth": '<div style="overflow-x: auto"><table style="width: 900px"><tr><td>a wide table in a '
                   'scroll box</td></tr></table></div>',
     "identifier": "<p>The load is set by tp_load and the table best_tel_sorted_f.</p>",
+    "rows": "<table>" + "".join(f"<tr><td>{i}</td></tr>" for i in range(26)) + "</table>",
 }
 
 # Defects of an existing kind that the earlier checks missed (name -> (kind, body)).
