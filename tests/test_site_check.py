@@ -285,12 +285,8 @@ def test_paper_titles_recognised():
 # --------------------------------------------------------------------------- labels of results
 
 
-def test_labels_of_results_in_a_small_sphinx_build(tmp_path):
-    """A paper's result shows the paper's label, ours K.chapter.n; refs and the index agree."""
-    pytest.importorskip("sphinx_proof")
-    pytest.importorskip("myst_parser")
-    from sphinx.application import Sphinx
-
+def _sphinx_source(tmp_path, conf_extra: str = "") -> Path:
+    """A Sphinx source folder whose conf.py loads MyST, sphinx-proof and the book's extension."""
     src = tmp_path / "src"
     src.mkdir()
     (src / "conf.py").write_text(
@@ -300,7 +296,17 @@ def test_labels_of_results_in_a_small_sphinx_build(tmp_path):
         "myst_enable_extensions = ['colon_fence', 'dollarmath']\n"
         "project = 'kvbook'\nauthor = 'The kvbook authors'\n"
         "prf_realtyp_to_countertyp = {'lemma': 'theorem', 'proposition': 'theorem',"
-        " 'definition': 'theorem'}\n", "utf8")
+        " 'definition': 'theorem'}\n" + conf_extra, "utf8")
+    return src
+
+
+def test_labels_of_results_in_a_small_sphinx_build(tmp_path):
+    """A paper's result shows the paper's label, ours K.chapter.n; refs and the index agree."""
+    pytest.importorskip("sphinx_proof")
+    pytest.importorskip("myst_parser")
+    from sphinx.application import Sphinx
+
+    src = _sphinx_source(tmp_path)
     (src / "index.md").write_text(
         "# Book\n\n```{toctree}\n:numbered:\nch1\nresults\n```\n", "utf8")
     (src / "ch1.md").write_text("""# Chapter one
@@ -369,16 +375,7 @@ def test_scale_banner_goes_under_the_title_and_names_a_missing_table():
 
 
 def _small_build(tmp_path, pages: dict[str, str], conf_extra: str = "") -> Path:
-    src = tmp_path / "src"
-    src.mkdir()
-    (src / "conf.py").write_text(
-        "import sys\n"
-        f"sys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
-        "extensions = ['myst_parser', 'sphinx_proof', 'kvbook_sphinx']\n"
-        "myst_enable_extensions = ['colon_fence', 'dollarmath']\n"
-        "project = 'kvbook'\nauthor = 'The kvbook authors'\nnumfig = True\n"
-        "prf_realtyp_to_countertyp = {'lemma': 'theorem', 'proposition': 'theorem',"
-        " 'definition': 'theorem'}\n" + conf_extra, "utf8")
+    src = _sphinx_source(tmp_path, "numfig = True\n" + conf_extra)
     (src / "index.md").write_text(
         "# Book\n\n```{toctree}\n:numbered:\n" + "\n".join(pages) + "\n```\n", "utf8")
     (src / "notebooks").mkdir()
