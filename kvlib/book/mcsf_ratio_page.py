@@ -113,21 +113,31 @@ def range_summary(frame, spec):
 _PATH = re.compile(r"(results/[A-Za-z0-9_./-]+\.csv)")
 
 
+def label_text(label: str) -> str:
+    """A stored table's label (:attr:`kvlib.book.store.Table.label`) as Markdown text, its path in
+    backticks, so that the table's file name reads as a code literal."""
+    return _PATH.sub(r"`\1`", label)
+
+
+def source_text(table) -> str:
+    """Where a table's rows come from, in a few words of Markdown: ``stored table
+    `results/CHAPTER/NAME.csv``` when they were read from the store, ``N rows computed live`` when the
+    table was computed while the page was built (store policy ``off``).  ``table`` is a
+    :class:`kvlib.book.store.Table` (only its ``policy``, ``path`` and ``n_rows`` are used)."""
+    if table.policy == "off":
+        return f"{table.n_rows} rows computed live"
+    return f"stored table `{table.path}`"
+
+
 def label_md(label: str):
-    """A stored table's label (:attr:`kvlib.book.store.Table.label`) as Markdown, its path in backticks
-    (for ``{glue:md}``), so that the table's file name reads as a code literal."""
+    """:func:`label_text` as an IPython ``Markdown`` object (for ``{glue:md}``)."""
     from IPython.display import Markdown
 
-    return Markdown(_PATH.sub(r"`\1`", label))
+    return Markdown(label_text(label))
 
 
 def source_md(table):
-    """Where a table's rows come from, in a few words (Markdown for ``{glue:md}``): ``stored table
-    `results/CHAPTER/NAME.csv``` when they were read from the store, ``computed live`` when the table was
-    computed while the page was built (store policy ``off``).  ``table`` is a
-    :class:`kvlib.book.store.Table` (only its ``policy``, ``path`` and ``n_rows`` are used)."""
+    """:func:`source_text` as an IPython ``Markdown`` object (for ``{glue:md}``)."""
     from IPython.display import Markdown
 
-    if table.policy == "off":
-        return Markdown(f"{table.n_rows} rows computed live")
-    return Markdown(f"stored table `{table.path}`")
+    return Markdown(source_text(table))
