@@ -1420,8 +1420,8 @@ plt.close(fig)
 # trials in the table; the paper's over 200 each). AM1: the average ratio lies in [{glue:text}`hs-am1-avg-lo:s`,
 # {glue:text}`hs-am1-avg-hi:s`] (the paper's: {glue:text}`hs-paper-am1-avg:s`), the worst in
 # [{glue:text}`hs-am1-worst-lo:s`, {glue:text}`hs-am1-worst-hi:s`] (the paper's:
-# {glue:text}`hs-paper-am1-worst:s`; in {glue:text}`hs-am1-above-paper-worst:d` trials the certified lower end
-# alone exceeds it, so the paper's worst case {glue:text}`hs-am1-worst-verdict:s`), the best in
+# {glue:text}`hs-paper-am1-worst:s`, which the certified lower end alone exceeds in
+# {glue:text}`hs-am1-above-paper-worst:d` trials), the best in
 # [{glue:text}`hs-am1-best-lo:s`,
 # {glue:text}`hs-am1-best-hi:s`] (the paper's: {glue:text}`hs-paper-am1-best:s`); proved exact matches:
 # {glue:text}`hs-am1-matches:d` (the paper's: {glue:text}`hs-paper-am1-matches:s`); trials proved optimal

@@ -1372,7 +1372,9 @@ glue("mr-tab-hoef", styled(hoef.assign(holds=hoef.holds.map(lambda v: "yes" if v
 glue("hoeffding_window", int(hoeffding_window), display=False)
 glue("hoef_holds", "holds" if bool(hoef.holds.all()) else "FAILS", display=False)
 glue("hoef_prob_last", f"{hoef.prob.iloc[-1]:.3f}", display=False)
-glue("hoef_prob_range", f"{hoef.prob.min():.3f} to {hoef.prob.max():.3f}", display=False)
+_pmin, _pmax = f"{hoef.prob.min():.3f}", f"{hoef.prob.max():.3f}"
+glue("hoef_prob_range", f"{_pmin} at every horizon of the table" if _pmin == _pmax
+     else f"between {_pmin} and {_pmax} over the horizons of the table", display=False)
 glue("hoef_bound_last", f"1 - {hoef.one_minus_bound.iloc[-1]:.1e}", display=False)
 glue("hoef_T_last", int(hoef["T"].iloc[-1]), display=False)
 # Lemma 5.6's display Pr(o_min <= x) = 1 - (1 - F(x))^|R| on MC-SF's waiting queues (overloaded regime)
@@ -1492,9 +1494,8 @@ glue("reg_T_last", int(rdf["T"].max()), display=False)
 # (details in the fold below).
 #
 # Hoeffding's display {glue:text}`hoef_holds:s` at every $T$, but it is a bound near 1 (at
-# $T$ = {glue:text}`hoef_T_last:d`: {glue:text}`hoef_bound_last:s`) on an event whose exact probability lies
-# between {glue:text}`hoef_prob_range:s` over the horizons of the table: the event the proof needs to be rare
-# is not rare, and the
+# $T$ = {glue:text}`hoef_T_last:d`: {glue:text}`hoef_bound_last:s`) on an event whose exact probability is
+# {glue:text}`hoef_prob_range:s`: the event the proof needs to be rare is not rare, and the
 # step to "probability $1 - O(1/T)$" does not follow ({ref}`errata-004-lemmas-5-5-5-6`). Lemma 5.6 repeats it.
 # Lemma 5.6 also uses $\Pr(o^{(t)}_{\min} \le x) = 1 - (1 - \mathcal F(x))^{|R^{(t)}|}$ for the shortest
 # waiting output, which treats the waiting requests as independent draws from $\mathcal F$. MC-SF starts the
@@ -1664,8 +1665,9 @@ glue("s82_gap_lo", f"{sec82.iloc[1, 5] - sec82.iloc[1, 4]:.1f}", display=False)
 #   confirmed by HiGHS as well.
 # - Theorem 5.3's proof: the telescoping identity holds exactly on every draw; Algorithm 3 is implemented
 #   and Lemma 5.4 fails on a two-request instance (part (ii)) and on seeded draws (parts (i) and (ii), and
-#   OC does not reach OFF's state); Lemma 5.5's and 5.6's concentration step bounds an event of probability
-#   {glue:text}`hoef_prob_range:s` by a number near 1 (their proofs fail; their statements are not refuted).
+#   OC does not reach OFF's state); Lemma 5.5's and 5.6's concentration step bounds an event whose probability is
+#   {glue:text}`hoef_prob_range:s` by a number near 1 (their proofs fail; their statements are not
+#   refuted).
 #   MC-SF's regret against the certified optimum was measured for
 #   $T \le$ {glue:text}`ro_T_last:d`.
 # - Section 8.2: the slope ratios 3 and 8 follow from 004's stated slopes.
