@@ -500,3 +500,17 @@ def test_banner_is_folded_and_offers_source_and_stored_tables():
     quick = run_chapters.banner_cell("quick", "off", {}, name="lowerbounds").source
     assert "warning" in quick and "dropdown" not in quick
     assert "{kvbook-source} notebooks/lowerbounds.py" in quick
+
+
+def test_every_chapter_parameter_has_a_meaning():
+    """The generated parameters table of each chapter explains every parameter (its trailing comment)."""
+    run_chapters = _load("kvbook_run_chapters_meaning", ROOT / "book" / "run_chapters.py")
+    for path in sorted((ROOT / "notebooks").glob("*.py")):
+        text = path.read_text("utf8")
+        head = '# %% tags=["parameters"]\n'
+        assert head in text, path.name
+        cell = text.split(head, 1)[1].split("\n# %%", 1)[0]
+        docs = run_chapters.parameter_docs(cell)
+        assert {"mode", "seed"} <= {d[0] for d in docs}, path.name
+        missing = [d[0] for d in docs if not d[2]]
+        assert not missing, f"{path.name}: parameters without a comment: {missing}"
