@@ -6,7 +6,9 @@ table's row function (named in its manifest): the rows that were cheapest to com
 same) and a few rows chosen by ``--seed``, within ``--budget`` seconds of stored compute time per
 table.  A deterministic column that differs (a TEL, a decision, an instance hash, a proved optimum),
 a recomputed certified interval that does not intersect the stored one, or a stored interval with
-lower > upper fails the check with a message naming the table, the row and the column.  Rows computed
+lower > upper fails the check with a message naming the table, the row and the column; so does a table
+whose bytes differ from the SHA-256 its manifest recorded (an edit outside the store, whichever rows
+it touched).  Rows computed
 from the shared data directory (``../shared/data``, never copied into the repository) are recomputed
 only where it exists; elsewhere they are reported as not eligible.
 
@@ -62,8 +64,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"FAIL results/{chapter}/{table}: {exc}", file=sys.stderr)
             failed += 1
             continue
-        if rep.skipped:
+        if rep.skipped and not rep.mismatches:
             print(f"skip results/{chapter}/{table}: {rep.skipped}")
+            continue
+        if rep.skipped:
+            print(f"FAIL results/{chapter}/{table}: not recomputed ({rep.skipped}), and:")
+            for m in rep.mismatches:
+                print(f"     {m}", file=sys.stderr)
+            failed += 1
             continue
         status = "ok  " if not rep.mismatches else "FAIL"
         note = (f" ({rep.data_skipped} rows computed from the shared data not eligible: the data is absent)"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kvlib.book.rows import policy_tel_row
-from kvlib.book.store import (Store, StoreError, key_json, list_tables, read_rows, results_root,
+from kvlib.book.store import (Store, StoreError, key_json, list_tables, load_manifest, read_rows, results_root,
                               table_paths, verify_table)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,8 +119,8 @@ def test_verify_passes_then_names_a_tampered_tel(tmp_path):
     from kvlib.book import store as st
     st._rewrite(csv_path, header, rows)
     rep = verify_table("demo", "tels", root=tmp_path, rows=[3])
-    assert len(rep.mismatches) == 1
-    msg = str(rep.mismatches[0])
+    assert [m.kind for m in rep.mismatches] == ["checksum", "exact"]
+    msg = str(rep.mismatches[1])
     assert "results/demo/tels.csv row 3" in msg and "'tel'" in msg and rows[3]["tel"] in msg
     # the CI script fails with the same message
     r = subprocess.run([sys.executable, str(ROOT / "book/verify_results.py"), "--results", str(tmp_path),
@@ -137,7 +137,7 @@ def test_interval_checks(tmp_path):
     rows[1]["n"] = str(int(rows[1]["tel"]) + 5)  # lower > upper
     st._rewrite(csv_path, header, rows)
     rep = verify_table("demo", "tels", root=tmp_path, rows=[])
-    assert [m.kind for m in rep.mismatches] == ["order"] and "lower > upper" in str(rep.mismatches[0])
+    assert [m.kind for m in rep.mismatches] == ["checksum", "order"] and "lower > upper" in str(rep.mismatches[1])
 
 
 COMMITTED = list_tables(results_root())
@@ -295,11 +295,73 @@ def test_human_seconds_never_says_zero_seconds():
     assert _human_seconds(7200) == "2.0 h"
 
 
-def test_without_a_policy_a_full_mode_store_only_reads(monkeypatch, tmp_path):
+def test_without_a_policy_a_full_mode_store_never_writes(monkeypatch, tmp_path):
     """A chapter run by hand (papermill, Jupyter, a test) must never write results/: only the runner
-    sets KVBOOK_STORE=write."""
+    sets KVBOOK_STORE=write.  By hand, a full-mode store reads what is stored and computes the rest live."""
     monkeypatch.delenv("KVBOOK_STORE", raising=False)
-    assert Store("demo", mode="full", root=tmp_path).policy == "read"
+    assert Store("demo", mode="full", root=tmp_path).policy == "live"
     assert Store("demo", mode="quick", root=tmp_path).policy == "off"
     monkeypatch.setenv("KVBOOK_STORE", "write")
     assert Store("demo", mode="full", root=tmp_path).policy == "write"
+
+
+def test_verify_fails_on_an_edit_of_an_unsampled_row(tmp_path):
+    """The manifest's SHA-256 guards every row, not only the recomputed sample (before: exit 0)."""
+    _store(tmp_path, "write").table("tels", policy_tel_row, KEYS)
+    csv_path, _ = table_paths("demo", "tels", tmp_path)
+    header, rows = read_rows(csv_path)
+    rows[5]["tel"] = "1"
+    from kvlib.book import store as st
+    st._rewrite(csv_path, header, rows)
+    rep = verify_table("demo", "tels", root=tmp_path, rows=[0])  # row 5 is not recomputed
+    assert [m.kind for m in rep.mismatches] == ["checksum"]
+    assert "edited outside the store" in str(rep.mismatches[0])
+    r = subprocess.run([sys.executable, str(ROOT / "book/verify_results.py"), "--results", str(tmp_path),
+                        "--fixed", "1", "--seeded", "0"], capture_output=True, text=True)
+    assert r.returncode == 1 and "SHA-256" in r.stderr and "tels.csv" in r.stderr
+
+
+def test_a_write_run_that_computes_nothing_changes_no_file(tmp_path):
+    """Before: a full run with every row stored rewrote the manifests (versions, machine, dates)."""
+    _store(tmp_path, "write").table("tels", policy_tel_row, KEYS)
+    csv_path, man_path = table_paths("demo", "tels", tmp_path)
+    before = (csv_path.read_bytes(), man_path.read_bytes(), man_path.stat().st_mtime_ns)
+    import time as _t
+    _t.sleep(0.01)
+    t = _store(tmp_path, "write").table("tels", policy_tel_row, KEYS)
+    assert t.computed_now == 0 and len(t.frame) == len(KEYS)
+    assert (csv_path.read_bytes(), man_path.read_bytes(), man_path.stat().st_mtime_ns) == before
+    # a changed description of the table is still recorded
+    _store(tmp_path, "write").table("tels", policy_tel_row, KEYS, timing=["n"])
+    assert load_manifest(man_path)["timing"] == ["n"]
+
+
+def test_live_reads_what_matches_and_computes_the_rest_without_writing(tmp_path, capsys):
+    _store(tmp_path, "write").table("tels", policy_tel_row, KEYS[:4])
+    csv_path, man_path = table_paths("demo", "tels", tmp_path)
+    before = (csv_path.read_bytes(), man_path.read_bytes())
+    t = _store(tmp_path, "live").table("tels", policy_tel_row, KEYS)
+    assert t.computed_now == 2 and len(t.frame) == len(KEYS)
+    assert "4 of 6 rows read from the stored full-mode results" in t.label
+    assert "2 rows computed live for this run" in t.label and "not stored" in t.label
+    assert (csv_path.read_bytes(), man_path.read_bytes()) == before
+    # values equal those a write run stores
+    w = _store(tmp_path, "write").table("tels", policy_tel_row, KEYS)
+    assert list(w.frame["tel"]) == list(t.frame["tel"])
+    # no stored table at all: everything live, nothing created
+    t2 = _store(tmp_path, "live").table("other", policy_tel_row, KEYS[:1])
+    assert t2.computed_now == 1 and not table_paths("demo", "other", tmp_path)[0].exists()
+    assert t2.label.startswith("full mode, 1 row computed live")
+
+
+def test_a_run_by_hand_names_the_parameters_that_differ_from_the_book(monkeypatch, tmp_path, capsys):
+    from kvlib.book.params import differences
+
+    monkeypatch.delenv("KVBOOK_STORE", raising=False)
+    d = {n: v for n, v, _ in differences("lowerbounds", "full", {"seed": 3, "tp_trials": 2, "tp_m": [2, 3, 4, 5]})}
+    assert d == {"seed": 3, "tp_trials": 2}
+    Store("lowerbounds", mode="full", parameters={"seed": 3, "tp_trials": 2}, root=tmp_path)
+    out = capsys.readouterr().out
+    assert "seed = 3 (book: 0)" in out and "tp_trials = 2 (book: 5)" in out and "--out DIR" in out
+    Store("lowerbounds", mode="full", parameters={"seed": 0, "tp_trials": 5}, root=tmp_path)
+    assert capsys.readouterr().out == ""

@@ -14,7 +14,7 @@ The table lives in ``results/CHAPTER/TABLE.csv`` (one row per key, with the key 
 outputs, the commit that computed the row and its wall time) beside ``TABLE.manifest.json``
 (row function, column classes, papermill parameters, library versions, machine, wall time,
 dates, commits).  What ``table`` does depends on the store's *policy* (environment variable
-``KVBOOK_STORE``, set by ``book/run_chapters.py``; unset, a full-mode store only reads, so a chapter
+``KVBOOK_STORE``, set by ``book/run_chapters.py``; unset, a full-mode store is ``live``, so a chapter
 run by hand, opened in Jupyter or run by a test never writes ``results/``):
 
 ``off``    (quick mode) every row is computed live; nothing is written.
@@ -24,6 +24,13 @@ run by hand, opened in Jupyter or run by a test never writes ``results/``):
 ``read``   (the default build) only stored rows are used; a partial table is shown as such
            (its label says how many rows are stored); a missing table is an error that says
            which command produces it.
+``live``   (a full-mode run by hand, or ``run_chapters.py -p ... --out DIR``) stored rows are read
+           where the keys match; the other rows are computed live and never stored; the labels
+           say how many of each, and the store prints which parameters differ from the book's
+           run (:mod:`kvlib.book.params`).
+
+Only ``write`` ever writes ``results/``, and a ``write`` run that computes nothing leaves every
+stored file as it was.
 
 :func:`verify_table` recomputes a sample of stored rows (a few fixed, a few chosen by a seed,
 within a time budget) and reports every *exact* column that differs (TELs, decisions, hashes,
@@ -54,7 +61,7 @@ __all__ = ["Store", "Table", "StoreError", "Mismatch", "POLICIES", "results_root
            "load_manifest", "table_paths", "list_tables", "key_json", "code_commit_label",
            "store_summary"]
 
-POLICIES = ("off", "write", "read")
+POLICIES = ("off", "write", "read", "live")
 META_COLUMNS = ("_key", "_commit", "_wall_s")
 VERSION_DISTS = ("numpy", "scipy", "pandas", "highspy", "ortools", "cvxpy", "sympy", "networkx")
 
@@ -346,6 +353,15 @@ class Table:
         """One sentence for a caption or a page banner: mode, rows, commit(s), date, staleness."""
         if self.policy == "off":
             return (f"{self.mode} mode, {self.n_rows} rows computed live when this page was built")
+        if self.policy == "live" and self.computed_now:
+            read = self.n_rows - self.computed_now
+            live = (f"{self.computed_now} row{'s' if self.computed_now != 1 else ''} computed live for this run "
+                    "(its parameters differ from the stored rows; not stored)")
+            if not read:
+                return f"{self.mode} mode, {live}"
+            commits = ", ".join(code_commit_label(c) for c in self.commits if c != "live") or "unknown"
+            return (f"{read} of {self.n_expected} rows read from the stored {self.mode}-mode results "
+                    f"({self.path}, computed at {commits}), {live}")
         commits = ", ".join(code_commit_label(c) for c in self.commits) or "unknown"
         # a table still being written (or cut short) has no "updated" yet: its creation date then
         date = (self.manifest.get("updated") or self.manifest.get("created") or "")[:10] or "an unknown date"
@@ -389,8 +405,10 @@ class Store:
         if mode not in ("quick", "full"):
             raise StoreError(f"mode must be 'quick' or 'full', got {mode!r}")
         # Without a policy (a chapter run by hand with papermill, opened in Jupyter, a test) the store
-        # is only read: only book/run_chapters.py in a write mode sets KVBOOK_STORE=write.
-        policy = policy or os.environ.get("KVBOOK_STORE") or ("off" if mode == "quick" else "read")
+        # is read where it can and the rest computed live, never written: only book/run_chapters.py
+        # in a write mode sets KVBOOK_STORE=write.
+        by_hand = not (policy or os.environ.get("KVBOOK_STORE"))
+        policy = policy or os.environ.get("KVBOOK_STORE") or ("off" if mode == "quick" else "live")
         if policy not in POLICIES:
             raise StoreError(f"KVBOOK_STORE must be one of {POLICIES}, got {policy!r}")
         if mode == "quick" and policy != "off":
@@ -403,6 +421,13 @@ class Store:
         self.tables: dict[str, Table] = {}
         self._progress: dict[str, dict] = {}
         self._last_log = 0.0
+        self.differences: list[tuple[str, Any, Any]] = []
+        if policy == "live" and self.parameters:
+            from kvlib.book.params import differences, differences_text
+
+            self.differences = differences(chapter, mode, {"mode": mode, **self.parameters})
+            if self.differences and by_hand:
+                print(differences_text(chapter, self.differences, mode))
 
     # ----------------------------------------------------------------- progress log (runner reads it)
     def _log(self, force: bool = False) -> None:
@@ -454,7 +479,7 @@ class Store:
 
         stored: dict[str, dict] = {}
         header: list[str] = []
-        if self.policy in ("write", "read") and not (self.policy == "write" and self.fresh):
+        if self.policy in ("write", "read", "live") and not (self.policy == "write" and self.fresh):
             header, raw = read_rows(csv_path)
             for r in raw:
                 stored[r["_key"]] = r
@@ -481,7 +506,7 @@ class Store:
 
         t_run = time.perf_counter()
         computed = 0
-        if missing and self.policy in ("off", "write"):
+        if missing and self.policy in ("off", "write", "live"):
             commit = current_commit() if self.policy == "write" else "live"
             writer = None
             if self.policy == "write":
@@ -531,7 +556,9 @@ class Store:
 
         ordered = [out_rows[kj] for kj in kjs if kj in out_rows]
         frame = pd.DataFrame(ordered)
-        if self.policy == "write":
+        if self.policy == "write" and not self._unchanged(manifest, computed, stored, out_rows, csv_path, name,
+                                                          fn_path, key_cols, exact, interval, timing, ignore,
+                                                          rtol, atol, depends, len(keys)):
             _, all_rows = read_rows(csv_path)
             manifest = self._manifest(name, fn_path, key_cols, exact, interval, timing, ignore, rtol,
                                       atol, depends, len(keys), manifest)
@@ -549,7 +576,7 @@ class Store:
                 "sha256": hashlib.sha256(csv_path.read_bytes()).hexdigest() if csv_path.exists() else None,
             })
             _write_json(man_path, manifest)
-        elif self.policy == "read":
+        elif self.policy == "read" or (self.policy == "live" and len(ordered) > computed):
             if not manifest:
                 raise StoreError(f"{man_path} is missing: the stored table {self.chapter}/{name} has no manifest")
             if manifest.get("function") != fn_path:
@@ -560,6 +587,25 @@ class Store:
         self._progress[name]["done"] = len(ordered)
         self._log(force=True)
         return table_obj
+
+    #: manifest fields that describe the table (as opposed to the run that last wrote it)
+    SPEC_FIELDS = ("chapter", "table", "function", "mode", "keys", "exact", "interval", "timing", "ignore",
+                   "rtol", "atol", "depends", "n_expected", "parameters")
+
+    def _unchanged(self, manifest, computed, stored, out_rows, csv_path, name, fn_path, key_cols, exact,
+                   interval, timing, ignore, rtol, atol, depends, n_expected) -> bool:
+        """Whether a ``write`` run left this table as it was: nothing computed, no stored row dropped, the
+        same table description, the CSV matching its recorded checksum (then nothing is rewritten)."""
+        if computed or not manifest or len(stored) != len(out_rows) or not csv_path.exists():
+            return False
+        new = self._manifest(name, fn_path, key_cols, exact, interval, timing, ignore, rtol, atol, depends,
+                             n_expected, manifest)
+        if any(json.dumps(new.get(f), default=str) != json.dumps(manifest.get(f), default=str)
+               for f in self.SPEC_FIELDS):
+            return False
+        want = "complete" if len(out_rows) == n_expected else "partial"
+        return (manifest.get("status") == want
+                and manifest.get("sha256") == hashlib.sha256(csv_path.read_bytes()).hexdigest())
 
     def _manifest(self, name, fn_path, key_cols, exact, interval, timing, ignore, rtol, atol, depends,
                   n_expected, old) -> dict:
@@ -673,9 +719,16 @@ class Mismatch:
     column: str
     stored: Any
     recomputed: Any
-    kind: str  # "exact", "interval", "order"
+    kind: str  # "exact", "interval", "order", "checksum" (the file's bytes against the manifest)
 
     def __str__(self) -> str:
+        if self.kind == "checksum":
+            if self.stored is None:
+                return (f"{self.table}.csv: its manifest records no SHA-256, so an edit of the table cannot be "
+                        f"detected (the file's SHA-256 is {self.recomputed})")
+            return (f"{self.table}.csv: its bytes differ from the SHA-256 its manifest recorded when the store "
+                    f"wrote it ({self.stored[:16]}..., the file now {self.recomputed[:16]}...): the table was "
+                    "edited outside the store; restore it (git checkout) or regenerate it")
         where = f"{self.table}.csv row {self.row} (line {self.row + 2}; key {self.key})"
         if self.kind == "interval":
             return (f"{where}: interval {self.column} stored {self.stored}, recomputed {self.recomputed}: "
@@ -763,8 +816,13 @@ def verify_table(chapter: str, table: str, *, budget_s: float = 60.0, n_fixed: i
     if not raw:
         report.skipped = "no rows stored"
         return report
-    if man.get("sha256") and hashlib.sha256(csv_path.read_bytes()).hexdigest() != man["sha256"]:
-        pass  # a hand edit is caught below by the recomputation; the checksum is informational
+    digest = hashlib.sha256(csv_path.read_bytes()).hexdigest()
+    if not man.get("sha256"):
+        report.mismatches.append(Mismatch(name, -1, "", "sha256", None, digest, "checksum"))
+    elif digest != man["sha256"]:
+        # the table's bytes are not those its manifest recorded when the store last wrote it: an edit
+        # by hand (or by anything other than the store), whichever rows it touched
+        report.mismatches.append(Mismatch(name, -1, "", "sha256", man["sha256"], digest, "checksum"))
     keys_cols = man.get("keys") or []
     interval = [tuple(p) for p in man.get("interval", [])]
     skip = set(keys_cols) | set(META_COLUMNS) | set(man.get("timing", [])) | set(man.get("ignore", []))
