@@ -202,7 +202,7 @@ def start_browser(user_data_dir: str):
 
 
 # Titles of the banner book/run_chapters.py puts at the top of every chapter page.
-SCALE_TITLES = ("CI-scale numbers", "Paper-scale results", "Full mode")
+SCALE_TITLES = ("CI-scale numbers", "Paper-scale results", "Full mode", "Re-run with changed parameters")
 
 # The in-page checks: one function returning a list of [kind, culprit].
 PAGE_JS = r"""

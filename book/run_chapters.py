@@ -313,14 +313,14 @@ def cells_writing_stderr(nb: Any) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- worker
 
 
-def store_log_path(name: str) -> Path:
+def store_log_path(name: str, executed_dir: Path | None = None) -> Path:
     """Where a chapter's :class:`kvlib.book.store.Store` reports its tables and progress."""
-    return EXECUTED_DIR / f"{name}.store.json"
+    return (executed_dir or EXECUTED_DIR) / f"{name}.store.json"
 
 
-def read_store_log(name: str) -> dict[str, Any]:
+def read_store_log(name: str, executed_dir: Path | None = None) -> dict[str, Any]:
     try:
-        return json.loads(store_log_path(name).read_text(encoding="utf8"))
+        return json.loads(store_log_path(name, executed_dir).read_text(encoding="utf8"))
     except (OSError, json.JSONDecodeError):
         return {}
 
@@ -351,7 +351,7 @@ def downloads_text(name: str, tables: list[dict[str, Any]]) -> str:
 
 
 def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None = None,
-                name: str | None = None) -> Any:
+                name: str | None = None, rerun: dict[str, Any] | None = None) -> Any:
     """The note at the top of a page: what scale its numbers are and where they come from.
 
     Quick mode is a visible warning; the paper-scale note is one folded line (its title says how many
@@ -361,7 +361,13 @@ def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None
 
     tables = list((log.get("tables") or {}).values())
     downloads = downloads_text(name, tables) if name else ""
-    if mode == "quick" and fallback:
+    if rerun is not None and (store != "live" or not tables):
+        changed = "; ".join(f"`{k}` = `{json.dumps(v)}`" for k, v in rerun.items()) or "none"
+        text = (f"````{{admonition}} Re-run with changed parameters ({mode} mode)\n:class: warning\n"
+                "This page is not the book's: it was executed with parameters of its reader's choice, "
+                f"starting from the book's {mode}-mode values. Changed: {changed}. Everything on it was "
+                f"computed when it was built; nothing was stored.\n\n{downloads}\n````")
+    elif mode == "quick" and fallback:
         text = ("````{admonition} CI-scale numbers (quick mode)\n:class: warning\n"
                 "The paper-scale results of this chapter cannot all be read here "
                 f"({fallback}), so this page was built in quick mode: its experiments ran live, at "
@@ -371,6 +377,20 @@ def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None
                 "This page was built in quick mode: its experiments ran live, at CI scale (few trials, "
                 "small instances), when the page was built. The paper-scale numbers are the stored "
                 f"full-mode results, which the default build of the book shows.\n\n{downloads}\n````")
+    elif store == "live":
+        items = "\n".join(f"- `{t['table']}`: {t['label']}." for t in tables)
+        live_rows = sum(int(t.get("computed_now") or 0) for t in tables)
+        read_rows = sum(int(t.get("rows") or 0) for t in tables) - live_rows
+        params = log.get("differences") or []
+        changed = ("; ".join(f"`{n}` = `{json.dumps(v)}` (book: `{json.dumps(b)}`)" for n, v, b in params)
+                   if params else "none")
+        text = ("````{admonition} Re-run with changed parameters (full mode): "
+                f"{read_rows} stored rows read, {live_rows} computed for this run\n:class: warning\n"
+                "This page is not the book's: it was executed with parameters of its reader's choice. "
+                f"Parameters that differ from the book's full-mode run: {changed}. Rows already stored "
+                "for the same inputs were read from the results store; the others were computed when "
+                "this page was built and were not stored.\n\n"
+                f"{items}\n\n{downloads}\n````")
     elif not tables:
         text = ("````{admonition} Full mode: everything on this page was computed when it was built\n"
                 ":class: note dropdown\n"
@@ -489,12 +509,15 @@ def run_one(
     fresh: bool = False,
     fallback: str | None = None,
     resume_regeneration: bool = False,
+    executed_dir: str | None = None,
+    rerun: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Convert and execute one chapter; never raises, returns a manifest record.
 
     ``fresh`` / ``resume_regeneration`` (with ``store="write"``): start / continue a full regeneration
     of the chapter's stored results (:mod:`kvlib.book.regeneration`: the stored tables are moved aside,
-    so every row is computed anew, and each run's wall time is recorded as it goes)."""
+    so every row is computed anew, and each run's wall time is recorded as it goes).  ``executed_dir``:
+    where the executed notebook goes (default ``chapters/``; ``--out DIR`` puts it in ``DIR/chapters``)."""
     import threading
 
     import nbformat
@@ -506,19 +529,21 @@ def run_one(
     os.environ["KVBOOK_STORE"] = store
     # a fresh run is a regeneration: the tables are moved aside, so the store has nothing to reuse
     os.environ["KVBOOK_STORE_FRESH"] = "0"
-    os.environ["KVBOOK_STORE_LOG"] = str(store_log_path(name))
-    store_log_path(name).unlink(missing_ok=True)
+    out_dir = Path(executed_dir) if executed_dir else EXECUTED_DIR
+    out_dir.mkdir(parents=True, exist_ok=True)
+    os.environ["KVBOOK_STORE_LOG"] = str(store_log_path(name, out_dir))
+    store_log_path(name, out_dir).unlink(missing_ok=True)
     os.environ["KVBOOK_SHARED_DIR"] = shared_dir
     os.environ["KVBOOK_MODE"] = mode
-    os.environ["KVBOOK_EXECUTED_DIR"] = str(EXECUTED_DIR)
-    os.environ["KVBOOK_MANIFEST"] = str(MANIFEST)
+    os.environ["KVBOOK_EXECUTED_DIR"] = str(out_dir)
+    os.environ["KVBOOK_MANIFEST"] = str(out_dir / MANIFEST.name)
     os.environ.update(KERNEL_ENV)  # inherited by the papermill kernel
 
     git = git_info(REPO_ROOT)
     record: dict[str, Any] = {
         "chapter": name,
         "source": f"notebooks/{name}.py",
-        "output": f"{EXECUTED_PREFIX}{name}.ipynb",
+        "output": f"{EXECUTED_PREFIX}{name}.ipynb" if not executed_dir else str(Path(executed_dir) / f"{name}.ipynb"),
         "mode": mode,
         "store": store,
         "parameters": params,
@@ -527,9 +552,9 @@ def run_one(
         "git_dirty": git["dirty"],
         "started": now_iso(),
     }
-    final = EXECUTED_DIR / f"{name}.ipynb"
-    running = EXECUTED_DIR / f"{name}.running.ipynb"
-    failed = EXECUTED_DIR / f"{name}.failed.ipynb"
+    final = out_dir / f"{name}.ipynb"
+    running = out_dir / f"{name}.running.ipynb"
+    failed = out_dir / f"{name}.failed.ipynb"
     t0 = time.perf_counter()
     results = REPO_ROOT / "results"
     regen = store == "write" and (fresh or resume_regeneration)
@@ -569,10 +594,10 @@ def run_one(
             )
         nb = nbformat.read(running, as_version=4)
         tag_cells(nb)
-        log = read_store_log(name)
+        log = read_store_log(name, out_dir)
         record["tables"] = list((log.get("tables") or {}).values())
         if name != STATUS_CHAPTER:
-            insert_banner(nb, banner_cell(mode, store, log, fallback, name=name))
+            insert_banner(nb, banner_cell(mode, store, log, fallback, name=name, rerun=rerun))
             nb.metadata.setdefault("kvbook", {})["chapter"] = name
             nb.cells = [c for c in nb.cells
                         if "kvbook-parameters" not in c.get("metadata", {}).get("tags", [])]
@@ -617,7 +642,7 @@ def run_one(
     if record["status"] != "ok":
         if running.exists():
             os.replace(running, failed)
-            record["failed_notebook"] = f"{EXECUTED_PREFIX}{failed.name}"
+            record["failed_notebook"] = (f"{EXECUTED_PREFIX}{failed.name}" if not executed_dir else str(failed))
         final.unlink(missing_ok=True)  # never leave a stale chapter behind
     record["finished"] = now_iso()
     record["wall_time_s"] = round(time.perf_counter() - t0, 3)
@@ -766,6 +791,69 @@ def _as_completed_with_progress(futures: dict, show: bool):
         bar.close()
 
 
+# --------------------------------------------------------------------------- re-run into a scratch folder
+
+
+def render_one_page(name: str, out: Path) -> tuple[int, Path]:
+    """Build ``out/chapters/NAME.ipynb`` as a one-page Jupyter Book site in ``out/_build/html``.
+
+    The site's source folder ``out/site`` holds a copy of the book's ``_config.yml``, a table of
+    contents with this chapter (and the glossary it links to), and links to the repository's
+    ``book/``, ``notebooks/`` and ``results/`` (read only: the build writes only under ``out``).
+    Links to other pages of the book stay unresolved (Sphinx warns; the page still renders)."""
+    site = out / "site"
+    site.mkdir(parents=True, exist_ok=True)
+    for link, target in (("book", REPO_ROOT / "book"), ("notebooks", NOTEBOOK_DIR),
+                         ("results", REPO_ROOT / "results"), ("chapters", out / "chapters")):
+        p = site / link
+        if p.is_symlink() or p.exists():
+            p.unlink()
+        p.symlink_to(target, target_is_directory=True)
+    (site / "_config.yml").write_text((REPO_ROOT / "_config.yml").read_text(encoding="utf8"), encoding="utf8")
+    (site / "_toc.yml").write_text(
+        "format: jb-book\n"
+        f"root: chapters/{name}\n"
+        "chapters:\n  - file: book/glossary\n", encoding="utf8")
+    jb = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(site), "--path-output", str(out),
+           "--builder", "html", "--keep-going", "--quiet"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    warnings = sum(1 for line in (r.stdout + r.stderr).splitlines() if "WARNING" in line)
+    return (r.returncode if r.returncode else 0), out / "_build" / "html" / "index.html", warnings
+
+
+def rerun(args: argparse.Namespace, chapters: dict[str, Any], name: str, shared_dir: str) -> int:
+    """``--only NAME [-p KEY VALUE ...] --out DIR``: one chapter with changed parameters, into DIR."""
+    from kvlib.book.params import ParameterError, parse_overrides
+
+    try:
+        overrides = parse_overrides(name, args.param, REPO_ROOT, mode=args.mode)
+    except ParameterError as exc:
+        print(f"[run_chapters] {exc}", file=sys.stderr)
+        return 2
+    params = {**chapters[name][args.mode], **overrides}
+    out = Path(args.out).expanduser().resolve()
+    executed = out / "chapters"
+    ensure_kernel()
+    print(f"[run_chapters] re-running {name} (mode {args.mode}, store {args.store}) with "
+          f"{overrides or 'the book parameters'} into {out}", flush=True)
+    rec = run_one(name, params, args.mode, shared_dir, args.cell_timeout, args.store,
+                  executed_dir=str(executed), rerun=overrides)
+    (out / "run_record.json").write_text(json.dumps(rec, indent=1, default=str) + "\n", encoding="utf8")
+    if rec["status"] != "ok":
+        print("\n[run_chapters] " + describe_failure(rec), file=sys.stderr)
+        return 1
+    print(f"[run_chapters] {name}: ok in {rec['wall_time_s']:.1f} s; executed notebook: {executed / (name + '.ipynb')}")
+    code, page, warnings = render_one_page(name, out)
+    if code or not page.exists():
+        print(f"[run_chapters] the page could not be rendered (jupyter-book exit {code}); the executed notebook "
+              "is complete and can be opened in Jupyter", file=sys.stderr)
+        return 1
+    print(f"[run_chapters] page: {page}  (open it in a browser; {warnings} link(s) to other pages of the "
+          "book are not resolved in this one-page site)")
+    return 0
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -784,11 +872,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="shared data directory (default: ../shared relative to the repository)")
     ap.add_argument("--cell-timeout", type=float, default=None,
                     help="per-cell timeout in seconds (default: none)")
-    ap.add_argument("--store", choices=("auto", "write", "read", "off"), default="auto",
+    ap.add_argument("--store", choices=("auto", "write", "read", "live", "off"), default="auto",
                     help="results store (results/CHAPTER/): write = reuse stored rows, compute and "
                          "store the missing ones (resumable); read = stored rows only (the default "
-                         "build); off = compute live, store nothing. auto (default): write in full "
-                         "mode, off in quick mode")
+                         "build); live = stored rows where the inputs match, the rest computed and not "
+                         "stored; off = compute live, store nothing. auto (default): write in full "
+                         "mode (live with --out), off in quick mode")
     ap.add_argument("--fresh", action="store_true",
                     help="with --store write: a full regeneration, recomputing every stored row instead of "
                          "reusing it (its wall time is recorded as it goes; see --resume-regeneration)")
@@ -798,7 +887,31 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--no-status", action="store_true",
                     help="do not (re-)run the status chapter")
     ap.add_argument("--list", action="store_true", help="list the chapters and exit")
+    ap.add_argument("-p", "--param", nargs=2, action="append", metavar=("NAME", "VALUE"), default=[],
+                    help="re-run ONE chapter (--only NAME) with this parameter changed (repeatable; VALUE is "
+                         "read as YAML: 3, 0.5, [16, 36], true); the other parameters are the book's for "
+                         "--mode. Needs --out")
+    ap.add_argument("--out", metavar="DIR",
+                    help="write the re-run chapter (executed notebook and a one-page HTML rendering) into DIR, "
+                         "a folder outside the repository; the book's chapters/ and results/ are not touched. "
+                         "The store is read where the inputs match and never written (--store live)")
     args = ap.parse_args(argv)
+    if args.param and not args.out:
+        ap.error("-p/--param re-runs a chapter into a scratch folder: give --out DIR (outside the repository)")
+    if args.out:
+        if not args.only or len(args.only) != 1 or args.only[0] == STATUS_CHAPTER:
+            ap.error("--out re-runs one chapter: give --only NAME with one chapter (not 'status')")
+        out = Path(args.out).expanduser().resolve()
+        if out == REPO_ROOT or REPO_ROOT in out.parents:
+            ap.error(f"--out {args.out}: choose a folder outside the repository ({REPO_ROOT.name}/), "
+                     "e.g. /tmp/rerun; the book's own files must not change")
+        if out.exists() and not out.is_dir():
+            ap.error(f"--out {args.out}: exists and is not a folder")
+        if args.store == "auto":
+            args.store = "live" if args.mode == "full" else "off"
+        if args.store == "write" or args.fresh or args.resume_regeneration:
+            ap.error("--out never writes the results store: drop --store write / --fresh / --resume-regeneration")
+        args.no_status = True
     if args.jobs < 1:
         ap.error("--jobs must be at least 1")
     if args.store == "auto":
@@ -847,6 +960,8 @@ def main(argv: list[str] | None = None) -> int:
     body = [n for n in selected if n != STATUS_CHAPTER]
 
     shared_dir = str(Path(args.shared_dir).expanduser().resolve())
+    if args.out:
+        return rerun(args, chapters, body[0], shared_dir)
     EXECUTED_DIR.mkdir(parents=True, exist_ok=True)
     ensure_kernel()
 

@@ -438,7 +438,8 @@ class Store:
             return
         self._last_log = now
         data = {"chapter": self.chapter, "updated": _now(), "progress": self._progress,
-                "tables": {n: t.summary() for n, t in self.tables.items()}}
+                "tables": {n: t.summary() for n, t in self.tables.items()},
+                "differences": [[n, _plain(v), _plain(w)] for n, v, w in self.differences]}
         tmp = self.log_path + ".tmp"
         with open(tmp, "w", encoding="utf8") as f:
             json.dump(data, f, indent=1, default=str)
