@@ -985,7 +985,11 @@ def main(argv: list[str] | None = None) -> int:
     failures: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     ctx = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=args.jobs, mp_context=ctx) as pool:
+    from kvlib.book.lifeline import die_with_parent
+
+    # a chapter worker dies with the runner, and its kernel (ipykernel's parent poller) with it:
+    # after kill -9 of the runner nothing goes on writing results/
+    with cf.ProcessPoolExecutor(max_workers=args.jobs, mp_context=ctx, initializer=die_with_parent) as pool:
         futures = {
             pool.submit(run_one, name, chapters[name][args.mode], args.mode, shared_dir,
                         args.cell_timeout, args.store, args.fresh, None, args.resume_regeneration): name

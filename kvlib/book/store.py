@@ -700,7 +700,11 @@ def _compute(fn, keys, indices, jobs):
     import concurrent.futures as cf
     import multiprocessing
 
-    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    from kvlib.book.lifeline import die_with_parent
+
+    # workers die with this process (no orphan goes on computing after the driver is killed)
+    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                initializer=die_with_parent) as pool:
         futs = {pool.submit(_timed, fn, k): i for i, k in zip(indices, keys)}
         for fut in cf.as_completed(futs):
             out, wall = fut.result()
