@@ -557,6 +557,20 @@ def run_one(
     failed = out_dir / f"{name}.failed.ipynb"
     t0 = time.perf_counter()
     results = REPO_ROOT / "results"
+    if store == "write" and not fresh and not resume_regeneration \
+            and regeneration.read_ledger(results, name).get("status") == "running":
+        # an interrupted --fresh regeneration is open: this run continues it, or, if the code changed
+        # since it started, closes it as abandoned (its wall time cannot be one regeneration's)
+        changed = regeneration.code_changed(REPO_ROOT, regeneration.read_ledger(results, name)["git_sha"],
+                                            ["kvlib", f"notebooks/{name}.py"])
+        if changed is False:
+            resume_regeneration = True
+            print(f"[run_chapters] {name}: continuing the open regeneration (as --resume-regeneration)", flush=True)
+        else:
+            regeneration.abandon(results, name, f"a plain run at commit {git['sha'][:10]} with changed code "
+                                 "completed the tables; the rows come from more than one version of the code")
+            print(f"[run_chapters] {name}: the open regeneration was abandoned (the code changed since it "
+                  "started); start a new one with --fresh", flush=True)
     regen = store == "write" and (fresh or resume_regeneration)
     if regen:
         try:
@@ -663,7 +677,11 @@ def run_one(
 
 
 def write_regeneration_record(record: dict[str, Any]) -> None:
-    """results/CHAPTER/_run.json: how long this chapter's full-mode (re)generation took, and where."""
+    """results/CHAPTER/_run.json: how long this chapter's full-mode (re)generation took, and where.
+
+    A run that computed no row (every row was already stored) leaves the file as it was."""
+    if not record.get("full_regeneration") and not any(int(t.get("computed_now") or 0) for t in record["tables"]):
+        return
     out = REPO_ROOT / "results" / record["chapter"] / "_run.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     data = {

@@ -133,3 +133,59 @@ def test_resume_regeneration_needs_store_write():
     with pytest.raises(SystemExit):
         run_chapters.parse_args(["--mode", "full", "--fresh", "--resume-regeneration"])
     assert run_chapters.parse_args(["--mode", "full", "--resume-regeneration"]).resume_regeneration
+
+
+def _files(folder: Path) -> dict[str, tuple[bytes, int]]:
+    return {str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_plain_run_after_an_interrupted_fresh_closes_the_regeneration(demo_repo):
+    """Before: the tables were finished but _regeneration.json stayed at "running"."""
+    repo, rc, interrupt = demo_repo
+    results = repo / "results"
+    assert _run(rc)["status"] == "ok"
+    interrupt.write_text("")
+    assert _run(rc, fresh=True)["status"] == "failed"
+    interrupt.unlink()
+    rec = _run(rc)  # no --resume-regeneration
+    assert rec["status"] == "ok" and rec["regeneration"] == "complete"
+    ledger = regeneration.read_ledger(results, "demo")
+    assert ledger["status"] == "complete" and len(ledger["pieces"]) == 2
+    assert json.loads((results / "demo" / "_run.json").read_text())["full_regeneration"]["pieces"] == 2
+
+
+def test_a_plain_run_after_a_code_change_abandons_the_open_regeneration(demo_repo):
+    repo, rc, interrupt = demo_repo
+    results = repo / "results"
+    interrupt.write_text("")
+    assert _run(rc, fresh=True)["status"] == "failed"
+    (repo / "kvlib" / "code.py").write_text("x = 2\n")
+    interrupt.unlink()
+    assert _run(rc)["status"] == "ok"
+    ledger = regeneration.read_ledger(results, "demo")
+    assert ledger["status"] == "abandoned" and "changed code" in ledger["reason"]
+    assert regeneration.status_of(ledger) == "abandoned"
+
+
+def test_a_killed_run_reads_as_interrupted():
+    import datetime as dt
+
+    now = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.timezone.utc)
+    piece = {"started": "2026-01-01T11:00:00+00:00", "updated": "2026-01-01T11:59:30+00:00", "ended": "running"}
+    ledger = {"status": "running", "pieces": [piece]}
+    assert regeneration.status_of(ledger, now) == "running"
+    piece["updated"] = "2026-01-01T11:50:00+00:00"  # no heartbeat for 10 minutes: the run was killed
+    assert regeneration.status_of(ledger, now).startswith("interrupted (last heartbeat at 2026-01-01T11:50")
+    piece["ended"] = "failed"
+    assert regeneration.status_of(ledger, now).startswith("interrupted (its last run ended failed")
+
+
+def test_a_full_run_that_computes_nothing_leaves_results_unchanged(demo_repo):
+    """Before: such a run rewrote every manifest and _run.json."""
+    repo, rc, _ = demo_repo
+    results = repo / "results"
+    assert _run(rc)["status"] == "ok"
+    before = _files(results)
+    rec = _run(rc)
+    assert rec["status"] == "ok" and all(t["computed_now"] == 0 for t in rec["tables"])
+    assert _files(results) == before

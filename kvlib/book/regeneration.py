@@ -14,6 +14,11 @@ sum of the pieces' wall times, the number of pieces, the commits and dates.
 
 A regeneration is resumed only on the code it started with: if ``kvlib/`` or the chapter's source
 changed since its first commit, :func:`resume` refuses (start again with ``--fresh``).
+
+The ledger stays true after any interruption: a plain write run of a chapter whose regeneration is
+open continues it (as ``--resume-regeneration`` would) or, when the code changed since it started,
+marks it ``abandoned`` with the reason (:func:`abandon`); and a ``running`` ledger whose heartbeat
+stopped (the run was killed) reads as interrupted (:func:`status_of`).
 """
 
 from __future__ import annotations
@@ -106,6 +111,44 @@ def resume(results: Path, chapter: str, git_sha: str, repo: Path) -> dict:
         if p.get("ended") == "running":
             p["ended"] = "interrupted"
     ledger["pieces"].append(_piece(git_sha))
+    _write(results, chapter, ledger)
+    return ledger
+
+
+#: a running piece whose last heartbeat is older than this (s) was interrupted (the runner beats every 15 s)
+STALE_AFTER_S = 120.0
+
+
+def status_of(ledger: dict, now: _dt.datetime | None = None) -> str:
+    """The ledger's status as it is now: ``running`` only while its heartbeat is recent; a run killed
+    without closing its piece reads ``interrupted (last heartbeat at ...)``."""
+    status = ledger.get("status") or "none"
+    if status != "running" or not ledger.get("pieces"):
+        return status
+    piece = ledger["pieces"][-1]
+    if piece.get("ended") != "running":
+        return f"interrupted (its last run ended {piece.get('ended')}; resume with --resume-regeneration)"
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    try:
+        last = _dt.datetime.fromisoformat(piece.get("updated") or piece["started"])
+    except (KeyError, ValueError):
+        return "running"
+    if (now - last).total_seconds() > STALE_AFTER_S:
+        return (f"interrupted (last heartbeat at {last.isoformat()}; resume with --resume-regeneration)")
+    return "running"
+
+
+def abandon(results: Path, chapter: str, reason: str) -> dict:
+    """Close an open regeneration without a full-regeneration record: its rows were completed by runs
+    that cannot be counted as one regeneration (e.g. the code changed in between)."""
+    ledger = read_ledger(results, chapter)
+    if not ledger or ledger.get("status") != "running":
+        return ledger
+    for p in ledger["pieces"]:
+        if p.get("ended") == "running":
+            p["ended"] = "interrupted"
+    ledger.update(status="abandoned", abandoned=_now(), reason=reason)
+    shutil.rmtree(Path(results) / chapter / ASIDE, ignore_errors=True)
     _write(results, chapter, ledger)
     return ledger
 
