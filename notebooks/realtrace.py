@@ -65,8 +65,11 @@
 # **Labels.** The LMSYS-Chat-1M lengths the papers used are not available here;
 # every result computed from our generator is marked **synthetic (LMSYS-like)**.
 # Results on the arXiv and Splitwise files name the file; their SHA-256 checksums are listed
-# below. Without the shared data directory the chapter runs on an embedded synthetic stand-in
-# and says so.
+# below. The files are the public traces and profiles of the Vidur repository's `data/` folder
+# (the shared data directory beside the repository; its README says where each comes from). The
+# paper-scale rows were computed from them and record their checksums, so reading them needs no
+# data; only regenerating or re-verifying them does. In quick mode without the data, the chapter
+# runs on embedded synthetic stand-ins and says so.
 #
 # ::::{dropdown} Data files and their checksums
 # :::{glue:figure} rt-tab-files
@@ -156,6 +159,7 @@ from kvlib.book.sweeps import run_specs
 from kvlib.book.realtrace import (PAPER_CONFIGS, PAPER_LENGTHS_001, PAPER_TABLE1, TIMING_COLUMNS, paper_name,
                                   memory_profile_stats, realtrace_row, sweep_verdicts)
 from kvlib.book.store import Store, key_json
+from kvlib.book import realtrace_data as RD
 from kvlib.serving.workloads import (ARXIV_CSV, SPLITWISE_CSV, SYNTHETIC_LABEL, lmsys_fit_table, load_arxiv,
                              load_splitwise, resolve_shared_dir)
 
@@ -189,7 +193,13 @@ RATE_HI, RATE_LO = P["rates"]
 SHARED = resolve_shared_dir(shared_dir)
 print(f"This chapter was produced in {mode!r} mode with seed {seed}"
       + (" (QUICK: reduced sizes and run counts, not the papers' scale)." if Q else " (the papers' scale)."))
-print("shared data directory: " + ("found" if SHARED else "not found -> embedded coefficients and synthetic stand-ins")
+# Full mode reads its rows (and the data files' checksums) from the results store, which needs no data: the
+# keys name the shared data (data = "shared") whether or not it is present here.  Quick mode computes
+# everything live from what is here (data = "embedded": synthetic stand-ins where the files are absent).
+DATA = "shared" if (SHARED or not Q) else "embedded"
+print("shared data directory: " + ("found" if SHARED else
+      ("not found -> stored rows are read; they record the checksums of the files they were computed from"
+       if not Q else "not found -> embedded coefficients and synthetic stand-ins"))
       + f"; user CSV: {Path(user_csv).name if user_csv else 'none (LMSYS-like generator)'}")
 LM_LABEL = f"user CSV {Path(user_csv).name}" if user_csv else SYNTHETIC_LABEL
 g("rt_mode", mode)
@@ -214,7 +224,7 @@ if SHARED:
     os.environ["KVBOOK_SHARED_DIR"] = str(SHARED)  # the rows (and their worker processes) read the same files
 store = Store("realtrace", mode=mode, parameters={k: globals()[k] for k in ("seed", *DEFAULTS)})
 LMK = {"workload": "lmsys", "memory": memory, **({"user_csv": user_csv} if user_csv else {})}
-DATAK = {"memory": memory, "data": "shared" if SHARED else "embedded", **({"user_csv": user_csv} if user_csv else {})}
+DATAK = {"memory": memory, "data": DATA, **({"user_csv": user_csv} if user_csv else {})}
 
 
 def cfg(policy, alpha=None, beta=None, **extra):
@@ -237,8 +247,13 @@ def stored(name, keys):
     return tab, df
 
 
-FILES = data_files(SHARED, (ARXIV_CSV, SPLITWISE_CSV, "a100_llama2_70b_mlp.csv", "a100_pairwise_nvlink_all_reduce.csv"),
-                   extra=[user_csv] if user_csv else ())
+_NAMES = (ARXIV_CSV, SPLITWISE_CSV, "a100_llama2_70b_mlp.csv", "a100_pairwise_nvlink_all_reduce.csv")
+if Q:
+    FILES = data_files(SHARED, _NAMES, extra=[user_csv] if user_csv else ())
+else:  # the checksums recorded when the stored rows were computed (the files need not be here)
+    _ft = store.table("data_files", RD.data_file_row, [{"file": f, "data": "shared"} for f in _NAMES])
+    FILES = pd.concat([RD.files_frame(_ft.frame.to_dict("records")),
+                       data_files(None, (), extra=[user_csv] if user_csv else ())], ignore_index=True)
 offer_csv(FILES, "realtrace", "files")  # the full SHA-256 checksums
 glue("rt-tab-files", styled(data_files_display(FILES)), display=False)
 
@@ -441,12 +456,13 @@ glue_figure("rt-batchtime", fig)
 fit = lmsys_fit_table(refit=not Q)
 glue("rt-tab-fit", styled(fit_statistics_table(fit)), display=False)
 glue("rt-tab-mix", styled(fit_mixture_table(fit), precision=5), display=False)
-wl = []
-for w in (build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_csv": user_csv}),
-          load_arxiv(SHARED, fallback=True, seed=seed), load_splitwise(SHARED, fallback=True, seed=seed)):
-    d = w.summary()
-    d["label"] = w.label if w.label != SYNTHETIC_LABEL else LM_LABEL
-    wl.append(d)
+_lmw = build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_csv": user_csv}).summary()
+_lmw["label"] = LM_LABEL
+_tk = [{"workload": t, "seed": seed, "data": DATA} for t in ("arxiv", "splitwise")]
+_tr = (store.table("traces", RD.trace_summary_row, _tk).frame.to_dict("records") if not Q
+       else [RD.trace_summary_row(**k) for k in _tk])  # length statistics of the two traces
+wl = [_lmw] + [{"name": r["trace"], "label": r["label"], "n": r["n"], "sha256": r["data_sha256"],
+                **{c: r[c] for c in ("prompt_mean", "prompt_median", "output_mean", "output_median")}} for r in _tr]
 WL = pd.DataFrame(wl)
 glue("rt_sw_label", Markdown(files_as_code(WL.loc[2, "label"])), display=False)
 glue("rt_ax_label", Markdown(files_as_code(WL.loc[1, "label"])), display=False)
@@ -1054,14 +1070,13 @@ ax.legend(fontsize=7)
 fig.tight_layout()
 glue_figure("rt-002-sched", fig)
 TS = M2.pivot_table(index="n", columns="name", values="scheduler_s")[ORDER2]
-_w = build_workload({"workload": "mixed002", "n": nmax2, "seed": seed, "shared_dir": str(SHARED) if SHARED else None,
-                     "user_csv": user_csv})
-_H = default_horizon(np.zeros(nmax2, dtype=np.int64), _w.prompt, _w.output, memory)
-STEP_MAX = auto_time_step(np.zeros(nmax2, dtype=np.int64), _w.output, _H)
+_hk = {"n": nmax2, "seed": seed, "memory": memory, "data": DATA, **({"user_csv": user_csv} if user_csv else {})}
+_hr = store.table("lp_horizon", RD.lp_horizon_row, [_hk]).frame.iloc[0] if not Q else RD.lp_horizon_row(**_hk)
+_H, STEP_MAX = int(_hr["horizon"]), int(_hr["auto_step"])
 _lpn = [n for n in TS.index if all(nm in TS and pd.notna(TS.loc[n, nm]) for nm in ("sorted-lp", "lp-swap"))]
 NLP = max(_lpn) if _lpn else max(P["lp_sizes_002"])  # the largest size with both LP schedulers stored
 g("rt_lp_H", int(_H))
-g("rt_lp_mvars", float(nmax2 * _H - _w.output.sum()) / 1e6)
+g("rt_lp_mvars", float(_hr["lp_variables_millions"]))
 g("rt_lp_step", int(STEP_MAX))
 g("rt_lp_nmax", int(NLP))
 for key, nm in (("slp", "sorted-lp"), ("lps", "lp-swap"), ("sfs", "sorted-f(selector=swap)")):
@@ -1070,11 +1085,12 @@ for key, nm in (("slp", "sorted-lp"), ("lps", "lp-swap"), ("sfs", "sorted-f(sele
 glue("rt-tab-sched", styled(TS.rename(columns=policy_display).rename_axis("requests").reset_index(), precision=2),
      display=False)
 
-_wx = build_workload({"workload": "mixed002", "n": P["lp_exact_n"], "seed": seed,
-                      "shared_dir": str(SHARED) if SHARED else None, "user_csv": user_csv})
-LPX = pd.DataFrame(compare_lp_orders(
-    Instance.from_arrays(np.zeros(_wx.n, dtype=np.int64), _wx.prompt, _wx.output, memory),
-    steps=[None] + sorted({25, 50, 100, int(STEP_MAX)})))
+_steps = [None] + sorted({25, 50, 100, int(STEP_MAX)})
+_xk = {"n": P["lp_exact_n"], "seed": seed, "memory": memory, "steps": _steps, "data": DATA,
+       **({"user_csv": user_csv} if user_csv else {})}
+_xr = (store.table("lp_orders", RD.lp_orders_row, [_xk], timing=RD.lp_orders_timing(_steps)).frame.iloc[0].to_dict()
+       if not Q else RD.lp_orders_row(**_xk))  # the exact LP takes minutes: stored in full mode
+LPX = RD.lp_orders_frame(_xr)
 g("rt_lpx_n", int(P["lp_exact_n"]))
 g("rt_lpx_H", int(LPX.horizon.iloc[0]))
 g("rt_lpx_exact_s", float(LPX.exact_seconds.iloc[0]))
@@ -1089,7 +1105,7 @@ _lpx = LPX.rename(columns={
     "exact_tel_sorted_lp": "Sorted-LP TEL, exact LP", "approx_tel_sorted_lp": "Sorted-LP TEL, approx.",
     "tel_change_sorted_lp": "Sorted-LP TEL change", "exact_tel_lp_swap": "LP-Swap TEL, exact LP",
     "approx_tel_lp_swap": "LP-Swap TEL, approx.", "tel_change_lp_swap": "LP-Swap TEL change"})
-glue("rt_lpx_label", Markdown(files_as_code(_wx.label)), display=False)
+glue("rt_lpx_label", Markdown(files_as_code(_xr["label"])), display=False)
 glue("rt-tab-lpx", styled(_lpx[["step D (rounds)", "approximate LP (s)", "exact LP value", "approximate LP value",
                                 "Kendall tau", "max rank shift"]], precision=4), display=False)
 glue("rt-tab-lpx-tel", styled(_lpx[["step D (rounds)", "Sorted-LP TEL, exact LP", "Sorted-LP TEL, approx.",

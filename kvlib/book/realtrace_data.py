@@ -1,0 +1,147 @@
+"""Rows of the real-trace chapter that read the shared data directly (stored, so reading needs no data).
+
+The real-trace chapter's simulations are rows of :func:`kvlib.book.realtrace.realtrace_row`.  A few
+more of its numbers are computed from the shared data files themselves: the files' checksums, the
+traces' length statistics, and the exact-against-approximate LP comparison on 002's mixed workload.
+In full mode these are stored rows too (keys with ``data = "shared"``), so that a reader without
+``../shared/data`` reads them like every other stored row; in quick mode they are computed live from
+whatever is there (``data = "embedded"``: the embedded stand-ins when the files are absent).
+
+The shared data directory holds public files: the traces and hardware profiles of the Vidur
+repository's ``data/`` folder (``../shared/data/README.md`` says where each file comes from, and
+``SHA256SUMS`` lists their checksums).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["SHARED_DATA_HELP", "data_file_row", "trace_summary_row", "lp_horizon_row", "lp_orders_row",
+           "lp_orders_frame", "files_frame"]
+
+SHARED_DATA_HELP = ("the shared data directory (../shared/data beside the repository, or $KVBOOK_SHARED_DIR): "
+                    "the public traces and profiles of the Vidur repository's data/ folder, listed with their "
+                    "sources in ../shared/data/README.md and their checksums in SHA256SUMS")
+
+
+def _shared(data: str) -> Path | None:
+    """The shared data directory for ``data = "shared"`` (an error naming what is missing if absent);
+    ``None`` for ``"embedded"``."""
+    from kvlib.serving.workloads import default_shared_dir
+
+    if data == "embedded":
+        return None
+    if data != "shared":
+        raise ValueError(f"data must be 'shared' or 'embedded', got {data!r}")
+    d = default_shared_dir()
+    if d is None:
+        raise FileNotFoundError(f"this row is computed from {SHARED_DATA_HELP}; it is not present here")
+    return Path(d)
+
+
+def data_file_row(file: str, data: str = "shared") -> dict:
+    """One data file: its size in bytes and SHA-256 (computed from the file)."""
+    from kvlib.book.provenance import file_sha256
+
+    d = _shared(data)
+    p = d / file if d else None
+    if p is None or not p.is_file():
+        raise FileNotFoundError(f"{file}: not in {SHARED_DATA_HELP}")
+    return {"bytes": p.stat().st_size, "sha256": file_sha256(p)}
+
+
+def trace_summary_row(workload: str, seed: int, data: str = "shared") -> dict:
+    """Length statistics of one trace (``arxiv`` or ``splitwise``), as ``Workload.summary()``."""
+    from kvlib.serving.workloads import load_arxiv, load_splitwise
+
+    loaders = {"arxiv": load_arxiv, "splitwise": load_splitwise}
+    if workload not in loaders:
+        raise ValueError(f"workload must be one of {sorted(loaders)}, got {workload!r}")
+    d = _shared(data)
+    w = loaders[workload](d, fallback=d is None, seed=seed)
+    out = w.summary()
+    out["data_sha256"] = out.pop("sha256") or ""
+    out["trace"] = out.pop("name")
+    return out
+
+
+def _mixed_workload(n: int, seed: int, data: str, user_csv: str | None = None):
+    from kvlib.serving.experiments import build_workload
+
+    d = _shared(data)
+    return build_workload({"workload": "mixed002", "n": n, "seed": seed, "shared_dir": str(d) if d else None,
+                           "user_csv": user_csv})
+
+
+def lp_horizon_row(n: int, seed: int, memory: int, data: str = "shared", user_csv: str | None = None) -> dict:
+    """The LP horizon of 002's mixed workload with ``n`` requests at time 0, the number of variables of
+    the per-round LP (millions) and the automatic time step."""
+    import numpy as np
+
+    from kvlib.policies.wyz_lp import auto_time_step, default_horizon
+
+    w = _mixed_workload(n, seed, data, user_csv)
+    zeros = np.zeros(w.n, dtype=np.int64)
+    H = int(default_horizon(zeros, w.prompt, w.output, memory))
+    return {"horizon": H, "lp_variables_millions": float(n * H - int(w.output.sum())) / 1e6,
+            "auto_step": int(auto_time_step(zeros, w.output, H)), "label": w.label,
+            "data_sha256": w.sha256 or ""}
+
+
+#: columns of one :func:`kvlib.policies.wyz_lp.compare_lp_orders` row that are solve times
+LP_TIMING = ("exact_seconds", "approx_seconds")
+
+
+def lp_orders_row(n: int, seed: int, memory: int, steps: list, data: str = "shared",
+                  user_csv: str | None = None) -> dict:
+    """:func:`kvlib.policies.wyz_lp.compare_lp_orders` on 002's mixed workload (``n`` requests at time 0),
+    one exact LP against the bucket LP at each of ``steps`` (``None``: automatic), flattened into one
+    row: columns ``s{k}_{field}`` for the k-th step."""
+    import numpy as np
+
+    from kvlib.core.model import Instance
+    from kvlib.policies.wyz_lp import compare_lp_orders
+
+    w = _mixed_workload(n, seed, data, user_csv)
+    inst = Instance.from_arrays(np.zeros(w.n, dtype=np.int64), w.prompt, w.output, memory)
+    rows = compare_lp_orders(inst, steps=list(steps))
+    out: dict = {"label": w.label, "data_sha256": w.sha256 or "", "n_steps": len(rows)}
+    for k, r in enumerate(rows):
+        for c, v in r.items():
+            out[f"s{k}_{c}"] = v
+    return out
+
+
+def lp_orders_timing(steps: list) -> list[str]:
+    """The timing columns of :func:`lp_orders_row` for ``steps`` (not compared by a recomputation)."""
+    return [f"s{k}_{c}" for k in range(len(steps)) for c in LP_TIMING]
+
+
+def lp_orders_frame(row: dict):
+    """The rows of :func:`compare_lp_orders` back from a stored :func:`lp_orders_row`."""
+    import pandas as pd
+
+    n = int(row["n_steps"])
+    recs = []
+    for k in range(n):
+        prefix = f"s{k}_"
+        recs.append({c[len(prefix):]: v for c, v in row.items() if isinstance(c, str) and c.startswith(prefix)})
+    return pd.DataFrame(recs)
+
+
+def files_frame(rows: list[dict]):
+    """The data-files table (``file``, ``present``, ``sha256``) from stored :func:`data_file_row` rows: the
+    checksums recorded when the rows were computed (``present`` says whether the file is here now)."""
+    import pandas as pd
+
+    from kvlib.serving.workloads import default_shared_dir
+
+    here = default_shared_dir()
+    return pd.DataFrame([{"file": r["file"], "present": bool(here and (Path(here) / r["file"]).is_file()),
+                          "sha256": r["sha256"]} for r in rows], columns=["file", "present", "sha256"])
+
+
+def shared_dir_note() -> str:
+    """One sentence: where the shared data comes from (for pages and error messages)."""
+    return SHARED_DATA_HELP[0].upper() + SHARED_DATA_HELP[1:] + "."
+
