@@ -872,6 +872,33 @@ def rerun(args: argparse.Namespace, chapters: dict[str, Any], name: str, shared_
     return 0
 
 
+# --------------------------------------------------------------------------- Dask
+
+
+def start_dask(address: str, workers: int | None) -> Any:
+    """Point the kernels at a Dask scheduler (``KVBOOK_DASK``, read by :mod:`kvlib.book.store`).
+
+    ``local`` starts a :class:`distributed.LocalCluster` in this process (kept alive for the run;
+    every chapter's kernel connects to it); any other value is a scheduler address, used as given.
+    Returns the local cluster (or None)."""
+    if address != "local":
+        os.environ["KVBOOK_DASK"] = address
+        print(f"[run_chapters] rows are computed on the Dask scheduler at {address}", flush=True)
+        return None
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        print("[run_chapters] --dask local needs the Dask distributed package: pip install 'dask[distributed]'",
+              file=sys.stderr)
+        return None
+    n = workers or os.cpu_count() or 1
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+    os.environ["KVBOOK_DASK"] = cluster.scheduler_address
+    print(f"[run_chapters] rows are computed on a local Dask cluster of {n} workers "
+          f"({cluster.scheduler_address})", flush=True)
+    return cluster
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -902,6 +929,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--resume-regeneration", action="store_true",
                     help="with --store write: continue an interrupted --fresh regeneration (keeps the rows it "
                          "computed; the full-regeneration wall time is the sum over its runs)")
+    ap.add_argument("--dask", metavar="ADDRESS", default=os.environ.get("KVBOOK_DASK") or None,
+                    help="compute the stored tables' rows on a Dask distributed cluster: the scheduler's address "
+                         "(tcp://host:8786), or 'local' for a LocalCluster on this machine (--dask-workers). The "
+                         "rows are still written by this machine only, one by one, and a run stays resumable "
+                         "(default: $KVBOOK_DASK, else a local process pool per table)")
+    ap.add_argument("--dask-workers", type=int, default=None,
+                    help="with --dask local: the number of worker processes (default: the number of cores)")
     ap.add_argument("--no-status", action="store_true",
                     help="do not (re-)run the status chapter")
     ap.add_argument("--list", action="store_true", help="list the chapters and exit")
@@ -932,6 +966,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.no_status = True
     if args.jobs < 1:
         ap.error("--jobs must be at least 1")
+    if args.dask_workers is not None and (args.dask_workers < 1 or args.dask != "local"):
+        ap.error("--dask-workers N needs --dask local and N >= 1")
     if args.store == "auto":
         args.store = "write" if args.mode == "full" else "off"
     if args.mode == "quick" and args.store != "off":
@@ -983,6 +1019,11 @@ def main(argv: list[str] | None = None) -> int:
     EXECUTED_DIR.mkdir(parents=True, exist_ok=True)
     ensure_kernel()
 
+    cluster = None
+    if args.dask:
+        cluster = start_dask(args.dask, args.dask_workers)
+        if cluster is None and args.dask == "local":
+            return 2
     git = git_info(REPO_ROOT)
     manifest = read_manifest()
     manifest.update(

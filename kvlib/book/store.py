@@ -62,7 +62,10 @@ __all__ = ["Store", "Table", "StoreError", "Mismatch", "POLICIES", "results_root
            "store_summary"]
 
 POLICIES = ("off", "write", "read", "live")
-META_COLUMNS = ("_key", "_commit", "_wall_s")
+META_COLUMNS = ("_key", "_commit", "_wall_s", "_host", "_cores")
+#: bookkeeping columns added after tables were first stored: an older CSV is given them (empty for its
+#: old rows) the next time a write run appends to it
+LATE_META = ("_host", "_cores")
 VERSION_DISTS = ("numpy", "scipy", "pandas", "highspy", "ortools", "cvxpy", "sympy", "networkx")
 
 
@@ -530,7 +533,9 @@ class Store:
             if show:
                 from tqdm.auto import tqdm
                 bar = tqdm(total=len(keys), initial=len(out_rows), desc=f"{self.chapter}/{name}")
-            for i, result, wall in _compute(row, [keys[i] for i in missing], missing, jobs):
+            address = dask_address()
+            executor = dask_executor(address) if address else None
+            for i, result, wall, host, cores in _compute(row, [keys[i] for i in missing], missing, jobs, executor):
                 if not isinstance(result, dict):
                     raise StoreError(f"row function {fn_path} returned {type(result).__name__} for key "
                                      f"{kjs[i]}, expected a dict of output columns")
@@ -539,7 +544,7 @@ class Store:
                     raise StoreError(f"row function {fn_path}: output column(s) {clash} clash with the "
                                      f"key or bookkeeping columns (key {kjs[i]})")
                 rec = {**{c: _cell(keys[i].get(c)) for c in key_cols}, **{c: _cell(v) for c, v in result.items()},
-                       "_key": kjs[i], "_commit": commit, "_wall_s": round(wall, 3)}
+                       "_key": kjs[i], "_commit": commit, "_wall_s": round(wall, 3), "_host": host, "_cores": cores}
                 if writer is not None:
                     writer.write(rec, kjs[i])
                 out_rows[kjs[i]] = {c: (_parse(_fmt(v)) if not isinstance(v, str) else _parse(v))
@@ -636,6 +641,11 @@ class _RowWriter:
             data = path.read_bytes()
             if data and not data.endswith(b"\n"):
                 path.write_bytes(data[: data.rfind(b"\n") + 1])
+        late = [c for c in LATE_META if self.header and c not in self.header]
+        if late:  # a table stored before these columns existed: add them, empty for its old rows
+            old_header, rows = read_rows(path)
+            self.header = old_header + late
+            _rewrite(path, self.header, rows)
         self.f = open(path, "a", encoding="utf8", newline="")
 
     def write(self, rec: dict, kj: str) -> None:
@@ -685,19 +695,61 @@ def load_manifest(path: Path) -> dict:
 
 
 def _timed(fn, key):
+    """``fn(**key)`` with its wall time and where it ran (host name and core count of the worker)."""
+    import socket
+
     t0 = time.perf_counter()
     out = fn(**key)
-    return out, time.perf_counter() - t0
+    return out, time.perf_counter() - t0, socket.gethostname(), os.cpu_count()
 
 
-def _compute(fn, keys, indices, jobs):
-    """Yield ``(index, result, seconds)`` for every key, in order (jobs=1) or as finished (jobs>1)."""
+def dask_address() -> str | None:
+    """``$KVBOOK_DASK``: the address of a Dask distributed scheduler to send rows to (``tcp://host:8786``),
+    or ``local`` for a :class:`distributed.LocalCluster` of this machine; None: the local process pool."""
+    return os.environ.get("KVBOOK_DASK") or None
+
+
+_CLIENTS: dict[str, Any] = {}
+
+
+def dask_executor(address: str):
+    """A ``concurrent.futures``-style executor that runs rows on the Dask cluster at ``address``."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise StoreError("KVBOOK_DASK / --dask needs the Dask distributed package: "
+                         "pip install 'dask[distributed]' (or the project's 'dask' extra)") from None
+    client = _CLIENTS.get(address)
+    if client is None:
+        if address == "local":
+            cluster = LocalCluster(n_workers=int(os.environ.get("KVBOOK_DASK_WORKERS") or os.cpu_count() or 1),
+                                   threads_per_worker=1, processes=True, dashboard_address=None)
+            client = Client(cluster)
+        else:
+            try:
+                client = Client(address, timeout="20s")
+            except OSError as exc:
+                raise StoreError(f"KVBOOK_DASK={address}: cannot reach the Dask scheduler ({exc})") from None
+        _CLIENTS[address] = client
+    return client.get_executor(pure=False)
+
+
+def _compute(fn, keys, indices, jobs, executor=None):
+    """Yield ``(index, result, seconds, host, cores)`` for every key: in order in this process (jobs=1 and no
+    executor), or as finished on ``executor`` (any ``concurrent.futures``-style executor, e.g. a Dask
+    cluster's) or on a local process pool of ``jobs`` workers.  Results come back to this process, which
+    alone writes the table."""
+    import concurrent.futures as cf
+
+    if executor is not None:
+        futs = {executor.submit(_timed, fn, k): i for i, k in zip(indices, keys)}
+        for fut in cf.as_completed(futs):
+            yield (futs[fut], *fut.result())
+        return
     if jobs <= 1 or len(keys) <= 1:
         for i, k in zip(indices, keys):
-            out, wall = _timed(fn, k)
-            yield i, out, wall
+            yield (i, *_timed(fn, k))
         return
-    import concurrent.futures as cf
     import multiprocessing
 
     from kvlib.book.lifeline import die_with_parent
@@ -707,8 +759,7 @@ def _compute(fn, keys, indices, jobs):
                                 initializer=die_with_parent) as pool:
         futs = {pool.submit(_timed, fn, k): i for i, k in zip(indices, keys)}
         for fut in cf.as_completed(futs):
-            out, wall = fut.result()
-            yield futs[fut], out, wall
+            yield (futs[fut], *fut.result())
 
 
 # --------------------------------------------------------------------------- verification
