@@ -432,3 +432,102 @@ def test_003_theorem_ec1_part1_a_random():
     assert r["ratios"][(1, 2, 3)] == Fraction(53, 42) == r["sup_all"]
     assert r["sup_ends"] == Fraction(11, 10) and r["argmax_ends"] == (1, 3, 3)
     assert r["sup_all"] > r["sup_ends"]
+
+
+# ---- e001 ----
+# 001 Appendix B.3 on the grid the errata entry states, and two counts of 004 Section 6 (Theorems 6.2
+# and 6.4) the entries list as minor points.  Exact fractions throughout.
+
+def _b3_grid(M_max=30, s_max=4, n_max=24):
+    """Every instance of Appendix B.3's setting with M <= M_max, s <= s_max, n <= n_max: n identical
+    requests (s, o) at t = 0, M >= 2(s + o) (so o <= M/2 - s) and n > m = floor(M / (s + o))."""
+    for M in range(4, M_max + 1):
+        for s in range(1, s_max + 1):
+            for o in range(1, M // 2 - s + 1):
+                for n in range(M // (s + o) + 1, n_max + 1):
+                    yield n, s, o, M
+
+
+def test_001_b3_display_fails_on_the_whole_grid():
+    """001 Appendix B.3: on the grid M <= 30, s <= 4, n <= 24 (n > m, M >= 2(s + o)) the display before
+    Lemma B.2 exceeds the dual objective on every one of the 13,022 instances; Lemma B.2's ratio
+    (5on/8 + o(s+o)n^2/M over the denominator) is at most 3.355 with the exact dual objective and
+    3.323 with the paper's denominator, both at n = 24, s = 1, o = 14, M = 30."""
+    from kvlib.theory import thm43_paper as T
+
+    count = fails = 0
+    best_exact = best_paper = (Fraction(0), None)
+    for n, s, o, M in _b3_grid():
+        count += 1
+        dual, disp, ub = T.b3_dual_objective(n, s, o, M), T.b3_display_b2(n, s, o, M), T.b3_ub(n, s, o, M)
+        fails += disp > dual
+        best_exact = max(best_exact, (ub / dual, (n, s, o, M)), key=lambda x: x[0])
+        best_paper = max(best_paper, (ub / disp, (n, s, o, M)), key=lambda x: x[0])
+    assert (count, fails) == (13_022, 13_022)
+    assert f"{float(best_exact[0]):.3f}" == "3.355" and best_exact[1] == (24, 1, 14, 30)
+    assert f"{float(best_paper[0]):.3f}" == "3.323" and best_paper[1] == (24, 1, 14, 30)
+    assert best_paper[0] < best_exact[0] < 4
+
+
+def test_001_b2_case1_equality_is_an_inequality():
+    """001 Lemma B.2, case 1: the displayed equality (s+o) alpha / (beta o) = (2/3)(3s^2 + 5so + 5s + 2o^2
+    + 2o) / beta^2, with beta = 2s + o + 1 and alpha = 2(o-1)(3s+2o+2)/(3 beta).  At s = 1, o = 2:
+    beta = 5, alpha = 6/5, left side 9/25 = 0.36, right side 4/5 = 0.8 (the left is below the right)."""
+    s, o = 1, 2
+    beta = 2 * s + o + 1
+    alpha = Fraction(2 * (o - 1) * (3 * s + 2 * o + 2), 3 * beta)
+    left = (s + o) * alpha / (beta * o)
+    right = Fraction(2, 3) * (3 * s**2 + 5 * s * o + 5 * s + 2 * o**2 + 2 * o) / beta**2
+    assert (left, right) == (Fraction(9, 25), Fraction(4, 5))
+    assert left < right <= Fraction(4, 3)
+
+
+def test_004_theorem62_a3_needs_more_than_M():
+    """004 Theorem 6.2, the OPT bound: schedule A3 serves the eps M short requests (prompt eps M, one
+    output token) 1/eps at a time, which needs (1/eps)(eps M + 1) = M + 1/eps tokens.  At M = 1024,
+    eps = 1/4 that is 1028 > 1024: at most 3 fit per round.  A3 built and checked (as many per round as
+    fit) has TEL 12,416, and no schedule, pauses allowed, has less than 11,819 (the long request's own
+    768 rounds plus the short requests served 3 per round), against the display's 9,856 (9,920 with
+    the dropped eps^2 M).  With prompts one token shorter 1/eps fit and A3 has TEL 9,664."""
+    from kvlib.theory import pause62
+
+    M, k = 1024, 4
+    eps_M = M // k
+    assert k * (eps_M + 1) == M + k == 1028 and M // (eps_M + 1) == k - 1
+    a3 = pause62.paper_schedules(M, k)["A3"]
+    assert a3.valid and a3.tel == 12_416
+    row = pause62.remark63_row(M, k, eps_M)  # q = eps M short requests: the proof's instance
+    assert row["opt"] == a3.tel and row["opt_lower"] == 11_819
+    e, Ms = sp.symbols("epsilon M", positive=True)
+    disp = {d["display"]: d for d in pause62.displays()}["TEL(A3) = OPT upper bound"]
+    at = {e: sp.Rational(1, k), Ms: M}
+    assert (disp["as printed"].subs(at), disp["as summed"].subs(at)) == (9_856, 9_920)
+    assert row["opt_lower"] > disp["as summed"].subs(at)
+    assert pause62.paper_schedules(M, k, short_prompt=eps_M - 1)["A3"].tel == 9_664
+    # with 1/eps - 1 per round the M^2 coefficient of the short requests' TEL is eps^3 / (2 (1 - eps)):
+    # (eps M)^2 / (2 (1/eps - 1)); the proof's ratio 1/eps becomes (1 - eps)/eps
+    coeff = sp.limit(((e * Ms) ** 2 / (2 * (1 / e - 1))) / Ms**2, Ms, sp.oo)
+    assert sp.simplify(coeff - e**3 / (2 * (1 - e))) == 0
+    assert sp.simplify((e**2 / 2) / coeff - (1 - e) / e) == 0
+
+
+@pytest.mark.parametrize("k", [4, 5, 10, 100])
+def test_004_theorem64_index_k_has_one_over_eps_minus_two_values(k):
+    """004 Theorem 6.4: for a given k', the index k runs over {k' + eps, k' + 2 eps, ..., k' + (1 - 2 eps)},
+    which has 1/eps - 2 values, not the 1/eps the proof multiplies by eps/c (probability (1 - 2 eps)/c
+    instead of 1/c).  The sum eps * sum_k 1/(k' + 1 - k) that the proof equates with the integral of
+    1/x over [0, 1] is H(1/eps - 1) - 1, finite for every eps (it grows like ln(1/eps))."""
+    eps, c = Fraction(1, k), 3
+    kp = Fraction(7, 4)  # any k'; the count and the sum do not depend on it
+    ks = []
+    x = kp + eps
+    while x <= kp + 1 - 2 * eps:
+        ks.append(x)
+        x += eps
+    assert len(ks) == k - 2
+    assert len(ks) * eps / c == Fraction(1, c) - 2 * eps / c != Fraction(1, c)
+    total = eps * sum(1 / (kp + 1 - kk) for kk in ks)
+    harmonic = sum(Fraction(1, i) for i in range(1, k))
+    assert total == harmonic - 1
+    if k == 10:
+        assert total == Fraction(4609, 2520)
