@@ -531,3 +531,69 @@ def test_004_theorem64_index_k_has_one_over_eps_minus_two_values(k):
     assert total == harmonic - 1
     if k == 10:
         assert total == Fraction(4609, 2520)
+
+
+def test_004_theorem42_case1_delta_second_equality():
+    """004 Theorem 4.2, proof (Appendix A.2), Case 1: the display for the net effect of the exchange,
+    Delta = (c_j(A) - c_j(S)) - (c_k(S) - c_k(A)) = c_k(A) - c_j(S) = (p_k(A) + o_k) - (p_j(S) + o_j)
+    = o_k - o_j.  Its second equality needs c_j(A) = c_k(S) ("the final completion time for finishing
+    both requests is the same").  On the counterexample M = 5, s = 1, o = (1, 1, 3, 3), A = MC-SF
+    (starts 0, 0, 1, 4) and S = the optimum (starts 0, 1, 0, 3; TEL 12 < 13): t* = 0, j = request 2
+    (o = 3), k = request 1 (o = 1), c_j(A) = 4 and c_k(S) = 2, and the first two lines are 0 and -2.
+    The third and fourth equalities hold (p_k(A) = p_j(S) = 0), and exchanging the starts of j and k
+    in S overflows M (memory 6 > 5)."""
+    from kvlib.theory.jaillet_steps import thm42_case1
+
+    inst = _at_zero([(1, 1), (1, 1), (1, 3), (1, 3)], 5)
+    opt, _, _ = brute_force_opt(inst)
+    S = (0, 1, 0, 3)
+    assert _feasible(inst, S) and total_latency(inst, Schedule(S)) == opt == 12
+    r = thm42_case1(inst, S)
+    assert r["A"] == [0, 0, 1, 4] and r["case"] == 1
+    assert (r["t_star"], r["j"], r["k"], r["o_j"], r["o_k"]) == (0, 2, 1, 3, 1)
+    assert (r["c_j(A)"], r["c_k(S)"]) == (4, 2)
+    assert (r["line1"], r["line2"]) == (0, -2)
+    assert r["line2"] == r["line3"] == r["line4"] and r["p_k(A)"] == r["p_j(S)"] == 0
+    assert r["swapped"] == [0, 0, 1, 3] and r["swap_peak"] == 6 and not r["swap_fits"]
+
+
+def test_004_theorem64_remaining_memory_sentence():
+    """004 Theorem 6.4, proof: "At time kM, the remaining memory is (k - k')M, and at most (k - k')/eps
+    short requests can be processed simultaneously."  The long request (prompt eps M, started at k'M)
+    holds eps M + (k - k')M at t = kM, so M - eps M - (k - k')M is free; the proof's later display uses
+    (k' + 1 - k)M.  eps = 1/10, M = 1000, k' = 0.8 (the support's first point 1 - 2 eps), k = 0.9:
+    free 800 (claimed 100, later 900); short requests that fit (eps M + 1 = 101 tokens each): 7 (claimed 1).
+    The display that follows uses (k' + 1 - k)/eps = 9, an upper bound, so the bound still holds."""
+    from kvlib.theory.jaillet_steps import thm64_remaining_memory
+
+    r = thm64_remaining_memory(1000, 10, 8, 1)
+    assert (r["k'"], r["k"]) == (Fraction(4, 5), Fraction(9, 10))
+    assert (r["free"], r["paper_free"], r["paper_free_later"]) == (800, 100, 900)
+    assert (r["fit"], r["paper_fit"]) == (7, 1)
+    assert r["fit"] <= r["paper_free_later"] / 100  # (k' + 1 - k)/eps = 9 bounds the true count
+    for kp in range(8, 30):  # every k' of the grid and every k of the proof's range
+        for ks in range(1, 9):
+            q = thm64_remaining_memory(1000, 10, kp, ks)
+            assert q["free"] != q["paper_free"]  # equal only if k - k' = (1 - eps)/2 = 4.5 eps, off the grid
+            assert q["fit"] <= (q["k'"] + 1 - q["k"]) * 10
+
+
+def test_004_lemma55_mean_and_last_step():
+    """004 Lemma 5.5, proof (Appendix B.3), with arrivals Binomial(2, 1/2) per round (lambda = 1), outputs
+    uniform on 1..4 and a window of C1 = 3 rounds.  (a) The first display, E[N^(<o_hat)] = lambda C1
+    F(o_hat), with F the CDF: at o_hat = 4 the mean number of arrivals *shorter* than o_hat is 9/4, the
+    display 3 (F counts o = o_hat too).  (b) The last step, that lambda C1 requests processed exceed
+    (1 + 1/T) lambda C1 F(o_hat): false whenever o_hat is the longest output length (F(o_hat) = 1),
+    e.g. 3 against 33/10 at T = 10; it holds at o_hat = 3 (3 against 99/40)."""
+    from kvlib.theory.jaillet_steps import lemma55_mean_and_margin
+
+    r = lemma55_mean_and_margin(2, Fraction(1, 2), 4, 4, 3, 10)
+    assert (r["mean_short"], r["display_mean"]) == (Fraction(9, 4), 3)
+    assert (r["processed"], r["threshold"]) == (3, Fraction(33, 10)) and not r["margin_holds"]
+    for T in (10, 100, 10_000):
+        assert not lemma55_mean_and_margin(2, Fraction(1, 2), 4, 4, 3, T)["margin_holds"]
+    ok = lemma55_mean_and_margin(2, Fraction(1, 2), 4, 3, 3, 10)
+    assert ok["margin_holds"] and ok["threshold"] == Fraction(99, 40)
+    # the exact mean by enumeration of one round: arrivals a ~ Binomial(2, 1/2), each short w.p. 3/4
+    one_round = sum(Fraction(math.comb(2, a), 4) * a * Fraction(3, 4) for a in range(3))
+    assert 3 * one_round == r["mean_short"]
