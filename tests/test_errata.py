@@ -597,3 +597,31 @@ def test_004_lemma55_mean_and_last_step():
     # the exact mean by enumeration of one round: arrivals a ~ Binomial(2, 1/2), each short w.p. 3/4
     one_round = sum(Fraction(math.comb(2, a), 4) * a * Fraction(3, 4) for a in range(3))
     assert 3 * one_round == r["mean_short"]
+
+
+def test_004_theorem42_case1_display_fails_on_every_case1_instance_of_a_sweep():
+    """004 Theorem 4.2, Case 1 of the proof over a sweep: s = 1, 3 or 4 requests, M = 4..8, every
+    multiset of outputs with s + o <= M, all at t = 0.  On the 25 instances where MC-SF is not optimal
+    (S = an optimum by branch and bound), the proof's first time t* falls in Case 1 on 19 and in Case 2
+    on 6; on all 19 the second equality of the display for Delta fails and exchanging the starts of
+    j and k in S overflows M."""
+    import itertools
+    from collections import Counter
+
+    from kvlib.theory.jaillet_steps import thm42_case1
+
+    cases, bad = Counter(), Counter()
+    for M in range(4, 9):
+        for n in (3, 4):
+            for o in itertools.combinations_with_replacement(range(1, M), n):
+                inst = _at_zero([(1, x) for x in o], M)
+                tel = simulate(inst, make_policy("mc-sf"), seed=0).tel
+                opt, starts, _ = brute_force_opt(inst, upper=tel)
+                if opt < tel:
+                    r = thm42_case1(inst, starts)
+                    cases[r["case"]] += 1
+                    if r["case"] == 1:
+                        bad["line2"] += r["line1"] != r["line2"]
+                        bad["overflow"] += not r["swap_fits"]
+    assert cases == {1: 19, 2: 6}
+    assert bad == {"line2": 19, "overflow": 19}

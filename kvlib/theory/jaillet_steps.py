@@ -40,7 +40,7 @@ def running(instance: Instance, starts: Sequence[int], t: int) -> frozenset[int]
 def thm42_case1(instance: Instance, alt_starts: Sequence[int]) -> dict:
     """Case 1 of the proof of 004 Theorem 4.2 with A = MC-SF (simulated) and S = ``alt_starts``.
 
-    Returns ``t_star`` (the first ``t`` at which the running sets differ), ``j`` (running in S, not
+    Returns ``t_star`` (the first ``t`` at which some request runs in S but not in A), ``j`` (running in S, not
     in A; the longest if several), ``k`` (running in A, not in S; the shortest), the completion and
     start times the display uses, and its four lines
 
@@ -63,9 +63,10 @@ def thm42_case1(instance: Instance, alt_starts: Sequence[int]) -> dict:
     S = [int(x) for x in alt_starts]
     o = [int(x) for x in instance.output]
     horizon = max(max(a + oo for a, oo in zip(A, o)), max(s + oo for s, oo in zip(S, o)))
-    t_star = next((t for t in range(horizon + 1) if running(instance, A, t) != running(instance, S, t)), None)
+    # the proof's t*: the earliest time at which some request j runs in S but not in A
+    t_star = next((t for t in range(horizon + 1) if running(instance, S, t) - running(instance, A, t)), None)
     if t_star is None:
-        raise ValueError("the two schedules run the same requests at every time")
+        raise ValueError("S never runs a request that A does not run at the same time")
     only_S = running(instance, S, t_star) - running(instance, A, t_star)
     only_A = running(instance, A, t_star) - running(instance, S, t_star)
     j = max(only_S, key=lambda i: (o[i], -i))
