@@ -604,7 +604,11 @@ def test_004_theorem42_case1_display_fails_on_every_case1_instance_of_a_sweep():
     multiset of outputs with s + o <= M, all at t = 0.  On the 25 instances where MC-SF is not optimal
     (S = an optimum by branch and bound), the proof's first time t* falls in Case 1 on 19 and in Case 2
     on 6; on all 19 the second equality of the display for Delta fails and exchanging the starts of
-    j and k in S overflows M."""
+    j and k in S overflows M.  On the other 6 the first time at which the running sets differ has no
+    request j running in S but not in A (the proof says it has one); at the first time that has one
+    they are in Case 2, whose step "S has to pick at least one request to temporarily stop" fails: S is
+    a feasible schedule without pauses.  Smallest: M = 7, o = (2, 2, 4, 4): A starts both o = 2
+    requests at 0, S one at 0 and one at 1 with an o = 4 request (memory 3 + 2 + 2 = 7 at round 2)."""
     import itertools
     from collections import Counter
 
@@ -623,5 +627,13 @@ def test_004_theorem42_case1_display_fails_on_every_case1_instance_of_a_sweep():
                     if r["case"] == 1:
                         bad["line2"] += r["line1"] != r["line2"]
                         bad["overflow"] += not r["swap_fits"]
+                        bad["j_at_first"] += r["j_at_first"]
+                    else:
+                        bad["no_j_at_first"] += not r["j_at_first"]
     assert cases == {1: 19, 2: 6}
-    assert bad == {"line2": 19, "overflow": 19}
+    assert bad == {"line2": 19, "overflow": 19, "j_at_first": 19, "no_j_at_first": 6}
+    r = thm42_case1(_at_zero([(1, 2), (1, 2), (1, 4), (1, 4)], 7), (0, 1, 1, 4))
+    assert r["A"] == [0, 0, 2, 5] and r["t_first"] == 0 and not r["j_at_first"]
+    assert (r["t_star"], r["j"], r["case"]) == (1, 2, 2)
+    assert _feasible(_at_zero([(1, 2), (1, 2), (1, 4), (1, 4)], 7), (0, 1, 1, 4))
+    assert int(memory_profile(_at_zero([(1, 2), (1, 2), (1, 4), (1, 4)], 7), Schedule((0, 1, 1, 4)))[2]) == 7

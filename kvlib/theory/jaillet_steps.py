@@ -40,7 +40,9 @@ def running(instance: Instance, starts: Sequence[int], t: int) -> frozenset[int]
 def thm42_case1(instance: Instance, alt_starts: Sequence[int]) -> dict:
     """Case 1 of the proof of 004 Theorem 4.2 with A = MC-SF (simulated) and S = ``alt_starts``.
 
-    Returns ``t_star`` (the first ``t`` at which some request runs in S but not in A), ``j`` (running in S, not
+    Returns ``t_first`` (the first ``t`` at which the running sets differ, the proof's ``t*``),
+    ``j_at_first`` (whether some request runs in S but not in A there, as the proof says),
+    ``t_star`` (the first ``t`` at which some request runs in S but not in A), ``j`` (running in S, not
     in A; the longest if several), ``k`` (running in A, not in S; the shortest), the completion and
     start times the display uses, and its four lines
 
@@ -63,14 +65,19 @@ def thm42_case1(instance: Instance, alt_starts: Sequence[int]) -> dict:
     S = [int(x) for x in alt_starts]
     o = [int(x) for x in instance.output]
     horizon = max(max(a + oo for a, oo in zip(A, o)), max(s + oo for s, oo in zip(S, o)))
-    # the proof's t*: the earliest time at which some request j runs in S but not in A
+    # the proof defines t* as the first time the running sets differ and says that some j then runs in
+    # S but not in A; ``t_first`` / ``j_at_first`` record whether that holds.  ``t_star`` is the first
+    # time at which such a j exists (the reading under which the proof's cases are defined).
+    t_first = next((t for t in range(horizon + 1) if running(instance, S, t) != running(instance, A, t)), None)
     t_star = next((t for t in range(horizon + 1) if running(instance, S, t) - running(instance, A, t)), None)
-    if t_star is None:
+    if t_star is None or t_first is None:
         raise ValueError("S never runs a request that A does not run at the same time")
     only_S = running(instance, S, t_star) - running(instance, A, t_star)
     only_A = running(instance, A, t_star) - running(instance, S, t_star)
     j = max(only_S, key=lambda i: (o[i], -i))
-    out = {"A": A, "S": S, "t_star": t_star, "j": j, "case": 1 if only_A else 2}
+    out = {"A": A, "S": S, "t_first": t_first,
+           "j_at_first": bool(running(instance, S, t_first) - running(instance, A, t_first)),
+           "t_star": t_star, "j": j, "case": 1 if only_A else 2}
     if not only_A:
         return out
     k = min(only_A, key=lambda i: (o[i], i))
