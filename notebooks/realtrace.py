@@ -42,7 +42,7 @@
 #   **not checked** against the paper's curves; A_min with 10 length buckets averages
 #   {glue:text}`rt_003_buckets_amin:.1f` s at {glue:text}`rt_003_n` requests ({ref}`003 <sec-rt-003>`).
 # - **001 Figure 5, 003 Figure 4** (LMSYS lengths) and **004 Section 7**: **not checked** (the
-#   conversations are not available; the book runs 001's version); our mean prompt is
+#   papers' random samples of conversations are not available; the book runs 001's version); our mean prompt is
 #   {glue:text}`rt_len_prompt_mean:.1f` tokens, 003's 41 ({ref}`workloads <sec-rt-workloads>`).
 # :::
 #
@@ -62,8 +62,9 @@
 # to the papers' published statistics, (iii) side-by-side comparisons with the papers' numbers,
 # and (iv) the same policies on a production trace with real arrival times.
 #
-# **Labels.** The LMSYS-Chat-1M lengths the papers used are not available here;
-# every result computed from our generator is marked **synthetic (LMSYS-like)**.
+# **Labels.** LMSYS-Chat-1M is public (behind an access agreement), but the random samples of it
+# that the papers used are not available, and the book does not download the data set; every result
+# computed from our generator is marked **synthetic (LMSYS-like)**.
 # Results on the arXiv and Splitwise files name the file; their SHA-256 checksums are listed
 # below. The files are the public traces and profiles of the Vidur repository's `data/` folder
 # (the shared data directory beside the repository; its README says where each comes from). The

@@ -432,3 +432,208 @@ def test_003_theorem_ec1_part1_a_random():
     assert r["ratios"][(1, 2, 3)] == Fraction(53, 42) == r["sup_all"]
     assert r["sup_ends"] == Fraction(11, 10) and r["argmax_ends"] == (1, 3, 3)
     assert r["sup_all"] > r["sup_ends"]
+
+
+# ---- e001 ----
+# 001 Appendix B.3 on the grid the errata entry states, and two counts of 004 Section 6 (Theorems 6.2
+# and 6.4) the entries list as minor points.  Exact fractions throughout.
+
+def _b3_grid(M_max=30, s_max=4, n_max=24):
+    """Every instance of Appendix B.3's setting with M <= M_max, s <= s_max, n <= n_max: n identical
+    requests (s, o) at t = 0, M >= 2(s + o) (so o <= M/2 - s) and n > m = floor(M / (s + o))."""
+    for M in range(4, M_max + 1):
+        for s in range(1, s_max + 1):
+            for o in range(1, M // 2 - s + 1):
+                for n in range(M // (s + o) + 1, n_max + 1):
+                    yield n, s, o, M
+
+
+def test_001_b3_display_fails_on_the_whole_grid():
+    """001 Appendix B.3: on the grid M <= 30, s <= 4, n <= 24 (n > m, M >= 2(s + o)) the display before
+    Lemma B.2 exceeds the dual objective on every one of the 13,022 instances; Lemma B.2's ratio
+    (5on/8 + o(s+o)n^2/M over the denominator) is at most 3.355 with the exact dual objective and
+    3.323 with the paper's denominator, both at n = 24, s = 1, o = 14, M = 30."""
+    from kvlib.theory import thm43_paper as T
+
+    count = fails = 0
+    best_exact = best_paper = (Fraction(0), None)
+    for n, s, o, M in _b3_grid():
+        count += 1
+        dual, disp, ub = T.b3_dual_objective(n, s, o, M), T.b3_display_b2(n, s, o, M), T.b3_ub(n, s, o, M)
+        fails += disp > dual
+        best_exact = max(best_exact, (ub / dual, (n, s, o, M)), key=lambda x: x[0])
+        best_paper = max(best_paper, (ub / disp, (n, s, o, M)), key=lambda x: x[0])
+    assert (count, fails) == (13_022, 13_022)
+    assert f"{float(best_exact[0]):.3f}" == "3.355" and best_exact[1] == (24, 1, 14, 30)
+    assert f"{float(best_paper[0]):.3f}" == "3.323" and best_paper[1] == (24, 1, 14, 30)
+    assert best_paper[0] < best_exact[0] < 4
+
+
+def test_001_b2_case1_equality_is_an_inequality():
+    """001 Lemma B.2, case 1: the displayed equality (s+o) alpha / (beta o) = (2/3)(3s^2 + 5so + 5s + 2o^2
+    + 2o) / beta^2, with beta = 2s + o + 1 and alpha = 2(o-1)(3s+2o+2)/(3 beta).  At s = 1, o = 2:
+    beta = 5, alpha = 6/5, left side 9/25 = 0.36, right side 4/5 = 0.8 (the left is below the right)."""
+    s, o = 1, 2
+    beta = 2 * s + o + 1
+    alpha = Fraction(2 * (o - 1) * (3 * s + 2 * o + 2), 3 * beta)
+    left = (s + o) * alpha / (beta * o)
+    right = Fraction(2, 3) * (3 * s**2 + 5 * s * o + 5 * s + 2 * o**2 + 2 * o) / beta**2
+    assert (left, right) == (Fraction(9, 25), Fraction(4, 5))
+    assert left < right <= Fraction(4, 3)
+
+
+def test_004_theorem62_a3_needs_more_than_M():
+    """004 Theorem 6.2, the OPT bound: schedule A3 serves the eps M short requests (prompt eps M, one
+    output token) 1/eps at a time, which needs (1/eps)(eps M + 1) = M + 1/eps tokens.  At M = 1024,
+    eps = 1/4 that is 1028 > 1024: at most 3 fit per round.  A3 built and checked (as many per round as
+    fit) has TEL 12,416, and no schedule, pauses allowed, has less than 11,819 (the long request's own
+    768 rounds plus the short requests served 3 per round), against the display's 9,856 (9,920 with
+    the dropped eps^2 M).  With prompts one token shorter 1/eps fit and A3 has TEL 9,664."""
+    from kvlib.theory import pause62
+
+    M, k = 1024, 4
+    eps_M = M // k
+    assert k * (eps_M + 1) == M + k == 1028 and M // (eps_M + 1) == k - 1
+    a3 = pause62.paper_schedules(M, k)["A3"]
+    assert a3.valid and a3.tel == 12_416
+    row = pause62.remark63_row(M, k, eps_M)  # q = eps M short requests: the proof's instance
+    assert row["opt"] == a3.tel and row["opt_lower"] == 11_819
+    e, Ms = sp.symbols("epsilon M", positive=True)
+    disp = {d["display"]: d for d in pause62.displays()}["TEL(A3) = OPT upper bound"]
+    at = {e: sp.Rational(1, k), Ms: M}
+    assert (disp["as printed"].subs(at), disp["as summed"].subs(at)) == (9_856, 9_920)
+    assert row["opt_lower"] > disp["as summed"].subs(at)
+    assert pause62.paper_schedules(M, k, short_prompt=eps_M - 1)["A3"].tel == 9_664
+    # with 1/eps - 1 per round the M^2 coefficient of the short requests' TEL is eps^3 / (2 (1 - eps)):
+    # (eps M)^2 / (2 (1/eps - 1)); the proof's ratio 1/eps becomes (1 - eps)/eps
+    coeff = sp.limit(((e * Ms) ** 2 / (2 * (1 / e - 1))) / Ms**2, Ms, sp.oo)
+    assert sp.simplify(coeff - e**3 / (2 * (1 - e))) == 0
+    assert sp.simplify((e**2 / 2) / coeff - (1 - e) / e) == 0
+
+
+@pytest.mark.parametrize("k", [4, 5, 10, 100])
+def test_004_theorem64_index_k_has_one_over_eps_minus_two_values(k):
+    """004 Theorem 6.4: for a given k', the index k runs over {k' + eps, k' + 2 eps, ..., k' + (1 - 2 eps)},
+    which has 1/eps - 2 values, not the 1/eps the proof multiplies by eps/c (probability (1 - 2 eps)/c
+    instead of 1/c).  The sum eps * sum_k 1/(k' + 1 - k) that the proof equates with the integral of
+    1/x over [0, 1] is H(1/eps - 1) - 1, finite for every eps (it grows like ln(1/eps))."""
+    eps, c = Fraction(1, k), 3
+    kp = Fraction(7, 4)  # any k'; the count and the sum do not depend on it
+    ks = []
+    x = kp + eps
+    while x <= kp + 1 - 2 * eps:
+        ks.append(x)
+        x += eps
+    assert len(ks) == k - 2
+    assert len(ks) * eps / c == Fraction(1, c) - 2 * eps / c != Fraction(1, c)
+    total = eps * sum(1 / (kp + 1 - kk) for kk in ks)
+    harmonic = sum(Fraction(1, i) for i in range(1, k))
+    assert total == harmonic - 1
+    if k == 10:
+        assert total == Fraction(4609, 2520)
+
+
+def test_004_theorem42_case1_delta_second_equality():
+    """004 Theorem 4.2, proof (Appendix A.2), Case 1: the display for the net effect of the exchange,
+    Delta = (c_j(A) - c_j(S)) - (c_k(S) - c_k(A)) = c_k(A) - c_j(S) = (p_k(A) + o_k) - (p_j(S) + o_j)
+    = o_k - o_j.  Its second equality needs c_j(A) = c_k(S) ("the final completion time for finishing
+    both requests is the same").  On the counterexample M = 5, s = 1, o = (1, 1, 3, 3), A = MC-SF
+    (starts 0, 0, 1, 4) and S = the optimum (starts 0, 1, 0, 3; TEL 12 < 13): t* = 0, j = request 2
+    (o = 3), k = request 1 (o = 1), c_j(A) = 4 and c_k(S) = 2, and the first two lines are 0 and -2.
+    The third and fourth equalities hold (p_k(A) = p_j(S) = 0), and exchanging the starts of j and k
+    in S overflows M (memory 6 > 5)."""
+    from kvlib.theory.jaillet_steps import thm42_case1
+
+    inst = _at_zero([(1, 1), (1, 1), (1, 3), (1, 3)], 5)
+    opt, _, _ = brute_force_opt(inst)
+    S = (0, 1, 0, 3)
+    assert _feasible(inst, S) and total_latency(inst, Schedule(S)) == opt == 12
+    r = thm42_case1(inst, S)
+    assert r["A"] == [0, 0, 1, 4] and r["case"] == 1
+    assert (r["t_star"], r["j"], r["k"], r["o_j"], r["o_k"]) == (0, 2, 1, 3, 1)
+    assert (r["c_j(A)"], r["c_k(S)"]) == (4, 2)
+    assert (r["line1"], r["line2"]) == (0, -2)
+    assert r["line2"] == r["line3"] == r["line4"] and r["p_k(A)"] == r["p_j(S)"] == 0
+    assert r["swapped"] == [0, 0, 1, 3] and r["swap_peak"] == 6 and not r["swap_fits"]
+
+
+def test_004_theorem64_remaining_memory_sentence():
+    """004 Theorem 6.4, proof: "At time kM, the remaining memory is (k - k')M, and at most (k - k')/eps
+    short requests can be processed simultaneously."  The long request (prompt eps M, started at k'M)
+    holds eps M + (k - k')M at t = kM, so M - eps M - (k - k')M is free; the proof's later display uses
+    (k' + 1 - k)M.  eps = 1/10, M = 1000, k' = 0.8 (the support's first point 1 - 2 eps), k = 0.9:
+    free 800 (claimed 100, later 900); short requests that fit (eps M + 1 = 101 tokens each): 7 (claimed 1).
+    The display that follows uses (k' + 1 - k)/eps = 9, an upper bound, so the bound still holds."""
+    from kvlib.theory.jaillet_steps import thm64_remaining_memory
+
+    r = thm64_remaining_memory(1000, 10, 8, 1)
+    assert (r["k'"], r["k"]) == (Fraction(4, 5), Fraction(9, 10))
+    assert (r["free"], r["paper_free"], r["paper_free_later"]) == (800, 100, 900)
+    assert (r["fit"], r["paper_fit"]) == (7, 1)
+    assert r["fit"] <= r["paper_free_later"] / 100  # (k' + 1 - k)/eps = 9 bounds the true count
+    for kp in range(8, 30):  # every k' of the grid and every k of the proof's range
+        for ks in range(1, 9):
+            q = thm64_remaining_memory(1000, 10, kp, ks)
+            assert q["free"] != q["paper_free"]  # equal only if k - k' = (1 - eps)/2 = 4.5 eps, off the grid
+            assert q["fit"] <= (q["k'"] + 1 - q["k"]) * 10
+
+
+def test_004_lemma55_mean_and_last_step():
+    """004 Lemma 5.5, proof (Appendix B.3), with arrivals Binomial(2, 1/2) per round (lambda = 1), outputs
+    uniform on 1..4 and a window of C1 = 3 rounds.  (a) The first display, E[N^(<o_hat)] = lambda C1
+    F(o_hat), with F the CDF: at o_hat = 4 the mean number of arrivals *shorter* than o_hat is 9/4, the
+    display 3 (F counts o = o_hat too).  (b) The last step, that lambda C1 requests processed exceed
+    (1 + 1/T) lambda C1 F(o_hat): false whenever o_hat is the longest output length (F(o_hat) = 1),
+    e.g. 3 against 33/10 at T = 10; it holds at o_hat = 3 (3 against 99/40)."""
+    from kvlib.theory.jaillet_steps import lemma55_mean_and_margin
+
+    r = lemma55_mean_and_margin(2, Fraction(1, 2), 4, 4, 3, 10)
+    assert (r["mean_short"], r["display_mean"]) == (Fraction(9, 4), 3)
+    assert (r["processed"], r["threshold"]) == (3, Fraction(33, 10)) and not r["margin_holds"]
+    for T in (10, 100, 10_000):
+        assert not lemma55_mean_and_margin(2, Fraction(1, 2), 4, 4, 3, T)["margin_holds"]
+    ok = lemma55_mean_and_margin(2, Fraction(1, 2), 4, 3, 3, 10)
+    assert ok["margin_holds"] and ok["threshold"] == Fraction(99, 40)
+    # the exact mean by enumeration of one round: arrivals a ~ Binomial(2, 1/2), each short w.p. 3/4
+    one_round = sum(Fraction(math.comb(2, a), 4) * a * Fraction(3, 4) for a in range(3))
+    assert 3 * one_round == r["mean_short"]
+
+
+def test_004_theorem42_case1_display_fails_on_every_case1_instance_of_a_sweep():
+    """004 Theorem 4.2, Case 1 of the proof over a sweep: s = 1, 3 or 4 requests, M = 4..8, every
+    multiset of outputs with s + o <= M, all at t = 0.  On the 25 instances where MC-SF is not optimal
+    (S = an optimum by branch and bound), the proof's first time t* falls in Case 1 on 19 and in Case 2
+    on 6; on all 19 the second equality of the display for Delta fails and exchanging the starts of
+    j and k in S overflows M.  On the other 6 the first time at which the running sets differ has no
+    request j running in S but not in A (the proof says it has one); at the first time that has one
+    they are in Case 2, whose step "S has to pick at least one request to temporarily stop" fails: S is
+    a feasible schedule without pauses.  Smallest: M = 7, o = (2, 2, 4, 4): A starts both o = 2
+    requests at 0, S one at 0 and one at 1 with an o = 4 request (memory 3 + 2 + 2 = 7 at round 2)."""
+    import itertools
+    from collections import Counter
+
+    from kvlib.theory.jaillet_steps import thm42_case1
+
+    cases, bad = Counter(), Counter()
+    for M in range(4, 9):
+        for n in (3, 4):
+            for o in itertools.combinations_with_replacement(range(1, M), n):
+                inst = _at_zero([(1, x) for x in o], M)
+                tel = simulate(inst, make_policy("mc-sf"), seed=0).tel
+                opt, starts, _ = brute_force_opt(inst, upper=tel)
+                if opt < tel:
+                    r = thm42_case1(inst, starts)
+                    cases[r["case"]] += 1
+                    if r["case"] == 1:
+                        bad["line2"] += r["line1"] != r["line2"]
+                        bad["overflow"] += not r["swap_fits"]
+                        bad["j_at_first"] += r["j_at_first"]
+                    else:
+                        bad["no_j_at_first"] += not r["j_at_first"]
+    assert cases == {1: 19, 2: 6}
+    assert bad == {"line2": 19, "overflow": 19, "j_at_first": 19, "no_j_at_first": 6}
+    r = thm42_case1(_at_zero([(1, 2), (1, 2), (1, 4), (1, 4)], 7), (0, 1, 1, 4))
+    assert r["A"] == [0, 0, 2, 5] and r["t_first"] == 0 and not r["j_at_first"]
+    assert (r["t_star"], r["j"], r["case"]) == (1, 2, 2)
+    assert _feasible(_at_zero([(1, 2), (1, 2), (1, 4), (1, 4)], 7), (0, 1, 1, 4))
+    assert int(memory_profile(_at_zero([(1, 2), (1, 2), (1, 4), (1, 4)], 7), Schedule((0, 1, 1, 4)))[2]) == 7

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -126,3 +128,189 @@ def test_missing_file_and_top_level_keys(tmp_path):
         _load("chapters: {model: The model}\n", tmp_path)
     with pytest.raises(m.MissionError, match=r"unknown top-level key\(s\) \['extra'\]"):
         _load(GOOD + "extra: 1\n", tmp_path)
+
+
+# ---- e001 ----
+# The notes' checkable claims (counts of configurations, runs, trials, instances, sizes) against the
+# stored tables in results/ (read with pandas, never written).  Each check builds the note's phrase
+# from the table and asserts that the note contains it; a guard makes sure every count-like phrase
+# of every note is either checked here or exempted with the reason it is not a stored-table claim.
+
+RESULTS = ROOT / "results"
+COUNT_PHRASE = re.compile(
+    r"\b\d[\d,]*(?:\s*(?:-|to)\s*\d[\d,]*)?\s+(?:runs?|trials?|seeds?|requests?|rows?|instances?|conversations?"
+    r"|rounds?|configurations?|alphas?|bins?|grids?)\b"
+    r"|\b(?:[nTMsq]) *(?:=|≤|<=) *\d[\d,]*(?:\s*-\s*\d+)?"
+    r"|\b[Aa]ll (?:two|three|four|five|six|seven|eight|nine|ten)\b"
+    r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten) (?:runs?|trials?|seeds?|small grids|alphas|bins|rates)\b")
+
+
+def _table(path: str) -> pd.DataFrame:
+    return pd.read_csv(RESULTS / path)  # read-only
+
+
+def _words(k: int) -> str:
+    return ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"][k]
+
+
+def _span(lo, hi, sep="-") -> str:
+    return f"{int(lo):,}{sep}{int(hi):,}"
+
+
+def _claims_001_am1():
+    d = _table("hindsight/section51.csv").query("model == 1")
+    c = _table("hindsight/certified_small.csv").query("model == 1")
+    beaten = float((d.mcsf > d.upper).mean())
+    lo = float((d.mcsf / d.upper).mean())
+    return {f"{d.trial.nunique()} trials": d.trial.nunique() == len(d) == 200 and (d.time_limit == 30).all(),
+            "nearly every trial": beaten >= 0.95,  # a checked schedule beats MC-SF
+            f"n = {_span(c.n.min(), c.n.max())}": True,
+            # the paper's average (001 Section 5.1: 1.005) lies below our certified interval
+            "the paper's average lies below our certified interval": 1.005 < lo}
+
+
+def _claims_001_am2():
+    d = _table("hindsight/section51.csv").query("model == 2")
+    c = _table("hindsight/certified_small.csv").query("model == 2")
+    lo, hi = float((d.mcsf / d.upper).mean()), float((d.mcsf / d.lower).mean())
+    (h,) = d.horizon_range.unique()
+    return {f"{d.trial.nunique()} trials": d.trial.nunique() == len(d) == 200,
+            "T = 40-60 rounds": h == "[40,60]",
+            f"{_span(d.n.min(), d.n.max(), ' to ')} requests": True,
+            f"T = {_span(c['size'].min(), c['size'].max())} rounds": True,
+            # the paper's average (001 Section 5.1: 1.047) lies inside our certified interval
+            "The paper's average lies inside our certified interval": lo <= 1.047 <= hi}
+
+
+def _claims_001_table1():
+    d = _table("realtrace/table1.csv")
+    cfg = d.groupby(["policy", "alpha", "beta"], dropna=False)
+    runs = cfg.seed.nunique()
+    return {f"All {_words(cfg.ngroups)} of the paper's rows are run": cfg.ngroups == 8,
+            f"{int(runs.iloc[0])} runs each": runs.nunique() == 1 and (cfg.size() == runs).all(),
+            f"{len(d)} rows": bool(d.valid.all() and (d.n_requests == 1000).all() and (d.rate == 50).all())}
+
+
+def _claims_001_sweeps():
+    d = _table("realtrace/sweeps.csv")
+    hi = d[d.rate == 50].groupby(["alpha", "beta"]).avg_latency.mean()
+    beta_min = {a: hi.xs(a, level="alpha").idxmin() for a in (0.1, 0.2)}
+    alpha_min = {b: hi.xs(b, level="beta").idxmin() for b in (0.1, 0.2)}
+    (n_req,) = d.n_requests.unique()
+    seeds = d.groupby(["rate", "alpha", "beta"]).seed.nunique()
+    return {f"{n_req:,} requests": True,
+            f"{int(seeds.iloc[0])} seeds": seeds.nunique() == 1,
+            f"β minimiser ({beta_min[0.1]:g})": beta_min[0.1] == beta_min[0.2],
+            f"α minimiser ({alpha_min[0.1]:g})": alpha_min[0.1] == alpha_min[0.2]}
+
+
+def _claims_004_regret():
+    d = _table("mcsf_ratio/regret_opt.csv")
+    return {f"T ≤ {d['T'].max()}": True}
+
+
+def _claims_002_thm4():
+    d = _table("sortedf/chain_sweep.csv")
+    return {f"n = {d.n.max()} instances": d.n.nunique() == 1}
+
+
+def _claims_002_table3():
+    d = _table("sortedf/table3.csv")
+    return {f"n = {d.n.max():,}": True}
+
+
+def _claims_002_fig8():
+    d = _table("sortedf/section7.csv")
+    return {f"{_span(d.n.min(), d.n.max(), ' to ')} requests": True}
+
+
+def _claims_003_thm7():
+    from kvlib.theory import cyz_experiments as cx
+
+    d = _table("amin/fig2_sweep.csv")
+    w = cx.sweep_worst(d, ["a-l"])
+    Mmax = int(w.index.get_level_values("M").max())
+    q = w.loc[Mmax, "a-l"] / w.loc[Mmax, "theorem7"]
+    return {"n = 10M": (d.load == 10).all(), f"M = {Mmax}": True,
+            f"{q.min():.3f} to {q.max():.3f} across {_words(len(q))} alphas": True,
+            f"at most {100 * (q.max() - 1):.2f} %": True}
+
+
+def _claims_003_cor2():
+    d = _table("amin/corollary2.csv")
+    (edges,) = d.edges.unique()
+    e = [int(x) for x in edges.strip("[]").split(",")]
+    return {f"{_words(len(e) - 1)} bins": True, f"lambda_max(A_{e[-1]}, B_{e[-1]})": True}
+
+
+TABLE_CLAIMS = {
+    ("001", "Section 5.1, Figure 2 left (Arrival Model 1)"): _claims_001_am1,
+    ("001", "Section 5.1, Figure 2 right (Arrival Model 2)"): _claims_001_am2,
+    ("001", "Table 1 (1,000 requests, 50 runs)"): _claims_001_table1,
+    ("001", "Figures 7, 8, 10, 11 (α and β sweeps)"): _claims_001_sweeps,
+    ("004", "Theorem 5.3 (constant regret)"): _claims_004_regret,
+    ("002", "Theorem 4 (Sorted-F below Sorted-F separate)"): _claims_002_thm4,
+    ("002", "Table 3 (properties of the selectors)"): _claims_002_table3,
+    ("002", "Section 7, Figure 8 (mixed LMSYS and arXiv requests)"): _claims_002_fig8,
+    ("003", "Theorem 7 (A_ℓ bound)"): _claims_003_thm7,
+    ("003", "Corollary 2 (disjoint intervals)"): _claims_003_cor2,
+}
+
+# count-like phrases that are not claims about a stored table, and why
+NOT_TABLE_CLAIMS = {
+    ("001", "Lemma B.2"): {"n = 3": "an instance; tests/test_thm43_paper.py::test_b3_smallest_display_counterexample",
+                           "M = 4": "same instance"},
+    ("001", "Section 5.1, Figure 2 left (Arrival Model 1)"): {"200 trials": "also the paper's count (114 of 200)"},
+    ("001", "Figure 5 (prompt and output lengths)"): {"10,000 conversations": "the paper's sample size"},
+    ("001", "Figures 6 and 9 (MC-SF memory over time)"): {"one run": "computed live by the chapter (not stored)"},
+    ("004", "Theorem 4.2 (MC-SF exactly optimal at t = 0)"): {"M = 5": "an instance; tests/test_errata.py",
+                                                             "s = 1": "same instance"},
+    ("004", "Section 8.2 (b), 200 s cap and more than 8 A100s"): {
+        "10,000 requests": "the paper's size; the arithmetic is checked in test_mission_section82b_arithmetic"},
+    ("002", "Theorem EC.2 (makespan NP-hard, from Partition)"): {"M = 2": "the reduction's memory 2T (a formula)"},
+    ("002", "Theorem 8 (the bridge)"): {"M = 7": "an instance; tests/test_wyz_chain_paper.py"},
+    ("002", "Appendix EC.4.2 Key Observations 1-3"): {"1 instances": "observation 1 of the Table EC.1 instances"},
+    ("003", "Lemma 2 (A_min's ratio as a quotient)"): {"s = 0": "a parameter of the formula"},
+    ("003", "Theorem 6 (two-point bound (3 - α)/2)"): {"s = 0": "a parameter", "s = 8": "tests/test_errata.py"},
+    ("003", "Theorem 7 (A_ℓ bound)"): {"s = 0": "the sweep's prompt (kvlib.theory.cyz_experiments.sweep_row)",
+                                      "n = 10": "part of 'n = 10M', checked"},
+    ("003", "Proposition EC.1 (latency scaling under reduced memory)"): {"M = 6": "an instance; tests/test_errata.py"},
+    ("003", "Theorem EC.1 (worst case at the end points; A_random bound)"): {"n = 3": "an instance; tests/test_errata.py",
+                                                                           "M = 5": "same instance"},
+    ("003", "Lemma EC.1 (A_max against A_random)"): {"six small grids": "computed live by the amin chapter (not stored)",
+                                                    "n <= 5": "same grids"},
+    ("003", "Figure 4 (length histograms)"): {"2,000 conversations": "the paper's sample size"},
+}
+
+
+@pytest.mark.parametrize("key", sorted(TABLE_CLAIMS), ids=lambda k: f"{k[0]}-{k[1][:30]}")
+def test_mission_notes_agree_with_the_stored_tables(key):
+    notes = {(r.paper, r.item): r.note for r in m.load(chapters=CHAPTERS)}
+    assert key in notes, f"mission row {key} not found (renamed? update TABLE_CLAIMS)"
+    for phrase, ok in TABLE_CLAIMS[key]().items():
+        assert phrase in notes[key], (key, phrase, notes[key])
+        assert ok, (key, phrase)
+
+
+def test_every_count_in_a_mission_note_is_checked_or_exempted():
+    unclassified = []
+    for r in m.load(chapters=CHAPTERS):
+        key = (r.paper, r.item)
+        checked = list(TABLE_CLAIMS[key]()) if key in TABLE_CLAIMS else []
+        exempt = list(NOT_TABLE_CLAIMS.get(key, {}))
+        for hit in COUNT_PHRASE.findall(r.note):
+            hit = hit.rstrip(",")
+            if not any(hit in p for p in checked) and not any(hit in p or p in hit for p in exempt):
+                unclassified.append((r.paper, r.item, hit))
+    assert not unclassified, unclassified
+    # the exemptions name phrases that are still in the notes
+    notes = {(r.paper, r.item): r.note for r in m.load(chapters=CHAPTERS)}
+    stale = [(k, p) for k, ps in NOT_TABLE_CLAIMS.items() for p in ps if k not in notes or p not in notes[k]]
+    assert not stale, stale
+
+
+def test_mission_section82b_arithmetic():
+    """004 Section 8.2 (b) row: a slope of 1/6 s per request exceeds the 200 s cap at 1,200 requests,
+    well before 10,000 (where it would be about 1,667 s)."""
+    slope, cap = Fraction(1, 6), 200
+    assert cap / slope == 1200 and slope * 10_000 > 8 * cap
