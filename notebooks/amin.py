@@ -180,7 +180,7 @@ def glue_rows(key, tab):
 # request's bin), A_l (Algorithm 6) and A_random (Algorithm 4); the docstring of
 # `kvlib.policies.cyz` says which details are our reading. A_min is
 # read literally: evictions go in increasing *stored* lower bound $\tilde l_i$ (random ties), and
-# an evicted request's bound is raised to the tokens it had generated (the text sets it to those
+# an evicted request's bound is raised to the tokens it had generated (our reading: the text sets it to those
 # tokens, which can lower it; see the errata entry on Theorem 6); in the admission test a
 # running request is assumed to need $\max(\tilde l_i, \text{tokens generated} + 1)$ tokens. (An
 # alternative reading, which orders evictions by $\max(\tilde l_i, \text{tokens generated})$, is
