@@ -25,7 +25,8 @@
 #   {glue:text}`thm1_worst:.3f`, inside the bound at every $\alpha$ tried ({ref}`A_max section <sec-amin-amax>`).
 # - **003 Theorem 2** (A_max's ratio is at least $\alpha^{-1}(1+\alpha^{-1/2})/2$): **erratum**. The
 #   last equality of the proof fails: at $\alpha = 1/9$ the proof's own bound is
-#   {glue:text}`thm2_proof_a9:s`, not the formula's {glue:text}`thm2_formula_a9:.0f`; our A_max
+#   {glue:text}`thm2_proof_a9:s`, not the formula's {glue:text}`thm2_formula_a9:.0f` (and the proof
+#   takes prompt size $s = 0$, which 003's model, $s > 0$, excludes); our A_max
 #   reaches {glue:text}`thm2_ratio_a9:.3f` ({ref}`A_max section <sec-amin-amax>`, {ref}`errata: Theorem 2 <errata-003-theorem-2>`).
 # - **003 Corollary 1, Lemma 3 and Theorem 5** (the ratio of {term}`A_min`, which starts from the
 #   lower end $l$, is a {term}`Rayleigh quotient` of two matrices $A_u$, $B_u$, hence $O(\log u)$):
@@ -37,8 +38,9 @@
 #   {glue:text}`fig1_dev10:.4f` of the paper's curve for $10 \le u \le$ {glue:text}`fig1_umax:d`
 #   ({ref}`Figure 1 <sec-amin-fig1>`).
 # - **003 Theorem 6** (two-point lengths: A_min's ratio is at most $(3-\alpha)/2$): **erratum**, it is
-#   proved for prompt size $s = 0$ only. At $s = 0$ our runs reach {glue:text}`tp_lit_hi:.3f` against
-#   the bound's {glue:text}`tp_thm6:.3f` ({ref}`Lemma 2 section <sec-amin-lemma2>`); with a prompt the bound fails
+#   proved for prompt size $s = 0$ only, which 003's model ($s > 0$) excludes. At $s = 0$ our runs
+#   reach {glue:text}`tp_lit_hi:.3f` against the bound's {glue:text}`tp_thm6:.3f` ({ref}`Lemma 2 section <sec-amin-lemma2>`;
+#   with our reading of an evicted request's bound); with a prompt the bound fails
 #   ({ref}`errata: Theorem 6 <errata-003-theorem-6>`).
 # - **003 Proposition EC.1 and Theorem EC.1, eq. (EC.5)** (two steps of Theorem 1's proof):
 #   **erratum**. Halving the memory raises the total end-to-end latency ({term}`TEL`) of a schedule
@@ -46,8 +48,8 @@
 #   A_max's worst case {glue:text}`ec5_amax_all:s` lies inside the interval, above the end points'
 #   {glue:text}`ec5_amax_end:s` ({ref}`Appendix EC <sec-amin-ec>`).
 # - **003 Theorem 8** (linearly weighted geometric lengths: A_min's ratio is at most 14/9):
-#   **reproduced**, largest value {glue:text}`lg_max:.4f`; one displayed step of the proof misplaces a
-#   factor 2 ({ref}`Section 5 <sec-amin-sec5>`, {ref}`errata: Theorem 8 <errata-003-theorem-8>`).
+#   **reproduced at $s = 0$**, largest value {glue:text}`lg_max:.4f`; **erratum**: proved with $s = 0$
+#   only, and one displayed step misplaces a factor 2 ({ref}`Section 5 <sec-amin-sec5>`, {ref}`errata: Theorem 8 <errata-003-theorem-8>`).
 # :::
 #
 # *Reading guide.* The chapter simulates 003's interval policies and checks Sections 3-5 and the
@@ -135,6 +137,7 @@ from kvlib.book.gluing import glue_all
 from kvlib.book.store import Store
 from kvlib.book.tables import offer_csv, styled
 from kvlib.theory import amin_periods as ap
+from kvlib.theory import cyz_errata as ce
 from kvlib.theory import memory_scaling as ms
 from kvlib.theory import rayleigh as ry
 
@@ -177,7 +180,8 @@ def glue_rows(key, tab):
 # request's bin), A_l (Algorithm 6) and A_random (Algorithm 4); the docstring of
 # `kvlib.policies.cyz` says which details are our reading. A_min is
 # read literally: evictions go in increasing *stored* lower bound $\tilde l_i$ (random ties), and
-# an evicted request's bound is raised to the tokens it had generated; in the admission test a
+# an evicted request's bound is raised to the tokens it had generated (our reading: the text sets it to those
+# tokens, which can lower it; see the errata entry on Theorem 6); in the admission test a
 # running request is assumed to need $\max(\tilde l_i, \text{tokens generated} + 1)$ tokens. (An
 # alternative reading, which orders evictions by $\max(\tilde l_i, \text{tokens generated})$, is
 # kept as `AMinProgress`; the Lemma 2 section shows that only the literal reading
@@ -216,7 +220,7 @@ glue("ex1_amin", int(ex1_tel["a-min"]), display=False)
 # (sec-amin-amax)=
 # ## A_max: Theorem 2's instance and Theorem 1's bound
 #
-# 003 Theorem 2 and its proof: with $s=0$, $M=l u$, $N_l = a u$ short ($o=l$) and $N_u = b l$
+# 003 Theorem 2 and its proof: with $s=0$ (003's model assumes $s > 0$), $M=l u$, $N_l = a u$ short ($o=l$) and $N_u = b l$
 # long ($o=u$) requests and $a/b \approx \alpha^{1/2}$ ($\alpha = l/u$), A_max's ratio to H-SF
 # is at least $\alpha^{-1}(1+\alpha^{-1/2})/2$ (the paper's formula). We grow $l$, $u=l/\alpha$,
 # $M = lu$, $a$ and $b = a\alpha^{-1/2}$ together and compare H-SF's simulated TEL with our closed
@@ -359,8 +363,9 @@ assert all(w <= ry.amax_theorem1_bound(a) + 1e-9 for w, a in zip(worst, alphas))
 # is small (all requests at 0, feasibility by the independent checker; instances ours, 003 gives
 # none). **Proposition EC.1** (halving the memory at most doubles the TEL of two suitably matched
 # schedules) fails: TEL {glue:text}`ec1_tel_M:d` under $M$, {glue:text}`ec1_tel_bM:d` under $M/2$.
-# So does **eq. (EC.7)**, the form Theorem 1's proof uses, on four requests: A_random's expected TEL
-# grows by {glue:text}`ec7_quot:s` $> 2$ ({ref}`errata: Proposition EC.1 <errata-003-proposition-ec1>`). **Lemma EC.1** holds:
+# So does **eq. (EC.7)**, the form Theorem 1's proof uses, on four requests inside its hypotheses
+# ($\alpha = l/u = 1/2$, $s > 0$): A_random's expected TEL grows by {glue:text}`ec7_quot:s` $> 2$
+# ({ref}`errata: Proposition EC.1 <errata-003-proposition-ec1>`). **Lemma EC.1** holds:
 # {glue:text}`lec1_fail:d` failures over {glue:text}`lec1_inst:d` instances. **Eq. (EC.5)** of
 # Theorem EC.1 (the worst case lies at the interval's end points) fails for A_max
 # ({glue:text}`ec5_amax_all:s` inside against {glue:text}`ec5_amax_end:s` at the end points) and for
@@ -371,7 +376,17 @@ assert all(w <= ry.amax_theorem1_bound(a) + 1e-9 for w, a in zip(worst, alphas))
 
 # %%
 ec1_prop = ms.proposition_ec1_example()
-ec7 = ms.coupled_expectations((1, 2, 3, 4), 1, 10, 5, 1, 4)
+ec7 = ms.coupled_expectations((2, 2, 2, 4), 2, 12, 6, 2, 4)  # l = 2, u = 4: alpha M = M/2
+ec7_all = ce.ec7_instance((2, 2, 2, 4), 2, 2, 4, 12)  # both readings of A_random and of eq. (3)
+ec7_r = ec7_all["readings"]
+assert (ec7_r[("stop", "engine")]["E_tel_M"], ec7_r[("stop", "engine")]["E_tel_small"]) == (ec7["E_tel_M"], ec7["E_tel_small"])
+glue("ec7_skip_same", str(ec7_r[("skip", "engine")]["quotient"] == ec7["quotient"]), display=False)
+glue("ec7_eq3_M", str(ec7_r[("stop", "eq3")]["E_tel_M"]), display=False)
+glue("ec7_eq3_small", str(ec7_r[("stop", "eq3")]["E_tel_small"]), display=False)
+glue("ec7_eq3_quot", str(ec7_r[("stop", "eq3")]["quotient"]), display=False)
+glue("ec7_eq3_skip_same", str(ec7_r[("skip", "eq3")]["quotient"] == ec7_r[("stop", "eq3")]["quotient"]), display=False)
+glue("ec7_defs_ok", str(all(v["pairs_meeting_definitions"] == ec7_all["perms"] for v in ec7_r.values())), display=False)
+assert not any(v["holds"] for v in ec7_r.values())
 ec1_tab = (ab.ec1_display(ec1_prop, ec7).set_index("statement").T.astype(str)
            .rename(index={"beta M": "βM", "TEL under beta M": "TEL under βM", "1/beta": "1/β"})
            .rename_axis("quantity").reset_index())
@@ -379,9 +394,9 @@ ec1_tab.columns = ["quantity", "Proposition EC.1 (two schedules)", "eq. (EC.7) (
 glue("amin-tab-ec1", table(ec1_tab), display=False)
 glue("ec1_tel_M", int(ec1_prop["tel_M"]), display=False)
 glue("ec1_tel_bM", int(ec1_prop["tel_betaM"]), display=False)
-glue("ec7_quot", f"{ec7['quotient'].numerator}/{ec7['quotient'].denominator}", display=False)
+glue("ec7_quot", str(ec7["quotient"]), display=False)
 glue("ec7_E_M", str(ec7["E_tel_M"]), display=False)
-glue("ec7_E_small", f"{ec7['E_tel_small'].numerator}/{ec7['E_tel_small'].denominator}", display=False)
+glue("ec7_E_small", str(ec7["E_tel_small"]), display=False)
 assert not ec1_prop["holds"] and not ec7["holds"]
 
 # How often (EC.7)'s inequality fails on random coupled pairs (stored table)
@@ -464,14 +479,14 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 # Theorem 1 prints the per-schedule form of this inequality, eq. (EC.10), with $M$ and $\alpha M$
 # exchanged; the next line restates (EC.7), the form used.) `kvlib.theory.memory_scaling` implements
 # both definitions (a request's batch is its start time). The three-request pair of the errata page,
-# and eq. (EC.7) itself on four requests, with the expectation taken exactly over all $4! = 24$
-# permutations:
+# and eq. (EC.7) itself on four requests with $l = 2$, $u = 4$ ($\alpha = 1/2$), with the expectation
+# taken exactly over all $4! = 24$ permutations:
 #
 # :::{glue:figure} amin-tab-ec1
 # :name: tab-amin-ec1
 # :figclass: kvbook-table
 #
-# Proposition EC.1 and eq. (EC.7) evaluated exactly (all requests at $t = 0$, $\beta = 1/2$). First
+# Proposition EC.1 and eq. (EC.7) evaluated exactly (all requests at $t = 0$, $\beta = \alpha = 1/2$). First
 # column: two fixed schedules that pass the checker, are optimally packed and preserve the
 # corresponding order. Second column: A_random's expected TELs over all permutations, coupled as in
 # Definition EC.3 (no hypothesis to check). Computed live.
@@ -483,9 +498,15 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 # moment the number of requests in process under $\beta M$ is $\beta$ times the number under $M$
 # ({ref}`errata: Proposition EC.1 <errata-003-proposition-ec1>`, pinned by `test_003_proposition_ec1_three_requests`). The
 # second column shows that the failure reaches the inequality Theorem 1's proof uses: for
-# $o = (1, 2, 3, 4)$, $s = 1$, A_random's expected TEL is {glue:text}`ec7_E_M:s` under $M = 10$ and
-# {glue:text}`ec7_E_small:s` under $5$, a quotient {glue:text}`ec7_quot:s` $> 2$, so eq. (EC.7) fails
-# as an exact statement (pinned by `test_003_ec7_four_requests`). How often does it fail? Random
+# $o = (2, 2, 2, 4)$, $s = 2$, A_random's expected TEL is {glue:text}`ec7_E_M:s` under $M = 12$ and
+# {glue:text}`ec7_E_small:s` under $\alpha M = 6$, a quotient {glue:text}`ec7_quot:s` $> 2$, so
+# eq. (EC.7) fails as an exact statement; every coupled pair meets both definitions
+# ({glue:text}`ec7_defs_ok:s`). Our A_random stops a round at the first request that does not fit;
+# skipping it gives the same quotient ({glue:text}`ec7_skip_same:s`). Read literally, 003's eq. (3)
+# also counts each new request's prompt at its start time; under that rule the means are
+# {glue:text}`ec7_eq3_M:s` and {glue:text}`ec7_eq3_small:s`, quotient {glue:text}`ec7_eq3_quot:s`
+# (the same when skipping: {glue:text}`ec7_eq3_skip_same:s`; pinned by `test_003_ec7_inside_hypotheses`).
+# How often does Proposition EC.1's inequality fail on A_random's coupled pairs? Random
 # instances ($o$ uniform on $\{1,..,4\}$, $s = 1$, $\beta = 1/2$), {glue:text}`cpl_perms_n:d`
 # coupled permutations each:
 #
@@ -495,8 +516,9 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 #
 # A_random under $M$ and under $\beta M$ ($\beta = 1/2$) with the same permutation on random instances: coupled
 # pairs whose TEL quotient exceeds $1/\beta$, how many of those also pass both definitions, instances
-# whose mean quotient over the sampled permutations exceeds $1/\beta$ (a sample estimate of
-# eq. (EC.7)), and the largest quotients of a pair and of an instance's mean. Rows:
+# whose mean quotient over the sampled permutations exceeds $1/\beta$ (eq. (EC.7)'s form at
+# $\beta = 1/2$, not at $\alpha = l/u = 1/4$ of these lengths), and the largest quotients of a pair
+# and of an instance's mean. Rows:
 # {glue:md}`cap_cpl`.
 # :::
 #
@@ -561,7 +583,8 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 # **Eq. (EC.5) is not reproduced**, for A_max and for A_random alike; the failing step is the
 # inequality $\mathrm{TEL}(o^-;\text{H-SF}) + \mathrm{TEL}(o^+;\text{H-SF}) \le 2\,\mathrm{TEL}(o;\text{H-SF})$
 # of the proof ({ref}`errata: Theorem EC.1 <errata-003-theorem-ec1>`, pinned by `test_003_theorem_ec1_part1_three_requests`
-# and `test_003_theorem_ec1_part1_a_random`).
+# and `test_003_theorem_ec1_part1_a_random`). Two further displays of that proof fail as well (the
+# pairing of $o^-$ with $o^+$, and the ratio bound it leads to; same entry).
 # ::::
 #
 # ::::{dropdown} Theorem EC.1, eq. (EC.6): A_random's bound
@@ -1126,8 +1149,11 @@ glue_rows("cap_geo", geo_tab)
 # {glue:text}`tp_thm6:.3f`, and over all $l \ge 2$ the worst run per $l$ is
 # {glue:text}`tp_dev_lo:+.1%` to {glue:text}`tp_dev_hi:+.1%` from it. **At $s = 0$, Theorem 6 (and
 # Lemma 2) are approximately reproduced by simulation, within a few percent** (finite $M/u$ and
-# $n/M$). The theorem states no restriction on the prompt size, but its proof sets $s = 0$ in
-# Lemma 2; with a prompt ($s = 8$ on $\{8, 32\}$) both Lemma 2 and our A_min exceed the bound
+# $n/M$), with our update of an evicted request's bound (the larger of the old bound and the tokens
+# generated; read literally, the text's update makes A_min exceed the bound at $s = 0$, see the
+# errata entry). The theorem states no restriction on the prompt size, but its proof sets $s = 0$
+# in Lemma 2, which 003's model ($s > 0$) excludes; with a prompt ($s = 8$ on $\{8, 32\}$) both
+# Lemma 2 and our A_min exceed the bound
 # (**erratum**, {ref}`errata: Theorem 6 <errata-003-theorem-6>`; those runs are in the tests, not on this page).
 #
 # ::::{dropdown} One length, the two-point runs, and the alternative reading of A_min
@@ -1563,7 +1589,9 @@ glue("geo_lim_cont_ok", str(sp.simplify(lim_cont - lim1) == 0), display=False)
 # **$\mathrm{LG}(p)$, Theorem 8**: the closed form of Lemma 2's sums equals the paper's rational
 # function, and its limit as $q \to 1$ is the paper's $14/9$ ({glue:text}`lg_same:s`); on the grid it
 # is increasing and below $14/9$ ({glue:text}`lg_increasing:s`; largest value
-# {glue:text}`lg_max:.4f`). **Theorem 8 reproduced.** One detail of its proof: the denominator sum
+# {glue:text}`lg_max:.4f`). **Theorem 8 reproduced at $s = 0$**; its proof uses Lemma 2 with $s = 0$,
+# which 003's model ($s > 0$) excludes, and with a prompt Lemma 2 exceeds $14/9$ (errata entry). One
+# detail of its proof: the denominator sum
 # is printed with the factor 2 on its first term; the closed form stated beside it is that of the
 # sum with the 2 on the tail, which is the one Lemma 2 gives (`ry.lg_forms_sym`;
 # {ref}`errata: Theorem 8 <errata-003-theorem-8>`).
@@ -1633,8 +1661,8 @@ glue("geo_lim_cont_ok", str(sp.simplify(lim_cont - lim1) == 0), display=False)
 # (erratum); (ii) Lemma 2 as an exact limit: with the literal A_min (eviction order by the stored
 # bound) the two-point case matches Theorem 6 at scaled lengths, and other distributions come within
 # the deviations reported above, but not exactly at the sizes we ran; the alternative reading
-# (bound refined while running) exceeds Theorem 6; Theorem 6 itself is proved for $s = 0$ only
-# (erratum). $A_u$ is checked against the paper's statements and against simulation, not derived
+# (bound refined while running) exceeds Theorem 6; Theorems 2, 6 and 8 are proved for $s = 0$ only,
+# which 003's model excludes (errata). $A_u$ is checked against the paper's statements and against simulation, not derived
 # here from A_min's dynamics; (iii) the reading choices of A_min, A_l (Algorithm 6), A_random
 # (Algorithm 4) and multi-interval A_min (Algorithm 5) are listed in `kvlib.policies.cyz`;
 # (iv) Theorem 4 (optimality as $M \to \infty$) is not checked. The real-trace experiments of

@@ -70,8 +70,9 @@ def test_fig2_facts_prefer_the_largest_memory_with_every_alpha():
 def test_appendix_ec_displays():
     from kvlib.theory import memory_scaling as ms
 
-    tab = ab.ec1_display(ms.proposition_ec1_example(), ms.coupled_expectations((1, 2, 3, 4), 1, 10, 5, 1, 4))
-    assert list(tab["quotient"]) == ["9/4", "121/60"] and not tab["inequality holds"].any()
+    # the chapter's eq. (EC.7) instance: l = 2, u = 4 (alpha = 1/2), o = (2, 2, 2, 4), s = 2, M = 12
+    tab = ab.ec1_display(ms.proposition_ec1_example(), ms.coupled_expectations((2, 2, 2, 4), 2, 12, 6, 2, 4))
+    assert list(tab["quotient"]) == ["9/4", "25/12"] and not tab["inequality holds"].any()
     rows = _frame(ms.coupling_row, ms.coupling_keys([(8, 12)], 2, 4, seed=0))
     summ = ab.coupling_summary(rows)
     assert int(summ.instances.iloc[0]) == 2 and int(summ.pairs.iloc[0]) == 8

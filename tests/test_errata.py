@@ -411,17 +411,6 @@ def test_003_theorem_ec1_part1_three_requests():
     assert hsf[(1, 1, 3)] + hsf[(1, 3, 3)] > 2 * hsf[(1, 2, 3)]
 
 
-def test_003_ec7_four_requests():
-    """003 eq. (EC.7): E[TEL(A_random(alpha M))] <= alpha^-1 E[TEL(A_random(M))] under the permutation
-    coupling (Definition EC.3).  o = (1, 2, 3, 4), s = 1, M = 10 against 5, exact over all 24
-    permutations (A_random = 003 Algorithm 4, every schedule through the checker): 10 and 121/6."""
-    from kvlib.theory.memory_scaling import coupled_expectations
-
-    r = coupled_expectations((1, 2, 3, 4), 1, 10, 5, 1, 4)
-    assert (r["E_tel_M"], r["E_tel_small"]) == (Fraction(10), Fraction(121, 6))
-    assert r["quotient"] == Fraction(121, 60) > 2
-
-
 def test_003_theorem_ec1_part1_a_random():
     """003 Theorem EC.1, eq. (EC.5), for A_random itself (003 Algorithm 4): l = 1, u = 3, s = 1,
     n = 3, M = 5, expectation over all 3! permutations.  The sup over {1,2,3}^3 is 53/42 at
@@ -637,3 +626,124 @@ def test_004_theorem42_case1_display_fails_on_every_case1_instance_of_a_sweep():
     assert (r["t_star"], r["j"], r["case"]) == (1, 2, 2)
     assert _feasible(_at_zero([(1, 2), (1, 2), (1, 4), (1, 4)], 7), (0, 1, 1, 4))
     assert int(memory_profile(_at_zero([(1, 2), (1, 2), (1, 4), (1, 4)], 7), Schedule((0, 1, 1, 4)))[2]) == 7
+# ---- e003 ----
+
+def test_003_ec7_inside_hypotheses():
+    """003 eq. (EC.7): E[TEL(A_random(alpha M))] <= alpha^-1 E[TEL(A_random(M))] (Definition EC.3's
+    coupling), alpha = l/u.  l = 2, u = 4 (alpha = 1/2), o = (2, 2, 2, 4) in [l, u]^4, s = 2 > 0,
+    M = 12, alpha M = 6 = s + u; exact means over all 24 permutations.
+
+    Engine rule (kvlib's ARandom through the checker), admission that stops at the first request that
+    does not fit (the book's reading) or skips it: 12 and 25, quotient 25/12 > 2.  003 eq. (3) read
+    literally (t' from the start time t, so a new request holds s at t): 13 and 53/2, quotient
+    53/26 > 2, under both readings.  Every coupled pair preserves the corresponding order and both
+    schedules are optimally packed (Definitions EC.1, EC.2)."""
+    from kvlib.theory.cyz_errata import EC7_INSTANCE, ec7_instance
+    from kvlib.theory.memory_scaling import coupled_expectations
+
+    assert EC7_INSTANCE == dict(o=(2, 2, 2, 4), s=2, l=2, u=4, M=12)
+    r = ec7_instance()
+    assert r["alpha"] == Fraction(1, 2) == Fraction(r["small_M"], r["M"]) and r["perms"] == 24
+    want = {"engine": (Fraction(12), Fraction(25)), "eq3": (Fraction(13), Fraction(53, 2))}
+    for (rule, memory), v in r["readings"].items():
+        assert (v["E_tel_M"], v["E_tel_small"]) == want[memory], (rule, memory)
+        assert v["quotient"] > 2 and not v["holds"]
+        assert v["pairs_meeting_definitions"] == 24
+    assert r["readings"][("stop", "engine")]["quotient"] == Fraction(25, 12)
+    assert r["readings"][("skip", "eq3")]["quotient"] == Fraction(53, 26)
+    # the chapter's call (kvlib.theory.memory_scaling, stop rule, engine) gives the same numbers
+    c = coupled_expectations((2, 2, 2, 4), 2, 12, 6, 2, 4)
+    assert (c["E_tel_M"], c["E_tel_small"], c["bound"]) == (12, 25, 2) and not c["holds"]
+    # bad input is named
+    with pytest.raises(ValueError, match="must lie in"):
+        ec7_instance(o=(1, 2, 3, 4))
+    with pytest.raises(ValueError, match="s > 0"):
+        ec7_instance(s=0)
+
+
+def test_003_theorem6_bound_update_readings():
+    """003 Theorem 6 at s = 0 on the entry's instance (l = 8, u = 32, P(l) = 0.76, n = 12 M, M = 800,
+    all at 0): with the book's update of a cancelled request's bound (the larger of the old bound and
+    the tokens generated) A_min / H-SF is below (3 - alpha)/2 = 11/8; with Algorithm 2's line read
+    literally (the bound becomes the tokens generated) it exceeds the bound by more than 0.1."""
+    from kvlib.theory.cyz_errata import theorem6_readings
+
+    r = theorem6_readings(prompts=(0,))
+    bound = float(r["bound"])
+    assert r["bound"] == Fraction(11, 8)
+    got = r["ratios"][0]
+    assert got["max"] < bound < bound + 0.1 < got["overwrite"]
+    assert round(got["max"], 3) == 1.303 and round(got["overwrite"], 3) == 1.492
+
+
+def test_003_lemma2_tau_display_names_c_ii():
+    """Proof of 003 Lemma 2: E[tau_k] = sum_{i>=k} i(s+i)/M E[c_ii] = delta(k)/M sum_{i>=k} i x_i n.
+    With Proposition 1's E[c] on {8, 32}, x = (4/5, 1/5), s = 0, k = l = 8 (units n/M): the middle
+    member as printed is 288/5, the right member 512/5; with E[c_ki] in place of E[c_ii] it is 512/5."""
+    from kvlib.theory.cyz_errata import lemma2_tau_display
+
+    printed, right, fixed = lemma2_tau_display({8: Fraction(4, 5), 32: Fraction(1, 5)}, 0, 8)
+    assert (printed, right, fixed) == (Fraction(288, 5), Fraction(512, 5), Fraction(512, 5))
+    # at k > l both forms agree, and at s = 0, l = 1 (Corollary 1's setting) the slip is invisible
+    assert len(set(lemma2_tau_display({8: Fraction(4, 5), 32: Fraction(1, 5)}, 0, 20))) == 1
+    assert len(set(lemma2_tau_display({1: Fraction(1, 2), 4: Fraction(1, 2)}, 0, 1))) == 1
+
+
+def test_003_theorem8_lemma2_with_prompt():
+    """003 Theorem 8 (LG(p) lengths, ratio at most 14/9) is derived from Lemma 2 with s = 0 (the
+    proof's k^3 weights).  Lemma 2 evaluated exactly on LG(p) at q = 7/10, lengths 1..300 (truncation
+    checked against 1..400): at s = 0 it equals the paper's rational function; at s = 1 it is
+    1.5708..., above 14/9 = 1.5556."""
+    from kvlib.theory.cyz_errata import lemma2_ratio_exact, lg_weights_exact
+    from kvlib.theory.rayleigh import theorem8_ratio
+
+    q = Fraction(7, 10)
+    at0 = lemma2_ratio_exact(lg_weights_exact(q, 300), 0)
+    assert abs(at0 - sp.Rational(theorem8_ratio(sp.Rational(7, 10)))) < Fraction(1, 10**30)
+    at1 = lemma2_ratio_exact(lg_weights_exact(q, 300), 1)
+    assert abs(at1 - lemma2_ratio_exact(lg_weights_exact(q, 400), 1)) < Fraction(1, 10**30)
+    assert at1 > Fraction(14, 9) + Fraction(1, 100)
+    assert round(float(at1), 4) == 1.5708
+
+
+def test_003_theorem_ec1_pairing_equality_a_max():
+    """Proof of 003 Theorem EC.1, part 1: E[TEL(o-; pi)] + E[TEL(o+; pi)] = 2 E[TEL(o; pi)] for any
+    policy.  pi = A_max, l = 1, u = 3, s = 1, M = 6, o = (1, 2), the second length moved by one:
+    exact means over both orders 3, 9/2 and 11/2, so the left side is 17/2 and the right side 9."""
+    from kvlib.theory.cyz_errata import ec5_pairing
+
+    r = ec5_pairing((1, 2), 1, s=1, M=6, l=1, u=3)
+    assert (r["E_minus"], r["E"], r["E_plus"]) == (3, Fraction(9, 2), Fraction(11, 2))
+    assert (r["pair_sum"], r["twice"]) == (Fraction(17, 2), 9) and not r["holds"]
+
+
+def test_003_theorem_ec1_ratio_max_display():
+    """Proof of 003 Theorem EC.1, part 1: the ratio at o is at most the larger ratio at o- and o+.
+    A_max, l = 1, u = 3, s = 1, M = 5, o = (1, 2, 3), middle length moved: 12/7 at o against 5/3
+    at (1, 1, 3) and 7/5 at (1, 3, 3)."""
+    from kvlib.theory.memory_scaling import theorem_ec1_part1
+
+    r = theorem_ec1_part1("a-max")["ratios"]
+    assert (r[(1, 1, 3)], r[(1, 2, 3)], r[(1, 3, 3)]) == (Fraction(5, 3), Fraction(12, 7), Fraction(7, 5))
+    assert r[(1, 2, 3)] > max(r[(1, 1, 3)], r[(1, 3, 3)])
+
+
+def test_003_theorem6_proof_steps_at_s_zero():
+    """Proof of 003 Theorem 6 (Appendix EC.5) at s = 0: Lemma 2's numerator and denominator on {l, u}
+    are the displayed num and den, their quotient is 1 + alpha(1 - alpha^2) t / (alpha^2 t^2 +
+    2 alpha^2 t + 1) with t = x_l/x_u, and (alpha t - 1)^2 >= 0 gives the bound (1 - alpha)/2 on the
+    fraction (SymPy): every displayed step holds at s = 0."""
+    l, u, xl, xu, t, al = sp.symbols("l u x_l x_u t alpha", positive=True)
+    # Lemma 2 at s = 0 on {l, u}: k = l (delta = l), then k = l+1..u (delta = 1), summed in closed form
+    kk = sp.Symbol("k", integer=True)
+    num_lemma = (l * (l * xl + u * xu) * (xl / l * l + xu * l / u + 2 * (u - l) / u * xu)
+                 + sp.summation(u * xu * (xu / u + 2 * (u - kk) / u * xu), (kk, l + 1, u)))
+    num_paper = l * (l * xl + u * xu) * (xl + l / u * xu + 2 * (u - l) / u * xu) + u**2 * xu * ((u - l) / u)**2 * xu
+    den_paper = l**2 * xl**2 + 2 * l**2 * xl * xu + u**2 * xu**2
+    assert sp.simplify(num_lemma - num_paper) == 0
+    ratio = sp.simplify((num_paper / den_paper).subs({l: al * u, xl: t * xu}))
+    assert sp.simplify(ratio - (1 + al * (1 - al**2) * t / (al**2 * t**2 + 2 * al**2 * t + 1))) == 0
+    gap = sp.expand(al**2 * t**2 + 2 * al**2 * t + 1 - 2 * al * (1 + al) * t)
+    assert sp.expand(gap - (al * t - 1)**2) == 0
+    slack = sp.simplify((1 - al) / 2 - al * (1 - al**2) * t / (al**2 * t**2 + 2 * al**2 * t + 1))
+    assert sp.simplify(slack - (1 - al) * (al * t - 1)**2 / (2 * (al**2 * t**2 + 2 * al**2 * t + 1))) == 0

@@ -54,7 +54,9 @@ def test_proposition_ec1_example():
     assert not ex["holds"]
 
 
-def test_ec7_exact_four_requests():
+def test_coupled_expectations_four_requests():
+    # the coupled means at M and M/2; with lengths 1..4 (alpha <= 1/4) this is Proposition EC.1's
+    # inequality at beta = 1/2, not eq. (EC.7) itself (test_errata.py::test_003_ec7_inside_hypotheses)
     r = ms.coupled_expectations((1, 2, 3, 4), 1, 10, 5, 1, 4)
     assert (r["E_tel_M"], r["E_tel_small"]) == (Fraction(10), Fraction(121, 6))
     assert r["quotient"] == Fraction(121, 60) and not r["holds"]

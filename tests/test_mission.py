@@ -274,11 +274,13 @@ NOT_TABLE_CLAIMS = {
     ("003", "Theorem 6 (two-point bound (3 - α)/2)"): {"s = 0": "a parameter", "s = 8": "tests/test_errata.py"},
     ("003", "Theorem 7 (A_ℓ bound)"): {"s = 0": "the sweep's prompt (kvlib.theory.cyz_experiments.sweep_row)",
                                       "n = 10": "part of 'n = 10M', checked"},
-    ("003", "Proposition EC.1 (latency scaling under reduced memory)"): {"M = 6": "an instance; tests/test_errata.py"},
+    ("003", "Proposition EC.1 (latency scaling under reduced memory)"): {"M = 6": "an instance; tests/test_errata.py",
+                                                                        "s = 2": "the EC.7 instance; tests/test_errata.py::test_003_ec7_inside_hypotheses"},
     ("003", "Theorem EC.1 (worst case at the end points; A_random bound)"): {"n = 3": "an instance; tests/test_errata.py",
                                                                            "M = 5": "same instance"},
-    ("003", "Lemma EC.1 (A_max against A_random)"): {"six small grids": "computed live by the amin chapter (not stored)",
-                                                    "n <= 5": "same grids"},
+    ("003", "Theorem 2 (A_max lower bound)"): {"s = 0": "the proof's prompt size (003 Appendix EC.2)"},
+    ("003", "Theorem 8 and Figure 3 right (LG(p) lengths)"): {
+        "s = 0": "the proof's prompt size", "s = 1": "tests/test_errata.py::test_003_theorem8_lemma2_with_prompt"},
     ("003", "Figure 4 (length histograms)"): {"2,000 conversations": "the paper's sample size"},
 }
 
