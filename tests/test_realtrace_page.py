@@ -28,7 +28,7 @@ def test_data_files_display_keeps_every_file():
     df = pd.DataFrame({"file": ["x_y.csv", "z.csv"], "present": [True, False], "sha256": ["ab" * 32, "-"]})
     out = data_files_display(df)
     assert list(out["file"]) == ["<code>x_y.csv</code>", "<code>z.csv</code>"]
-    assert list(out["present"]) == ["yes", "no"]
+    assert list(out["beside the repository at build time"]) == ["yes", "no"]
     assert list(out.iloc[:, 2]) == ["abababababab…", "-"]
 
 

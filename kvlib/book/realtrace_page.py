@@ -38,7 +38,7 @@ def data_files_display(df, digits: int = 12):
 
     return pd.DataFrame({
         "file": [files_as_code(f, html=True) if FILE_RE.search(str(f)) else f"<code>{f}</code>" for f in df["file"]],
-        "present": ["yes" if p else "no" for p in df["present"]],
+        "beside the repository at build time": ["yes" if p else "no" for p in df["present"]],
         f"SHA-256 (first {digits} hex digits)": [short_hash(h, digits) for h in df["sha256"]],
     })
 
