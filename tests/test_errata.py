@@ -612,3 +612,18 @@ def test_002_theorems_1_and_ec1_last_display_inequality():
         assert not wyz_err.theorem_ec1_display_ratio(Mv)["holds"]
     with pytest.raises(ValueError, match="positive"):
         wyz_err.theorem1_display_ratio(0)
+
+
+def test_002_theorem8_no_two_request_counterexample():
+    """002 Theorem 8 holds on every instance with two requests, s, o <= 4 and M <= 10 (every optimal
+    schedule, every tie order): the smallest violations need three requests."""
+    import itertools
+
+    count = 0
+    pairs = list(itertools.product(range(1, 5), repeat=2))
+    for (s1, o1), (s2, o2) in itertools.combinations_with_replacement(pairs, 2):
+        for M in range(max(s1 + o1, s2 + o2), 11):
+            r = wyz_err.theorem8_over_optima(Instance.at_zero([s1, s2], [o1, o2], M))
+            assert not r["fails_some"], (s1, o1, s2, o2, M)
+            count += 1
+    assert count == 702
