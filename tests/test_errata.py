@@ -627,3 +627,24 @@ def test_002_theorem8_no_two_request_counterexample():
             assert not r["fails_some"], (s1, o1, s2, o2, M)
             count += 1
     assert count == 702
+
+
+def test_002_theorem_ec1_tel_display_packs_one_request_too_many():
+    """002 proof of Theorem EC.1, the displayed TEL(MC-SF2): its last term runs sqrt(M) requests
+    (sqrt(M), 1) per round, but each holds sqrt(M) + 1 in its round (002 Section 2), so only sqrt(M) - 1
+    fit; the display is below MC-SF2's simulated TEL (M = 16: 1432 against 1579)."""
+    from kvlib.theory.adversary import wyz_ec1_instance
+
+    got = {}
+    for m in (3, 4, 5, 6, 8):
+        M = m * m
+        assert m * (m + 1) > M and (m - 1) * (m + 1) <= M
+        res = simulate(wyz_ec1_instance(M), make_policy("mc-sf2"))
+        assert check_schedule(wyz_ec1_instance(M), res.schedule).valid
+        X, Y = M, M * m
+        paper = (m - 1) * m * (m * (m + 1) // 2) + (m - 1) * X * Y // m + m * ((Y // m) * (Y // m + 1) // 2)
+        ys = np.asarray(res.schedule.starts)[X:]
+        assert np.bincount(ys - ys.min()).max() == m - 1
+        assert paper < res.tel
+        got[M] = (paper, int(res.tel))
+    assert got[16] == (1432, 1579)
