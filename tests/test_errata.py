@@ -548,7 +548,9 @@ def test_002_theorem7_display_drops_the_within_group_count():
     """
     exp = {1: 15, 2: 23, 5: Fraction(219, 4), 10: Fraction(1773, 17)}
     for k, e1 in exp.items():
-        r = wyz_err.theorem7_display([3] * k + [1] * k, [6] * k + [3] * k, 12 * k, [0] * (2 * k))
+        s7, o7 = [3] * k + [1] * k, [6] * k + [3] * k
+        assert sum(o7) == 9 * k and sum(s7) + sum(o7) == 13 * k > 12 * k  # TEL >= sum o; peaks exceed M
+        r = wyz_err.theorem7_display(s7, o7, 12 * k, [0] * (2 * k))
         assert r["tel"] == 9 * k and r["E4"] == 9 * k and r["E1"] == e1 and r["E1"] > r["E4"]
         assert r["steps"]["E1<=E9"]
     inst = Instance.at_zero([5, 5], [6, 6], 12)
