@@ -27,7 +27,7 @@
 #   {glue:text}`w58_thm8_bad:d` of {glue:text}`w58_n:d` small instances (smallest case: TEL
 #   {glue:text}`w58_cex_align:s` against {glue:text}`w58_cex_optalign:s`); 48 is not contradicted
 #   ({ref}`every link <sec-sortedf-links>`).
-# - **002 Theorems 5 and 7, Lemma 2** (three displayed steps of the proof): **erratum**; the bounds hold.
+# - **002 Theorems 5 and 7, Lemma 2** (displayed steps of the proofs): **erratum**; the bounds hold.
 #   Theorem 5's formula undercounts TEL on {glue:text}`sep_formula_off:d` of {glue:text}`side_n:d` instances,
 #   Theorem 7's last equality misses OPT on {glue:text}`w58_thm7_identity:d` of {glue:text}`w58_n:d`, the middle
 #   line after Lemma 2 is false ({ref}`equalities <sec-sortedf-equalities>`, {ref}`Lemma 2 <sec-sortedf-lemma2>`).
@@ -68,7 +68,7 @@
 # 5. the proof of Theorem 3 with 002's own objects (Sorted-F (separate), Sorted-F (group), Sorted-F (align),
 #    the temporal groups and Optimal (align)), evaluated by 002's TEL formulas where they are not schedules:
 #    every link of Theorems 4-8, Lemma 2, Definition 1 and Inequalities (2)-(3) instance by instance, a
-#    counterexample to Theorem 8 and three displayed steps that do not hold as printed (errata); then our
+#    counterexample to Theorem 8 and displayed steps that do not hold as printed (errata); then our
 #    variant of the chain made of feasible schedules, whose links multiply to TEL(Sorted-F) / OPT;
 # 6. running time and quality of the four Phase-1 selectors up to 2,000 requests, beside the
 #    recommended scales of 002's Table 3;
@@ -636,8 +636,8 @@ display(styled(w58_links, formats={"largest measured": "{:.4f}"}))
 # = {glue:text}`w58_cex_opt:d`): Optimal (align) averages a short and a long request in one batch, while
 # Sorted-F (align) charges later requests the average of a batch of long ones. These instances lie outside
 # 002's regime ($s_i, o_i$ asymptotically smaller than $M$), although Theorem 8 is stated for any list of
-# requests; we found no family on which the violation persists as $M$ grows
-# ({ref}`erratum to Theorem 8 <errata-002-theorem-8>`: doubling every request keeps it, tripling removes it).
+# requests; copies of such an instance with $M$ grown with them still violate it for some optimal schedules,
+# and whether it persists in 002's regime is open ({ref}`erratum to Theorem 8 <errata-002-theorem-8>`).
 #
 # ### Theorems 4-6 and Lemmas 1-2 at the Table EC.1 size
 #
@@ -1539,10 +1539,10 @@ glue("elapsed", f"{time.perf_counter() - T0:.0f}", display=False)
 # {glue:text}`side_l4:.4f`, {glue:text}`side_l5:.4f`, {glue:text}`side_l6:.4f` against 1, 4, 2), Lemma 2
 # on groups of up to {glue:text}`spread_amax:d` batches, and Definition 1 with Inequalities (2)-(3) with our
 # finite $\epsilon(M)$. Found: Theorem 8 fails on small instances ({glue:text}`w58_thm8_bad:d` of
-# {glue:text}`w58_n:d`; {ref}`erratum to Theorem 8 <errata-002-theorem-8>`), and three displayed steps do not
-# hold as printed although the bounds they serve do (Theorem 5's TEL formula,
-# {ref}`erratum to Theorem 5 <errata-002-theorem-5>`; the display after Lemma 2,
-# {ref}`erratum to Lemma 2 <errata-002-lemma-2>`; Theorem 7's last equality,
+# {glue:text}`w58_n:d`; {ref}`erratum to Theorem 8 <errata-002-theorem-8>`), and displayed steps do not
+# hold as printed although the bounds they serve held on every instance (Theorem 5's display,
+# {ref}`erratum to Theorem 5 <errata-002-theorem-5>`; the display after Lemma 2 and its proof,
+# {ref}`erratum to Lemma 2 <errata-002-lemma-2>`; Theorem 7's display,
 # {ref}`erratum to Theorem 7 <errata-002-theorem-7>`). Our variant of the chain
 # (feasible batched schedules) telescopes to TEL(Sorted-F) / OPT, with links up to
 # {glue:text}`chain_l5_max:.4f`, {glue:text}`chain_l6_max:.4f`, {glue:text}`chain_l7_max:.4f` against 002's

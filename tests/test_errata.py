@@ -747,3 +747,219 @@ def test_003_theorem6_proof_steps_at_s_zero():
     assert sp.expand(gap - (al * t - 1)**2) == 0
     slack = sp.simplify((1 - al) / 2 - al * (1 - al**2) * t / (al**2 * t**2 + 2 * al**2 * t + 1))
     assert sp.simplify(slack - (1 - al) * (al * t - 1)**2 / (2 * (al**2 * t**2 + 2 * al**2 * t + 1))) == 0
+# ---- e002 ----
+# 002 (Wang, Ye, Zhou): Theorem 8 against every optimal schedule as the instance grows, the
+# NP-hardness reductions on every instance, and further displayed steps of the proofs of
+# Theorems 1, EC.1, 5, 7 and Lemma 2 (kvlib.theory.wyz_errata).
+
+from kvlib.theory import wyz_chain_paper as wyz_chain  # noqa: E402
+from kvlib.theory import wyz_errata as wyz_err  # noqa: E402
+
+
+def _wyz_family():
+    """The seeded random family of tests/test_wyz_chain_paper.py (n = 2..5, M = 12, 16, 12 trials each)."""
+    return [wyz_chain.random_instance(seed=7, trial=t, n=n, memory=M)
+            for n in (2, 3, 4, 5) for M in (12, 16) for t in range(12)]
+
+
+def test_002_theorem8_every_optimal_schedule_as_the_instance_grows():
+    """002 Theorem 8, TEL(Sorted-F_align) <= TEL(Optimal_align), with Optimal_align built from EVERY
+    optimal schedule and every order of equal start times (002 does not say how ties are cut).
+
+    k copies of s = (1, 1, 1), o = (1, 4, 4) with M = 7k: violated for every optimal schedule at
+    k = 1, 2; at k = 3, 4 violated for some optimal schedules (also with ties cut by request number)
+    and not for others.  s and o scaled by c = 2, 3 with M = 7c: violated for every optimal schedule.
+    """
+    exp = {1: (13, Fraction(23, 2), Fraction(23, 2)), 2: (26, 23, 23), 3: (35, Fraction(69, 2), 49),
+           4: (48, 46, 60)}
+    rows = wyz_err.theorem8_scan([1, 1, 1], [1, 4, 4], 7, [1, 2, 3, 4])
+    for r in rows:
+        assert (r["tel_align"], r["oa_min"], r["oa_max"]) == exp[r["k"]], r
+        assert r["M"] == 7 * r["k"] and r["fails_some"]
+        assert r["fails_all"] == (r["k"] <= 2)
+    # with the module's own tie rule (request number): an optimal schedule of k = 3 that violates it
+    inst3 = Instance.at_zero([1] * 9, [1] * 3 + [4] * 6, 21)
+    opt3, optima3 = wyz_err.all_optimal_schedules(inst3)
+    assert opt3 == 35 and len(optima3) == 4
+    assert wyz_chain.optimal_align(inst3.prompt, inst3.output, 21, (0, 0, 0, 0, 0, 0, 1, 3, 4))["tel"] \
+        == Fraction(69, 2)
+    for c, (al, oa) in {2: (26, 23), 3: (39, Fraction(69, 2))}.items():
+        r = wyz_err.theorem8_over_optima(Instance.at_zero([c] * 3, [c, 4 * c, 4 * c], 7 * c))
+        assert r["fails_all"] and (r["tel_align"], r["oa_max"]) == (al, oa)
+    # a violation for every optimal schedule with M = 34/11 times the largest s + o (seeded search)
+    r = wyz_err.theorem8_over_optima(Instance.at_zero([5, 6, 1, 1, 3], [6, 5, 1, 6, 6], 34))
+    assert r["fails_all"] and r["peak_ratio"] == Fraction(34, 11)
+    with pytest.raises(ValueError, match="arrives at t = 0"):
+        wyz_err.all_optimal_schedules(Instance.from_arrays([0, 1], [1, 1], [1, 1], 4))
+    with pytest.raises(ValueError, match="copies must be positive"):
+        wyz_err.theorem8_scan([1], [1], 4, [0])
+    with pytest.raises(ValueError, match="not a feasible schedule"):
+        wyz_err.theorem7_display([3, 3], [3, 3], 6, [0, 0])
+
+
+def test_002_np_hardness_reductions_fail_on_every_instance():
+    """002 Theorems 2 and EC.2 with M = T: no instance of either reduction reaches the proof's target.
+
+    Theorem 2: four items never share a round (x > T/4), so TEL = 3m(m+1)/2 needs three requests in
+    each of rounds 1..m, each triple summing to at most T - 3 (a request holds x + 1); the m rounds
+    carry at most m(T - 3) < mT.  Theorem EC.2: two rounds carry at most 2M = 2T < 2T + n.
+    """
+    m, T, n = sp.symbols("m T n", positive=True)
+    assert sp.simplify(m * (T - 3) - m * T) == -3 * m                      # carried - needed < 0
+    assert sp.simplify(2 * T - (2 * T + n)) == -n                          # Theorem EC.2
+    from kvlib.theory.adversary import random_three_partition, three_partition_instance
+
+    rng = np.random.default_rng(2002)
+    checked = 0
+    for mm, B in ((1, 10), (1, 13), (2, 13), (2, 17)):
+        x = random_three_partition(rng, mm, B, yes=True)
+        r = wyz_err.three_partition_round_bound(x, B)
+        assert r["max_per_round"] <= 3 and r["carried_max"] < r["needed_total"]
+        assert r["fits_triples_sum_max"] is None or r["fits_triples_sum_max"] <= B - 3
+        opt, _, _ = brute_force_opt(three_partition_instance(x, B))
+        assert opt > r["tel_floor"]
+        checked += 1
+    assert checked == 4
+    with pytest.raises(ValueError, match="3-Partition"):
+        wyz_err.three_partition_round_bound([1, 2], 10)
+
+
+def test_002_theorem5_display_epsilon_line_exceeds_tel_group():
+    """002 proof of Theorem 5, the display after Lemma 2: the line that replaces epsilon(N_{>b_m}) by
+    the group's request count is above TEL(Sorted-F_group), which the display says bounds it.
+
+    2k requests (1, 1), M = 4k: one batch, one group; TEL(group) = 2k, that line 5k/2, for every k.
+    The two lines before the final '=' are equal although a '>' joins them, and the last '='
+    (1/4 of TEL(separate)) leaves the output sum undivided.  Family counts: seeded family.
+    """
+    for k in range(1, 51):
+        inst = Instance.at_zero([1] * (2 * k), [1] * (2 * k), 4 * k)
+        _, _, bl = wyz_chain.sf_run(inst)
+        r = wyz_err.theorem5_display(bl, inst.output)
+        assert len(bl) == 1 and (r["L1"], r["L2"], r["L4"]) == (2 * k, 2 * k, Fraction(5 * k, 2))
+        assert not r["steps"]["L1>=L4"] and not r["steps"]["L5>L6"]
+    fails = {"L2=L4": 0, "L1>=L4": 0, "L5>L6": 0, "L6=L7": 0, "L1>=L2": 0, "L4>L5": 0, "L6>=L7": 0}
+    fam = _wyz_family()
+    for inst in fam:
+        _, _, bl = wyz_chain.sf_run(inst)
+        st = wyz_err.theorem5_display(bl, inst.output)["steps"]
+        for key in fails:
+            fails[key] += not st[key]
+    assert len(fam) == 96
+    assert fails == {"L2=L4": 96, "L1>=L4": 47, "L5>L6": 96, "L6=L7": 96, "L1>=L2": 0, "L4>L5": 0, "L6>=L7": 0}
+
+
+def test_002_theorem7_display_drops_the_within_group_count():
+    """002 proof of Theorem 7: the epsilon line drops the count of requests in later batches W of the
+    same temporal group, so TEL(Optimal_transform) is above the line that follows it.
+
+    k copies of (s, o) = (3, 6), (1, 3), M = 12k: every request starts at 0 (TEL = sum o = 9k, the
+    only optimal schedule); Z_1 holds all, its peaks sum to 13k > M, so it splits into two or more
+    W batches; the line after the epsilon line is 9k, TEL(Optimal_transform) is above it.
+    Also the '=' that re-indexes (delta_{g-1} + delta_g) writes N_{>d_g} twice: s = (5, 5),
+    o = (6, 6), M = 12, optimal starts (0, 6): 30 before, 48 after (30 re-indexed correctly).
+    """
+    exp = {1: 15, 2: 23, 5: Fraction(219, 4), 10: Fraction(1773, 17)}
+    for k, e1 in exp.items():
+        s7, o7 = [3] * k + [1] * k, [6] * k + [3] * k
+        assert sum(o7) == 9 * k and sum(s7) + sum(o7) == 13 * k > 12 * k  # TEL >= sum o; peaks exceed M
+        r = wyz_err.theorem7_display(s7, o7, 12 * k, [0] * (2 * k))
+        assert r["tel"] == 9 * k and r["E4"] == 9 * k and r["E1"] == e1 and r["E1"] > r["E4"]
+        assert r["steps"]["E1<=E9"]
+    inst = Instance.at_zero([5, 5], [6, 6], 12)
+    opt, p, _ = brute_force_opt(inst)
+    assert opt == 18 and tuple(p) == (0, 6)
+    r = wyz_err.theorem7_display([5, 5], [6, 6], 12, p)
+    assert (r["E5"], r["E6"], r["E6_reindexed"]) == (30, 48, 30)
+    fails = {"E2=E4": 0, "E5=E6": 0, "E4<=E5": 0, "E5<=E6": 0, "E6<=E7": 0, "E7<=E8": 0, "E8=E9": 0}
+    for inst in _wyz_family():
+        _, p, _ = brute_force_opt(inst)
+        st = wyz_err.theorem7_display(inst.prompt, inst.output, int(inst.memory), p)["steps"]
+        for key in fails:
+            fails[key] += not st[key]
+    assert fails == {"E2=E4": 55, "E5=E6": 66, "E4<=E5": 0, "E5<=E6": 0, "E6<=E7": 0, "E7<=E8": 12, "E8=E9": 66}
+
+
+def test_002_lemma2_critical_inequality_with_no_room():
+    """002 proof of Lemma 2 (Appendix EC.2): the 'critical inequality' with q_{k+1} requests of the next
+    batch that fit beside X_k, and (EC.1) which divides by q_{k+1}, fail when none fits (q = 0).
+
+    50 requests (1, 1) and 30 requests (1, 3), M = 100: X_1 = the 50 short ones (peak sum 100),
+    X_2 = 25 of the others, X_3 = 5; X_1 is not terminal, yet no request fits beside it: both sides of
+    the critical inequality are 1/50.  (EC.3)'s conclusion holds (the group rule is (EC.1) with q = 1).
+    """
+    inst = Instance.at_zero([1] * 80, [1] * 50 + [3] * 30, 100)
+    _, _, bl = wyz_chain.sf_run(inst)
+    assert [len(b) for b in bl] == [50, 25, 5] and wyz_chain.groups(bl, inst.output) == [[0, 1], [2]]
+    (st,) = wyz_err.lemma2_steps(inst.prompt, inst.output, 100, bl)
+    assert st["q"] == 0 and st["group_rule"] and not st["critical"] and st["ec1"] is None
+    assert st["critical_lhs"] == st["critical_rhs"] == Fraction(1, 50) and st["ec3"]
+    rows = []
+    for inst in _wyz_family():
+        _, _, bl = wyz_chain.sf_run(inst)
+        rows += wyz_err.lemma2_steps(inst.prompt, inst.output, int(inst.memory), bl)
+    assert len(rows) == 23 and sum(r["q"] == 0 for r in rows) == 17
+    assert all(r["critical"] == (r["q"] > 0) for r in rows)
+    assert all(r["group_rule"] and r["ec3"] and r["lemma1"] and r["ec1"] in (None, True) for r in rows)
+
+
+def test_002_theorems_1_and_ec1_last_display_inequality():
+    """002 proofs of Theorems 1 and EC.1, last display: even with the paper's own printed numerator and
+    denominator, the '>=' against (2/13) sqrt(M), resp. (2/3) sqrt(M), fails for every M >= 99,
+    resp. M >= 23 (it holds only up to lower-order terms)."""
+    u = sp.symbols("u", positive=True)
+    M = u**4
+    r = sp.Rational
+    num = M ** r(3, 2) / 2 + 3 * M ** r(5, 4) + M**2
+    den = M ** r(3, 2) / 2 + 3 * M ** r(5, 4) + 6 * M ** r(3, 2)
+    # 13 num - 2 sqrt(M) den = u^5 (39 + 6.5 u - 6 u^2): negative once 6u^2 > 6.5u + 39
+    assert sp.expand(13 * num - 2 * u**2 * den - u**5 * (39 + r(13, 2) * u - 6 * u**2)) == 0
+    num2 = M**2 / 2 + M ** r(5, 2) + M ** r(7, 4) / 2
+    den2 = M**2 / 2 + M**2 + M ** r(7, 4) / 2
+    assert sp.expand(3 * num2 - 2 * u**2 * den2 - u**7 * (r(3, 2) * u + r(3, 2) - u**2)) == 0
+    t1 = wyz_err.theorem1_display_ratio(100)["threshold"]
+    te = wyz_err.theorem_ec1_display_ratio(100)["threshold"]
+    assert 98 < t1 < 99 and 22 < te < 23
+    assert wyz_err.theorem1_display_ratio(98)["holds"] and not wyz_err.theorem1_display_ratio(99)["holds"]
+    assert wyz_err.theorem_ec1_display_ratio(22)["holds"] and not wyz_err.theorem_ec1_display_ratio(23)["holds"]
+    for Mv in (100, 10**4, 10**8):
+        assert not wyz_err.theorem1_display_ratio(Mv)["holds"]
+        assert not wyz_err.theorem_ec1_display_ratio(Mv)["holds"]
+    with pytest.raises(ValueError, match="positive"):
+        wyz_err.theorem1_display_ratio(0)
+
+
+def test_002_theorem8_no_two_request_counterexample():
+    """002 Theorem 8 holds on every instance with two requests, s, o <= 4 and M <= 10 (every optimal
+    schedule, every tie order): the smallest violations need three requests."""
+    import itertools
+
+    count = 0
+    pairs = list(itertools.product(range(1, 5), repeat=2))
+    for (s1, o1), (s2, o2) in itertools.combinations_with_replacement(pairs, 2):
+        for M in range(max(s1 + o1, s2 + o2), 11):
+            r = wyz_err.theorem8_over_optima(Instance.at_zero([s1, s2], [o1, o2], M))
+            assert not r["fails_some"], (s1, o1, s2, o2, M)
+            count += 1
+    assert count == 702
+
+
+def test_002_theorem_ec1_tel_display_packs_one_request_too_many():
+    """002 proof of Theorem EC.1, the displayed TEL(MC-SF2): its last term runs sqrt(M) requests
+    (sqrt(M), 1) per round, but each holds sqrt(M) + 1 in its round (002 Section 2), so only sqrt(M) - 1
+    fit; the display is below MC-SF2's simulated TEL (M = 16: 1432 against 1579)."""
+    from kvlib.theory.adversary import wyz_ec1_instance
+
+    got = {}
+    for m in (3, 4, 5, 6, 8):
+        M = m * m
+        assert m * (m + 1) > M and (m - 1) * (m + 1) <= M
+        res = simulate(wyz_ec1_instance(M), make_policy("mc-sf2"))
+        assert check_schedule(wyz_ec1_instance(M), res.schedule).valid
+        X, Y = M, M * m
+        paper = (m - 1) * m * (m * (m + 1) // 2) + (m - 1) * X * Y // m + m * ((Y // m) * (Y // m + 1) // 2)
+        ys = np.asarray(res.schedule.starts)[X:]
+        assert np.bincount(ys - ys.min()).max() == m - 1
+        assert paper < res.tel
+        got[M] = (paper, int(res.tel))
+    assert got[16] == (1432, 1579)

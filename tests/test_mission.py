@@ -268,7 +268,10 @@ NOT_TABLE_CLAIMS = {
     ("004", "Section 8.2 (b), 200 s cap and more than 8 A100s"): {
         "10,000 requests": "the paper's size; the arithmetic is checked in test_mission_section82b_arithmetic"},
     ("002", "Theorem EC.2 (makespan NP-hard, from Partition)"): {"M = 2": "the reduction's memory 2T (a formula)"},
-    ("002", "Theorem 8 (the bridge)"): {"M = 7": "an instance; tests/test_wyz_chain_paper.py"},
+    ("002", "Theorem 8 (the bridge)"): {
+        "M = 7": "an instance; tests/test_wyz_chain_paper.py",
+        "M = 14": "k copies of it; tests/test_errata.py::test_002_theorem8_every_optimal_schedule_as_the_instance_grows",
+        "M = 21": "same test (three and four copies)"},
     ("002", "Appendix EC.4.2 Key Observations 1-3"): {"1 instances": "observation 1 of the Table EC.1 instances"},
     ("003", "Lemma 2 (A_min's ratio as a quotient)"): {"s = 0": "a parameter of the formula"},
     ("003", "Theorem 6 (two-point bound (3 - α)/2)"): {"s = 0": "a parameter", "s = 8": "tests/test_errata.py"},

@@ -128,7 +128,8 @@ def test_hand_f_smallest_theorem8_counterexample_for_every_optimal_schedule():
         assert oa["deltas"] == [4, 3] and oa["tel"] == Fraction(23, 2)
         r = wc.chain_values(inst, opt_starts=p)
         assert not r["thm8_holds"] and r["tel_align"] == 13 and r["tel_opt_align"] == 11.5
-    # two copies of every request, M doubled: still violated (26 vs 23); three copies: not (35 vs 85/2)
+    # two copies of every request, M doubled: still violated (26 vs 23); three copies: not with this optimal
+    # schedule (35 vs 85/2), but with others (test_002_theorem8_every_optimal_schedule_as_the_instance_grows)
     r2 = wc.chain_values(Instance.at_zero([1] * 6, [1, 1, 4, 4, 4, 4], 14))
     assert (r2["tel_align"], r2["tel_opt_align"], r2["thm8_holds"]) == (26, 23, False)
     r3 = wc.chain_values(Instance.at_zero([1] * 9, [1] * 3 + [4] * 6, 21))
