@@ -700,7 +700,20 @@ def write_regeneration_record(record: dict[str, Any]) -> None:
     full = record.get("full_regeneration") or full_regeneration(data) or full_regeneration(previous)
     if full:
         data["full_regeneration"] = full
-    out.write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf8")
+    _write_atomic(out, json.dumps(data, indent=1, default=str) + "\n")
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder (never a half-written file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 # --------------------------------------------------------------------------- manifest
@@ -857,7 +870,7 @@ def rerun(args: argparse.Namespace, chapters: dict[str, Any], name: str, shared_
           f"{overrides or 'the book parameters'} into {out}", flush=True)
     rec = run_one(name, params, args.mode, shared_dir, args.cell_timeout, args.store,
                   executed_dir=str(executed), rerun=overrides)
-    (out / "run_record.json").write_text(json.dumps(rec, indent=1, default=str) + "\n", encoding="utf8")
+    _write_atomic(out / "run_record.json", json.dumps(rec, indent=1, default=str) + "\n")
     if rec["status"] != "ok":
         print("\n[run_chapters] " + describe_failure(rec), file=sys.stderr)
         return 1
