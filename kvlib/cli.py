@@ -318,11 +318,79 @@ def _read_instance(path: str, memory: int):
     return table, table.instance(memory)
 
 
-def write_schedule_csv(path: str, instance, schedule) -> None:
-    """One row per request: id,arrival,prompt,output,start,completion,latency,evictions."""
-    import numpy as np
+#: Output paths that mean "standard output" (``-`` and the device names of descriptor 1).
+STDOUT_NAMES = ("-", "/dev/stdout", "/proc/self/fd/1", "/dev/fd/1")
 
-    from kvlib.core.errors import InstanceError
+
+def _stdout_identity() -> tuple[int, int] | None:
+    """(device, inode) of the real standard output, taken before a command points descriptor 1 at stderr."""
+    try:
+        st = os.fstat(sys.stdout.fileno())
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _is_stdout(path: str, stdout_id: tuple[int, int] | None) -> bool:
+    if path == "-" or os.path.abspath(path) in STDOUT_NAMES:
+        return True
+    if stdout_id is None:
+        return False
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return (st.st_dev, st.st_ino) == stdout_id
+
+
+def _output_target(path: str | None, option: str, inputs: tuple[str, ...], stdout_id) -> str | None:
+    """Check an output path before any work is done; returns the path, or ``"-"`` for standard output.
+
+    Refused (exit 2): an empty path; the input file under any name (same device and inode: ``x.csv``,
+    ``d/../x.csv``, a symbolic or hard link); a directory; a path whose directory does not exist."""
+    from kvlib.fileio import is_special_path, same_file
+
+    if path is None:
+        return None
+    if path.strip() == "":
+        raise _Fail(EXIT_BAD_INPUT, f"{option}: empty path (name a file, or - for standard output)")
+    if "\x00" in path:
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {path!r}: a path cannot contain a NUL character")
+    if _is_stdout(path, stdout_id):
+        return "-"
+    for src in inputs:
+        if same_file(path, src):
+            raise _Fail(EXIT_BAD_INPUT, f"{option} {path}: is the input file {src} (same file on disk); "
+                        "refusing to overwrite it, choose another output path")
+    if is_special_path(path):
+        return path
+    if os.path.isdir(path):
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {path}: is a directory (name a file inside it)")
+    parent = os.path.dirname(os.path.realpath(path)) or "."
+    if not os.path.isdir(parent):
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {path}: cannot write (directory {os.path.dirname(path) or '.'} "
+                    "does not exist)")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {path}: cannot write (permission denied in directory "
+                    f"{os.path.dirname(path) or '.'})")
+    return path
+
+
+def _write_output(path: str, option: str, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (:func:`kvlib.fileio.atomic_write_text`): a failure leaves the
+    file already there intact and is reported naming the option and the path (exit 2)."""
+    from kvlib.fileio import atomic_write_text
+
+    try:
+        atomic_write_text(path, text)
+    except OSError as e:
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {path}: cannot write ({e.strerror or e})") from None
+
+
+def schedule_csv_text(instance, schedule, ids=None) -> str:
+    """One row per request: id,arrival,prompt,output,start,completion,latency,evictions; ``id`` is the
+    input's ``id`` column where given (``ids``), else the request's number (0-based, file order)."""
+    import numpy as np
 
     ev = np.zeros(instance.n, dtype=np.int64)
     for i, _, _ in schedule.cancelled:
@@ -333,13 +401,15 @@ def write_schedule_csv(path: str, instance, schedule) -> None:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(("id", "arrival", "prompt", "output", "start", "completion", "latency", "evictions"))
-    w.writerows(zip(range(instance.n), instance.arrival.tolist(), instance.prompt.tolist(),
-                    instance.output.tolist(), p.tolist(), c.tolist(), lat.tolist(), ev.tolist()))
-    try:
-        with open(path, "w", newline="") as fh:
-            fh.write(buf.getvalue())
-    except OSError as e:
-        raise InstanceError(f"--schedule-out {path}: cannot write ({e.strerror or e})") from None
+    w.writerows(zip(range(instance.n) if ids is None else ids, instance.arrival.tolist(),
+                    instance.prompt.tolist(), instance.output.tolist(), p.tolist(), c.tolist(), lat.tolist(),
+                    ev.tolist()))
+    return buf.getvalue()
+
+
+def write_schedule_csv(path: str, instance, schedule, ids=None) -> None:
+    """Write :func:`schedule_csv_text` to ``path`` atomically (the old file survives a failed write)."""
+    _write_output(path, "--schedule-out", schedule_csv_text(instance, schedule, ids))
 
 
 def _interval_options(name: str, table) -> dict:
@@ -396,6 +466,7 @@ def cmd_simulate(args: argparse.Namespace, out) -> int:
     from kvlib.core.simulate import simulate
 
     policy = _policy_from_args(args)
+    sched_out = _schedule_target(args)
     table, inst = _read_instance(args.file, args.memory)
     interval_kw = _interval_options(args.policy, table)
     bar = _progress_bar(inst.n, args.quiet, f"simulate {args.policy}")
@@ -409,8 +480,8 @@ def cmd_simulate(args: argparse.Namespace, out) -> int:
     if not report.valid or report.tel != res.tel:
         raise _Fail(EXIT_INTERNAL, "internal error: the checker rejected the policy's schedule: "
                     + "; ".join(report.violations[:3]))
-    if args.schedule_out:
-        write_schedule_csv(args.schedule_out, inst, res.schedule)
+    if sched_out not in (None, "-"):
+        write_schedule_csv(sched_out, inst, res.schedule, table.ids)
     doc = {
         "policy": res.policy,
         "n": inst.n,
@@ -437,10 +508,25 @@ def cmd_simulate(args: argparse.Namespace, out) -> int:
         if res.evictions:
             lines.append(f"evictions     {res.evictions}")
         lines.append("checker       schedule valid")
-        if args.schedule_out:
-            lines.append(f"schedule      written to {args.schedule_out}")
-        out.extend(lines)
+        if sched_out == "-":  # stdout carries the schedule CSV; the report goes to stderr
+            lines.append("schedule      on stdout")
+            for line in lines:
+                print(line, file=sys.stderr)
+            out.append(schedule_csv_text(inst, res.schedule, table.ids).rstrip("\n"))
+        else:
+            if sched_out:
+                lines.append(f"schedule      written to {sched_out}")
+            out.extend(lines)
     return EXIT_OK
+
+
+def _schedule_target(args: argparse.Namespace) -> str | None:
+    """The checked ``--schedule-out`` path (``"-"``: stdout, refused with ``--json``), before any work."""
+    target = _output_target(args.schedule_out, "--schedule-out", (args.file,), getattr(args, "stdout_id", None))
+    if target == "-" and args.json:
+        raise _Fail(EXIT_BAD_INPUT, f"--schedule-out {args.schedule_out}: the schedule cannot go to stdout with "
+                    "--json (stdout carries exactly one JSON document); write it to a file")
+    return target
 
 
 def _solve_bar(time_limit: float, quiet: bool, n: int):
@@ -474,7 +560,8 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
     from kvlib.optimum.exact import solve
     from kvlib.core.model import Schedule
 
-    _, inst = _read_instance(args.file, args.memory)
+    sched_out = _schedule_target(args)
+    table, inst = _read_instance(args.file, args.memory)
     finish = _solve_bar(args.time_limit, args.quiet, inst.n)
     try:
         ip_options = {"formulation": args.formulation} if args.formulation != "plain" else {}
@@ -485,8 +572,8 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
         raise _Fail(str(e)) from None
     finally:
         finish()
-    if args.schedule_out:
-        write_schedule_csv(args.schedule_out, inst, Schedule(tuple(res.starts)))
+    if sched_out not in (None, "-"):
+        write_schedule_csv(sched_out, inst, Schedule(tuple(res.starts)), table.ids)
     if args.json:
         out.append(json.dumps(res.as_dict()))
     else:
@@ -501,8 +588,13 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
             f"warm start    {res.incumbent_source} (heuristic TEL {res.incumbent})",
             "starts        " + " ".join(str(p) for p in res.starts),
         ])
-        if args.schedule_out:
-            out.append(f"schedule      written to {args.schedule_out}")
+        if sched_out == "-":  # stdout carries the schedule CSV; the report goes to stderr
+            out.append("schedule      on stdout")
+            for line in out:
+                print(line, file=sys.stderr)
+            out[:] = [schedule_csv_text(inst, Schedule(tuple(res.starts)), table.ids).rstrip("\n")]
+        elif sched_out:
+            out.append(f"schedule      written to {sched_out}")
     if not res.optimal:
         print(f"kvlib: no optimality certificate within --time-limit {args.time_limit:g} s; the interval "
               f"[{res.lower}, {res.upper}] is certified (exit code {EXIT_NO_CERTIFICATE})", file=sys.stderr)
@@ -515,20 +607,12 @@ def cmd_convert(args: argparse.Namespace, out) -> int:
 
     if args.round_seconds is None:  # pragma: no cover - only if the batch-time model failed
         raise _Fail(EXIT_BAD_INPUT, "--round-seconds is required (no default available)")
+    target = _output_target(args.out, "--out", (args.file,), getattr(args, "stdout_id", None))
     tr = convert_trace(args.file, args.round_seconds)
-    if args.out:
-        if os.path.abspath(args.out) == os.path.abspath(args.file):
-            raise _Fail(EXIT_BAD_INPUT, f"--out {args.out}: refusing to overwrite the input trace")
-        try:
-            tr.write(args.out)
-        except OSError as e:
-            raise _Fail(EXIT_BAD_INPUT, f"--out {args.out}: cannot write ({e.strerror or e})") from None
+    if target not in (None, "-"):
+        _write_output(target, "--out", tr.csv_text())
     else:
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(("arrival", "prompt", "output"))
-        w.writerows(zip(tr.arrival.tolist(), tr.prompt.tolist(), tr.output.tolist()))
-        out.append(buf.getvalue().rstrip("\n"))
+        out.append(tr.csv_text().rstrip("\n"))
     cols = tr.columns
     msg = [f"read {tr.n} requests from {tr.source}"]
     if cols["arrival"] is None:
@@ -539,8 +623,8 @@ def cmd_convert(args: argparse.Namespace, out) -> int:
                    f"(trace {tr.first_seconds:g}..{tr.last_seconds:g} s)")
     msg.append(f"prompt = {cols['prompt']}, output = {cols['output']}; max prompt + output = "
                f"{int((tr.prompt + tr.output).max())} tokens (every M below this rejects a request)")
-    if args.out:
-        msg.append(f"wrote {args.out}")
+    if target not in (None, "-"):
+        msg.append(f"wrote {target}")
     for m in msg:
         print(m, file=sys.stderr)
     return EXIT_OK
@@ -568,6 +652,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_OK
+    args.stdout_id = _stdout_identity()  # before descriptor 1 is pointed at stderr (outputs named /dev/stdout)
     out: list[str] = []
     debug = os.environ.get("KVLIB_DEBUG", "") not in ("", "0")
     code = EXIT_OK

@@ -285,3 +285,116 @@ def test_solve_progress_bar_on_a_terminal(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stderr", tty)
     assert main(["solve", str(f), "--memory", "8", "--time-limit", "5"]) == 0
     assert "solve" in tty.getvalue() and "/5" in tty.getvalue()
+
+
+# ---------------------------------------------------------------------------- outputs never destroy inputs or files
+
+def _same_path_spellings(tmp_path, f):
+    """The input under other names: itself, dir/./../x, a symbolic link, a hard link."""
+    import os
+
+    (tmp_path / "d").mkdir(exist_ok=True)
+    link = tmp_path / "link.csv"
+    if not link.exists():
+        link.symlink_to(f)
+    hard = tmp_path / "hard.csv"
+    if not hard.exists():
+        os.link(f, hard)
+    return [str(f), str(tmp_path / "d" / "." / ".." / f.name), str(link), str(hard)]
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve"])
+def test_schedule_out_refuses_to_overwrite_the_input(tmp_path, capsys, cmd):
+    text = "arrival,prompt,output\n0,2,3\n1,1,4\n"
+    f = _file(tmp_path, text)
+    extra = ["--policy", "mc-sf"] if cmd == "simulate" else []
+    for target in _same_path_spellings(tmp_path, f):
+        code, out, err = _run(capsys, [cmd, str(f), "--memory", "40", "--schedule-out", target] + extra)
+        assert code == 2 and out == "", (target, code, err)
+        assert "--schedule-out" in err and "is the input file" in err, err
+        assert f.read_text() == text
+
+
+def test_convert_out_refuses_the_input_under_any_name(tmp_path, capsys):
+    text = "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,10,3\n0.25,5,2\n"
+    f = _file(tmp_path, text, "trace.csv")
+    for target in _same_path_spellings(tmp_path, f):
+        code, out, err = _run(capsys, ["convert", str(f), "--round-seconds", "0.1", "--out", target])
+        assert code == 2 and "--out" in err and "is the input file" in err, (target, err)
+        assert f.read_text() == text
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve", "convert"])
+def test_a_failed_write_keeps_the_file_already_there(tmp_path, capsys, monkeypatch, cmd):
+    """A full file system at the flush: exit 2 naming the path, the old file intact, no partial or temporary file."""
+    import errno
+    import os
+
+    import kvlib.fileio as fio
+
+    if cmd == "convert":
+        f = _file(tmp_path, "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,10,3\n", "trace.csv")
+        argv = ["convert", str(f), "--round-seconds", "0.1", "--out"]
+    else:
+        f = _file(tmp_path, SMALL)
+        argv = [cmd, str(f), "--memory", "8"] + (["--policy", "mc-sf"] if cmd == "simulate" else []) + ["--schedule-out"]
+    old = tmp_path / "old.csv"
+    old.write_text("a valid file\n")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(fio.os, "fsync", full)
+    code, out, err = _run(capsys, argv + [str(old)])
+    assert code == 2 and str(old) in err and "No space left on device" in err and "Traceback" not in err, err
+    assert old.read_text() == "a valid file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["old.csv", f.name])
+
+
+def test_schedule_out_to_dev_full_is_a_named_error(tmp_path, capsys):
+    import os
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    f = _file(tmp_path, SMALL)
+    code, out, err = _run(capsys, ["simulate", str(f), "--memory", "8", "--policy", "mc-sf",
+                                   "--schedule-out", "/dev/full"])
+    assert code == 2 and "--schedule-out /dev/full" in err and "No space left on device" in err, err
+
+
+@pytest.mark.parametrize("target", ["/dev/stdout", "-"])
+def test_outputs_to_stdout_go_to_stdout(tmp_path, target):
+    """`--out /dev/stdout` and `--schedule-out /dev/stdout` used to land on stderr (fd 1 points at stderr while a
+    command runs); in a real process they must reach stdout, and the report then goes to stderr."""
+    trace = _file(tmp_path, "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,10,3\n0.35,5,2\n", "trace.csv")
+    r = subprocess.run([sys.executable, "-m", "kvlib.cli", "convert", str(trace), "--round-seconds", "0.1",
+                        "--out", target], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "arrival,prompt,output\n0,10,3\n3,5,2\n" and "arrival,prompt" not in r.stderr
+    f = _file(tmp_path, SMALL)
+    r = subprocess.run([sys.executable, "-m", "kvlib.cli", "simulate", str(f), "--memory", "8", "--policy", "mc-sf",
+                        "--schedule-out", target], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.reader(io.StringIO(r.stdout)))
+    assert rows[0] == ["id", "arrival", "prompt", "output", "start", "completion", "latency", "evictions"]
+    assert len(rows) == 5 and "TEL" in r.stderr and "TEL" not in r.stdout
+
+
+def test_schedule_to_stdout_with_json_is_refused(tmp_path, capsys):
+    f = _file(tmp_path, SMALL)
+    code, out, err = _run(capsys, ["simulate", str(f), "--memory", "8", "--policy", "mc-sf", "--json",
+                                   "--schedule-out", "-"])
+    assert code == 2 and out == "" and "--json" in err and "stdout" in err, err
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve"])
+def test_schedule_id_column_is_the_inputs_id(tmp_path, capsys, cmd):
+    f = _file(tmp_path, "id,arrival,prompt,output\nreq-7,0,2,3\n 42 ,1,1,4\n\"a,b\",1,1,1\n")
+    s = tmp_path / "s.csv"
+    extra = ["--policy", "mc-sf"] if cmd == "simulate" else []
+    code, _, err = _run(capsys, [cmd, str(f), "--memory", "40", "--schedule-out", str(s)] + extra)
+    assert code == 0, err
+    assert [r["id"] for r in csv.DictReader(s.open())] == ["req-7", "42", "a,b"]
+    g = _file(tmp_path, SMALL, "noid.csv")
+    code, _, err = _run(capsys, [cmd, str(g), "--memory", "8", "--schedule-out", str(s)] + extra)
+    assert [r["id"] for r in csv.DictReader(s.open())] == ["0", "1", "2", "3"]

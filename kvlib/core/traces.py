@@ -49,6 +49,7 @@ class RequestTable:
     extra: dict[str, np.ndarray]
     source: str
     lines: np.ndarray  # 1-based line number of each request in the file
+    ids: list[str] | None = None  # the text of the ``id`` column (stripped), when the file has one
 
     @property
     def n(self) -> int:
@@ -178,9 +179,13 @@ def read_request_table(path: str | Path, optional: tuple[str, ...] = OPTIONAL) -
     pos = {c: cols.index(c) for c in wanted}
     data: dict[str, list[int]] = {c: [] for c in wanted}
     lines: list[int] = []
+    id_pos = cols.index("id") if "id" in cols else None
+    ids: list[str] | None = None if id_pos is None else []
     for lineno, row in _data_rows(path, rows, len(cols)):
         for c in wanted:
             data[c].append(parse_int(row[pos[c]], f"{path}, line {lineno}, column {c}"))
+        if ids is not None:
+            ids.append(row[id_pos].strip())
         lines.append(lineno)
     if not data["arrival"]:
         raise InstanceError(f"{path}: no requests (only a header line)")
@@ -192,6 +197,7 @@ def read_request_table(path: str | Path, optional: tuple[str, ...] = OPTIONAL) -
         {c: arrays[c] for c in wanted if c not in REQUIRED},
         str(path),
         np.asarray(lines, dtype=np.int64),
+        ids,
     )
 
 
@@ -201,8 +207,11 @@ def read_instance_csv(path: str | Path, memory: int) -> Instance:
 
 
 def write_instance_csv(instance: Instance, path: str | Path) -> None:
-    """Write ``arrival,prompt,output`` (the format :func:`read_instance_csv` reads)."""
-    with Path(path).open("w", newline="") as fh:
+    """Write ``arrival,prompt,output`` (the format :func:`read_instance_csv` reads), atomically
+    (:func:`kvlib.fileio.atomic_open`: a failed write leaves the old file intact)."""
+    from kvlib.fileio import atomic_open
+
+    with atomic_open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(REQUIRED)
         for r in instance.requests:
@@ -236,11 +245,19 @@ class ConvertedTrace:
     def n(self) -> int:
         return len(self.prompt)
 
+    def csv_text(self) -> str:
+        """The request CSV (``arrival,prompt,output``, one line per request, ``\\n`` line ends)."""
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(REQUIRED)
+        w.writerows(zip(self.arrival.tolist(), self.prompt.tolist(), self.output.tolist()))
+        return buf.getvalue()
+
     def write(self, path: str | Path) -> None:
-        with Path(path).open("w", newline="") as fh:
-            w = csv.writer(fh, lineterminator="\n")
-            w.writerow(REQUIRED)
-            w.writerows(zip(self.arrival.tolist(), self.prompt.tolist(), self.output.tolist()))
+        """Write :meth:`csv_text` to ``path`` atomically (:func:`kvlib.fileio.atomic_write_text`)."""
+        from kvlib.fileio import atomic_write_text
+
+        atomic_write_text(path, self.csv_text())
 
 
 def _parse_seconds(text: str, where: str) -> float:
