@@ -45,6 +45,10 @@ EXIT_CODES = {
 PROGRESS_MIN_REQUESTS = 1000
 PROGRESS_MIN_REQUESTS_SOLVE = 30
 
+#: ``--samples`` above this is refused unless ``--force`` (each sample is one pass over the waiting requests per
+#: quantile and per Phase-1 batch: 1,000 samples take about 15 s on 200 requests, 10**9 would take days).
+MAX_SAMPLES = 1_000
+
 #: The policy options of ``kvlib simulate``: argparse dest -> flag.
 POLICY_FLAGS = {
     "tie_break": "--tie-break",
@@ -135,6 +139,62 @@ def _policy_lines() -> str:
     return "\n".join(lines)
 
 
+#: What each policy option does (the policies that take it and their defaults are added from the registry).
+OPTION_TEXT = {
+    "tie_break": "requests equal in the policy's order are taken by arrival time, then by line in the file (index) "
+                 "or in a random order drawn from --seed (random)",
+    "alpha": "protection level: admit while usage <= (1-alpha) M",
+    "beta": "clearing probability",
+    "selector": "Phase-1 selector. 002's: DP (Alg. 2), scaled DP (Alg. 3), local swap (Alg. 4), quantile greedy "
+                "(Alg. 5); exact (Alg. 1 line 4's argmin, ties to the larger batch); our variants scaled-dp-ours, "
+                "swap-ours, quantile-ours; auto: exact while its DP table fits, else swap",
+    "phase1_constraint": "Phase-1 memory constraint: sum(s+o) <= M (peak) or the batch's look-ahead usage",
+    "phase2": "Phase 2: longest fitting prefix of the list or scan the whole list",
+    "epsilon": "with --selector scaled-dp / scaled-dp-ours only: precision; 002 Alg. 3 scales memory by "
+               "lambda = max(1, epsilon*M/B)",
+    "B": "with --selector scaled-dp only: 002 Alg. 3's B; with scaled-dp-ours: largest batch size",
+    "samples": "with --selector quantile-ours only: random orders per quantile (seeded by --seed; at most "
+               "{max_samples:,} unless --force)",
+    "time_step": "LP start-time grid step",
+}
+
+#: What a default of ``None`` means, per option (stated in --help instead of "None").
+NONE_DEFAULT_TEXT = {
+    "B": "the largest feasible batch size",
+    "time_step": "automatic",
+}
+
+
+def _default_text(dest: str, value) -> str:
+    if value is None:
+        return NONE_DEFAULT_TEXT.get(dest, "none")
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _option_help(dest: str) -> str:
+    """Help of a policy option, generated from the registry: the policies that take it, what it does, and each
+    policy's default as its factory declares it (so --help cannot drift from the code)."""
+    import inspect
+
+    from kvlib.policies import POLICIES
+    from kvlib.policies.registry import policy_options
+
+    owners = [k for k in POLICIES if dest in policy_options(k)]
+    defaults: dict[str, list[str]] = {}
+    for k in owners:
+        d = inspect.signature(POLICIES[k][0]).parameters[dest].default
+        text = "none" if d is inspect.Parameter.empty else _default_text(dest, d)
+        defaults.setdefault(text, []).append(k)
+    if len(defaults) == 1:
+        dtext = next(iter(defaults))
+    else:
+        dtext = "; ".join(f"{v} [{', '.join(ks)}]" for v, ks in defaults.items())
+    body = OPTION_TEXT[dest].format(max_samples=MAX_SAMPLES)
+    return f"{', '.join(owners)}: {body} (default: {dtext})".replace("%", "%%")
+
+
 def _exit_lines() -> str:
     return "exit codes:\n" + "\n".join(f"  {c:<3}  {d}" for c, d in EXIT_CODES.items())
 
@@ -158,12 +218,21 @@ def default_round_seconds() -> float:
 ROUND_BATCH = 16
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs as written; option help wrapped without breaking names at hyphens."""
+
+    def _split_lines(self, text, width):
+        import textwrap
+
+        return textwrap.wrap(self._whitespace_matcher.sub(" ", text).strip(), width, break_on_hyphens=False)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kvlib",
         description="Scheduling LLM inference under a KV-cache memory limit M (kvbook companion library).",
         epilog="policies (and the options each takes):\n" + _policy_lines() + "\n\n" + _exit_lines(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     quiet_help = "no progress bar (bars appear only on large inputs and only when stderr is a terminal)"
@@ -175,7 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
         "makespan and peak memory. The schedule is validated by the independent checker before anything is "
         "printed. A policy option that the chosen policy does not take is an error.",
         epilog="policies (and the options each takes):\n" + _policy_lines() + "\n\n" + _exit_lines(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     from kvlib.policies import POLICIES
 
@@ -198,38 +267,25 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write the schedule, one row per request: id,arrival,prompt,output,start,completion,"
                      "latency,evictions")
     sim.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
+    sim.add_argument("--force", action="store_true",
+                     help=f"run even when an option predicts a very long run (--samples above {MAX_SAMPLES:,})")
     po = sim.add_argument_group("policy options (each applies only to the policies listed under it)")
-    po.add_argument("--tie-break", choices=("index", "random"), default=None,
-                    help="eq. (5) policies (mc-sf, mc-benchmark, fcfs, mc-sf2) and alpha-*: requests equal in "
-                    "the policy's order are taken by arrival time, then by line in the file (index, default) or "
-                    "in a random order drawn from --seed (random)")
+    po.add_argument("--tie-break", choices=("index", "random"), default=None, help=_option_help("tie_break"))
     po.add_argument("--alpha", type=_float_arg(0.0, 1.0, hi_open=True, what="in [0, 1)"), default=None,
-                    help="alpha-greedy, alpha-beta-clearing: protection level, admit while usage <= (1-alpha) M "
-                    "(default 0.25)")
+                    help=_option_help("alpha"))
     po.add_argument("--beta", type=_float_arg(0.0, 1.0, lo_open=True, what="in (0, 1]"), default=None,
-                    help="alpha-beta-clearing: clearing probability (default 0.5)")
+                    help=_option_help("beta"))
     po.add_argument("--selector", choices=("auto", "dp", "scaled-dp", "swap", "quantile", "exact", "scaled-dp-ours",
                                            "swap-ours", "quantile-ours"), default=None,
-                    help="sorted-f: Phase-1 selector. 002's: DP (Alg. 2), scaled DP (Alg. 3), local swap (Alg. 4), "
-                    "quantile greedy (Alg. 5); exact (Alg. 1 line 4's argmin, ties to the larger batch); our "
-                    "variants scaled-dp-ours, swap-ours, quantile-ours; auto (default): exact while its DP table "
-                    "fits, else swap")
+                    help=_option_help("selector"))
     po.add_argument("--phase1-constraint", choices=("peak", "lookahead"), default=None,
-                    help="sorted-f, lp-swap: Phase-1 memory constraint: sum(s+o) <= M (peak) or the batch's "
-                    "look-ahead usage")
-    po.add_argument("--phase2", choices=("prefix", "scan"), default=None,
-                    help="sorted-f, sorted-lp, lp-swap: Phase 2: longest fitting prefix of the list or scan the "
-                    "whole list")
+                    help=_option_help("phase1_constraint"))
+    po.add_argument("--phase2", choices=("prefix", "scan"), default=None, help=_option_help("phase2"))
     po.add_argument("--epsilon", type=_float_arg(0.0, 1.0, lo_open=True, what="in (0, 1]"), default=None,
-                    help="sorted-f --selector scaled-dp / scaled-dp-ours: precision; 002 Alg. 3 scales memory by "
-                    "lambda = max(1, epsilon*M/B) (default 0.05)")
-    po.add_argument("--B", "--batch-cap", dest="B", type=POSITIVE_INT, default=None,
-                    help="sorted-f --selector scaled-dp: 002 Alg. 3's B (default: the largest feasible batch size); "
-                    "scaled-dp-ours: largest batch size")
-    po.add_argument("--samples", type=POSITIVE_INT, default=None,
-                    help="sorted-f --selector quantile-ours: random orders per quantile (default 4; seeded by --seed)")
-    po.add_argument("--time-step", type=POSITIVE_INT, default=None,
-                    help="sorted-lp, lp-swap: LP start-time grid step (default: automatic)")
+                    help=_option_help("epsilon"))
+    po.add_argument("--B", "--batch-cap", dest="B", type=POSITIVE_INT, default=None, help=_option_help("B"))
+    po.add_argument("--samples", type=POSITIVE_INT, default=None, help=_option_help("samples"))
+    po.add_argument("--time-step", type=POSITIVE_INT, default=None, help=_option_help("time_step"))
 
     slv = sub.add_parser(
         "solve",
@@ -239,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
         "checker) and whether optimality is proved. Reaching the time limit is not an error of the input: the "
         "interval is printed and the exit code is 3.",
         epilog=_exit_lines(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     slv.add_argument("file", metavar="FILE.csv")
     slv.add_argument("--memory", "-M", required=True, type=MEMORY, help="KV-cache limit M in tokens")
@@ -280,7 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
         "arXiv length statistics) puts every request at round 0. Any unusable row (a token count that is not a "
         "positive integer, a negative, non-finite or decreasing arrival time) is an error naming its line.",
         epilog=_exit_lines(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     cnv.add_argument("file", metavar="TRACE.csv")
     cnv.add_argument("--round-seconds", type=_float_arg(0.0, 1e9, lo_open=True, what="a positive number of "
@@ -453,6 +509,16 @@ def _policy_from_args(args: argparse.Namespace):
         takes = ", ".join(POLICY_FLAGS[o] for o in accepted if o in POLICY_FLAGS) or "no options"
         raise _Fail(EXIT_BAD_INPUT, f"policy {name} does not take {', '.join(POLICY_FLAGS[d] for d in foreign)} "
                     f"({'; '.join(parts)}); {name} takes {takes}")
+    selector = given.get("selector", "auto")
+    for dest, needs in (("samples", ("quantile-ours",)), ("epsilon", ("scaled-dp", "scaled-dp-ours")),
+                        ("B", ("scaled-dp", "scaled-dp-ours"))):
+        if dest in given and selector not in needs:  # the policy would ignore it silently
+            raise _Fail(EXIT_BAD_INPUT, f"{POLICY_FLAGS[dest]} applies only with --selector {' or '.join(needs)} "
+                        f"(got --selector {selector}); drop it or choose that selector")
+    if given.get("samples", 0) > MAX_SAMPLES and not getattr(args, "force", False):
+        raise _Fail(EXIT_BAD_INPUT, f"--samples {given['samples']}: more than {MAX_SAMPLES:,} random orders per "
+                    "quantile (each is a pass over the waiting requests, per quantile and per Phase-1 batch) runs "
+                    "for minutes to days; pass --force to run anyway")
     if "seed" in accepted:
         given["seed"] = args.seed
     return make_policy(name, **given)

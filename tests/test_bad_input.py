@@ -85,6 +85,19 @@ CLI_CASES = [
     ("alpha too large for a request", "arrival,prompt,output\n0,30,5\n", ["--policy", "alpha-greedy", "--alpha", "0.9"],
      "alpha-greedy: alpha = 0.9: request 0 needs s + 1 = 31 tokens"),
     ("schedule-out unwritable", GOOD, ["--schedule-out", "/nonexistent-dir/x.csv"], "--schedule-out /nonexistent-dir"),
+    # options of sorted-f that the chosen selector ignores, and run-away sample counts (cli)
+    ("samples without quantile-ours", GOOD, ["--policy", "sorted-f", "--samples", "8"],
+     "--samples applies only with --selector quantile-ours"),
+    ("samples with selector dp", GOOD, ["--policy", "sorted-f", "--selector", "dp", "--samples", "8"],
+     "--samples applies only with --selector quantile-ours (got --selector dp)"),
+    ("epsilon with selector swap", GOOD, ["--policy", "sorted-f", "--selector", "swap", "--epsilon", "0.1"],
+     "--epsilon applies only with --selector scaled-dp or scaled-dp-ours (got --selector swap)"),
+    ("B without a selector", GOOD, ["--policy", "sorted-f", "--B", "3"],
+     "--B applies only with --selector scaled-dp or scaled-dp-ours (got --selector auto)"),
+    ("samples 10**9", GOOD, ["--policy", "sorted-f", "--selector", "quantile-ours", "--samples", str(10**9)],
+     "--samples 1000000000: more than 1,000"),
+    ("samples 1001", GOOD, ["--policy", "sorted-f", "--selector", "quantile-ours", "--samples", "1001"],
+     "pass --force to run anyway"),
 ]
 
 # solve-specific options (checked before any solver runs)

@@ -398,3 +398,66 @@ def test_schedule_id_column_is_the_inputs_id(tmp_path, capsys, cmd):
     g = _file(tmp_path, SMALL, "noid.csv")
     code, _, err = _run(capsys, [cmd, str(g), "--memory", "8", "--schedule-out", str(s)] + extra)
     assert [r["id"] for r in csv.DictReader(s.open())] == ["0", "1", "2", "3"]
+
+
+def _option_helps(capsys):
+    """simulate --help: flag -> its help text (whitespace normalised)."""
+    import re
+
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    text = capsys.readouterr().out
+    text = text.split("policies (and the options each takes)")[0]
+    parts = re.split(r"\n  (--[A-Za-z0-9-]+|-[a-zA-Z])", text)
+    helps = {}
+    for flag, body in zip(parts[1::2], parts[2::2]):
+        helps[flag] = " ".join(body.split())
+    return helps
+
+
+def test_help_states_the_defaults_the_code_uses(capsys):
+    """The review: --help said alpha 0.25 / beta 0.5 for alpha-beta-clearing, the code uses 0.2 / 0.1.  For every
+    policy and every option it takes, the option's help names the policy and the factory's default."""
+    import inspect
+    import re
+
+    from kvlib.cli import POLICY_FLAGS
+    from kvlib.policies import POLICIES
+    from kvlib.policies.registry import policy_options
+
+    helps = _option_helps(capsys)
+    checked = 0
+    for name, (factory, _) in POLICIES.items():
+        params = inspect.signature(factory).parameters
+        for dest in policy_options(name):
+            if dest not in POLICY_FLAGS:
+                continue
+            h = helps[POLICY_FLAGS[dest]]
+            assert re.search(rf"(^|[ ,(]){re.escape(name)}([ ,):]|$)", h.split("(default")[0]), (name, dest, h)
+            m = re.search(r"\(default: (.*)\)$", h)
+            assert m, (dest, h)
+            groups = dict()
+            for value, owners in re.findall(r"([^;]+?) \[([^\]]+)\]", m.group(1)):
+                for o in owners.split(", "):
+                    groups[o] = value.strip()
+            stated = groups.get(name, m.group(1) if not groups else None)
+            d = params[dest].default
+            if d is None:
+                assert stated is not None and not re.fullmatch(r"[-0-9.]+", stated), (name, dest, stated)
+            else:
+                assert stated == f"{d:g}" if isinstance(d, float) else stated == str(d), (name, dest, stated, d)
+            checked += 1
+    assert checked >= 25
+    assert "0.5" not in helps["--beta"] and "[alpha-greedy]" in helps["--alpha"]
+
+
+def test_force_lifts_the_samples_cap(tmp_path, capsys):
+    from kvlib.cli import MAX_SAMPLES
+
+    f = _file(tmp_path, "arrival,prompt,output\n0,2,3\n")
+    argv = ["simulate", str(f), "--memory", "8", "--policy", "sorted-f", "--selector", "quantile-ours",
+            "--samples", str(MAX_SAMPLES + 1)]
+    code, _, err = _run(capsys, argv)
+    assert code == 2 and "--force" in err
+    code, out, err = _run(capsys, argv + ["--force", "--json"])
+    assert code == 0 and json.loads(out)["tel"] == 3, err
