@@ -112,6 +112,26 @@ def _float_arg(lo: float, hi: float | None = None, *, lo_open: bool = False, hi_
     return parse
 
 
+def _seconds_arg(text: str):
+    """A positive number of seconds, kept exactly as written (a Decimal: ``kvlib convert`` computes rounds from
+    the text, not from a binary float)."""
+    from decimal import Decimal, InvalidOperation
+
+    t = text.strip()
+    try:
+        if not t.isascii() or "_" in t:
+            raise InvalidOperation
+        v = Decimal(t)
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"{t[:60]!r} is not a number") from None
+    if not v.is_finite() or v <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {t[:60]}")
+    if v > 10**9 or len(v.as_tuple().digits) > 100:
+        raise argparse.ArgumentTypeError(f"must be at most 1e9 seconds with at most 100 significant digits, "
+                                         f"got {t[:60]}")
+    return v
+
+
 def _cpu_count() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -330,7 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
         "that simulate and solve read. Columns: arrival time in seconds from arrived_at (or arrival_time, "
         "timestamp), prompt tokens from num_prefill_tokens (or prompt_tokens, ...), output tokens from "
         "num_decode_tokens (or output_tokens, ...). Rule: a request arriving x seconds into the trace arrives "
-        "at round floor(x / R), R = --round-seconds. The default R = " + rs_text + " s is one decode round of "
+        "at round floor(x / R), R = --round-seconds, computed exactly from the decimal text of x and R. The default R = " + rs_text + " s is one decode round of "
         "kvlib's batch-time model (kvlib.serving.batchtime: Llama-2-70B on two A100s) for a batch of "
         f"{ROUND_BATCH} requests holding M = 16,492 KV tokens. A trace without an arrival column (e.g. the "
         "arXiv length statistics) puts every request at round 0. Any unusable row (a token count that is not a "
@@ -339,8 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_HelpFormatter,
     )
     cnv.add_argument("file", metavar="TRACE.csv")
-    cnv.add_argument("--round-seconds", type=_float_arg(0.0, 1e9, lo_open=True, what="a positive number of "
-                     "seconds"), default=rs, help=f"length R of one round in seconds (default {rs_text})")
+    cnv.add_argument("--round-seconds", type=_seconds_arg, default=rs, help=f"length R of one round in seconds (default {rs_text})")
     cnv.add_argument("--out", "-o", metavar="FILE.csv", default=None,
                      help="write the request CSV here (default: stdout); the summary goes to stderr")
     return parser

@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from decimal import Decimal, InvalidOperation
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +38,17 @@ from kvlib.core.model import MAX_VALUE, Instance
 REQUIRED = ("arrival", "prompt", "output")
 OPTIONAL = ("lower", "upper")
 IGNORED = ("id",)
+
+#: Longest piece of input text quoted in an error message (a 1 MB field must not make a 1 MB message).
+CLIP_CHARS = 60
+
+
+def _clip(text: str, limit: int = CLIP_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, saying how long it was."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)"
 
 
 @dataclass
@@ -260,19 +272,81 @@ class ConvertedTrace:
         atomic_write_text(path, self.csv_text())
 
 
-def _parse_seconds(text: str, where: str) -> float:
+#: Significant digits accepted in a time in seconds (timestamps and the round length).
+MAX_SECONDS_DIGITS = 100
+
+
+def _parse_seconds(text: str, where: str) -> Decimal:
+    """A non-negative, finite number of seconds, read exactly as a :class:`~decimal.Decimal` from its text."""
     t = text.strip()
     try:
         if not t.isascii() or "_" in t:
-            raise ValueError
-        x = float(t)
-    except ValueError:
-        raise InstanceError(f"{where}: {t!r} is not a number of seconds") from None
-    if not math.isfinite(x):
-        raise InstanceError(f"{where}: {t!r} is not a finite number of seconds")
+            raise InvalidOperation
+        x = Decimal(t)
+    except InvalidOperation:
+        raise InstanceError(f"{where}: {_clip(t)!r} is not a number of seconds") from None
+    if not x.is_finite():
+        raise InstanceError(f"{where}: {_clip(t)!r} is not a finite number of seconds")
+    if len(x.as_tuple().digits) > MAX_SECONDS_DIGITS:
+        raise InstanceError(f"{where}: {_clip(t)} has more than {MAX_SECONDS_DIGITS} significant digits")
     if x < 0:
-        raise InstanceError(f"{where}: arrival time {t} is negative")
+        raise InstanceError(f"{where}: arrival time {_clip(t)} is negative")
     return x
+
+
+def _round_length(round_seconds) -> Decimal:
+    """``round_seconds`` (text, Decimal, int or float; a float is taken as its shortest decimal text, e.g.
+    ``0.1`` -> ``Decimal('0.1')``) as an exact positive Decimal; :class:`ParameterError` otherwise."""
+    bad = ParameterError(f"round_seconds must be a positive number of seconds, got {round_seconds!r}")
+    if isinstance(round_seconds, bool):
+        raise bad
+    try:
+        if isinstance(round_seconds, Decimal):
+            r = round_seconds
+        elif isinstance(round_seconds, float):
+            r = Decimal(repr(round_seconds)) if math.isfinite(round_seconds) else Decimal("NaN")
+        elif isinstance(round_seconds, int) or hasattr(round_seconds, "__index__"):
+            r = Decimal(int(round_seconds.__index__()))
+        elif isinstance(round_seconds, str):
+            t = round_seconds.strip()
+            if not t.isascii() or "_" in t:
+                raise bad
+            r = Decimal(t)
+        else:
+            raise bad
+    except (InvalidOperation, ValueError):
+        raise bad from None
+    if not r.is_finite() or r <= 0 or len(r.as_tuple().digits) > MAX_SECONDS_DIGITS:
+        raise bad
+    return r
+
+
+def _parts(x: Decimal) -> tuple[int, int]:
+    """``x = m * 10**e`` with integers ``m >= 0`` (at most :data:`MAX_SECONDS_DIGITS` digits) and ``e``."""
+    sign, digits, exp = x.as_tuple()
+    m = 0
+    for d in digits:
+        m = 10 * m + d
+    return m, int(exp)
+
+
+def floor_rounds(x: Decimal, r: Decimal) -> int | None:
+    """``floor(x / r)`` computed exactly in integers for Decimals ``x >= 0``, ``r > 0``; ``None`` when the
+    result exceeds ``2**53`` (so a huge exponent never builds a huge integer)."""
+    mx, ex = _parts(x)
+    mr, er = _parts(r)
+    if mx == 0:
+        return 0
+    k = ex - er  # x / r = (mx / mr) * 10**k
+    if k >= 0:
+        if k > len(str(mr)) + 17:  # mx >= 1, so x / r >= 10**k / mr > 10**16 > 2**53
+            return None
+        q = mx * 10**k // mr
+    else:
+        if -k > len(str(mx)) + 1:  # mx < 10**(-k - 1) <= mr * 10**(-k): below one round
+            return 0
+        q = mx // (mr * 10**-k)
+    return q if q <= MAX_VALUE else None
 
 
 def convert_trace(path: str | Path, round_seconds: float) -> ConvertedTrace:
@@ -281,7 +355,9 @@ def convert_trace(path: str | Path, round_seconds: float) -> ConvertedTrace:
     Columns: the first present name of each field in :data:`TRACE_COLUMNS`
     (Splitwise/Vidur: ``arrived_at`` in seconds, ``num_prefill_tokens``,
     ``num_decode_tokens``).  Rule from seconds to rounds: a request arriving
-    ``x`` seconds into the trace arrives at round ``floor(x / round_seconds)``
+    ``x`` seconds into the trace arrives at round ``floor(x / round_seconds)``, computed exactly from the
+    decimal text of ``x`` and of ``round_seconds`` (:func:`floor_rounds`; binary floating point put 0.3 s
+    with 0.1 s rounds in round 2)
     (time 0 of the trace is round 0; with ``round_seconds`` the length of one
     batch, this is the first round boundary at or before its arrival, so it may
     be scheduled at that round's decision).  A trace without an arrival column
@@ -290,9 +366,7 @@ def convert_trace(path: str | Path, round_seconds: float) -> ConvertedTrace:
     non-decreasing.  Any unusable row raises :class:`InstanceError` naming the
     line, the column and the value.
     """
-    if isinstance(round_seconds, bool) or not isinstance(round_seconds, (int, float)) \
-            or not math.isfinite(round_seconds) or round_seconds <= 0:
-        raise ParameterError(f"round_seconds must be a positive number of seconds, got {round_seconds!r}")
+    r = _round_length(round_seconds)
     path = Path(path)
     text = read_text(path, "trace")
     rows = csv.reader(io.StringIO(text, newline=""))
@@ -309,11 +383,13 @@ def convert_trace(path: str | Path, round_seconds: float) -> ConvertedTrace:
             raise InstanceError(f"{path}, line 1: no {field_} token column; expected one of "
                                 f"{', '.join(TRACE_COLUMNS[field_])}; found {', '.join(cols)}")
     pos = {f: cols.index(c) for f, c in used.items() if c is not None}
-    secs: list[float] = []
+    secs: list[Decimal] = []
+    rounds: list[int] = []
     s_list: list[int] = []
     o_list: list[int] = []
     lines: list[int] = []
-    last = -1.0
+    last: Decimal | None = None
+    last_text = ""
     for lineno, row in _data_rows(path, rows, len(cols)):
         for f, lst in (("prompt", s_list), ("output", o_list)):
             v = parse_int(row[pos[f]], f"{path}, line {lineno}, column {used[f]}")
@@ -322,26 +398,28 @@ def convert_trace(path: str | Path, round_seconds: float) -> ConvertedTrace:
                                     f"got {v}")
             lst.append(v)
         if "arrival" in pos:
-            x = _parse_seconds(row[pos["arrival"]], f"{path}, line {lineno}, column {used['arrival']}")
-            if x < last:
-                raise InstanceError(f"{path}, line {lineno}, column {used['arrival']}: arrival time {x} is "
-                                    f"earlier than the previous row's {last}; the trace must be in time order")
-            last = x
+            where = f"{path}, line {lineno}, column {used['arrival']}"
+            text_x = row[pos["arrival"]].strip()
+            x = _parse_seconds(text_x, where)
+            if last is not None and x < last:
+                raise InstanceError(f"{where}: arrival time {_clip(text_x)} is earlier than the previous row's "
+                                    f"{_clip(last_text)}; the trace must be in time order")
+            k = floor_rounds(x, r)
+            if k is None:
+                raise InstanceError(f"{where}: arrival {_clip(text_x)} s is more than 2**53 rounds of {r} s, "
+                                    "more than kvlib accepts")
+            last, last_text = x, text_x
             secs.append(x)
+            rounds.append(k)
         lines.append(lineno)
     if not lines:
         raise InstanceError(f"{path}: no rows (only a header line)")
     s = np.asarray(s_list, dtype=np.int64)
     o = np.asarray(o_list, dtype=np.int64)
     if secs:
-        sec = np.asarray(secs, dtype=float)
-        a = np.floor(sec / round_seconds)
-        if a.max() > MAX_VALUE:
-            raise InstanceError(f"{path}: arrival {sec.max()} s is {a.max():.3g} rounds of {round_seconds} s, "
-                                "more than kvlib accepts (2**53)")
-        a = a.astype(np.int64)
-        first, lastsec = float(sec[0]), float(sec[-1])
+        a = np.asarray(rounds, dtype=np.int64)
+        first, lastsec = float(secs[0]), float(secs[-1])
     else:
         a = np.zeros(len(s), dtype=np.int64)
         first = lastsec = None
-    return ConvertedTrace(a, s, o, str(path), used, float(round_seconds), first, lastsec)
+    return ConvertedTrace(a, s, o, str(path), used, float(r), first, lastsec)
