@@ -487,8 +487,15 @@ def write_schedule_csv(path: str, instance, schedule, ids=None) -> None:
     _write_output(path, "--schedule-out", schedule_csv_text(instance, schedule, ids))
 
 
-def _interval_options(name: str, table) -> dict:
+#: Interval policies that admit a request only if ``prompt + upper <= M`` (003 Alg. 1 takes every length at
+#: its upper end; Alg. 6 promotes an unfinished request to its upper end): checked by the CLI beforehand.
+UPPER_MUST_FIT = ("a-max", "a-l")
+
+
+def _interval_options(name: str, table, memory: int) -> dict:
     """003 interval policies: pass the ``lower,upper`` columns (checked: lower <= output <= upper)."""
+    import numpy as np
+
     from kvlib.core.errors import InstanceError
     from kvlib.policies.cyz import INTERVAL_POLICIES, check_intervals
 
@@ -502,6 +509,16 @@ def _interval_options(name: str, table) -> dict:
         )
     lower, upper = table.extra["lower"], table.extra["upper"]
     check_intervals(table.output, lower, upper, lines=table.lines, source=table.source)
+    if name in UPPER_MUST_FIT:
+        over = np.flatnonzero(table.prompt + upper > memory)
+        if len(over):
+            i = int(over[0])
+            more = f" (and {len(over) - 1} more line(s))" if len(over) > 1 else ""
+            raise InstanceError(
+                f"{table.source}, line {int(table.lines[i])}, columns prompt, upper: request {i}: prompt + upper = "
+                f"{int(table.prompt[i])} + {int(upper[i])} = {int(table.prompt[i] + upper[i])} exceeds M = {memory}"
+                f"{more}; policy {name} admits a request only with its upper bound in memory, so it could never "
+                "start (raise --memory or lower the upper bound)")
     hindsight = bool(getattr(INTERVAL_POLICIES[name], "hindsight", False))
     return {"lower": lower, "upper": upper, "reveal_output": hindsight}
 
@@ -553,7 +570,7 @@ def cmd_simulate(args: argparse.Namespace, out) -> int:
     policy = _policy_from_args(args)
     sched_out = _schedule_target(args)
     table, inst = _read_instance(args.file, args.memory)
-    interval_kw = _interval_options(args.policy, table)
+    interval_kw = _interval_options(args.policy, table, inst.memory)
     bar = _progress_bar(inst.n, args.quiet, f"simulate {args.policy}")
     try:
         res = simulate(inst, policy, seed=args.seed, max_rounds=args.max_rounds, stall_rounds=args.stall_rounds,
@@ -654,7 +671,7 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
         res = solve(inst, time_limit=args.time_limit, threads=args.threads, method=method, verbose=args.verbose,
                     **ip_options)
     except ValueError as e:  # named argument errors of kvlib.optimum (time limit, threads, incumbent)
-        raise _Fail(str(e)) from None
+        raise _Fail(EXIT_BAD_INPUT, f"solve: {_message(e)}") from None
     finally:
         finish()
     if sched_out not in (None, "-"):
@@ -792,12 +809,24 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.write("\n".join(out) + "\n")
             sys.stdout.flush()
         except BrokenPipeError:  # e.g. `kvlib convert TRACE.csv | head`: the reader left, which is fine
-            try:
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, sys.stdout.fileno())
-            except (OSError, ValueError, io.UnsupportedOperation):
-                pass
+            _stdout_to_devnull()
+        except (OSError, ValueError, AttributeError) as e:  # e.g. `> /dev/full`, or stdout closed
+            _stdout_to_devnull()
+            why = getattr(e, "strerror", None) or ("standard output is closed" if sys.stdout is None else _message(e))
+            print(f"kvlib: error: cannot write to stdout ({why})", file=sys.stderr)
+            return EXIT_BAD_INPUT
     return code
+
+
+def _stdout_to_devnull() -> None:
+    """After a failed write to stdout: point descriptor 1 at /dev/null and drop Python's buffer, so the flush at
+    interpreter exit neither fails again ("Exception ignored ...") nor changes the exit code."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -85,6 +85,26 @@ CLI_CASES = [
     ("alpha too large for a request", "arrival,prompt,output\n0,30,5\n", ["--policy", "alpha-greedy", "--alpha", "0.9"],
      "alpha-greedy: alpha = 0.9: request 0 needs s + 1 = 31 tokens"),
     ("schedule-out unwritable", GOOD, ["--schedule-out", "/nonexistent-dir/x.csv"], "--schedule-out /nonexistent-dir"),
+    # huge values: Python refuses int() of more than 4,300 digits with its own message and no location
+    ("5000 digits", f"arrival,prompt,output\n0,2,{'9' * 5000}\n", [],
+     "line 2, column output: 99999999999999999999"),
+    ("5000 digits, message clipped", f"arrival,prompt,output\n0,2,{'9' * 5000}\n", [], "(5,000 characters) is too large"),
+    ("5000 digits negative", f"arrival,prompt,output\n-{'9' * 5000},2,3\n", [], "line 2, column arrival: -9999"),
+    ("100 KB text field", f"arrival,prompt,output\n0,{'x' * 10**5},3\n", [],
+     "line 2, column prompt: 'xxxxxxxxxx"),
+    ("100 KB text field, message clipped", f"arrival,prompt,output\n0,{'x' * 10**5},3\n", [],
+     "(100,000 characters) is not an integer"),
+    ("1 MB field", f"arrival,prompt,output\n0,{'x' * 10**6},3\n", [], "line 2: cannot parse CSV (field larger than"),
+    ("memory 5000 digits", GOOD, ["--memory", "9" * 5000], "argument --memory/-M: 9999"),
+    # huge headers: the message lists a few names and counts the rest
+    ("100,000 unknown columns", "arrival,prompt,output," + ",".join(f"c{i}" for i in range(10**5)) + "\n0,2,3"
+     + ",1" * 10**5 + "\n", [], "unknown column(s) 'c0', 'c1'"),
+    ("100,000 columns, output missing", "arrival,prompt," + ",".join(f"c{i}" for i in range(10**5)) + "\n", [],
+     "missing column(s) output; found arrival, prompt, c0"),
+    ("100,000-character column name", "arrival,prompt,output," + "y" * 10**5 + "\n0,2,3,1\n", [],
+     "unknown column(s) 'yyyyyyyyyy"),
+    ("duplicate long column name", "arrival,prompt,output," + "z" * 5000 + "," + "z" * 5000 + "\n", [],
+     "duplicate column 'zzzzzzzzz"),
     # options of sorted-f that the chosen selector ignores, and run-away sample counts (cli)
     ("samples without quantile-ours", GOOD, ["--policy", "sorted-f", "--samples", "8"],
      "--samples applies only with --selector quantile-ours"),
@@ -127,6 +147,10 @@ CONVERT_CASES = [
     ("no token column", "arrived_at,num_prefill_tokens\n0.0,5\n", [], "no output token column"),
     ("round-seconds 0", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,5,3\n", ["--round-seconds", "0"],
      "--round-seconds: must be a positive number of seconds, got 0"),
+    ("5000-digit token count", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,5," + "7" * 5000 + "\n", [],
+     "line 2, column num_decode_tokens: 7777"),
+    ("5000-digit arrival seconds", "arrived_at,num_prefill_tokens,num_decode_tokens\n" + "1" * 5000 + ",5,3\n", [],
+     "line 2, column arrived_at: 1111"),
     ("trace header only", "arrived_at,num_prefill_tokens,num_decode_tokens\n", [], "no rows"),
 ]
 
@@ -146,10 +170,15 @@ def _run(capsys, argv):
     return code, cap.out, cap.err
 
 
+#: No message may be longer than this (a 100,000-column header made a 989 KB message).
+MAX_MESSAGE = 1500
+
+
 def _assert_bad(code, out, err, expected):
     assert code == 2, (code, err)
     assert expected in err, err
     assert "Traceback" not in err and out == "", (out, err)
+    assert len(err) <= MAX_MESSAGE, (len(err), err[:300])
 
 
 @pytest.mark.parametrize("case", CLI_CASES, ids=[c[0] for c in CLI_CASES])

@@ -505,3 +505,45 @@ def test_convert_float_rounding_was_wrong_on_the_grid():
         return sum(math.floor(float(r * k) / float(R)) != k for k in range(1000)) / 1000
 
     assert wrong("0.1") > 0.3 and wrong("0.01") > 0.1
+
+
+# ---------------------------------------------------------------------------- no tracebacks, right exit codes
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_stdout_on_a_full_device_is_a_named_error(tmp_path, json_flag):
+    f = _file(tmp_path, SMALL)
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "kvlib.cli", "simulate", str(f), "--memory", "8", "--policy",
+                            "mc-sf"] + json_flag, stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                           timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert "cannot write to stdout" in r.stderr and "No space left on device" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("policy", ["a-max", "a-l"])
+def test_upper_end_that_never_fits_names_file_line_and_columns(tmp_path, capsys, policy):
+    """a-max exited 1 ("internal error ... please report"), a-l 2 with a bare ValueError: a request whose
+    prompt + upper bound exceeds M can never be admitted by these policies; the CLI says so, naming the line."""
+    f = _file(tmp_path, "arrival,prompt,output,lower,upper\n0,2,3,1,5\n0,2,3,1,50\n")
+    code, out, err = _run(capsys, ["simulate", str(f), "--memory", "40", "--policy", policy])
+    assert code == 2 and out == "", err
+    assert f"{f}, line 3, columns prompt, upper: request 1: prompt + upper = 2 + 50 = 52 exceeds M = 40" in err, err
+    assert f"policy {policy}" in err
+    code, _, err = _run(capsys, ["simulate", str(f), "--memory", "52", "--policy", policy])
+    assert code == 0, err
+
+
+def test_solve_value_error_from_the_solver_is_reported(tmp_path, capsys, monkeypatch):
+    """solve's ValueError handler built _Fail without a code: exit 1 with 'TypeError: _Fail.__init__() missing'."""
+    import kvlib.optimum.exact as ke
+
+    def bad(*a, **k):
+        raise ValueError("incumbent: schedule has 3 starts, expected 4")
+
+    monkeypatch.setattr(ke, "solve", bad)
+    f = _file(tmp_path, SMALL)
+    code, out, err = _run(capsys, ["solve", str(f), "--memory", "8"])
+    assert code == 2 and out == "" and "TypeError" not in err, err
+    assert "kvlib: error: solve: incumbent: schedule has 3 starts, expected 4" in err, err

@@ -51,6 +51,21 @@ def _clip(text: str, limit: int = CLIP_CHARS) -> str:
     return f"{text[:limit]}... ({len(text):,} characters)"
 
 
+def _names(names, quote: bool = False, limit: int = 8) -> str:
+    """At most ``limit`` names (each clipped), then how many more: a 100,000-column header stays readable."""
+    f = _quote if quote else _clip
+    shown = ", ".join(f(c, 40) for c in names[:limit])
+    return shown + (f", ... and {len(names) - limit:,} more" if len(names) > limit else "")
+
+
+def _quote(text: str, limit: int = CLIP_CHARS) -> str:
+    """``repr(text)``, or for a long text the repr of its first ``limit`` characters and its length."""
+    text = str(text)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
 @dataclass
 class RequestTable:
     """Columns read from a CSV file (``extra`` holds optional integer columns)."""
@@ -128,10 +143,12 @@ def parse_int(text: str, where: str) -> int:
             hint = " (no exponent notation)"
         elif "." in t:
             hint = " (a whole number is required)"
-        raise InstanceError(f"{where}: {t!r} is not an integer{hint}")
-    value = int(body)
-    if value > MAX_VALUE:
-        raise InstanceError(f"{where}: {t} is too large (kvlib accepts values up to 2**53 = {MAX_VALUE})")
+        raise InstanceError(f"{where}: {_quote(t)} is not an integer{hint}")
+    digits = body.lstrip("0") or "0"
+    # more digits than 2**53 has: too large, decided before int() (which refuses over 4,300 digits itself)
+    if len(digits) > len(str(MAX_VALUE)) or int(digits) > MAX_VALUE:
+        raise InstanceError(f"{where}: {_clip(t)} is too large (kvlib accepts values up to 2**53 = {MAX_VALUE})")
+    value = int(digits)
     return -value if t.startswith("-") else value
 
 
@@ -140,7 +157,7 @@ def _header(path, first: list[str], allowed: tuple[str, ...]) -> list[str]:
     seen: set[str] = set()
     for c in cols:
         if c in seen:
-            raise InstanceError(f"{path}, line 1: duplicate column {c!r}")
+            raise InstanceError(f"{path}, line 1: duplicate column {_quote(c)}")
         seen.add(c)
     return cols
 
@@ -178,13 +195,13 @@ def read_request_table(path: str | Path, optional: tuple[str, ...] = OPTIONAL) -
     missing = [c for c in REQUIRED if c not in cols]
     if missing:
         raise InstanceError(
-            f"{path}, line 1: missing column(s) {', '.join(missing)}; found {', '.join(cols) or 'nothing'} "
+            f"{path}, line 1: missing column(s) {', '.join(missing)}; found {_names(cols) or 'nothing'} "
             "(the header must name arrival,prompt,output)"
         )
     unknown = [c for c in cols if c not in REQUIRED + tuple(optional) + IGNORED]
     if unknown:
         raise InstanceError(
-            f"{path}, line 1: unknown column(s) {', '.join(repr(c) for c in unknown)}; allowed: "
+            f"{path}, line 1: unknown column(s) {_names(unknown, quote=True)}; allowed: "
             f"{', '.join(REQUIRED + tuple(optional))} (and id, ignored)"
         )
     wanted = list(REQUIRED) + [c for c in optional if c in cols]
@@ -284,9 +301,9 @@ def _parse_seconds(text: str, where: str) -> Decimal:
             raise InvalidOperation
         x = Decimal(t)
     except InvalidOperation:
-        raise InstanceError(f"{where}: {_clip(t)!r} is not a number of seconds") from None
+        raise InstanceError(f"{where}: {_quote(t)} is not a number of seconds") from None
     if not x.is_finite():
-        raise InstanceError(f"{where}: {_clip(t)!r} is not a finite number of seconds")
+        raise InstanceError(f"{where}: {_quote(t)} is not a finite number of seconds")
     if len(x.as_tuple().digits) > MAX_SECONDS_DIGITS:
         raise InstanceError(f"{where}: {_clip(t)} has more than {MAX_SECONDS_DIGITS} significant digits")
     if x < 0:
@@ -381,7 +398,7 @@ def convert_trace(path: str | Path, round_seconds: float) -> ConvertedTrace:
     for field_ in ("prompt", "output"):
         if used[field_] is None:
             raise InstanceError(f"{path}, line 1: no {field_} token column; expected one of "
-                                f"{', '.join(TRACE_COLUMNS[field_])}; found {', '.join(cols)}")
+                                f"{', '.join(TRACE_COLUMNS[field_])}; found {_names(cols) or 'nothing'}")
     pos = {f: cols.index(c) for f, c in used.items() if c is not None}
     secs: list[Decimal] = []
     rounds: list[int] = []
