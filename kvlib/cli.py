@@ -324,12 +324,13 @@ def build_parser() -> argparse.ArgumentParser:
     ncpu = _cpu_count()
     slv.add_argument("--threads", type=_int_arg(1, ncpu, f"between 1 and the number of CPU cores ({ncpu})"),
                      default=min(2, ncpu), help=f"solver threads, 1..{ncpu} (default {min(2, ncpu)})")
-    slv.add_argument("--method", choices=("pipeline", "ip"), default="pipeline",
+    slv.add_argument("--method", choices=("pipeline", "ip"), default=None,
                      help="pipeline (default): bounds, time-indexed LP with conflict-family rows, reduced-cost "
                      "fixing, CP-SAT event model; ip: the time-indexed IP of 001 Section 3 in HiGHS")
     slv.add_argument("--verbose", action="store_true", help="solver logs and pipeline progress on stderr")
-    slv.add_argument("--formulation", choices=("plain", "aggregated"), default="plain",
-                     help="memory constraint written per time (plain) or through running sums (aggregated)")
+    slv.add_argument("--formulation", choices=("plain", "aggregated"), default=None,
+                     help="--method ip only: memory constraint written per time (plain, default) or through running "
+                     "sums (aggregated); given without --method it selects --method ip")
     slv.add_argument("--json", action="store_true",
                      help="print one JSON object on stdout (lower, upper, optimal, starts, seconds, status, gap, "
                      "...); everything else goes to stderr")
@@ -663,11 +664,19 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
     from kvlib.core.model import Schedule
 
     sched_out = _schedule_target(args)
+    method = args.method
+    if args.formulation is not None:
+        if method == "pipeline":
+            raise _Fail(EXIT_BAD_INPUT, "--formulation applies only to --method ip (got --method pipeline, which "
+                        "builds its own model); drop --formulation or use --method ip")
+        if method is None:
+            print(f"kvlib: --formulation {args.formulation}: using --method ip (the time-indexed IP)", file=sys.stderr)
+        method = "ip"
+    method = method or "pipeline"
     table, inst = _read_instance(args.file, args.memory)
     finish = _solve_bar(args.time_limit, args.quiet, inst.n)
     try:
-        ip_options = {"formulation": args.formulation} if args.formulation != "plain" else {}
-        method = "ip" if ip_options else args.method
+        ip_options = {"formulation": args.formulation} if args.formulation not in (None, "plain") else {}
         res = solve(inst, time_limit=args.time_limit, threads=args.threads, method=method, verbose=args.verbose,
                     **ip_options)
     except ValueError as e:  # named argument errors of kvlib.optimum (time limit, threads, incumbent)

@@ -130,6 +130,10 @@ SOLVE_CASES = [
     ("threads 1000", ["--threads", "1000"], "--threads: must be between 1"),
     ("solve memory 1e23", ["--memory", "1e23"], "'1e23' is not an integer (no exponent notation)"),
     ("solve memory 0", ["--memory", "0"], "--memory must be positive, got 0"),
+    ("formulation with method pipeline", ["--method", "pipeline", "--formulation", "aggregated"],
+     "--formulation applies only to --method ip (got --method pipeline,"),
+    ("formulation plain with method pipeline", ["--formulation", "plain", "--method", "pipeline"],
+     "--formulation applies only to --method ip"),
 ]
 
 CONVERT_CASES = [

@@ -547,3 +547,12 @@ def test_solve_value_error_from_the_solver_is_reported(tmp_path, capsys, monkeyp
     code, out, err = _run(capsys, ["solve", str(f), "--memory", "8"])
     assert code == 2 and out == "" and "TypeError" not in err, err
     assert "kvlib: error: solve: incumbent: schedule has 3 starts, expected 4" in err, err
+
+
+def test_formulation_alone_selects_the_ip_and_says_so(tmp_path, capsys):
+    f = _file(tmp_path, SMALL)
+    code, out, err = _run(capsys, ["solve", str(f), "--memory", "8", "--formulation", "aggregated", "--json"])
+    assert code == 0, err
+    assert json.loads(out)["formulation"] == "aggregated" and "--formulation aggregated: using --method ip" in err
+    code, out, err = _run(capsys, ["solve", str(f), "--memory", "8", "--json"])
+    assert code == 0 and json.loads(out)["formulation"] == "pipeline" and err == ""
