@@ -236,11 +236,9 @@ def read_instance_csv(path: str | Path, memory: int) -> Instance:
 
 
 def write_instance_csv(instance: Instance, path: str | Path) -> None:
-    """Write ``arrival,prompt,output`` (the format :func:`read_instance_csv` reads), atomically
-    (:func:`kvlib.fileio.atomic_open`: a failed write leaves the old file intact)."""
-    from kvlib.fileio import atomic_open
-
-    with atomic_open(path, "w", newline="") as fh:
+    """Write ``arrival,prompt,output`` (the format :func:`read_instance_csv` reads).  Not atomic (kvlib.core
+    may not import :mod:`kvlib.fileio`); the CLI writes through :func:`kvlib.fileio.atomic_write_text`."""
+    with Path(path).open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(REQUIRED)
         for r in instance.requests:
@@ -283,10 +281,10 @@ class ConvertedTrace:
         return buf.getvalue()
 
     def write(self, path: str | Path) -> None:
-        """Write :meth:`csv_text` to ``path`` atomically (:func:`kvlib.fileio.atomic_write_text`)."""
-        from kvlib.fileio import atomic_write_text
-
-        atomic_write_text(path, self.csv_text())
+        """Write :meth:`csv_text` to ``path`` (not atomic: kvlib.core may not import :mod:`kvlib.fileio`; the
+        CLI writes ``csv_text()`` through :func:`kvlib.fileio.atomic_write_text`)."""
+        with Path(path).open("w", newline="") as fh:
+            fh.write(self.csv_text())
 
 
 #: Significant digits accepted in a time in seconds (timestamps and the round length).
