@@ -230,8 +230,12 @@ def default_round_seconds() -> float:
     from kvlib.serving.batchtime import default_model
     from kvlib.serving.hardware import PAPER_KV_CAPACITY_TOKENS
 
+    from decimal import Decimal
+
     ms = float(default_model().batch_ms(0, ROUND_BATCH, PAPER_KV_CAPACITY_TOKENS))
-    return round(ms, 1) / 1000.0
+    # exactly a whole number of 0.1 ms (round(ms, 1) / 1000.0 gave 0.054700000000000006, and convert computes
+    # rounds exactly from the decimal text of R)
+    return float(Decimal(repr(round(ms, 1))) / 1000)
 
 
 #: Requests decoding in the batch that defines the default round length of ``kvlib convert``.
@@ -385,9 +389,19 @@ def _progress_bar(total: int, quiet: bool, desc: str, unit: str = "req", minimum
     return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False, dynamic_ncols=True)
 
 
+def _check_input_path(path: str, metavar: str = "FILE.csv") -> None:
+    """An empty path or one with a NUL character, named before anything else (the file reader would say
+    "." is a directory, or raise a bare ValueError)."""
+    if path.strip() == "":
+        raise _Fail(EXIT_BAD_INPUT, f"{metavar}: empty path (name the input file)")
+    if "\x00" in path:
+        raise _Fail(EXIT_BAD_INPUT, f"{metavar} {path!r}: a path cannot contain a NUL character")
+
+
 def _read_instance(path: str, memory: int):
     from kvlib.core.traces import read_request_table
 
+    _check_input_path(path)
     if memory <= 0:
         raise _Fail(EXIT_BAD_INPUT, f"--memory must be positive, got {memory}")
     table = read_request_table(path)
@@ -568,6 +582,7 @@ def cmd_simulate(args: argparse.Namespace, out) -> int:
     from kvlib.core.checker import check_schedule
     from kvlib.core.simulate import simulate
 
+    _check_input_path(args.file)
     policy = _policy_from_args(args)
     sched_out = _schedule_target(args)
     table, inst = _read_instance(args.file, args.memory)
@@ -663,6 +678,7 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
     from kvlib.optimum.exact import solve
     from kvlib.core.model import Schedule
 
+    _check_input_path(args.file)
     sched_out = _schedule_target(args)
     method = args.method
     if args.formulation is not None:
@@ -718,6 +734,7 @@ def cmd_convert(args: argparse.Namespace, out) -> int:
 
     if args.round_seconds is None:  # pragma: no cover - only if the batch-time model failed
         raise _Fail(EXIT_BAD_INPUT, "--round-seconds is required (no default available)")
+    _check_input_path(args.file, "TRACE.csv")
     target = _output_target(args.out, "--out", (args.file,), getattr(args, "stdout_id", None))
     tr = convert_trace(args.file, args.round_seconds)
     if target not in (None, "-"):

@@ -31,6 +31,8 @@ CLI_CASES = [
     ("header only", "arrival,prompt,output\n", [], "no requests"),
     ("header only, CRLF", "arrival,prompt,output\r\n", [], "no requests"),
     ("missing column", "arrival,prompt\n0,5\n", [], "missing column(s) output"),
+    ("missing column after blank lines", "\n\narrival,prompt\n0,5\n", [], "line 3: missing column(s) output"),
+    ("unknown column after blank lines", "\n \narrival,prompt,output,x\n0,5,1,1\n", [], "line 3: unknown column(s) 'x'"),
     ("extra unknown column", "arrival,prompt,output,foo\n0,2,3,1\n", [], "unknown column(s) 'foo'"),
     ("duplicate column", "arrival,prompt,prompt,output\n0,2,2,3\n", [], "duplicate column 'prompt'"),
     ("UTF-16 file", GOOD.encode("utf-16"), [], "UTF-16"),
@@ -212,6 +214,25 @@ def test_cli_path_errors(tmp_path, capsys, cmd):
     extra = ["--policy", "mc-sf"] if cmd == "simulate" else []
     _assert_bad(*_run(capsys, [cmd, str(tmp_path / "missing.csv"), "--memory", "40"] + extra), "no such file")
     _assert_bad(*_run(capsys, [cmd, str(tmp_path), "--memory", "40"] + extra), "is a directory")
+
+
+PATH_CASES = [
+    ("empty input path", lambda d: "", "FILE.csv: empty path"),
+    ("input is a directory", lambda d: str(d), "is a directory"),
+    ("input missing", lambda d: str(d / "missing.csv"), "no such file"),
+    ("input /dev/null", lambda d: "/dev/null", "file is empty"),
+    ("input path with a NUL", lambda d: str(d / "a\x00b.csv"), "a path cannot contain a NUL character"),
+]
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve", "convert"])
+@pytest.mark.parametrize("case", PATH_CASES, ids=[c[0] for c in PATH_CASES])
+def test_cli_bad_input_paths(tmp_path, capsys, cmd, case):
+    _, path, expected = case
+    extra = {"simulate": ["--policy", "mc-sf", "--memory", "40"], "solve": ["--memory", "40"], "convert": []}[cmd]
+    if cmd == "convert":
+        expected = expected.replace("FILE.csv", "TRACE.csv")
+    _assert_bad(*_run(capsys, [cmd, path(tmp_path)] + extra), expected)
 
 
 def test_a_million_requests_error_names_the_last_line(tmp_path, capsys):

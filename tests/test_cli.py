@@ -556,3 +556,21 @@ def test_formulation_alone_selects_the_ip_and_says_so(tmp_path, capsys):
     assert json.loads(out)["formulation"] == "aggregated" and "--formulation aggregated: using --method ip" in err
     code, out, err = _run(capsys, ["solve", str(f), "--memory", "8", "--json"])
     assert code == 0 and json.loads(out)["formulation"] == "pipeline" and err == ""
+
+
+def test_default_round_is_exactly_its_stated_value():
+    """round(ms, 1) / 1000.0 gave 0.054700000000000006, and exact rounding took that binary value at its word;
+    the default is a whole number of 0.1 ms, exactly as --help states it."""
+    from decimal import Decimal
+
+    rs = default_round_seconds()
+    assert (Decimal(repr(rs)) * 10000) % 1 == 0, repr(rs)
+    assert repr(rs) == f"{rs:g}"
+
+
+def test_convert_blank_lines_before_the_header_and_negative_zero(tmp_path, capsys):
+    f = _file(tmp_path, "\n\narrived_at,num_prefill_tokens,num_decode_tokens\n-0.0,5,3\n0.25,5,3\n", "t.csv")
+    code, out, err = _run(capsys, ["convert", str(f), "--round-seconds", "0.1"])
+    assert code == 0, err
+    assert out.splitlines() == ["arrival,prompt,output", "0,5,3", "2,5,3"]
+    assert "(trace 0..0.25 s)" in err, err

@@ -152,12 +152,12 @@ def parse_int(text: str, where: str) -> int:
     return -value if t.startswith("-") else value
 
 
-def _header(path, first: list[str], allowed: tuple[str, ...]) -> list[str]:
+def _header(path, first: list[str], allowed: tuple[str, ...], line: int = 1) -> list[str]:
     cols = [h.strip().lower() for h in first]
     seen: set[str] = set()
     for c in cols:
         if c in seen:
-            raise InstanceError(f"{path}, line 1: duplicate column {_quote(c)}")
+            raise InstanceError(f"{path}, line {line}: duplicate column {_quote(c)}")
         seen.add(c)
     return cols
 
@@ -190,18 +190,19 @@ def read_request_table(path: str | Path, optional: tuple[str, ...] = OPTIONAL) -
     except StopIteration:
         raise InstanceError(f"{path}: file is empty (expected a header line arrival,prompt,output)") from None
     except csv.Error as e:
-        raise InstanceError(f"{path}, line 1: cannot parse the header ({e})") from None
-    cols = _header(path, header, REQUIRED + optional)
+        raise InstanceError(f"{path}, line {rows.line_num}: cannot parse the header ({e})") from None
+    hline = rows.line_num  # the header's line (blank lines before it are skipped)
+    cols = _header(path, header, REQUIRED + optional, hline)
     missing = [c for c in REQUIRED if c not in cols]
     if missing:
         raise InstanceError(
-            f"{path}, line 1: missing column(s) {', '.join(missing)}; found {_names(cols) or 'nothing'} "
+            f"{path}, line {hline}: missing column(s) {', '.join(missing)}; found {_names(cols) or 'nothing'} "
             "(the header must name arrival,prompt,output)"
         )
     unknown = [c for c in cols if c not in REQUIRED + tuple(optional) + IGNORED]
     if unknown:
         raise InstanceError(
-            f"{path}, line 1: unknown column(s) {_names(unknown, quote=True)}; allowed: "
+            f"{path}, line {hline}: unknown column(s) {_names(unknown, quote=True)}; allowed: "
             f"{', '.join(REQUIRED + tuple(optional))} (and id, ignored)"
         )
     wanted = list(REQUIRED) + [c for c in optional if c in cols]
@@ -306,7 +307,7 @@ def _parse_seconds(text: str, where: str) -> Decimal:
         raise InstanceError(f"{where}: {_clip(t)} has more than {MAX_SECONDS_DIGITS} significant digits")
     if x < 0:
         raise InstanceError(f"{where}: arrival time {_clip(t)} is negative")
-    return x
+    return x if not x.is_zero() else Decimal(0)  # -0.0 is 0
 
 
 def _round_length(round_seconds) -> Decimal:
@@ -387,15 +388,20 @@ def convert_trace(path: str | Path, round_seconds: float) -> ConvertedTrace:
     rows = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(rows)
+        while not any(x.strip() for x in header):  # blank lines before the header, as read_request_table
+            header = next(rows)
     except StopIteration:
         raise InstanceError(f"{path}: file is empty (expected a header line)") from None
-    cols = _header(path, header, ())
+    except csv.Error as e:
+        raise InstanceError(f"{path}, line {rows.line_num}: cannot parse the header ({e})") from None
+    hline = rows.line_num
+    cols = _header(path, header, (), hline)
     used: dict[str, str | None] = {}
     for field_, names in TRACE_COLUMNS.items():
         used[field_] = next((c for c in names if c in cols), None)
     for field_ in ("prompt", "output"):
         if used[field_] is None:
-            raise InstanceError(f"{path}, line 1: no {field_} token column; expected one of "
+            raise InstanceError(f"{path}, line {hline}: no {field_} token column; expected one of "
                                 f"{', '.join(TRACE_COLUMNS[field_])}; found {_names(cols) or 'nothing'}")
     pos = {f: cols.index(c) for f, c in used.items() if c is not None}
     secs: list[Decimal] = []
@@ -421,7 +427,7 @@ def convert_trace(path: str | Path, round_seconds: float) -> ConvertedTrace:
                                     f"{_clip(last_text)}; the trace must be in time order")
             k = floor_rounds(x, r)
             if k is None:
-                raise InstanceError(f"{where}: arrival {_clip(text_x)} s is more than 2**53 rounds of {r} s, "
+                raise InstanceError(f"{where}: arrival {_clip(text_x)} s is more than 2**53 rounds of {r:g} s, "
                                     "more than kvlib accepts")
             last, last_text = x, text_x
             secs.append(x)
