@@ -546,7 +546,7 @@ def _policy_from_args(args: argparse.Namespace):
 
     name = args.policy
     if name not in POLICIES:
-        close = difflib.get_close_matches(name, list(POLICIES), n=1)
+        close = difflib.get_close_matches(name.strip().lower().replace("_", "-"), list(POLICIES), n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise _Fail(EXIT_BAD_INPUT, f"--policy: unknown policy {name!r}{hint}; known: {', '.join(POLICIES)}")
     accepted = policy_options(name)

@@ -152,6 +152,15 @@ def parse_int(text: str, where: str) -> int:
     return -value if t.startswith("-") else value
 
 
+def _separator_hint(cols: list[str]) -> str:
+    """A hint when a one-column header looks like another separator was used."""
+    if len(cols) == 1:
+        for sep, name in (("\t", "tab"), (";", "semicolon"), ("|", "pipe")):
+            if sep in cols[0]:
+                return f" ({name}-separated? kvlib reads comma-separated values)"
+    return ""
+
+
 def _header(path, first: list[str], allowed: tuple[str, ...], line: int = 1) -> list[str]:
     cols = [h.strip().lower() for h in first]
     seen: set[str] = set()
@@ -162,15 +171,24 @@ def _header(path, first: list[str], allowed: tuple[str, ...], line: int = 1) -> 
     return cols
 
 
-def _data_rows(path, rows, ncols: int):
+def _data_rows(path, rows, ncols: int, header: list[str] | None = None):
     """The data rows of a CSV reader as ``(line number, fields)``: blank lines skipped, a row with
-    another number of fields than the header, or unparsable CSV, raised as :class:`InstanceError`
-    naming the file and the line."""
+    another number of fields than the header, a quoted field running over a line end (an unterminated
+    quote), a repeat of the header, or unparsable CSV, raised as :class:`InstanceError` naming the file
+    and the line."""
+    prev = rows.line_num  # the header's line
     try:
         for row in rows:
             lineno = rows.line_num
+            start, prev = prev + 1, lineno  # the line the row began on
             if not row or all(not x.strip() for x in row):
                 continue
+            if start != lineno or any("\n" in x or "\r" in x for x in row):
+                raise InstanceError(f"{path}, line {start}: a quoted field runs past the end of its line "
+                                    f"(an unterminated quote \"?), up to line {lineno}")
+            if header is not None and [x.strip().lower() for x in row] == header:
+                raise InstanceError(f"{path}, line {lineno}: a second header line (two files concatenated?); "
+                                    "remove it")
             if len(row) != ncols:
                 raise InstanceError(f"{path}, line {lineno}: expected {ncols} fields, found {len(row)}")
             yield lineno, row
@@ -197,7 +215,7 @@ def read_request_table(path: str | Path, optional: tuple[str, ...] = OPTIONAL) -
     if missing:
         raise InstanceError(
             f"{path}, line {hline}: missing column(s) {', '.join(missing)}; found {_names(cols) or 'nothing'} "
-            "(the header must name arrival,prompt,output)"
+            f"(the header must name arrival,prompt,output){_separator_hint(cols)}"
         )
     unknown = [c for c in cols if c not in REQUIRED + tuple(optional) + IGNORED]
     if unknown:
@@ -211,7 +229,7 @@ def read_request_table(path: str | Path, optional: tuple[str, ...] = OPTIONAL) -
     lines: list[int] = []
     id_pos = cols.index("id") if "id" in cols else None
     ids: list[str] | None = None if id_pos is None else []
-    for lineno, row in _data_rows(path, rows, len(cols)):
+    for lineno, row in _data_rows(path, rows, len(cols), cols):
         for c in wanted:
             data[c].append(parse_int(row[pos[c]], f"{path}, line {lineno}, column {c}"))
         if ids is not None:
@@ -402,7 +420,8 @@ def convert_trace(path: str | Path, round_seconds: float) -> ConvertedTrace:
     for field_ in ("prompt", "output"):
         if used[field_] is None:
             raise InstanceError(f"{path}, line {hline}: no {field_} token column; expected one of "
-                                f"{', '.join(TRACE_COLUMNS[field_])}; found {_names(cols) or 'nothing'}")
+                                f"{', '.join(TRACE_COLUMNS[field_])}; found {_names(cols) or 'nothing'}"
+                                f"{_separator_hint(cols)}")
     pos = {f: cols.index(c) for f, c in used.items() if c is not None}
     secs: list[Decimal] = []
     rounds: list[int] = []
@@ -411,7 +430,7 @@ def convert_trace(path: str | Path, round_seconds: float) -> ConvertedTrace:
     lines: list[int] = []
     last: Decimal | None = None
     last_text = ""
-    for lineno, row in _data_rows(path, rows, len(cols)):
+    for lineno, row in _data_rows(path, rows, len(cols), cols):
         for f, lst in (("prompt", s_list), ("output", o_list)):
             v = parse_int(row[pos[f]], f"{path}, line {lineno}, column {used[f]}")
             if v <= 0:
