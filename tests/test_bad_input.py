@@ -208,6 +208,18 @@ SOLVE_CASES = [
     ("threads 1000", ["--threads", "1000"], "--threads: must be between 1"),
     ("solve memory 1e23", ["--memory", "1e23"], "'1e23' is not an integer (no exponent notation)"),
     ("solve memory 0", ["--memory", "0"], "--memory must be positive, got 0"),
+    ("time-limit text", ["--time-limit", "soon"], "argument --time-limit: 'soon' is not a number"),
+    ("time-limit empty", ["--time-limit", ""], "argument --time-limit: '' is not a number"),
+    ("time-limit underscore", ["--time-limit", "1_0"], "argument --time-limit: '1_0' is not a number"),
+    ("time-limit inf", ["--time-limit", "inf"], "--time-limit: must be a positive number of seconds, got inf"),
+    ("time-limit 1e10", ["--time-limit", "1e10"], "--time-limit: must be a positive number of seconds, got 1e10"),
+    ("threads 1.5", ["--threads", "1.5"], "argument --threads: '1.5' is not an integer"),
+    ("threads text", ["--threads", "two"], "argument --threads: 'two' is not an integer"),
+    ("method bogus", ["--method", "magic"], "argument --method: invalid choice: 'magic'"),
+    ("formulation bogus", ["--formulation", "dense"], "argument --formulation: invalid choice: 'dense'"),
+    ("solve memory plus sign", ["--memory", "+8"], "'+8' is not an integer (no '+' sign)"),
+    ("solve memory too small", ["--memory", "4"], "line 2: request 0: prompt + output = 2 + 3 = 5 exceeds"),
+    ("solve policy option", ["--policy", "mc-sf"], "unrecognized arguments: --policy mc-sf"),
     ("formulation with method pipeline", ["--method", "pipeline", "--formulation", "aggregated"],
      "--formulation applies only to --method ip (got --method pipeline,"),
     ("formulation plain with method pipeline", ["--formulation", "plain", "--method", "pipeline"],
@@ -233,6 +245,38 @@ CONVERT_CASES = [
      "line 2, column num_decode_tokens: 7777"),
     ("5000-digit arrival seconds", "arrived_at,num_prefill_tokens,num_decode_tokens\n" + "1" * 5000 + ",5,3\n", [],
      "line 2, column arrived_at: 1111"),
+    ("hex arrival", "arrived_at,num_prefill_tokens,num_decode_tokens\n0x1,5,3\n", [], "line 2, column arrived_at: '0x1' is not a number of seconds"),
+    ("Infinity arrival", "arrived_at,num_prefill_tokens,num_decode_tokens\nInfinity,5,3\n", [], "line 2, column arrived_at: 'Infinity' is not a finite number"),
+    ("empty arrival", "arrived_at,num_prefill_tokens,num_decode_tokens\n,5,3\n", [], "line 2, column arrived_at: '' is not a number of seconds"),
+    ("underscore arrival", "arrived_at,num_prefill_tokens,num_decode_tokens\n1_0,5,3\n", [], "line 2, column arrived_at: '1_0' is not a number of seconds"),
+    ("non-ASCII arrival", "arrived_at,num_prefill_tokens,num_decode_tokens\n\u0661.5,5,3\n", [], "line 2, column arrived_at: '\u0661.5' is not a number"),
+    ("arrival beyond 2**53 rounds", "arrived_at,num_prefill_tokens,num_decode_tokens\n1e400,5,3\n", [], "line 2, column arrived_at: arrival 1e400 s is more than 2**53 rounds"),
+    ("arrival with 101 digits", "arrived_at,num_prefill_tokens,num_decode_tokens\n0." + "1" * 101 + ",5,3\n", [], "has more than 100 significant digits"),
+    ("plus sign tokens", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,+5,3\n", [], "column num_prefill_tokens: '+5' is not an integer (no '+' sign)"),
+    ("empty token count", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,,3\n", [], "line 2, column num_prefill_tokens: '' is not an integer"),
+    ("negative token count", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,-5,3\n", [], "column num_prefill_tokens: token count must be positive, got -5"),
+    ("trace too many fields", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,5,3,9\n", [], "line 2: expected 3 fields, found 4"),
+    ("trace duplicate column", "arrived_at,arrived_at,num_decode_tokens\n0.5,5,3\n", [], "line 1: duplicate column 'arrived_at'"),
+    ("trace without prompt column", "arrived_at,num_decode_tokens\n0.5,3\n", [], "no prompt token column"),
+    ("trace tab-separated", "arrived_at\tnum_prefill_tokens\tnum_decode_tokens\n0\t5\t3\n", [], "(tab-separated?"),
+    ("trace header repeated", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,5,3\narrived_at,num_prefill_tokens,num_decode_tokens\n0.7,5,3\n", [], "line 3: a second header line"),
+    ("trace unterminated quote", 'arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,"5,3\n', [], "line 2: a quoted field runs past the end of its line"),
+    ("trace empty file", "", [], "file is empty (expected a header line)"),
+    ("trace UTF-16", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,5,3\n".encode("utf-16"), [], "UTF-16"),
+    ("trace binary", b"\x00\x01\x02", [], "binary data"),
+    ("trace 1 MB field", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5," + "9" * 10**6 + ",3\n", [], "line 2: cannot parse CSV (field larger than"),
+    ("trace 100,000 columns, none known", ",".join(f"c{i}" for i in range(10**5)) + "\n", [],
+     "no prompt token column; expected one of num_prefill_tokens"),
+    ("round-seconds nan", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,5,3\n", ["--round-seconds", "nan"], "--round-seconds: must be a positive number of seconds, got nan"),
+    ("round-seconds inf", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,5,3\n", ["--round-seconds", "inf"], "--round-seconds: must be a positive number"),
+    ("round-seconds negative", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,5,3\n", ["--round-seconds", "-0.1"], "--round-seconds: must be a positive number"),
+    ("round-seconds -0", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,5,3\n", ["--round-seconds", "-0"], "--round-seconds: must be a positive number"),
+    ("round-seconds empty", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,5,3\n", ["--round-seconds", ""], "argument --round-seconds: '' is not a number"),
+    ("round-seconds hex float", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,5,3\n", ["--round-seconds", "0x1p-3"], "'0x1p-3' is not a number"),
+    ("round-seconds underscore", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,5,3\n", ["--round-seconds", "0_1"], "'0_1' is not a number"),
+    ("round-seconds 1e10", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,5,3\n", ["--round-seconds", "1e10"], "--round-seconds: must be at most 1e9 seconds"),
+    ("round-seconds 101 digits", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,5,3\n", ["--round-seconds", "0." + "1" * 101], "at most 100 significant"),
+    ("round-seconds 1e-30", "arrived_at,num_prefill_tokens,num_decode_tokens\n5,5,3\n", ["--round-seconds", "1e-30"], "arrival 5 s is more than 2**53 rounds of 1e-30 s"),
     ("trace header only", "arrived_at,num_prefill_tokens,num_decode_tokens\n", [], "no rows"),
 ]
 
@@ -309,6 +353,69 @@ def test_cli_bad_input_paths(tmp_path, capsys, cmd, case):
     if cmd == "convert":
         expected = expected.replace("FILE.csv", "TRACE.csv")
     _assert_bad(*_run(capsys, [cmd, path(tmp_path)] + extra), expected)
+
+
+def _same_as_input(d, f):
+    import os
+
+    hard = d / "hard.csv"
+    os.link(f, hard)
+    return str(hard)
+
+
+def _symlink_to_input(d, f):
+    link = d / "link.csv"
+    link.symlink_to(f)
+    return str(link)
+
+
+# (id, output path from (tmp dir, input path), extra argv, substring); each runs for simulate, solve and convert
+OUTPUT_CASES = [
+    ("output empty path", lambda d, f: "", [], "empty path"),
+    ("output blank path", lambda d, f: "  ", [], "empty path"),
+    ("output is a directory", lambda d, f: str(d), [], "is a directory (name a file inside it)"),
+    ("output directory missing", lambda d, f: str(d / "no" / "x.csv"), [], "does not exist"),
+    ("output is the input", lambda d, f: str(f), [], "is the input file"),
+    ("output is the input via ./..", lambda d, f: str(d / "sub" / "." / ".." / f.name), [], "is the input file"),
+    ("output is a symlink to the input", _symlink_to_input, [], "is the input file"),
+    ("output is a hard link to the input", _same_as_input, [], "is the input file"),
+    ("output path with a NUL", lambda d, f: str(d / "a\x00b.csv"), [], "a path cannot contain a NUL character"),
+    ("output on a full device", lambda d, f: "/dev/full", [], "No space left on device"),
+]
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve", "convert"])
+@pytest.mark.parametrize("case", OUTPUT_CASES, ids=[c[0] for c in OUTPUT_CASES])
+def test_cli_bad_output_paths(tmp_path, capsys, cmd, case):
+    import os
+
+    name, out_path, extra, expected = case
+    if name == "output on a full device" and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    (tmp_path / "sub").mkdir()
+    if cmd == "convert":
+        text = "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,2,3\n"
+        f = _file(tmp_path, text, "trace.csv")
+        argv = ["convert", str(f), "--out", out_path(tmp_path, f)]
+        option = "--out"
+    else:
+        text = GOOD
+        f = _file(tmp_path, text)
+        argv = [cmd, str(f), "--memory", "40", "--schedule-out", out_path(tmp_path, f)]
+        argv += ["--policy", "mc-sf"] if cmd == "simulate" else []
+        option = "--schedule-out"
+    code, out, err = _run(capsys, argv + extra)
+    _assert_bad(code, out, err, expected)
+    assert option in err, err
+    assert f.read_text() == text  # the input is never touched
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve"])
+def test_cli_schedule_to_stdout_with_json(tmp_path, capsys, cmd):
+    f = _file(tmp_path, GOOD)
+    argv = [cmd, str(f), "--memory", "40", "--json", "--schedule-out", "/dev/stdout"]
+    argv += ["--policy", "mc-sf"] if cmd == "simulate" else []
+    _assert_bad(*_run(capsys, argv), "cannot go to stdout with --json")
 
 
 def test_a_million_requests_error_names_the_last_line(tmp_path, capsys):
@@ -428,5 +535,12 @@ def test_api_raises_named_errors(case):
     assert expected in str(info.value), str(info.value)
 
 
-def test_at_least_fifty_kinds():
-    assert len(CLI_CASES) + len(SOLVE_CASES) + len(CONVERT_CASES) + len(API_CASES) + 3 >= 100
+def test_at_least_two_hundred_kinds():
+    """Distinct kinds of bad input, each with its own named error: the tables' ids (a kind shared by two tables,
+    e.g. "memory 0" in the CLI and the API, counts once), the path and output cases per command, the stdout case per
+    command, and the million-line file."""
+    kinds = {c[0] for c in CLI_CASES + SOLVE_CASES + CONVERT_CASES + API_CASES}
+    kinds |= {(c[0], cmd) for c in PATH_CASES + OUTPUT_CASES for cmd in ("simulate", "solve", "convert")}
+    kinds |= {("schedule to stdout with --json", cmd) for cmd in ("simulate", "solve")}
+    kinds.add("a million requests, the last one bad")
+    assert len(kinds) >= 200, len(kinds)

@@ -574,3 +574,18 @@ def test_convert_blank_lines_before_the_header_and_negative_zero(tmp_path, capsy
     assert code == 0, err
     assert out.splitlines() == ["arrival,prompt,output", "0,5,3", "2,5,3"]
     assert "(trace 0..0.25 s)" in err, err
+
+
+def test_schedule_out_naming_the_file_stdout_is_redirected_to(tmp_path):
+    """`kvlib simulate ... > out.txt --schedule-out out.txt`: an atomic rename would give out.txt a new inode while
+    the shell's descriptor keeps writing the old, unlinked one (the report would vanish); the schedule goes to
+    stdout instead, i.e. into out.txt, and the report to stderr."""
+    f = _file(tmp_path, SMALL)
+    target = tmp_path / "out.txt"
+    with open(target, "w") as fh:
+        r = subprocess.run([sys.executable, "-m", "kvlib.cli", "simulate", str(f), "--memory", "8", "--policy",
+                            "mc-sf", "--schedule-out", str(target)], stdout=fh, stderr=subprocess.PIPE, text=True,
+                           cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.reader(io.StringIO(target.read_text())))
+    assert rows[0][0] == "id" and len(rows) == 5 and "TEL" in r.stderr
