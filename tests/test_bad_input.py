@@ -13,6 +13,7 @@ import pytest
 
 from kvlib import Instance, Schedule, make_policy, memory_profile, simulate
 from kvlib.cli import main
+from kvlib.core.traces import convert_trace, parse_int, read_instance_csv
 from kvlib.errors import (
     InstanceError,
     KvlibError,
@@ -521,6 +522,21 @@ API_CASES = [
     ("fractional start", lambda: Schedule((1.7, 0, 0)), ScheduleError, "start time of request 0 must be an integer"),
     ("text start", lambda: Schedule(("3",)), ScheduleError, "start time of request 0 must be an integer"),
     ("bad cancelled run", lambda: Schedule((0,), ((0, 1),)), ScheduleError, "cancelled run 0: expected"),
+    # kvlib.core.traces (the CLI's reader) called directly
+    ("read_instance_csv(None)", lambda: read_instance_csv(None, 40), ParameterError,
+     "path must be a file path (str or os.PathLike), got None"),
+    ("read_instance_csv(bytes)", lambda: read_instance_csv(b"x.csv", 40), ParameterError, "path must be a file path"),
+    ("convert_trace(None)", lambda: convert_trace(None, 0.1), ParameterError, "path must be a file path"),
+    ("convert_trace round text", lambda: convert_trace("x.csv", "abc"), ParameterError,
+     "round_seconds must be a positive number of seconds, got 'abc'"),
+    ("convert_trace round bool", lambda: convert_trace("x.csv", True), ParameterError,
+     "round_seconds must be a positive number of seconds, got True"),
+    ("convert_trace round nan", lambda: convert_trace("x.csv", math.nan), ParameterError,
+     "round_seconds must be a positive number of seconds, got nan"),
+    ("convert_trace round zero", lambda: convert_trace("x.csv", 0), ParameterError,
+     "round_seconds must be a positive number of seconds, got 0"),
+    ("parse_int(None)", lambda: parse_int(None, "where"), ParameterError, "where: expected text, got None"),
+    ("parse_int(5)", lambda: parse_int(5, "where"), ParameterError, "where: expected text, got 5"),
     ("dense profile too long", lambda: memory_profile(Instance.from_arrays([10**12], [1], [1], 10),
                                                         Schedule((10**12,))), ScheduleError, "pass times="),
 ]

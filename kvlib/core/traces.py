@@ -93,9 +93,15 @@ class RequestTable:
             raise InstanceError(f"{self.source}: {msg}") from None
 
 
+def _as_path(path) -> Path:
+    if isinstance(path, (bytes, bytearray)) or not isinstance(path, (str, Path)) and not hasattr(path, "__fspath__"):
+        raise ParameterError(f"path must be a file path (str or os.PathLike), got {_clip(repr(path))}")
+    return Path(path)
+
+
 def read_text(path: str | Path, what: str = "request file") -> str:
     """The text of ``path`` (UTF-8, BOM stripped); :class:`InstanceError` naming the file otherwise."""
-    path = Path(path)
+    path = _as_path(path)
     try:
         if path.is_dir():
             raise InstanceError(f"{path}: is a directory, not a {what}")
@@ -125,6 +131,8 @@ def read_text(path: str | Path, what: str = "request file") -> str:
 
 def parse_int(text: str, where: str) -> int:
     """A plain decimal integer (see the module docstring); :class:`InstanceError` naming ``where`` otherwise."""
+    if not isinstance(text, str):
+        raise ParameterError(f"{where}: expected text, got {text!r}"[:200])
     t = text.strip()
     body = t[1:] if t.startswith("-") else t
     if body.endswith(".0") or "." in body:
@@ -198,7 +206,7 @@ def _data_rows(path, rows, ncols: int, header: list[str] | None = None):
 
 def read_request_table(path: str | Path, optional: tuple[str, ...] = OPTIONAL) -> RequestTable:
     """Read ``arrival,prompt,output`` (+ optional columns) from ``path``; errors name file, line and column."""
-    path = Path(path)
+    path = _as_path(path)
     text = read_text(path)
     rows = csv.reader(io.StringIO(text, newline=""))
     try:
@@ -400,8 +408,8 @@ def convert_trace(path: str | Path, round_seconds: float) -> ConvertedTrace:
     non-decreasing.  Any unusable row raises :class:`InstanceError` naming the
     line, the column and the value.
     """
+    path = _as_path(path)
     r = _round_length(round_seconds)
-    path = Path(path)
     text = read_text(path, "trace")
     rows = csv.reader(io.StringIO(text, newline=""))
     try:
