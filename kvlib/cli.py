@@ -5,6 +5,11 @@ With ``--json`` stdout carries exactly one JSON document: while the command
 runs, file descriptor 1 is pointed at stderr, so nothing a library prints
 (e.g. a solver's banner or log) can reach stdout before the document.
 
+Output files (``--schedule-out``, ``--out``) are checked before any work (the input under any name, by
+device and inode; a directory; a missing directory) and written atomically through
+:func:`kvlib.fileio.atomic_write_text`; ``-``, ``/dev/stdout`` or the file stdout is redirected to mean
+standard output (taken before descriptor 1 is redirected), other devices are written directly.
+
 Exit codes (also in ``kvlib --help``): see :data:`EXIT_CODES`.
 """
 
@@ -248,7 +253,8 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     def _split_lines(self, text, width):
         import textwrap
 
-        return textwrap.wrap(self._whitespace_matcher.sub(" ", text).strip(), width, break_on_hyphens=False)
+        return textwrap.wrap(self._whitespace_matcher.sub(" ", text).strip(), width, break_on_hyphens=False,
+                             break_long_words=False)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -289,7 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "peak_memory, evictions, starts); everything else goes to stderr")
     sim.add_argument("--schedule-out", metavar="FILE.csv", default=None,
                      help="write the schedule, one row per request: id,arrival,prompt,output,start,completion,"
-                     "latency,evictions")
+                     "latency,evictions; id is the input's id column where it has one, else the request's number from 0. Written atomically "
+                     "(a failed write keeps the file already there); the input file is refused under any name; "
+                     "- or /dev/stdout puts the schedule on stdout and the report on stderr (not with --json)")
     sim.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
     sim.add_argument("--force", action="store_true",
                      help=f"run even when an option predicts a very long run (--samples above {MAX_SAMPLES:,})")
@@ -340,7 +348,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "...); everything else goes to stderr")
     slv.add_argument("--schedule-out", metavar="FILE.csv", default=None,
                      help="write the best schedule, one row per request: id,arrival,prompt,output,start,"
-                     "completion,latency,evictions")
+                     "completion,latency,evictions; id is the input's id column where it has one, else the request's number from 0. Written atomically "
+                     "(a failed write keeps the file already there); the input file is refused under any name; "
+                     "- or /dev/stdout puts the schedule on stdout and the report on stderr (not with --json)")
     slv.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
 
     try:
@@ -366,7 +376,9 @@ def build_parser() -> argparse.ArgumentParser:
     cnv.add_argument("file", metavar="TRACE.csv")
     cnv.add_argument("--round-seconds", type=_seconds_arg, default=rs, help=f"length R of one round in seconds (default {rs_text})")
     cnv.add_argument("--out", "-o", metavar="FILE.csv", default=None,
-                     help="write the request CSV here (default: stdout); the summary goes to stderr")
+                     help="write the request CSV here (default, - or /dev/stdout: stdout), atomically (a failed write "
+                     "keeps the file already there; the input trace is refused under any name); the summary goes "
+                     "to stderr")
     return parser
 
 
