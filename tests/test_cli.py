@@ -589,3 +589,14 @@ def test_schedule_out_naming_the_file_stdout_is_redirected_to(tmp_path):
     assert r.returncode == 0, r.stderr
     rows = list(csv.reader(io.StringIO(target.read_text())))
     assert rows[0][0] == "id" and len(rows) == 5 and "TEL" in r.stderr
+
+
+def test_solve_horizon_guard_and_force(tmp_path, capsys, monkeypatch):
+    import kvlib.cli as cli
+
+    monkeypatch.setattr(cli, "MAX_SOLVE_HORIZON", 5)
+    f = _file(tmp_path, SMALL)  # max arrival 2 + total output 10 = 12 rounds
+    code, _, err = _run(capsys, ["solve", str(f), "--memory", "8"])
+    assert code == 2 and "max arrival + total output = 12 rounds, more than 5" in err and "--force" in err
+    code, out, err = _run(capsys, ["solve", str(f), "--memory", "8", "--force", "--json"])
+    assert code == 0 and json.loads(out)["upper"] == 15, err

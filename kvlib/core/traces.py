@@ -3,7 +3,8 @@
 The request format (what ``kvlib simulate`` / ``kvlib solve`` read): a header
 line naming the columns ``arrival,prompt,output`` (any order; optional
 ``lower`` and ``upper`` for 003 interval predictions; an ``id`` column is
-allowed and ignored) and one request per line.  Rules, each enforced with an
+allowed: read as text, not checked, and copied to the ``id`` column of the CLI's schedule output) and one
+request per line.  Rules, each enforced with an
 :class:`~kvlib.core.errors.InstanceError` that names the file, the line (1-based;
 the header is line 1) and the column:
 
