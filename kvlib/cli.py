@@ -182,7 +182,8 @@ OPTION_TEXT = {
     "phase2": "Phase 2: longest fitting prefix of the list or scan the whole list",
     "epsilon": "with --selector scaled-dp / scaled-dp-ours only: precision; 002 Alg. 3 scales memory by "
                "lambda = max(1, epsilon*M/B)",
-    "B": "with --selector scaled-dp only: 002 Alg. 3's B; with scaled-dp-ours: largest batch size",
+    "B": "with --selector scaled-dp or scaled-dp-ours only: 002 Alg. 3's B (scaled-dp) or the largest batch size "
+         "(scaled-dp-ours)",
     "samples": "with --selector quantile-ours only: random orders per quantile (seeded by --seed; at most "
                "{max_samples:,} unless --force)",
     "time_step": "LP start-time grid step",
@@ -300,8 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "peak_memory, evictions, starts); everything else goes to stderr")
     sim.add_argument("--schedule-out", metavar="FILE.csv", default=None,
                      help="write the schedule, one row per request: id,arrival,prompt,output,start,completion,"
-                     "latency,evictions; id is the input's id column where it has one, else the request's number from 0. Written atomically "
-                     "(a failed write keeps the file already there); the input file is refused under any name; "
+                     "latency,evictions; id is the input's id column where it has one, else the request's number "
+                     "from 0. Written atomically (a failed write keeps the file already there); the input file is refused under any name; "
                      "- or /dev/stdout puts the schedule on stdout and the report on stderr (not with --json)")
     sim.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
     sim.add_argument("--force", action="store_true",
@@ -353,8 +354,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "...); everything else goes to stderr")
     slv.add_argument("--schedule-out", metavar="FILE.csv", default=None,
                      help="write the best schedule, one row per request: id,arrival,prompt,output,start,"
-                     "completion,latency,evictions; id is the input's id column where it has one, else the request's number from 0. Written atomically "
-                     "(a failed write keeps the file already there); the input file is refused under any name; "
+                     "completion,latency,evictions; id is the input's id column where it has one, else the request's "
+                     "number from 0. Written atomically (a failed write keeps the file already there); the input file is refused under any name; "
                      "- or /dev/stdout puts the schedule on stdout and the report on stderr (not with --json)")
     slv.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
     slv.add_argument("--force", action="store_true",
