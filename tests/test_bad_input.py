@@ -13,6 +13,7 @@ import pytest
 
 from kvlib import Instance, Schedule, make_policy, memory_profile, simulate
 from kvlib.cli import main
+from kvlib.core.traces import convert_trace, parse_int, read_instance_csv
 from kvlib.errors import (
     InstanceError,
     KvlibError,
@@ -31,6 +32,8 @@ CLI_CASES = [
     ("header only", "arrival,prompt,output\n", [], "no requests"),
     ("header only, CRLF", "arrival,prompt,output\r\n", [], "no requests"),
     ("missing column", "arrival,prompt\n0,5\n", [], "missing column(s) output"),
+    ("missing column after blank lines", "\n\narrival,prompt\n0,5\n", [], "line 3: missing column(s) output"),
+    ("unknown column after blank lines", "\n \narrival,prompt,output,x\n0,5,1,1\n", [], "line 3: unknown column(s) 'x'"),
     ("extra unknown column", "arrival,prompt,output,foo\n0,2,3,1\n", [], "unknown column(s) 'foo'"),
     ("duplicate column", "arrival,prompt,prompt,output\n0,2,2,3\n", [], "duplicate column 'prompt'"),
     ("UTF-16 file", GOOD.encode("utf-16"), [], "UTF-16"),
@@ -85,6 +88,115 @@ CLI_CASES = [
     ("alpha too large for a request", "arrival,prompt,output\n0,30,5\n", ["--policy", "alpha-greedy", "--alpha", "0.9"],
      "alpha-greedy: alpha = 0.9: request 0 needs s + 1 = 31 tokens"),
     ("schedule-out unwritable", GOOD, ["--schedule-out", "/nonexistent-dir/x.csv"], "--schedule-out /nonexistent-dir"),
+    # more value spellings (cli probe)
+    ("trailing dot", "arrival,prompt,output\n0,5.,3\n", [], "column prompt: '5.' is not an integer (a whole number"),
+    ("leading dot", "arrival,prompt,output\n0,.5,3\n", [], "column prompt: '.5' is not an integer"),
+    ("nonzero fraction digits", "arrival,prompt,output\n0,2.50,3\n", [], "column prompt: '2.50' is not an integer"),
+    ("two dots", "arrival,prompt,output\n0,5.0.0,3\n", [], "column prompt: '5.0.0' is not an integer"),
+    ("hex value", "arrival,prompt,output\n0,0x1A,3\n", [], "column prompt: '0x1A' is not an integer"),
+    ("double minus", "arrival,prompt,output\n--5,2,3\n", [], "column arrival: '--5' is not an integer"),
+    ("trailing minus", "arrival,prompt,output\n5-,2,3\n", [], "column arrival: '5-' is not an integer"),
+    ("minus alone", "arrival,prompt,output\n-,2,3\n", [], "column arrival: '-' is not an integer"),
+    ("minus then space", "arrival,prompt,output\n- 5,2,3\n", [], "column arrival: '- 5' is not an integer"),
+    ("space inside", "arrival,prompt,output\n0,5 6,3\n", [], "column prompt: '5 6' is not an integer"),
+    ("quoted thousands", 'arrival,prompt,output\n0,"1,000",3\n', [], "column prompt: '1,000' is not an integer"),
+    ("inf value", "arrival,prompt,output\n0,2,inf\n", [], "column output: 'inf' is not an integer"),
+    ("boolean value", "arrival,prompt,output\n0,true,3\n", [], "column prompt: 'true' is not an integer"),
+    ("superscript two", "arrival,prompt,output\n0,\u00b2,3\n", [], "column prompt: '\u00b2' is not an integer (ASCII"),
+    ("vulgar fraction", "arrival,prompt,output\n0,\u00bd,3\n", [], "column prompt: '\u00bd' is not an integer (ASCII"),
+    ("exponent 5E0", "arrival,prompt,output\n0,5E0,3\n", [], "'5E0' is not an integer (no exponent notation)"),
+    ("negative zero prompt", "arrival,prompt,output\n0,-0,3\n", [], "line 2: request 0: prompt size must be positive, got 0"),
+    ("NUL inside a value", b"arrival,prompt,output\n0,2\x00,3\n", [], "a NUL byte at offset 25, line 2"),
+    ("UTF-16 big-endian", GOOD.encode("utf-16-be").join([b"\xfe\xff", b""]), [], "UTF-16"),
+    ("gzip file", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", [], "binary data"),
+    ("xlsx file", b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00", [], "binary data"),
+    # shapes of the file (cli probe)
+    ("tab-separated", "arrival\tprompt\toutput\n0\t2\t3\n", [], "(tab-separated? kvlib reads comma-separated values)"),
+    ("semicolon-separated", "arrival;prompt;output\n0;2;3\n", [], "(semicolon-separated? kvlib reads comma-separated"),
+    ("header repeated mid-file", GOOD + "arrival,prompt,output\n2,1,1\n", [],
+     "line 4: a second header line (two files concatenated?)"),
+    ("unterminated quote", 'arrival,prompt,output\n0,"2,3\n1,1,4\n', [], "line 2: a quoted field runs past the end of"),
+    ("header of empty names", ",,\n0,2,3\n", [], "missing column(s) arrival, prompt, output"),
+    ("trailing comma in header", "arrival,prompt,output,\n0,2,3\n", [], "unknown column(s) ''"),
+    ("lower without upper", "arrival,prompt,output,lower\n0,2,3,1\n", ["--policy", "a-min"], "column(s) upper are missing"),
+    ("lower text", IV.format(l="low", u=5), ["--policy", "a-min"], "line 2, column lower: 'low' is not an integer"),
+    ("upper 2**53+1", IV.format(l=1, u=2**53 + 1), ["--policy", "a-min"], "column upper: 9007199254740993 is too large"),
+    ("a-max upper never fits", IV.format(l=1, u=50), ["--policy", "a-max"], "line 2, columns prompt, upper: request 0"),
+    ("a-l upper never fits", IV.format(l=1, u=50), ["--policy", "a-l"], "prompt + upper = 2 + 50 = 52 exceeds M = 40"),
+    ("h-sf without columns", GOOD, ["--policy", "h-sf"], "policy h-sf needs interval predictions"),
+    ("a-random without columns", GOOD, ["--policy", "a-random"], "policy a-random needs interval predictions"),
+    # options (cli probe)
+    ("memory 4.5", GOOD, ["--memory", "4.5"], "argument --memory/-M: '4.5' is not an integer (a whole number"),
+    ("memory empty", GOOD, ["--memory", ""], "argument --memory/-M: '' is not an integer"),
+    ("memory plus sign", GOOD, ["--memory", "+40"], "argument --memory/-M: '+40' is not an integer (no '+' sign)"),
+    ("memory hex", GOOD, ["--memory", "0x28"], "argument --memory/-M: '0x28' is not an integer"),
+    ("memory -0", GOOD, ["--memory", "-0"], "--memory must be positive, got 0"),
+    ("memory too small for a request", GOOD, ["--memory", "4"], "line 2: request 0: prompt + output = 2 + 3 = 5 exceeds"),
+    ("seed 2**63", GOOD, ["--seed", str(2**63)], "argument --seed: 9223372036854775808 is too large"),
+    ("seed text", GOOD, ["--seed", "lucky"], "argument --seed: 'lucky' is not an integer"),
+    ("seed 5000 digits", GOOD, ["--seed", "7" * 5000], "argument --seed: 7777"),
+    ("max-rounds negative", GOOD, ["--max-rounds", "-3"], "argument --max-rounds: must be a positive integer"),
+    ("max-rounds text", GOOD, ["--max-rounds", "many"], "argument --max-rounds: 'many' is not an integer"),
+    ("stall-rounds 0", GOOD, ["--stall-rounds", "0"], "argument --stall-rounds: must be a positive integer"),
+    ("stall-rounds 1e3", GOOD, ["--stall-rounds", "1e3"], "argument --stall-rounds: '1e3' is not an integer (no exp"),
+    ("tie-break bogus", GOOD, ["--tie-break", "coin"], "argument --tie-break: invalid choice: 'coin'"),
+    ("selector bogus", GOOD, ["--policy", "sorted-f", "--selector", "best"], "argument --selector: invalid choice"),
+    ("phase2 bogus", GOOD, ["--policy", "sorted-f", "--phase2", "all"], "argument --phase2: invalid choice: 'all'"),
+    ("phase1-constraint bogus", GOOD, ["--policy", "sorted-f", "--phase1-constraint", "tight"],
+     "argument --phase1-constraint: invalid choice"),
+    ("paper selector with lookahead", GOOD, ["--policy", "sorted-f", "--selector", "dp", "--phase1-constraint",
+                                             "lookahead"], "peak constraint"),
+    ("alpha hex", GOOD, ["--policy", "alpha-greedy", "--alpha", "0x1"], "argument --alpha: '0x1' is not a number"),
+    ("alpha empty", GOOD, ["--policy", "alpha-greedy", "--alpha", ""], "argument --alpha: '' is not a number"),
+    ("alpha inf", GOOD, ["--policy", "alpha-greedy", "--alpha", "inf"], "--alpha: must be in [0, 1), got inf"),
+    ("alpha 1", GOOD, ["--policy", "alpha-greedy", "--alpha", "1"], "--alpha: must be in [0, 1), got 1"),
+    ("beta 1.5", GOOD, ["--policy", "alpha-beta-clearing", "--beta", "1.5"], "--beta: must be in (0, 1], got 1.5"),
+    ("beta nan", GOOD, ["--policy", "alpha-beta-clearing", "--beta", "nan"], "--beta: must be in (0, 1], got nan"),
+    ("epsilon 1.5", GOOD, ["--policy", "sorted-f", "--epsilon", "1.5"], "--epsilon: must be in (0, 1], got 1.5"),
+    ("B 5000 digits", GOOD, ["--policy", "sorted-f", "--B", "9" * 5000], "argument --B/--batch-cap: 9999"),
+    ("time-step -1", GOOD, ["--policy", "sorted-lp", "--time-step", "-1"], "argument --time-step: must be a positive"),
+    ("samples text", GOOD, ["--policy", "sorted-f", "--samples", "few"], "argument --samples: 'few' is not an integer"),
+    ("policy with a trailing space", GOOD, ["--policy", "mc-sf "], "unknown policy 'mc-sf ' (did you mean mc-sf?)"),
+    ("policy in capitals", GOOD, ["--policy", "MC-SF"], "unknown policy 'MC-SF' (did you mean mc-sf?)"),
+    ("empty policy", GOOD, ["--policy", ""], "--policy: unknown policy ''"),
+    ("beta for alpha-greedy", GOOD, ["--policy", "alpha-greedy", "--beta", "0.5"], "policy alpha-greedy does not take --beta"),
+    ("time-step for sorted-f", GOOD, ["--policy", "sorted-f", "--time-step", "2"], "policy sorted-f does not take --time-step"),
+    ("selector for mc-sf", GOOD, ["--selector", "dp"], "policy mc-sf does not take --selector"),
+    ("phase2 for fcfs", GOOD, ["--policy", "fcfs", "--phase2", "scan"], "policy fcfs does not take --phase2"),
+    ("unknown option", GOOD, ["--bogus"], "unrecognized arguments: --bogus"),
+    # huge values: Python refuses int() of more than 4,300 digits with its own message and no location
+    ("5000 digits", f"arrival,prompt,output\n0,2,{'9' * 5000}\n", [],
+     "line 2, column output: 99999999999999999999"),
+    ("5000 digits, message clipped", f"arrival,prompt,output\n0,2,{'9' * 5000}\n", [], "(5,000 characters) is too large"),
+    ("5000 digits negative", f"arrival,prompt,output\n-{'9' * 5000},2,3\n", [], "line 2, column arrival: -9999"),
+    ("100 KB text field", f"arrival,prompt,output\n0,{'x' * 10**5},3\n", [],
+     "line 2, column prompt: 'xxxxxxxxxx"),
+    ("100 KB text field, message clipped", f"arrival,prompt,output\n0,{'x' * 10**5},3\n", [],
+     "(100,000 characters) is not an integer"),
+    ("1 MB field", f"arrival,prompt,output\n0,{'x' * 10**6},3\n", [], "line 2: cannot parse CSV (field larger than"),
+    ("memory 5000 digits", GOOD, ["--memory", "9" * 5000], "argument --memory/-M: 9999"),
+    # huge headers: the message lists a few names and counts the rest
+    ("100,000 unknown columns", "arrival,prompt,output," + ",".join(f"c{i}" for i in range(10**5)) + "\n0,2,3"
+     + ",1" * 10**5 + "\n", [], "unknown column(s) 'c0', 'c1'"),
+    ("100,000 columns, output missing", "arrival,prompt," + ",".join(f"c{i}" for i in range(10**5)) + "\n", [],
+     "missing column(s) output; found arrival, prompt, c0"),
+    ("100,000-character column name", "arrival,prompt,output," + "y" * 10**5 + "\n0,2,3,1\n", [],
+     "unknown column(s) 'yyyyyyyyyy"),
+    ("duplicate long column name", "arrival,prompt,output," + "z" * 5000 + "," + "z" * 5000 + "\n", [],
+     "duplicate column 'zzzzzzzzz"),
+    # options of sorted-f that the chosen selector ignores, and run-away sample counts (cli)
+    ("samples without quantile-ours", GOOD, ["--policy", "sorted-f", "--samples", "8"],
+     "--samples applies only with --selector quantile-ours"),
+    ("samples with selector dp", GOOD, ["--policy", "sorted-f", "--selector", "dp", "--samples", "8"],
+     "--samples applies only with --selector quantile-ours (got --selector dp)"),
+    ("epsilon with selector swap", GOOD, ["--policy", "sorted-f", "--selector", "swap", "--epsilon", "0.1"],
+     "--epsilon applies only with --selector scaled-dp or scaled-dp-ours (got --selector swap)"),
+    ("B without a selector", GOOD, ["--policy", "sorted-f", "--B", "3"],
+     "--B applies only with --selector scaled-dp or scaled-dp-ours (got --selector auto)"),
+    ("samples 10**9", GOOD, ["--policy", "sorted-f", "--selector", "quantile-ours", "--samples", str(10**9)],
+     "--samples 1000000000: more than 1,000"),
+    ("samples 1001", GOOD, ["--policy", "sorted-f", "--selector", "quantile-ours", "--samples", "1001"],
+     "pass --force to run anyway"),
 ]
 
 # solve-specific options (checked before any solver runs)
@@ -97,7 +209,27 @@ SOLVE_CASES = [
     ("threads 1000", ["--threads", "1000"], "--threads: must be between 1"),
     ("solve memory 1e23", ["--memory", "1e23"], "'1e23' is not an integer (no exponent notation)"),
     ("solve memory 0", ["--memory", "0"], "--memory must be positive, got 0"),
+    ("time-limit text", ["--time-limit", "soon"], "argument --time-limit: 'soon' is not a number"),
+    ("time-limit empty", ["--time-limit", ""], "argument --time-limit: '' is not a number"),
+    ("time-limit underscore", ["--time-limit", "1_0"], "argument --time-limit: '1_0' is not a number"),
+    ("time-limit inf", ["--time-limit", "inf"], "--time-limit: must be a positive number of seconds, got inf"),
+    ("time-limit 1e10", ["--time-limit", "1e10"], "--time-limit: must be a positive number of seconds, got 1e10"),
+    ("threads 1.5", ["--threads", "1.5"], "argument --threads: '1.5' is not an integer"),
+    ("threads text", ["--threads", "two"], "argument --threads: 'two' is not an integer"),
+    ("method bogus", ["--method", "magic"], "argument --method: invalid choice: 'magic'"),
+    ("formulation bogus", ["--formulation", "dense"], "argument --formulation: invalid choice: 'dense'"),
+    ("solve memory plus sign", ["--memory", "+8"], "'+8' is not an integer (no '+' sign)"),
+    ("solve memory too small", ["--memory", "4"], "line 2: request 0: prompt + output = 2 + 3 = 5 exceeds"),
+    ("solve policy option", ["--policy", "mc-sf"], "unrecognized arguments: --policy mc-sf"),
+    ("solve horizon beyond 10**8 rounds", ["--memory", "40"],
+     "solve: the time horizon is up to max arrival + total output = 300000007 rounds"),
+    ("formulation with method pipeline", ["--method", "pipeline", "--formulation", "aggregated"],
+     "--formulation applies only to --method ip (got --method pipeline,"),
+    ("formulation plain with method pipeline", ["--formulation", "plain", "--method", "pipeline"],
+     "--formulation applies only to --method ip"),
 ]
+
+TH = "arrived_at,num_prefill_tokens,num_decode_tokens\n"  # a trace header
 
 CONVERT_CASES = [
     ("unsorted arrivals", "arrived_at,num_prefill_tokens,num_decode_tokens\n1.0,5,3\n0.5,5,3\n", [],
@@ -114,6 +246,42 @@ CONVERT_CASES = [
     ("no token column", "arrived_at,num_prefill_tokens\n0.0,5\n", [], "no output token column"),
     ("round-seconds 0", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,5,3\n", ["--round-seconds", "0"],
      "--round-seconds: must be a positive number of seconds, got 0"),
+    ("5000-digit token count", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,5," + "7" * 5000 + "\n", [],
+     "line 2, column num_decode_tokens: 7777"),
+    ("5000-digit arrival seconds", "arrived_at,num_prefill_tokens,num_decode_tokens\n" + "1" * 5000 + ",5,3\n", [],
+     "line 2, column arrived_at: 1111"),
+    ("hex arrival", TH + "0x1,5,3\n", [], "line 2, column arrived_at: '0x1' is not a number of seconds"),
+    ("Infinity arrival", TH + "Infinity,5,3\n", [], "line 2, column arrived_at: 'Infinity' is not a finite number"),
+    ("empty arrival", TH + ",5,3\n", [], "line 2, column arrived_at: '' is not a number of seconds"),
+    ("underscore arrival", TH + "1_0,5,3\n", [], "line 2, column arrived_at: '1_0' is not a number of seconds"),
+    ("non-ASCII arrival", TH + "\u0661.5,5,3\n", [], "line 2, column arrived_at: '\u0661.5' is not a number"),
+    ("arrival beyond 2**53 rounds", TH + "1e400,5,3\n", [], "line 2, column arrived_at: arrival 1e400 s is more than 2**53 rounds"),
+    ("arrival with 101 digits", TH + "0." + "1" * 101 + ",5,3\n", [], "has more than 100 significant digits"),
+    ("plus sign tokens", TH + "0.5,+5,3\n", [], "column num_prefill_tokens: '+5' is not an integer (no '+' sign)"),
+    ("empty token count", TH + "0.5,,3\n", [], "line 2, column num_prefill_tokens: '' is not an integer"),
+    ("negative token count", TH + "0.5,-5,3\n", [], "column num_prefill_tokens: token count must be positive, got -5"),
+    ("trace too many fields", TH + "0.5,5,3,9\n", [], "line 2: expected 3 fields, found 4"),
+    ("trace duplicate column", "arrived_at,arrived_at,num_decode_tokens\n0.5,5,3\n", [], "line 1: duplicate column 'arrived_at'"),
+    ("trace without prompt column", "arrived_at,num_decode_tokens\n0.5,3\n", [], "no prompt token column"),
+    ("trace tab-separated", "arrived_at\tnum_prefill_tokens\tnum_decode_tokens\n0\t5\t3\n", [], "(tab-separated?"),
+    ("trace header repeated", TH + "0.5,5,3\n" + TH + "0.7,5,3\n", [], "line 3: a second header line"),
+    ("trace unterminated quote", TH + '0.5,"5,3\n', [], "line 2: a quoted field runs past the end of its line"),
+    ("trace empty file", "", [], "file is empty (expected a header line)"),
+    ("trace UTF-16", "arrived_at,num_prefill_tokens,num_decode_tokens\n0.5,5,3\n".encode("utf-16"), [], "UTF-16"),
+    ("trace binary", b"\x00\x01\x02", [], "binary data"),
+    ("trace 1 MB field", TH + "0.5," + "9" * 10**6 + ",3\n", [], "line 2: cannot parse CSV (field larger than"),
+    ("trace 100,000 columns, none known", ",".join(f"c{i}" for i in range(10**5)) + "\n", [],
+     "no prompt token column; expected one of num_prefill_tokens"),
+    ("round-seconds nan", TH + "0.5,5,3\n", ["--round-seconds", "nan"], "--round-seconds: must be a positive number of seconds, got nan"),
+    ("round-seconds inf", TH + "0.5,5,3\n", ["--round-seconds", "inf"], "--round-seconds: must be a positive number"),
+    ("round-seconds negative", TH + "0.5,5,3\n", ["--round-seconds", "-0.1"], "--round-seconds: must be a positive number"),
+    ("round-seconds -0", TH + "0.5,5,3\n", ["--round-seconds", "-0"], "--round-seconds: must be a positive number"),
+    ("round-seconds empty", TH + "0.5,5,3\n", ["--round-seconds", ""], "argument --round-seconds: '' is not a number"),
+    ("round-seconds hex float", TH + "0.5,5,3\n", ["--round-seconds", "0x1p-3"], "'0x1p-3' is not a number"),
+    ("round-seconds underscore", TH + "0.5,5,3\n", ["--round-seconds", "0_1"], "'0_1' is not a number"),
+    ("round-seconds 1e10", TH + "0.5,5,3\n", ["--round-seconds", "1e10"], "--round-seconds: must be at most 1e9 seconds"),
+    ("round-seconds 101 digits", TH + "0.5,5,3\n", ["--round-seconds", "0." + "1" * 101], "at most 100 significant"),
+    ("round-seconds 1e-30", TH + "5,5,3\n", ["--round-seconds", "1e-30"], "arrival 5 s is more than 2**53 rounds of 1e-30 s"),
     ("trace header only", "arrived_at,num_prefill_tokens,num_decode_tokens\n", [], "no rows"),
 ]
 
@@ -133,10 +301,15 @@ def _run(capsys, argv):
     return code, cap.out, cap.err
 
 
+#: No message may be longer than this (a 100,000-column header made a 989 KB message).
+MAX_MESSAGE = 1500
+
+
 def _assert_bad(code, out, err, expected):
     assert code == 2, (code, err)
     assert expected in err, err
     assert "Traceback" not in err and out == "", (out, err)
+    assert len(err) <= MAX_MESSAGE, (len(err), err[:300])
 
 
 @pytest.mark.parametrize("case", CLI_CASES, ids=[c[0] for c in CLI_CASES])
@@ -149,8 +322,8 @@ def test_cli_rejects_bad_simulate_input(tmp_path, capsys, case):
 
 @pytest.mark.parametrize("case", SOLVE_CASES, ids=[c[0] for c in SOLVE_CASES])
 def test_cli_rejects_bad_solve_options(tmp_path, capsys, case):
-    _, extra, expected = case
-    f = _file(tmp_path, GOOD)
+    name, extra, expected = case
+    f = _file(tmp_path, GOOD if "horizon" not in name else "arrival,prompt,output\n0,2,3\n300000000,1,4\n")
     _assert_bad(*_run(capsys, ["solve", str(f), "--memory", "40"] + extra), expected)
 
 
@@ -166,6 +339,88 @@ def test_cli_path_errors(tmp_path, capsys, cmd):
     extra = ["--policy", "mc-sf"] if cmd == "simulate" else []
     _assert_bad(*_run(capsys, [cmd, str(tmp_path / "missing.csv"), "--memory", "40"] + extra), "no such file")
     _assert_bad(*_run(capsys, [cmd, str(tmp_path), "--memory", "40"] + extra), "is a directory")
+
+
+PATH_CASES = [
+    ("empty input path", lambda d: "", "FILE.csv: empty path"),
+    ("input is a directory", lambda d: str(d), "is a directory"),
+    ("input missing", lambda d: str(d / "missing.csv"), "no such file"),
+    ("input /dev/null", lambda d: "/dev/null", "file is empty"),
+    ("input path with a NUL", lambda d: str(d / "a\x00b.csv"), "a path cannot contain a NUL character"),
+]
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve", "convert"])
+@pytest.mark.parametrize("case", PATH_CASES, ids=[c[0] for c in PATH_CASES])
+def test_cli_bad_input_paths(tmp_path, capsys, cmd, case):
+    _, path, expected = case
+    extra = {"simulate": ["--policy", "mc-sf", "--memory", "40"], "solve": ["--memory", "40"], "convert": []}[cmd]
+    if cmd == "convert":
+        expected = expected.replace("FILE.csv", "TRACE.csv")
+    _assert_bad(*_run(capsys, [cmd, path(tmp_path)] + extra), expected)
+
+
+def _same_as_input(d, f):
+    import os
+
+    hard = d / "hard.csv"
+    os.link(f, hard)
+    return str(hard)
+
+
+def _symlink_to_input(d, f):
+    link = d / "link.csv"
+    link.symlink_to(f)
+    return str(link)
+
+
+# (id, output path from (tmp dir, input path), extra argv, substring); each runs for simulate, solve and convert
+OUTPUT_CASES = [
+    ("output empty path", lambda d, f: "", [], "empty path"),
+    ("output blank path", lambda d, f: "  ", [], "empty path"),
+    ("output is a directory", lambda d, f: str(d), [], "is a directory (name a file inside it)"),
+    ("output directory missing", lambda d, f: str(d / "no" / "x.csv"), [], "does not exist"),
+    ("output is the input", lambda d, f: str(f), [], "is the input file"),
+    ("output is the input via ./..", lambda d, f: str(d / "sub" / "." / ".." / f.name), [], "is the input file"),
+    ("output is a symlink to the input", _symlink_to_input, [], "is the input file"),
+    ("output is a hard link to the input", _same_as_input, [], "is the input file"),
+    ("output path with a NUL", lambda d, f: str(d / "a\x00b.csv"), [], "a path cannot contain a NUL character"),
+    ("output on a full device", lambda d, f: "/dev/full", [], "No space left on device"),
+]
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve", "convert"])
+@pytest.mark.parametrize("case", OUTPUT_CASES, ids=[c[0] for c in OUTPUT_CASES])
+def test_cli_bad_output_paths(tmp_path, capsys, cmd, case):
+    import os
+
+    name, out_path, extra, expected = case
+    if name == "output on a full device" and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    (tmp_path / "sub").mkdir()
+    if cmd == "convert":
+        text = "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,2,3\n"
+        f = _file(tmp_path, text, "trace.csv")
+        argv = ["convert", str(f), "--out", out_path(tmp_path, f)]
+        option = "--out"
+    else:
+        text = GOOD
+        f = _file(tmp_path, text)
+        argv = [cmd, str(f), "--memory", "40", "--schedule-out", out_path(tmp_path, f)]
+        argv += ["--policy", "mc-sf"] if cmd == "simulate" else []
+        option = "--schedule-out"
+    code, out, err = _run(capsys, argv + extra)
+    _assert_bad(code, out, err, expected)
+    assert option in err, err
+    assert f.read_text() == text  # the input is never touched
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve"])
+def test_cli_schedule_to_stdout_with_json(tmp_path, capsys, cmd):
+    f = _file(tmp_path, GOOD)
+    argv = [cmd, str(f), "--memory", "40", "--json", "--schedule-out", "/dev/stdout"]
+    argv += ["--policy", "mc-sf"] if cmd == "simulate" else []
+    _assert_bad(*_run(capsys, argv), "cannot go to stdout with --json")
 
 
 def test_a_million_requests_error_names_the_last_line(tmp_path, capsys):
@@ -271,6 +526,21 @@ API_CASES = [
     ("fractional start", lambda: Schedule((1.7, 0, 0)), ScheduleError, "start time of request 0 must be an integer"),
     ("text start", lambda: Schedule(("3",)), ScheduleError, "start time of request 0 must be an integer"),
     ("bad cancelled run", lambda: Schedule((0,), ((0, 1),)), ScheduleError, "cancelled run 0: expected"),
+    # kvlib.core.traces (the CLI's reader) called directly
+    ("read_instance_csv(None)", lambda: read_instance_csv(None, 40), ParameterError,
+     "path must be a file path (str or os.PathLike), got None"),
+    ("read_instance_csv(bytes)", lambda: read_instance_csv(b"x.csv", 40), ParameterError, "path must be a file path"),
+    ("convert_trace(None)", lambda: convert_trace(None, 0.1), ParameterError, "path must be a file path"),
+    ("convert_trace round text", lambda: convert_trace("x.csv", "abc"), ParameterError,
+     "round_seconds must be a positive number of seconds, got 'abc'"),
+    ("convert_trace round bool", lambda: convert_trace("x.csv", True), ParameterError,
+     "round_seconds must be a positive number of seconds, got True"),
+    ("convert_trace round nan", lambda: convert_trace("x.csv", math.nan), ParameterError,
+     "round_seconds must be a positive number of seconds, got nan"),
+    ("convert_trace round zero", lambda: convert_trace("x.csv", 0), ParameterError,
+     "round_seconds must be a positive number of seconds, got 0"),
+    ("parse_int(None)", lambda: parse_int(None, "where"), ParameterError, "where: expected text, got None"),
+    ("parse_int(5)", lambda: parse_int(5, "where"), ParameterError, "where: expected text, got 5"),
     ("dense profile too long", lambda: memory_profile(Instance.from_arrays([10**12], [1], [1], 10),
                                                         Schedule((10**12,))), ScheduleError, "pass times="),
 ]
@@ -285,5 +555,12 @@ def test_api_raises_named_errors(case):
     assert expected in str(info.value), str(info.value)
 
 
-def test_at_least_fifty_kinds():
-    assert len(CLI_CASES) + len(SOLVE_CASES) + len(CONVERT_CASES) + len(API_CASES) + 3 >= 100
+def test_at_least_two_hundred_kinds():
+    """Distinct kinds of bad input, each with its own named error: the tables' ids (a kind shared by two tables,
+    e.g. "memory 0" in the CLI and the API, counts once), the path and output cases per command, the stdout case per
+    command, and the million-line file."""
+    kinds = {c[0] for c in CLI_CASES + SOLVE_CASES + CONVERT_CASES + API_CASES}
+    kinds |= {(c[0], cmd) for c in PATH_CASES + OUTPUT_CASES for cmd in ("simulate", "solve", "convert")}
+    kinds |= {("schedule to stdout with --json", cmd) for cmd in ("simulate", "solve")}
+    kinds.add("a million requests, the last one bad")
+    assert len(kinds) >= 200, len(kinds)

@@ -285,3 +285,318 @@ def test_solve_progress_bar_on_a_terminal(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stderr", tty)
     assert main(["solve", str(f), "--memory", "8", "--time-limit", "5"]) == 0
     assert "solve" in tty.getvalue() and "/5" in tty.getvalue()
+
+
+# ---------------------------------------------------------------------------- outputs never destroy inputs or files
+
+def _same_path_spellings(tmp_path, f):
+    """The input under other names: itself, dir/./../x, a symbolic link, a hard link."""
+    import os
+
+    (tmp_path / "d").mkdir(exist_ok=True)
+    link = tmp_path / "link.csv"
+    if not link.exists():
+        link.symlink_to(f)
+    hard = tmp_path / "hard.csv"
+    if not hard.exists():
+        os.link(f, hard)
+    return [str(f), str(tmp_path / "d" / "." / ".." / f.name), str(link), str(hard)]
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve"])
+def test_schedule_out_refuses_to_overwrite_the_input(tmp_path, capsys, cmd):
+    text = "arrival,prompt,output\n0,2,3\n1,1,4\n"
+    f = _file(tmp_path, text)
+    extra = ["--policy", "mc-sf"] if cmd == "simulate" else []
+    for target in _same_path_spellings(tmp_path, f):
+        code, out, err = _run(capsys, [cmd, str(f), "--memory", "40", "--schedule-out", target] + extra)
+        assert code == 2 and out == "", (target, code, err)
+        assert "--schedule-out" in err and "is the input file" in err, err
+        assert f.read_text() == text
+
+
+def test_convert_out_refuses_the_input_under_any_name(tmp_path, capsys):
+    text = "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,10,3\n0.25,5,2\n"
+    f = _file(tmp_path, text, "trace.csv")
+    for target in _same_path_spellings(tmp_path, f):
+        code, out, err = _run(capsys, ["convert", str(f), "--round-seconds", "0.1", "--out", target])
+        assert code == 2 and "--out" in err and "is the input file" in err, (target, err)
+        assert f.read_text() == text
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve", "convert"])
+def test_a_failed_write_keeps_the_file_already_there(tmp_path, capsys, monkeypatch, cmd):
+    """A full file system at the flush: exit 2 naming the path, the old file intact, no partial or temporary file."""
+    import errno
+    import os
+
+    import kvlib.fileio as fio
+
+    if cmd == "convert":
+        f = _file(tmp_path, "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,10,3\n", "trace.csv")
+        argv = ["convert", str(f), "--round-seconds", "0.1", "--out"]
+    else:
+        f = _file(tmp_path, SMALL)
+        argv = [cmd, str(f), "--memory", "8"] + (["--policy", "mc-sf"] if cmd == "simulate" else []) + ["--schedule-out"]
+    old = tmp_path / "old.csv"
+    old.write_text("a valid file\n")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(fio.os, "fsync", full)
+    code, out, err = _run(capsys, argv + [str(old)])
+    assert code == 2 and str(old) in err and "No space left on device" in err and "Traceback" not in err, err
+    assert old.read_text() == "a valid file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["old.csv", f.name])
+
+
+def test_schedule_out_to_dev_full_is_a_named_error(tmp_path, capsys):
+    import os
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    f = _file(tmp_path, SMALL)
+    code, out, err = _run(capsys, ["simulate", str(f), "--memory", "8", "--policy", "mc-sf",
+                                   "--schedule-out", "/dev/full"])
+    assert code == 2 and "--schedule-out /dev/full" in err and "No space left on device" in err, err
+
+
+@pytest.mark.parametrize("target", ["/dev/stdout", "-"])
+def test_outputs_to_stdout_go_to_stdout(tmp_path, target):
+    """`--out /dev/stdout` and `--schedule-out /dev/stdout` used to land on stderr (fd 1 points at stderr while a
+    command runs); in a real process they must reach stdout, and the report then goes to stderr."""
+    trace = _file(tmp_path, "arrived_at,num_prefill_tokens,num_decode_tokens\n0.0,10,3\n0.35,5,2\n", "trace.csv")
+    r = subprocess.run([sys.executable, "-m", "kvlib.cli", "convert", str(trace), "--round-seconds", "0.1",
+                        "--out", target], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "arrival,prompt,output\n0,10,3\n3,5,2\n" and "arrival,prompt" not in r.stderr
+    f = _file(tmp_path, SMALL)
+    r = subprocess.run([sys.executable, "-m", "kvlib.cli", "simulate", str(f), "--memory", "8", "--policy", "mc-sf",
+                        "--schedule-out", target], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.reader(io.StringIO(r.stdout)))
+    assert rows[0] == ["id", "arrival", "prompt", "output", "start", "completion", "latency", "evictions"]
+    assert len(rows) == 5 and "TEL" in r.stderr and "TEL" not in r.stdout
+
+
+def test_schedule_to_stdout_with_json_is_refused(tmp_path, capsys):
+    f = _file(tmp_path, SMALL)
+    code, out, err = _run(capsys, ["simulate", str(f), "--memory", "8", "--policy", "mc-sf", "--json",
+                                   "--schedule-out", "-"])
+    assert code == 2 and out == "" and "--json" in err and "stdout" in err, err
+
+
+@pytest.mark.parametrize("cmd", ["simulate", "solve"])
+def test_schedule_id_column_is_the_inputs_id(tmp_path, capsys, cmd):
+    f = _file(tmp_path, "id,arrival,prompt,output\nreq-7,0,2,3\n 42 ,1,1,4\n\"a,b\",1,1,1\n")
+    s = tmp_path / "s.csv"
+    extra = ["--policy", "mc-sf"] if cmd == "simulate" else []
+    code, _, err = _run(capsys, [cmd, str(f), "--memory", "40", "--schedule-out", str(s)] + extra)
+    assert code == 0, err
+    assert [r["id"] for r in csv.DictReader(s.open())] == ["req-7", "42", "a,b"]
+    g = _file(tmp_path, SMALL, "noid.csv")
+    code, _, err = _run(capsys, [cmd, str(g), "--memory", "8", "--schedule-out", str(s)] + extra)
+    assert [r["id"] for r in csv.DictReader(s.open())] == ["0", "1", "2", "3"]
+
+
+def _option_helps(capsys):
+    """simulate --help: flag -> its help text (whitespace normalised)."""
+    import re
+
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    text = capsys.readouterr().out
+    text = text.split("policies (and the options each takes)")[0]
+    parts = re.split(r"\n  (--[A-Za-z0-9-]+|-[a-zA-Z])", text)
+    helps = {}
+    for flag, body in zip(parts[1::2], parts[2::2]):
+        helps[flag] = " ".join(body.split())
+    return helps
+
+
+def test_help_states_the_defaults_the_code_uses(capsys):
+    """The review: --help said alpha 0.25 / beta 0.5 for alpha-beta-clearing, the code uses 0.2 / 0.1.  For every
+    policy and every option it takes, the option's help names the policy and the factory's default."""
+    import inspect
+    import re
+
+    from kvlib.cli import POLICY_FLAGS
+    from kvlib.policies import POLICIES
+    from kvlib.policies.registry import policy_options
+
+    helps = _option_helps(capsys)
+    checked = 0
+    for name, (factory, _) in POLICIES.items():
+        params = inspect.signature(factory).parameters
+        for dest in policy_options(name):
+            if dest not in POLICY_FLAGS:
+                continue
+            h = helps[POLICY_FLAGS[dest]]
+            assert re.search(rf"(^|[ ,(]){re.escape(name)}([ ,):]|$)", h.split("(default")[0]), (name, dest, h)
+            m = re.search(r"\(default: (.*)\)$", h)
+            assert m, (dest, h)
+            groups = dict()
+            for value, owners in re.findall(r"([^;]+?) \[([^\]]+)\]", m.group(1)):
+                for o in owners.split(", "):
+                    groups[o] = value.strip()
+            stated = groups.get(name, m.group(1) if not groups else None)
+            d = params[dest].default
+            if d is None:
+                assert stated is not None and not re.fullmatch(r"[-0-9.]+", stated), (name, dest, stated)
+            else:
+                assert stated == f"{d:g}" if isinstance(d, float) else stated == str(d), (name, dest, stated, d)
+            checked += 1
+    assert checked >= 25
+    assert "0.5" not in helps["--beta"] and "[alpha-greedy]" in helps["--alpha"]
+
+
+def test_force_lifts_the_samples_cap(tmp_path, capsys):
+    from kvlib.cli import MAX_SAMPLES
+
+    f = _file(tmp_path, "arrival,prompt,output\n0,2,3\n")
+    argv = ["simulate", str(f), "--memory", "8", "--policy", "sorted-f", "--selector", "quantile-ours",
+            "--samples", str(MAX_SAMPLES + 1)]
+    code, _, err = _run(capsys, argv)
+    assert code == 2 and "--force" in err
+    code, out, err = _run(capsys, argv + ["--force", "--json"])
+    assert code == 0 and json.loads(out)["tel"] == 3, err
+
+
+@pytest.mark.parametrize("R", ["0.1", "0.01", "0.05", "0.0125", "0.3", "1e-3"])
+def test_convert_rounds_every_grid_point_exactly(tmp_path, capsys, R):
+    """floor(x / R) in floating point put 0.3 s (R = 0.1 s) in round 2 and 0.29 s (R = 0.01 s) in round 28; the
+    rounds are now computed exactly from the text of the timestamp and of R.  Every grid point k*R arrives at
+    round k, and a point 1 ns earlier at round k - 1."""
+    from decimal import Decimal
+
+    r = Decimal(R)
+    ks = range(0, 1001)
+    lines = ["arrived_at,num_prefill_tokens,num_decode_tokens"]
+    want = []
+    for k in ks:
+        x = r * k
+        lines.append(f"{x},1,1")
+        want.append(k)
+        if k:
+            lines.append(f"{x + Decimal('1e-9')},1,1")  # 1 ns later: the same round
+            want.append(k)
+    f = _file(tmp_path, "\n".join(lines) + "\n", "grid.csv")
+    code, out, err = _run(capsys, ["convert", str(f), "--round-seconds", R])
+    assert code == 0, err
+    got = [int(row.split(",")[0]) for row in out.splitlines()[1:]]
+    assert got == want
+    assert convert_trace(f, R).arrival.tolist() == want  # the API, R as text
+    assert convert_trace(f, float(R)).arrival.tolist() == want  # R as a float: its shortest decimal text
+    below = "arrived_at,num_prefill_tokens,num_decode_tokens\n" + "".join(
+        f"{r * k - Decimal('1e-9')},1,1\n" for k in range(1, 1001))
+    g = _file(tmp_path, below, "below.csv")
+    assert convert_trace(g, R).arrival.tolist() == list(range(0, 1000))
+
+
+def test_convert_float_rounding_was_wrong_on_the_grid():
+    """The review's count, recomputed: floor(x / R) in binary floating point misplaces grid points (35% at
+    R = 0.1 s, 11% at R = 0.01 s over k = 0..999) -- the reason the rounds are computed exactly."""
+    import math
+    from decimal import Decimal
+
+    def wrong(R):
+        r = Decimal(R)
+        return sum(math.floor(float(r * k) / float(R)) != k for k in range(1000)) / 1000
+
+    assert wrong("0.1") > 0.3 and wrong("0.01") > 0.1
+
+
+# ---------------------------------------------------------------------------- no tracebacks, right exit codes
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_stdout_on_a_full_device_is_a_named_error(tmp_path, json_flag):
+    f = _file(tmp_path, SMALL)
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "kvlib.cli", "simulate", str(f), "--memory", "8", "--policy",
+                            "mc-sf"] + json_flag, stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                           timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert "cannot write to stdout" in r.stderr and "No space left on device" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("policy", ["a-max", "a-l"])
+def test_upper_end_that_never_fits_names_file_line_and_columns(tmp_path, capsys, policy):
+    """a-max exited 1 ("internal error ... please report"), a-l 2 with a bare ValueError: a request whose
+    prompt + upper bound exceeds M can never be admitted by these policies; the CLI says so, naming the line."""
+    f = _file(tmp_path, "arrival,prompt,output,lower,upper\n0,2,3,1,5\n0,2,3,1,50\n")
+    code, out, err = _run(capsys, ["simulate", str(f), "--memory", "40", "--policy", policy])
+    assert code == 2 and out == "", err
+    assert f"{f}, line 3, columns prompt, upper: request 1: prompt + upper = 2 + 50 = 52 exceeds M = 40" in err, err
+    assert f"policy {policy}" in err
+    code, _, err = _run(capsys, ["simulate", str(f), "--memory", "52", "--policy", policy])
+    assert code == 0, err
+
+
+def test_solve_value_error_from_the_solver_is_reported(tmp_path, capsys, monkeypatch):
+    """solve's ValueError handler built _Fail without a code: exit 1 with 'TypeError: _Fail.__init__() missing'."""
+    import kvlib.optimum.exact as ke
+
+    def bad(*a, **k):
+        raise ValueError("incumbent: schedule has 3 starts, expected 4")
+
+    monkeypatch.setattr(ke, "solve", bad)
+    f = _file(tmp_path, SMALL)
+    code, out, err = _run(capsys, ["solve", str(f), "--memory", "8"])
+    assert code == 2 and out == "" and "TypeError" not in err, err
+    assert "kvlib: error: solve: incumbent: schedule has 3 starts, expected 4" in err, err
+
+
+def test_formulation_alone_selects_the_ip_and_says_so(tmp_path, capsys):
+    f = _file(tmp_path, SMALL)
+    code, out, err = _run(capsys, ["solve", str(f), "--memory", "8", "--formulation", "aggregated", "--json"])
+    assert code == 0, err
+    assert json.loads(out)["formulation"] == "aggregated" and "--formulation aggregated: using --method ip" in err
+    code, out, err = _run(capsys, ["solve", str(f), "--memory", "8", "--json"])
+    assert code == 0 and json.loads(out)["formulation"] == "pipeline" and err == ""
+
+
+def test_default_round_is_exactly_its_stated_value():
+    """round(ms, 1) / 1000.0 gave 0.054700000000000006, and exact rounding took that binary value at its word;
+    the default is a whole number of 0.1 ms, exactly as --help states it."""
+    from decimal import Decimal
+
+    rs = default_round_seconds()
+    assert (Decimal(repr(rs)) * 10000) % 1 == 0, repr(rs)
+    assert repr(rs) == f"{rs:g}"
+
+
+def test_convert_blank_lines_before_the_header_and_negative_zero(tmp_path, capsys):
+    f = _file(tmp_path, "\n\narrived_at,num_prefill_tokens,num_decode_tokens\n-0.0,5,3\n0.25,5,3\n", "t.csv")
+    code, out, err = _run(capsys, ["convert", str(f), "--round-seconds", "0.1"])
+    assert code == 0, err
+    assert out.splitlines() == ["arrival,prompt,output", "0,5,3", "2,5,3"]
+    assert "(trace 0..0.25 s)" in err, err
+
+
+def test_schedule_out_naming_the_file_stdout_is_redirected_to(tmp_path):
+    """`kvlib simulate ... > out.txt --schedule-out out.txt`: an atomic rename would give out.txt a new inode while
+    the shell's descriptor keeps writing the old, unlinked one (the report would vanish); the schedule goes to
+    stdout instead, i.e. into out.txt, and the report to stderr."""
+    f = _file(tmp_path, SMALL)
+    target = tmp_path / "out.txt"
+    with open(target, "w") as fh:
+        r = subprocess.run([sys.executable, "-m", "kvlib.cli", "simulate", str(f), "--memory", "8", "--policy",
+                            "mc-sf", "--schedule-out", str(target)], stdout=fh, stderr=subprocess.PIPE, text=True,
+                           cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.reader(io.StringIO(target.read_text())))
+    assert rows[0][0] == "id" and len(rows) == 5 and "TEL" in r.stderr
+
+
+def test_solve_horizon_guard_and_force(tmp_path, capsys, monkeypatch):
+    import kvlib.cli as cli
+
+    monkeypatch.setattr(cli, "MAX_SOLVE_HORIZON", 5)
+    f = _file(tmp_path, SMALL)  # max arrival 2 + total output 10 = 12 rounds
+    code, _, err = _run(capsys, ["solve", str(f), "--memory", "8"])
+    assert code == 2 and "max arrival + total output = 12 rounds, more than 5" in err and "--force" in err
+    code, out, err = _run(capsys, ["solve", str(f), "--memory", "8", "--force", "--json"])
+    assert code == 0 and json.loads(out)["upper"] == 15, err

@@ -431,7 +431,7 @@ def test_separate_schedule_feasible_and_tiny_optimum_below():
         ["--policy", "sorted-f", "--phase1-constraint", "lookahead"],
         ["--policy", "sorted-f", "--selector", "swap"],
         ["--policy", "sorted-f", "--selector", "dp"],
-        ["--policy", "sorted-f", "--selector", "quantile", "--samples", "2", "--seed", "3", "--phase2", "scan"],
+        ["--policy", "sorted-f", "--selector", "quantile", "--seed", "3", "--phase2", "scan"],  # 002 Alg. 5 takes no --samples
         ["--policy", "sorted-lp", "--time-step", "1"],
         ["--policy", "lp-swap"],
     ],
