@@ -25,9 +25,10 @@ class ParameterError(ValueError):
 
 
 def _repo_root() -> Path:
-    from kvlib.book.store import repo_root
-
-    return repo_root()
+    """The repository that holds this ``kvlib`` (``book/chapters.yml`` beside ``kvlib/``), else the cwd
+    (the same rule as :func:`kvlib.book.store.repo_root`, which imports this module)."""
+    here = Path(__file__).resolve().parents[2]
+    return here if (here / "book" / "chapters.yml").exists() else Path.cwd()
 
 
 def book_parameters(chapter: str, mode: str, root: Path | None = None) -> dict[str, Any] | None:
