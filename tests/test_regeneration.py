@@ -189,3 +189,31 @@ def test_a_full_run_that_computes_nothing_leaves_results_unchanged(demo_repo):
     rec = _run(rc)
     assert rec["status"] == "ok" and all(t["computed_now"] == 0 for t in rec["tables"])
     assert _files(results) == before
+
+
+def test_a_dask_regeneration_of_a_chapter_writes_the_process_pools_values(demo_repo, tmp_path):
+    """The demo chapter regenerated through the runner with its rows on a Dask LocalCluster
+    (KVBOOK_DASK, as --dask sets it) stores the same deterministic values as a run without Dask."""
+    distributed = pytest.importorskip("distributed")
+    repo, rc, _ = demo_repo
+    results = repo / "results"
+
+    def values():
+        out = {}
+        for t in ("a", "b"):
+            rows = (results / "demo" / f"{t}.csv").read_text().splitlines()
+            header = rows[0].split(",")
+            keep = [i for i, c in enumerate(header) if c not in ("_wall_s", "_host", "_cores", "_commit")]
+            out[t] = sorted(",".join(r.split(",")[i] for i in keep) for r in rows[1:])
+        return out
+
+    os.environ.pop("KVBOOK_DASK", None)
+    assert _run(rc)["status"] == "ok"
+    pool = values()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        os.environ["KVBOOK_DASK"] = c.scheduler_address
+        rec = _run(rc, fresh=True)
+        os.environ.pop("KVBOOK_DASK", None)
+    assert rec["status"] == "ok" and rec["regeneration"] == "complete", rec.get("error")
+    assert all(t["computed_now"] == 2 for t in rec["tables"])
+    assert values() == pool
