@@ -357,14 +357,15 @@ if SHARED and (SHARED / "a100_llama2_70b_mlp.csv").exists():
     coef["refit from CSV"] = [getattr(refit, k) for k in coef.index]
     agree = all(np.isclose(coef["value"].astype(float), coef["refit from CSV"].astype(float), rtol=1e-6))
     print("refit from the CSVs agrees with the embedded coefficients:", agree)
-    g("rt_refit_note", "the batch-time model's refit from the CSVs equals the embedded coefficients"
-      + (" (checked in this build)" if agree else " (NOT in this build: see the printed check)"))
 else:
+    agree = None
     print("CSV profiles absent: using the EMBEDDED coefficients (fitted from the files named below)")
-    g("rt_refit_note", "the batch-time model's refit from the CSVs equals the embedded coefficients (not "
-      "checked in this build, whose machine lacks the CSVs; tests/test_batchtime.py checks it where they are)")
 
 # %%
+g("rt_refit_note", "the batch-time model's refit from the CSVs equals the embedded coefficients"
+  + (" (checked in this build)" if agree else " (NOT in this build: see the printed check)" if agree is False
+     else " (not checked in this build, whose machine lacks the CSVs; tests/test_batchtime.py checks it where "
+          "they are)"))
 prov = EMBEDDED["provenance"]
 _PROV_KEYS = ("mlp_csv", "mlp_sha256", "allreduce_csv", "allreduce_sha256", "fit_date", "layer_r2",
               "layer_median_rel_err", "layer_max_rel_err", "allreduce_r2")
