@@ -140,8 +140,9 @@ def test_amax_batch_waits_for_the_whole_batch():
 
 
 # --------------------------------------------------------------------------- 003's algorithms on hand-checked instances
-# Convention (003 eq. (1)/(3), the engine's): a request started at p holds s + (t' - p) tokens at
-# t' = p+1, ..., p+o and completes at p + o; TEL = sum of completion times (all arrive at 0).
+# Convention (003 eq. (1) and 001 eq. (5), the engine's): a request started at p holds s + (t' - p) tokens
+# at t' = p+1, ..., p+o and completes at p + o; TEL = sum of completion times (all arrive at 0). (003's
+# eq. (3) read literally starts the count at t' = p; the errata page gives both readings where it matters.)
 
 
 def _valid(inst, res, cancel=True):
