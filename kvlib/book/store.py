@@ -511,7 +511,8 @@ class Store:
         t_run = time.perf_counter()
         computed = 0
         if missing and self.policy in ("off", "write", "live"):
-            commit = current_commit() if self.policy == "write" else "live"
+            # dirty only if a file the table depends on has uncommitted changes (not any file of kvlib)
+            commit = current_commit(tuple(depends)) if self.policy == "write" else "live"
             writer = None
             if self.policy == "write":
                 csv_path.parent.mkdir(parents=True, exist_ok=True)
