@@ -493,9 +493,12 @@ def measured_model(hardware: str = "a100", *, kernels_csv: str | os.PathLike | N
     ``hardware``: ``a100``, ``h100`` or ``h200`` (embedded coefficients, no file access); ``data_dir``: refit it
     from the profile files there instead; ``kernels_csv``: a kernel-timing file of your own GPU (``kvlib profile
     --out``), see :func:`fit_kernels`.  ``attention="derived"`` keeps batchtime.py's assumed attention (the
-    fallback for a GPU without attention measurements)."""
+    documented fallback when no attention rows exist; A100 only, since its constants are the A100's)."""
     if attention not in ("measured", "derived"):
         raise ParameterError(f"attention: must be 'measured' or 'derived', got {attention!r}")
+    if attention == "derived" and (kernels_csv is not None or _check_hardware(hardware) != "a100"):
+        raise ParameterError("attention='derived' is batchtime.py's A100 assumption (2.0e12 bytes/s, 156e12 FLOP/s) "
+                             "and exists only for hardware 'a100'")
     if kernels_csv is not None:
         m = fit_kernels(kernels_csv)
         return MeasuredBatchTimeModel(m.hardware, m.base, m.decode, m.prefill, attention, m.provenance)
