@@ -56,6 +56,9 @@ def test_embedded_coefficients_equal_a_refit_from_the_csvs(hw):
         assert fp[key] == ep[key]
     if hw == "a100":
         assert fp["derived_vs_measured"] == ep["derived_vs_measured"]
+    refit = measured_model(hw, data_dir=SHARED)
+    assert refit.provenance["origin"] == f"fitted from {SHARED}"
+    assert refit.batch_ms(300, 64, 64 * 1500) == pytest.approx(measured_model(hw).batch_ms(300, 64, 64 * 1500), rel=1e-6)
 
 
 @have_shared
