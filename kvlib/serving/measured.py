@@ -26,8 +26,8 @@ Per layer and per GPU (all times in **milliseconds**):
   (``form`` in the coefficients): ``linear``, ``a + b D + c K`` (costs add up,
   as in Vidur's paged FlashAttention profile on A100), or ``roofline``,
   ``max(a, b D + c K)`` (a floor below which the kernel does not get faster, as
-  in the H100 and H200 kernel timings, flat at about 0.03 and 0.017 ms up to
-  about 100,000 cached tokens and linear beyond).
+  in the H100 and H200 kernel timings: flat up to a few tens of thousands of
+  cached tokens, linear beyond).
 * **prefill attention** of one prompt of ``P`` tokens: ``a + b P + c P^2`` or
   ``max(a, b P + c P^2)`` (the causal ``QK^T`` and ``PV`` products grow as
   ``P^2``; the linear term absorbs the traffic of Q, K, V and the output).  A
