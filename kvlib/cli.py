@@ -461,7 +461,9 @@ def build_parser() -> argparse.ArgumentParser:
     pf.add_argument("--repeats", type=POSITIVE_INT, default=7, help="repeats per operator and size (default 7)")
     pf.add_argument("--calls", type=POSITIVE_INT, default=20,
                     help="back-to-back calls per repeat (default 20)")
-    pf.add_argument("--device", default="cuda", help="PyTorch device (default cuda)")
+    pf.add_argument("--device", default="cuda",
+                    help="PyTorch device (default cuda; cpu times with the wall clock: a check of the tool, not a GPU "
+                    "profile)")
     pf.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     cnv.add_argument("--out", "-o", metavar="FILE.csv", default=None,
                      help="write the request CSV here (default, - or /dev/stdout: stdout), atomically (a failed write "

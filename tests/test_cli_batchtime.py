@@ -184,3 +184,26 @@ PROFILE_CASES = [
 def test_profile_rejects_bad_options(tmp_path, capsys, case):
     argv = ["profile"] + [a.replace("DIR", str(tmp_path)) for a in case[1]]
     _assert_bad(*_run(capsys, argv), case[2].replace("DIR", str(tmp_path)))
+
+
+def test_profile_command_writes_a_file_batchtime_reads(tmp_path, capsys, monkeypatch):
+    """The command's wiring (checks, atomic write, hand-over to --kernels) with the measuring step replaced by a
+    synthetic profile (no PyTorch or GPU here)."""
+    from test_measured import _synthetic_rows
+
+    seen = {}
+    monkeypatch.setattr(profile_gpu, "require_torch", lambda: object())
+
+    def fake_profile(**kw):
+        seen.update(kw)
+        return _synthetic_rows()
+
+    monkeypatch.setattr(profile_gpu, "profile", fake_profile)
+    f = tmp_path / "mine.csv"
+    code, out, err = _run(capsys, ["profile", "--out", str(f), "--repeats", "3", "--quiet"])
+    assert code == 0, err
+    assert seen["repeats"] == 3 and seen["calls"] == profile_gpu.CALLS and seen["progress"] is None
+    assert f"wrote {24 * 8 + 54 + 9} rows to {f}" in err
+    code, out, err = _run(capsys, ["batchtime", "--kernels", str(f), "--decode", "16", "--kv", "16492", "--json"])
+    assert code == 0, err
+    assert json.loads(out)["hardware"] == "kernels:Synthetic GPU"

@@ -319,3 +319,19 @@ def test_profile_module_imports_without_torch():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        cwd=Path(__file__).resolve().parents[1])
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_profile_runs_on_cpu_when_torch_is_installed(tmp_path, monkeypatch):
+    """The measuring code itself (shapes, operators, the writer) on a tiny grid and a shrunken layer (a bf16
+    Llama-2-70B shard takes minutes on a CPU); skipped where PyTorch is absent."""
+    pytest.importorskip("torch")
+    for name, v in (("HIDDEN", 256), ("MLP", 384), ("Q_HEADS", 4), ("KV_HEADS", 2), ("HEAD_DIM", 32)):
+        monkeypatch.setattr(profile_gpu, name, v)
+    rows = profile_gpu.profile(device="cpu", repeats=2, calls=1, tokens=(1, 4, 8, 16), batches=(1, 2),
+                               kv_lens=(16, 32, 64), prompt_lens=(8, 16, 32, 64))
+    assert len(rows) == 4 * 8 + 2 * 3 + 4
+    assert all(r["time_ms_median"] >= r["time_ms_min"] > 0 for r in rows)
+    f = tmp_path / "cpu.csv"
+    f.write_text(profile_gpu.rows_csv_text(rows))
+    m = measured_model(kernels_csv=f)
+    assert m.hardware == "kernels:CPU (cpu)" and m.batch_ms(0, 2, 64) > 0

@@ -23,6 +23,9 @@ back-to-back calls timed with CUDA events (after 3 warm-up calls); a repeat's
 time is the mean of its 20 calls; the row records the median and the minimum of
 the 7 repeat times (ms).
 
+``device="cpu"`` times with the wall clock instead (a check of the tool on a
+machine without a GPU, not a GPU profile; the ``gpu`` column then says CPU).
+
 PyTorch is imported only inside :func:`profile`: everything else here (the
 size grids, the timing statistics, the file writer) runs without it.  Install
 it with the ``profile`` extra (``pip install 'kvlib[profile]'``).
@@ -108,11 +111,20 @@ def rows_csv_text(rows: Iterable[dict]) -> str:
     return buf.getvalue()
 
 
-def _timer(torch, fn: Callable[[], object], repeats: int, calls: int) -> tuple[float, float]:
+def _timer(torch, fn: Callable[[], object], repeats: int, calls: int, cuda: bool = True) -> tuple[float, float]:
     for _ in range(WARMUP):
         fn()
-    torch.cuda.synchronize()
     totals = []
+    if not cuda:  # --device cpu: wall clock (checks the tool itself; not a GPU profile)
+        import time
+
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            totals.append(1e3 * (time.perf_counter() - t0))
+        return repeat_stats(totals, calls)
+    torch.cuda.synchronize()
     for _ in range(repeats):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
@@ -129,11 +141,15 @@ def profile(*, device: str = "cuda", repeats: int = REPEATS, calls: int = CALLS,
             progress: Callable[[str], None] | None = None) -> list[dict]:
     """Measure every operator at every size on ``device``; returns the rows (dicts keyed by the columns)."""
     torch = require_torch()
-    if not torch.cuda.is_available():
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, ValueError) as e:
+        raise NoGpuError(f"kvlib profile: --device {device!r} is not a PyTorch device ({e})") from None
+    cuda = dev.type == "cuda"
+    if cuda and not torch.cuda.is_available():
         raise NoGpuError("kvlib profile: no CUDA GPU visible to PyTorch (torch.cuda.is_available() is False)")
     import torch.nn.functional as F
 
-    dev = torch.device(device)
     dt = torch.bfloat16
     gen = torch.Generator(device=dev).manual_seed(0)
 
@@ -154,7 +170,8 @@ def profile(*, device: str = "cuda", repeats: int = REPEATS, calls: int = CALLS,
         g, up = u.split(MLP, dim=-1)
         return F.silu(g) * up
 
-    head = {"gpu": torch.cuda.get_device_name(dev), "torch": torch.__version__, "cuda": torch.version.cuda or ""}
+    name = torch.cuda.get_device_name(dev) if cuda else f"CPU ({dev})"
+    head = {"gpu": name, "torch": torch.__version__, "cuda": torch.version.cuda or ""}
     rows: list[dict] = []
 
     def add_row(op, stats, **size):
@@ -190,7 +207,7 @@ def profile(*, device: str = "cuda", repeats: int = REPEATS, calls: int = CALLS,
                 "layer_without_attention": layer,
             }
             for op, fn in ops.items():
-                add_row(op, _timer(torch, fn, repeats, calls), num_tokens=T)
+                add_row(op, _timer(torch, fn, repeats, calls, cuda), num_tokens=T)
         gqa = Q_HEADS // KV_HEADS
 
         def sdpa(q, k, v, causal):
@@ -206,13 +223,13 @@ def profile(*, device: str = "cuda", repeats: int = REPEATS, calls: int = CALLS,
                 q = rand(B, Q_HEADS, 1, HEAD_DIM)
                 k = rand(B, KV_HEADS, L, HEAD_DIM)
                 v = rand(B, KV_HEADS, L, HEAD_DIM)
-                add_row("attn_decode", _timer(torch, lambda q=q, k=k, v=v: sdpa(q, k, v, False), repeats, calls),
+                add_row("attn_decode", _timer(torch, lambda q=q, k=k, v=v: sdpa(q, k, v, False), repeats, calls, cuda),
                         batch_size=B, kv_len=L)
                 del q, k, v
         for P in prompt_lens:
             q = rand(1, Q_HEADS, P, HEAD_DIM)
             k = rand(1, KV_HEADS, P, HEAD_DIM)
             v = rand(1, KV_HEADS, P, HEAD_DIM)
-            add_row("attn_prefill", _timer(torch, lambda q=q, k=k, v=v: sdpa(q, k, v, True), repeats, calls),
+            add_row("attn_prefill", _timer(torch, lambda q=q, k=k, v=v: sdpa(q, k, v, True), repeats, calls, cuda),
                     prompt_len=P)
     return rows
