@@ -335,3 +335,20 @@ def test_profile_runs_on_cpu_when_torch_is_installed(tmp_path, monkeypatch):
     f.write_text(profile_gpu.rows_csv_text(rows))
     m = measured_model(kernels_csv=f)
     assert m.hardware == "kernels:CPU (cpu)" and m.batch_ms(0, 2, 64) > 0
+
+
+@pytest.mark.parametrize("hw", list(HARDWARE))
+def test_measured_model_drives_the_continuous_time_simulator(hw):
+    """Drop-in for BatchTimeModel in kvlib.serving.realtime (it calls batch_ms(prefill, decode, kv, sumsq));
+    faster hardware gives shorter rounds on the same schedule-independent first round."""
+    from kvlib.policies import make_policy
+    from kvlib.serving.realtime import simulate_realtime
+    from kvlib.serving.workloads import lmsys_like, poisson_arrivals
+
+    rng = np.random.default_rng(0)
+    w = lmsys_like(rng, 60, arrival_s=poisson_arrivals(rng, 60, 40.0))
+    m = measured_model(hw)
+    r = simulate_realtime(w, make_policy("mc-sf"), memory=3000, model=m)
+    assert r.completed and np.all(r.batch_ms > 0)
+    ref = simulate_realtime(w, make_policy("mc-sf"), memory=3000, model=measured_model("a100"))
+    assert r.batch_ms[0] <= ref.batch_ms[0] * (1 + 1e-12)

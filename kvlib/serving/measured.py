@@ -463,7 +463,10 @@ class MeasuredBatchTimeModel:
         """Time (ms) of one batch, as :meth:`BatchTimeModel.batch_ms`: ``prefill_tokens`` prompt tokens prefilled
         (``n_prompts`` prompts, default one; ``sum_sq_prompt`` the sum of their squares, default
         ``prefill_tokens**2``), ``decode_requests`` requests decoding one token each and attending to
-        ``kv_tokens`` cached tokens in all.  Vectorised; an empty batch takes 0 ms."""
+        ``kv_tokens`` cached tokens in all.  Vectorised; an empty batch takes 0 ms.  A drop-in for
+        :class:`BatchTimeModel` in :func:`kvlib.serving.realtime.simulate_realtime`, which passes no prompt count:
+        there a round that starts several requests counts one prompt's fixed prefill cost (the A100 fit's
+        ``prefill["a"]``, under 0.01 ms per layer), not one per prompt."""
         return self.breakdown(prefill_tokens, decode_requests, kv_tokens, sum_sq_prompt, n_prompts)["total_ms"]
 
     def describe(self) -> dict:
