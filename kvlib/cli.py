@@ -1,4 +1,5 @@
-"""Command-line interface: ``kvlib simulate``, ``kvlib solve`` and ``kvlib convert``.
+"""Command-line interface: ``kvlib simulate``, ``kvlib solve``, ``kvlib convert``, ``kvlib batchtime`` and
+``kvlib profile``.
 
 Streams: results go to stdout; messages, warnings and progress bars to stderr.
 With ``--json`` stdout carries exactly one JSON document: while the command
@@ -150,6 +151,18 @@ def _cpu_count() -> int:
 
 
 POSITIVE_INT = _int_arg(1, None, "a positive integer")
+#: Token and request counts of ``kvlib batchtime`` (at most 10**9: far beyond any GPU's KV cache).
+NONNEG_INT = _int_arg(0, 10**9, "an integer between 0 and 1,000,000,000")
+
+#: Hardware configurations of :mod:`kvlib.serving.measured` (kept here so that ``--help`` needs no import).
+HARDWARE_NAMES = ("a100", "h100", "h200")
+
+
+def _hardware_arg(text: str) -> str:
+    t = text.strip().lower()
+    if t not in HARDWARE_NAMES:
+        raise argparse.ArgumentTypeError(f"unknown hardware {text.strip()[:60]!r}; known: {', '.join(HARDWARE_NAMES)}")
+    return t
 MEMORY = _int_arg(None, None)  # sign checked by the command: "--memory must be positive, got ..."
 
 
@@ -230,20 +243,27 @@ def _exit_lines() -> str:
     return "exit codes:\n" + "\n".join(f"  {c:<3}  {d}" for c, d in EXIT_CODES.items())
 
 
-def default_round_seconds() -> float:
+def default_round_seconds(hardware: str | None = None) -> float:
     """Default length of one round for ``kvlib convert`` (seconds), from :mod:`kvlib.serving.batchtime`.
 
     One decode round of the batch-time model (Llama-2-70B on two A100s) for a
     batch of 16 requests that together hold the papers' KV limit of 16,492
     tokens (:data:`kvlib.serving.hardware.PAPER_KV_CAPACITY_TOKENS`), rounded to
-    0.1 ms.
+    0.1 ms.  With ``hardware`` (``a100``, ``h100``, ``h200``): the same round
+    under that hardware's measured model (:func:`kvlib.serving.measured.measured_model`).
     """
     from kvlib.serving.batchtime import default_model
     from kvlib.serving.hardware import PAPER_KV_CAPACITY_TOKENS
 
     from decimal import Decimal
 
-    ms = float(default_model().batch_ms(0, ROUND_BATCH, PAPER_KV_CAPACITY_TOKENS))
+    if hardware is None:
+        model = default_model()
+    else:
+        from kvlib.serving.measured import measured_model
+
+        model = measured_model(hardware)
+    ms = float(model.batch_ms(0, ROUND_BATCH, PAPER_KV_CAPACITY_TOKENS))
     # exactly a whole number of 0.1 ms (round(ms, 1) / 1000.0 gave 0.054700000000000006, and convert computes
     # rounds exactly from the decimal text of R)
     return float(Decimal(repr(round(ms, 1))) / 1000)
@@ -376,14 +396,75 @@ def build_parser() -> argparse.ArgumentParser:
         "num_decode_tokens (or output_tokens, ...). Rule: a request arriving x seconds into the trace arrives "
         "at round floor(x / R), R = --round-seconds, computed exactly from the decimal text of x and R. The default R = " + rs_text + " s is one decode round of "
         "kvlib's batch-time model (kvlib.serving.batchtime: Llama-2-70B on two A100s) for a batch of "
-        f"{ROUND_BATCH} requests holding M = 16,492 KV tokens. A trace without an arrival column (e.g. the "
+        f"{ROUND_BATCH} requests holding M = 16,492 KV tokens; --hardware NAME takes R from the same round under "
+        "that hardware's measured model (kvlib.serving.measured) instead. A trace without an arrival column (e.g. the "
         "arXiv length statistics) puts every request at round 0. Any unusable row (a token count that is not a "
         "positive integer, a negative, non-finite or decreasing arrival time) is an error naming its line.",
         epilog=_exit_lines(),
         formatter_class=_HelpFormatter,
     )
     cnv.add_argument("file", metavar="TRACE.csv")
-    cnv.add_argument("--round-seconds", type=_seconds_arg, default=rs, help=f"length R of one round in seconds (default {rs_text})")
+    hw_rounds = ", ".join(f"{h} {default_round_seconds(h):g}" for h in HARDWARE_NAMES)
+    cnv.add_argument("--round-seconds", type=_seconds_arg, default=None,
+                     help=f"length R of one round in seconds (default {rs_text}; with --hardware, that hardware's "
+                     f"round: {hw_rounds})")
+    cnv.add_argument("--hardware", type=_hardware_arg, default=None, metavar="{" + ",".join(HARDWARE_NAMES) + "}",
+                     help="take the default R from this hardware's measured batch-time model (kvlib.serving.measured): "
+                     f"one decode round of {ROUND_BATCH} requests holding 16,492 KV tokens, rounded to 0.1 ms "
+                     "(default: no hardware, R from kvlib.serving.batchtime as above); not with --round-seconds")
+    cnv.set_defaults(default_round_seconds=rs)
+
+    bt = sub.add_parser(
+        "batchtime",
+        help="time of one batch of Llama-2-70B (tensor parallel 2) on a100, h100 or h200, with its breakdown",
+        description="Print the time of one batch under kvlib's measured batch-time model (kvlib.serving.measured): "
+        "non-attention operators, all-reduce and embedding fitted from Vidur's profiles (a100, h100) or from "
+        "kernel timings (h200, with the H100 all-reduce standing in), attention fitted from measured times "
+        "(Vidur's A100 attention profile; H100 and H200 kernel timings). A batch prefills --prefill prompt tokens "
+        "(one prompt) and decodes one token for each of --decode requests, which attend to --kv cached tokens in "
+        "all.",
+        epilog=_exit_lines(),
+        formatter_class=_HelpFormatter,
+    )
+    bt.add_argument("--hardware", type=_hardware_arg, default=None, metavar="{" + ",".join(HARDWARE_NAMES) + "}",
+                    help="which GPU's model (default a100); not with --kernels")
+    bt.add_argument("--kernels", metavar="FILE.csv", default=None,
+                    help="fit the model from this kernel-timing file (the output of kvlib profile) instead; the "
+                    "all-reduce and embedding then come from the h100 model (one GPU measures no all-reduce)")
+    bt.add_argument("--decode", type=NONNEG_INT, default=0, metavar="N",
+                    help="number of requests decoding one token in the batch (default 0)")
+    bt.add_argument("--kv", type=NONNEG_INT, default=0, metavar="TOKENS",
+                    help="cached tokens the decoding requests attend to, in all (default 0; at least --decode when "
+                    "--decode is positive, 0 when it is 0)")
+    bt.add_argument("--prefill", type=NONNEG_INT, default=0, metavar="TOKENS",
+                    help="prompt tokens prefilled in the batch, as one prompt (default 0)")
+    bt.add_argument("--attention", choices=("measured", "derived"), default="measured",
+                    help="measured (default): the fitted attention; derived: kvlib.serving.batchtime's assumed "
+                    "attention (KV cache read at 2.0e12 bytes/s, prefill at 156e12 FLOP/s; a100 only)")
+    bt.add_argument("--json", action="store_true",
+                    help="print one JSON object on stdout (hardware, attention, the batch, breakdown_ms, total_ms, "
+                    "origin)")
+
+    pf = sub.add_parser(
+        "profile",
+        help="measure the kernels of one Llama-2-70B TP-2 layer on the local GPU (needs PyTorch)",
+        description="Time every operator of one tensor-parallel-2 shard of a Llama-2-70B layer on the local CUDA "
+        "GPU with PyTorch and write the kernel-timing CSV that kvlib batchtime --kernels reads (the format of "
+        "../shared/data/h100_llama2_70b_tp2_kernels.csv): per operator and size, the median and minimum over "
+        "--repeats repeats of the mean time of --calls back-to-back calls, timed with CUDA events. Needs PyTorch "
+        "(pip install 'kvlib[profile]') and a CUDA GPU; takes a few minutes.",
+        epilog=_exit_lines(),
+        formatter_class=_HelpFormatter,
+    )
+    pf.add_argument("--out", "-o", metavar="FILE.csv", required=True,
+                    help="write the kernel timings here (atomically; - or /dev/stdout: stdout)")
+    pf.add_argument("--repeats", type=POSITIVE_INT, default=7, help="repeats per operator and size (default 7)")
+    pf.add_argument("--calls", type=POSITIVE_INT, default=20,
+                    help="back-to-back calls per repeat (default 20)")
+    pf.add_argument("--device", default="cuda",
+                    help="PyTorch device (default cuda; cpu times with the wall clock: a check of the tool, not a GPU "
+                    "profile)")
+    pf.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     cnv.add_argument("--out", "-o", metavar="FILE.csv", default=None,
                      help="write the request CSV here (default, - or /dev/stdout: stdout), atomically (a failed write "
                      "keeps the file already there; the input trace is refused under any name); the summary goes "
@@ -759,6 +840,15 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
 def cmd_convert(args: argparse.Namespace, out) -> int:
     from kvlib.core.traces import convert_trace
 
+    if args.hardware is not None:
+        if args.round_seconds is not None:
+            raise _Fail(EXIT_BAD_INPUT, f"--hardware {args.hardware} sets the default round length; give either "
+                        "--round-seconds or --hardware, not both")
+        from decimal import Decimal
+
+        args.round_seconds = Decimal(repr(default_round_seconds(args.hardware)))
+    elif args.round_seconds is None:
+        args.round_seconds = args.default_round_seconds
     if args.round_seconds is None:  # pragma: no cover - only if the batch-time model failed
         raise _Fail(EXIT_BAD_INPUT, "--round-seconds is required (no default available)")
     _check_input_path(args.file, "TRACE.csv")
@@ -785,7 +875,70 @@ def cmd_convert(args: argparse.Namespace, out) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"simulate": cmd_simulate, "solve": cmd_solve, "convert": cmd_convert}
+def cmd_batchtime(args: argparse.Namespace, out) -> int:
+    from kvlib.serving.measured import measured_model
+
+    if args.decode == 0 and args.prefill == 0:
+        raise _Fail(EXIT_BAD_INPUT, "batchtime: the batch is empty (give --decode and/or --prefill a positive count)")
+    if args.decode == 0 and args.kv > 0:
+        raise _Fail(EXIT_BAD_INPUT, f"--kv {args.kv} given with --decode 0: cached tokens are read only by decoding "
+                    "requests (give --decode, or drop --kv)")
+    if args.decode > 0 and args.kv < args.decode:
+        raise _Fail(EXIT_BAD_INPUT, f"--kv {args.kv} is less than --decode {args.decode}: each decoding request "
+                    "attends to at least one cached token (--kv counts the cached tokens of all of them)")
+    if args.kernels is not None:
+        _check_input_path(args.kernels, "--kernels")
+        if args.hardware is not None:
+            raise _Fail(EXIT_BAD_INPUT, "--kernels fits the model from a file; give either --kernels or --hardware, "
+                        "not both")
+        model = measured_model(kernels_csv=args.kernels, attention=args.attention)
+    else:
+        model = measured_model(args.hardware or "a100", attention=args.attention)
+    parts = model.breakdown(args.prefill, args.decode, args.kv)
+    origin = model.provenance.get("origin", "")
+    doc = {
+        "hardware": model.hardware,
+        "attention": args.attention,
+        "prefill_tokens": args.prefill,
+        "decode_requests": args.decode,
+        "kv_tokens": args.kv,
+        "breakdown_ms": {k: v for k, v in parts.items() if k != "total_ms"},
+        "total_ms": parts["total_ms"],
+        "origin": origin,
+    }
+    if args.json:
+        out.append(json.dumps(doc))
+        return EXIT_OK
+    names = {"non_attention_ms": "non-attention", "allreduce_ms": "all-reduce", "decode_attention_ms": "decode attention",
+             "prefill_attention_ms": "prefill attention", "embedding_ms": "embedding"}
+    out.append(f"hardware            {model.hardware} ({origin}; attention {args.attention})")
+    out.append(f"batch               {args.prefill:,} prefill tokens, {args.decode:,} decoding requests, "
+               f"{args.kv:,} cached tokens")
+    for k, label in names.items():
+        out.append(f"{label:<20}{parts[k]:10.3f} ms")
+    out.append(f"{'total':<20}{parts['total_ms']:10.3f} ms")
+    return EXIT_OK
+
+
+def cmd_profile(args: argparse.Namespace, out) -> int:
+    from kvlib.serving import profile_gpu
+
+    target = _output_target(args.out, "--out", (), getattr(args, "stdout_id", None))
+    profile_gpu.require_torch()  # a named error (exit 2) before any work when PyTorch is absent
+    say = None if args.quiet else (lambda m: print(f"kvlib profile: {m}", file=sys.stderr))
+    rows = profile_gpu.profile(device=args.device, repeats=args.repeats, calls=args.calls, progress=say)
+    text = profile_gpu.rows_csv_text(rows)
+    if target == "-":
+        out.append(text.rstrip("\n"))
+    else:
+        _write_output(target, "--out", text)
+        print(f"kvlib profile: wrote {len(rows)} rows to {target}; use it with kvlib batchtime --kernels {target}",
+              file=sys.stderr)
+    return EXIT_OK
+
+
+COMMANDS = {"simulate": cmd_simulate, "solve": cmd_solve, "convert": cmd_convert, "batchtime": cmd_batchtime,
+            "profile": cmd_profile}
 
 
 def _message(e: BaseException) -> str:
@@ -815,7 +968,7 @@ def main(argv: list[str] | None = None) -> int:
         # with --json nothing but the document may reach stdout: point descriptor 1 (and sys.stdout) at stderr
         # while the command runs, so a library's stray print or C-level log goes to stderr
         guard = contextlib.ExitStack()
-        if getattr(args, "json", False) or args.command == "convert":
+        if getattr(args, "json", False) or args.command in ("convert", "profile"):
             from kvlib.core.highs import stdout_fd_to
 
             try:
