@@ -369,7 +369,9 @@ def fit_hardware(hardware: str, data_dir: str | os.PathLike) -> dict:
     quality["prefill_attention"] = pq
     prov = {name: f for name, f in files.items()}
     prov.update({f"{name.removesuffix('_csv')}_sha256": _sha(data_dir / f, sums) for name, f in files.items()})
-    prov.update(source=SOURCE_VIDUR if hw != "h200" else SOURCE_KERNELS + "; stand-ins from " + SOURCE_VIDUR,
+    prov.update(source=(SOURCE_VIDUR if hw == "a100" else
+                        "non-attention and all-reduce: " + SOURCE_VIDUR + "; attention: " + SOURCE_KERNELS
+                        if hw == "h100" else SOURCE_KERNELS + "; stand-ins from " + SOURCE_VIDUR),
                 fit_date=_dt.date.today().isoformat(), quality=quality)
     if stand_ins:
         prov["stand_ins"] = stand_ins
@@ -676,7 +678,9 @@ EMBEDDED: dict = {'a100': {'base': {'layer_c0': 0.5620435597462162,
                          'mlp_sha256': 'fb3581ade7c02caab8a0f7d1ca1ad06a7b0fbac3d9f32a9ed46ae55d95fd6bb3',
                          'allreduce_sha256': '8d68ee6979682726cd7c1d06b8a3656dea5bf53d074d62b3e080ed306b03c155',
                          'kernels_sha256': '80fc0acaa238ede7e788b1d4a4d1e711b2f3dc2d0498b2b4b749e93b5a3b31d1',
-                         'source': 'microsoft/vidur data/ (MIT License), via ../shared/data',
+                         'source': 'non-attention and all-reduce: microsoft/vidur data/ (MIT License), via '
+                                   '../shared/data; attention: PyTorch kernel timings of one TP-2 layer '
+                                   '(../shared/data README), via ../shared/data',
                          'fit_date': '2026-11-27',
                          'quality': {'layer': {'r2': 0.99587,
                                                'median_rel_err': 0.03,
