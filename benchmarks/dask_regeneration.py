@@ -12,6 +12,7 @@
 
     python benchmarks/dask_regeneration.py                      # lowerbounds/tp, then the projection
     python benchmarks/dask_regeneration.py --table amin/theorem2 --workers 1 2 4
+    python benchmarks/dask_regeneration.py --chapter lowerbounds     # every stored table of a chapter
     python benchmarks/dask_regeneration.py --projection-only
 
 Nothing under ``results/`` is written; the scratch folder is removed at the end.
@@ -82,20 +83,26 @@ def projection(workers: list[int]) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--table", default="lowerbounds/tp", help="CHAPTER/TABLE to regenerate (default lowerbounds/tp)")
+    ap.add_argument("--chapter", help="regenerate every stored table of this chapter (instead of --table)")
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts to time (default 1 2)")
     ap.add_argument("--projection", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32, 64, 128],
                     help="worker counts of the projection")
     ap.add_argument("--projection-only", action="store_true")
     args = ap.parse_args(argv)
-    if not args.projection_only:
-        chapter, _, table = args.table.partition("/")
+    targets = ([t for t in list_tables(results_root()) if t[0] == args.chapter] if args.chapter
+               else [tuple(args.table.partition("/")[::2])])
+    if not args.projection_only and not targets:
+        print(f"no stored tables for chapter {args.chapter}", file=sys.stderr)
+        return 2
+    totals: dict[str, float] = {}
+    for chapter, table in ([] if args.projection_only else targets):
         if not table_paths(chapter, table)[1].exists():
-            print(f"no stored table {args.table}", file=sys.stderr)
+            print(f"no stored table {chapter}/{table}", file=sys.stderr)
             return 2
         from distributed import LocalCluster
 
         _, committed = read_rows(table_paths(chapter, table)[0])
-        print(f"regenerating results/{args.table} ({len(committed)} rows, "
+        print(f"regenerating results/{chapter}/{table} ({len(committed)} rows, "
               f"{sum(float(r['_wall_s'] or 0) for r in committed):.0f} s of recorded compute) on {os.cpu_count()} cores")
         reference = None
         print(f"{'executor':<28} {'wall time':>10}  same values as the first run")
@@ -113,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
                             client = _CLIENTS.pop(cluster.scheduler_address, None)
                             if client is not None:
                                 client.close()
+                label = kind + f", {w} worker" + ("s" if w > 1 else "")
+                totals[label] = totals.get(label, 0.0) + wall
                 det = deterministic(chapter, table, recs)
                 reference = reference or det
                 print(f"{kind + f', {w} worker' + ('s' if w > 1 else ''):<28} {wall:>8.1f} s  {det == reference}")
@@ -122,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
                                                         table_paths(chapter, table)[1])["function"]),
                                                     [json.loads(r["_key"]) for r in committed]).frame.to_dict("records")])
         print(f"the regenerated values equal the committed table's: {stored == reference}")
+    if len(targets) > 1 and totals:
+        print(f"\nall {len(targets)} tables of {args.chapter}:")
+        for label, wall in totals.items():
+            print(f"{label:<28} {wall:>8.1f} s")
     projection(args.projection)
     return 0
 
