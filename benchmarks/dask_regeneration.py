@@ -32,8 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kvlib.book.store import (META_COLUMNS, Store, list_tables, load_manifest, read_rows,  # noqa: E402
-                              resolve_function, results_root, table_paths)
+from kvlib.book.store import (META_COLUMNS, Store, list_tables, load_manifest, local_dask_cluster,  # noqa: E402
+                              read_rows, release_dask_client, resolve_function, results_root, table_paths)
 
 
 def regenerate(chapter: str, table: str, scratch: Path, jobs: int, dask: str | None) -> tuple[float, list[dict]]:
@@ -99,8 +99,6 @@ def main(argv: list[str] | None = None) -> int:
         if not table_paths(chapter, table)[1].exists():
             print(f"no stored table {chapter}/{table}", file=sys.stderr)
             return 2
-        from distributed import LocalCluster
-
         _, committed = read_rows(table_paths(chapter, table)[0])
         print(f"regenerating results/{chapter}/{table} ({len(committed)} rows, "
               f"{sum(float(r['_wall_s'] or 0) for r in committed):.0f} s of recorded compute) on {os.cpu_count()} cores")
@@ -112,14 +110,9 @@ def main(argv: list[str] | None = None) -> int:
                     if kind == "process pool":
                         wall, recs = regenerate(chapter, table, Path(tmp), w, None)
                     else:
-                        with LocalCluster(n_workers=w, threads_per_worker=1, processes=True,
-                                          dashboard_address=None) as cluster:
+                        with local_dask_cluster(w) as cluster:
                             wall, recs = regenerate(chapter, table, Path(tmp), 1, cluster.scheduler_address)
-                            from kvlib.book.store import _CLIENTS
-
-                            client = _CLIENTS.pop(cluster.scheduler_address, None)
-                            if client is not None:
-                                client.close()
+                            release_dask_client(cluster.scheduler_address)
                 label = kind + f", {w} worker" + ("s" if w > 1 else "")
                 totals[label] = totals.get(label, 0.0) + wall
                 det = deterministic(chapter, table, recs)

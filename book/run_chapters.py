@@ -704,16 +704,11 @@ def write_regeneration_record(record: dict[str, Any]) -> None:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder (never a half-written file)."""
+    """Write ``text`` to ``path`` atomically (:func:`kvlib.fileio.atomic_write_text`), creating its folder."""
+    from kvlib.fileio import atomic_write_text
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, text)
 
 
 # --------------------------------------------------------------------------- manifest
@@ -898,16 +893,15 @@ def start_dask(address: str, workers: int | None) -> Any:
         os.environ["KVBOOK_DASK"] = address
         print(f"[run_chapters] rows are computed on the Dask scheduler at {address}", flush=True)
         return None
+    from kvlib.book.store import StoreError, local_dask_cluster
+
     try:
-        from distributed import LocalCluster
-    except ImportError:
-        print("[run_chapters] --dask local needs the Dask distributed package: pip install 'dask[distributed]'",
-              file=sys.stderr)
+        cluster = local_dask_cluster(workers)
+    except StoreError as exc:
+        print(f"[run_chapters] {exc}", file=sys.stderr)
         return None
-    n = workers or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
     os.environ["KVBOOK_DASK"] = cluster.scheduler_address
-    print(f"[run_chapters] rows are computed on a local Dask cluster of {n} workers "
+    print(f"[run_chapters] rows are computed on a local Dask cluster of {len(cluster.workers)} workers "
           f"({cluster.scheduler_address})", flush=True)
     return cluster
 

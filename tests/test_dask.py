@@ -18,14 +18,13 @@ TIMING = {"_wall_s", "_host", "_cores"}
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as c:
-        yield c
-        from kvlib.book.store import _CLIENTS
+    from kvlib.book.store import local_dask_cluster
 
-        client = _CLIENTS.pop(c.scheduler_address, None)
-        if client is not None:
-            client.close()
+    with local_dask_cluster(2) as c:
+        yield c
+        from kvlib.book.store import release_dask_client
+
+        release_dask_client(c.scheduler_address)
 
 
 def _rows(root, name="tels"):
@@ -75,10 +74,10 @@ def test_an_old_table_gets_the_host_columns_when_appended_to(tmp_path, monkeypat
 
 
 def test_an_unreachable_scheduler_is_named(tmp_path, monkeypatch):
-    from kvlib.book.store import StoreError, _CLIENTS
+    from kvlib.book.store import StoreError, release_dask_client
 
     monkeypatch.setenv("KVBOOK_DASK", "tcp://127.0.0.1:1")
-    _CLIENTS.pop("tcp://127.0.0.1:1", None)
+    release_dask_client("tcp://127.0.0.1:1")
     with pytest.raises(StoreError, match="cannot reach the Dask scheduler"):
         Store("demo", mode="full", parameters={"seed": 5}, policy="write", root=tmp_path).table(
             "tels", policy_tel_row, KEYS[:1])

@@ -194,7 +194,7 @@ def test_a_full_run_that_computes_nothing_leaves_results_unchanged(demo_repo):
 def test_a_dask_regeneration_of_a_chapter_writes_the_process_pools_values(demo_repo, tmp_path):
     """The demo chapter regenerated through the runner with its rows on a Dask LocalCluster
     (KVBOOK_DASK, as --dask sets it) stores the same deterministic values as a run without Dask."""
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     repo, rc, _ = demo_repo
     results = repo / "results"
 
@@ -210,7 +210,9 @@ def test_a_dask_regeneration_of_a_chapter_writes_the_process_pools_values(demo_r
     os.environ.pop("KVBOOK_DASK", None)
     assert _run(rc)["status"] == "ok"
     pool = values()
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+    from kvlib.book.store import local_dask_cluster
+
+    with local_dask_cluster(2) as c:
         os.environ["KVBOOK_DASK"] = c.scheduler_address
         rec = _run(rc, fresh=True)
         os.environ.pop("KVBOOK_DASK", None)

@@ -595,9 +595,16 @@ class Store:
         self._log(force=True)
         return table_obj
 
-    #: manifest fields that describe the table (as opposed to the run that last wrote it)
-    SPEC_FIELDS = ("chapter", "table", "function", "mode", "keys", "exact", "interval", "timing", "ignore",
-                   "rtol", "atol", "depends", "n_expected", "parameters")
+    def _spec(self, name, fn_path, key_cols, exact, interval, timing, ignore, rtol, atol, depends,
+              n_expected) -> dict:
+        """The manifest fields that describe the table (as opposed to the run that last wrote it)."""
+        return {
+            "chapter": self.chapter, "table": name, "function": fn_path, "mode": self.mode,
+            "keys": key_cols, "exact": list(exact) if exact is not None else None,
+            "interval": [list(p) for p in interval], "timing": list(timing), "ignore": list(ignore),
+            "rtol": rtol, "atol": atol, "depends": list(depends), "n_expected": n_expected,
+            "parameters": {k: _plain(v) for k, v in self.parameters.items()},
+        }
 
     def _unchanged(self, manifest, computed, stored, out_rows, csv_path, name, fn_path, key_cols, exact,
                    interval, timing, ignore, rtol, atol, depends, n_expected) -> bool:
@@ -605,10 +612,8 @@ class Store:
         same table description, the CSV matching its recorded checksum (then nothing is rewritten)."""
         if computed or not manifest or len(stored) != len(out_rows) or not csv_path.exists():
             return False
-        new = self._manifest(name, fn_path, key_cols, exact, interval, timing, ignore, rtol, atol, depends,
-                             n_expected, manifest)
-        if any(json.dumps(new.get(f), default=str) != json.dumps(manifest.get(f), default=str)
-               for f in self.SPEC_FIELDS):
+        spec = self._spec(name, fn_path, key_cols, exact, interval, timing, ignore, rtol, atol, depends, n_expected)
+        if any(json.dumps(v, default=str) != json.dumps(manifest.get(f), default=str) for f, v in spec.items()):
             return False
         want = "complete" if len(out_rows) == n_expected else "partial"
         return (manifest.get("status") == want
@@ -617,15 +622,9 @@ class Store:
     def _manifest(self, name, fn_path, key_cols, exact, interval, timing, ignore, rtol, atol, depends,
                   n_expected, old) -> dict:
         m = dict(old)
-        m.update({
-            "chapter": self.chapter, "table": name, "function": fn_path, "mode": self.mode,
-            "keys": key_cols, "exact": list(exact) if exact is not None else None,
-            "interval": [list(p) for p in interval], "timing": list(timing), "ignore": list(ignore),
-            "rtol": rtol, "atol": atol, "depends": list(depends), "n_expected": n_expected,
-            "parameters": {k: _plain(v) for k, v in self.parameters.items()},
-            "versions": _versions(), "machine": _machine(),
-            "git_head": current_commit(),
-        })
+        m.update(self._spec(name, fn_path, key_cols, exact, interval, timing, ignore, rtol, atol, depends,
+                            n_expected))
+        m.update({"versions": _versions(), "machine": _machine(), "git_head": current_commit()})
         m.setdefault("created", _now())
         return m
 
@@ -711,21 +710,38 @@ def dask_address() -> str | None:
 
 
 _CLIENTS: dict[str, Any] = {}
+_DASK_MISSING = ("KVBOOK_DASK / --dask needs the Dask distributed package: pip install 'dask[distributed]' "
+                 "(part of the project's test extra)")
+
+
+def local_dask_cluster(n_workers: int | None = None):
+    """A :class:`distributed.LocalCluster` of ``n_workers`` single-threaded worker processes (default: one
+    per core), as the store and ``book/run_chapters.py --dask local`` use it."""
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        raise StoreError(_DASK_MISSING) from None
+    return LocalCluster(n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                        dashboard_address=None)
+
+
+def release_dask_client(address: str) -> None:
+    """Close and forget the store's client of the scheduler at ``address`` (before its cluster closes)."""
+    client = _CLIENTS.pop(address, None)
+    if client is not None:
+        client.close()
 
 
 def dask_executor(address: str):
     """A ``concurrent.futures``-style executor that runs rows on the Dask cluster at ``address``."""
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client
     except ImportError:
-        raise StoreError("KVBOOK_DASK / --dask needs the Dask distributed package: "
-                         "pip install 'dask[distributed]' (or the project's 'dask' extra)") from None
+        raise StoreError(_DASK_MISSING) from None
     client = _CLIENTS.get(address)
     if client is None:
         if address == "local":
-            cluster = LocalCluster(n_workers=int(os.environ.get("KVBOOK_DASK_WORKERS") or os.cpu_count() or 1),
-                                   threads_per_worker=1, processes=True, dashboard_address=None)
-            client = Client(cluster)
+            client = Client(local_dask_cluster(int(os.environ.get("KVBOOK_DASK_WORKERS") or 0) or None))
         else:
             try:
                 client = Client(address, timeout="20s")
