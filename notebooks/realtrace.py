@@ -466,8 +466,7 @@ glue("rt-tab-mix", styled(fit_mixture_table(fit), precision=5), display=False)
 _lmw = build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_csv": user_csv}).summary()
 _lmw["label"] = LM_LABEL
 _tk = [{"workload": t, "seed": seed, "data": DATA} for t in ("arxiv", "splitwise")]
-_tr = (store.table("traces", RD.trace_summary_row, _tk).frame.to_dict("records") if not Q
-       else [RD.trace_summary_row(**k) for k in _tk])  # length statistics of the two traces
+_tr = store.table("traces", RD.trace_summary_row, _tk).frame.to_dict("records")  # the traces' length statistics
 wl = [_lmw] + [{"name": r["trace"], "label": r["label"], "n": r["n"], "sha256": r["data_sha256"],
                 **{c: r[c] for c in ("prompt_mean", "prompt_median", "output_mean", "output_median")}} for r in _tr]
 WL = pd.DataFrame(wl)
@@ -1078,7 +1077,7 @@ fig.tight_layout()
 glue_figure("rt-002-sched", fig)
 TS = M2.pivot_table(index="n", columns="name", values="scheduler_s")[ORDER2]
 _hk = {"n": nmax2, "seed": seed, "memory": memory, "data": DATA, **({"user_csv": user_csv} if user_csv else {})}
-_hr = store.table("lp_horizon", RD.lp_horizon_row, [_hk]).frame.iloc[0] if not Q else RD.lp_horizon_row(**_hk)
+_hr = store.table("lp_horizon", RD.lp_horizon_row, [_hk]).frame.iloc[0]
 _H, STEP_MAX = int(_hr["horizon"]), int(_hr["auto_step"])
 _lpn = [n for n in TS.index if all(nm in TS and pd.notna(TS.loc[n, nm]) for nm in ("sorted-lp", "lp-swap"))]
 NLP = max(_lpn) if _lpn else max(P["lp_sizes_002"])  # the largest size with both LP schedulers stored
@@ -1095,8 +1094,7 @@ glue("rt-tab-sched", styled(TS.rename(columns=policy_display).rename_axis("reque
 _steps = [None] + sorted({25, 50, 100, int(STEP_MAX)})
 _xk = {"n": P["lp_exact_n"], "seed": seed, "memory": memory, "steps": _steps, "data": DATA,
        **({"user_csv": user_csv} if user_csv else {})}
-_xr = (store.table("lp_orders", RD.lp_orders_row, [_xk], timing=RD.lp_orders_timing(_steps)).frame.iloc[0].to_dict()
-       if not Q else RD.lp_orders_row(**_xk))  # the exact LP takes minutes: stored in full mode
+_xr = store.table("lp_orders", RD.lp_orders_row, [_xk], timing=RD.lp_orders_timing(_steps)).frame.iloc[0].to_dict()
 LPX = RD.lp_orders_frame(_xr)
 g("rt_lpx_n", int(P["lp_exact_n"]))
 g("rt_lpx_H", int(LPX.horizon.iloc[0]))
