@@ -62,6 +62,9 @@ horizon_max = None  # longest arrival horizon of Arrival Model 2, rounds (None: 
 time_limit = None  # seconds per IP solve of the solver runs (None: 5 in quick mode, 30 in full mode)
 threads = 2  # solver threads per IP solve
 scan_trials = 200  # trials per arrival model of the solver-free scan, at the paper scale in both modes
+search_evaluations = 6000  # list decodes of the primal search per trial of the solver runs
+search_windows = 12  # CP-SAT windows of the primal search per trial of the solver runs
+search_jobs = 2  # trials of the primal search computed at once
 
 # %%
 import re
@@ -84,6 +87,7 @@ from kvlib.book.figures import schedule_figure
 from kvlib.book.section51 import (SMALL_SIZES, SMALL_TABLE_OPTIONS, best_policy_trial, certified_small_keys,
                                   certified_small_trial, certified_trial, match_count_test, match_share_upper,
                                   tiebreak_trial)
+from kvlib.book.section51_search import combine_with_pipeline, search_trial
 from kvlib.book.store import Store
 
 if mode not in ("quick", "full"):
@@ -103,7 +107,8 @@ time_limit = float(time_limit if time_limit is not None else DEFAULTS["time_limi
 scan_trials = int(scan_trials)
 store = Store("hindsight", mode=mode, parameters=dict(
     mode=mode, seed=seed, trials=trials, n_min=n_min, n_max=n_max, horizon_min=horizon_min,
-    horizon_max=horizon_max, time_limit=time_limit, threads=threads, scan_trials=scan_trials))
+    horizon_max=horizon_max, time_limit=time_limit, threads=threads, scan_trials=scan_trials,
+    search_evaluations=search_evaluations, search_windows=search_windows))
 CHAPTER_START = time.perf_counter()
 glue("hs-mode", mode, display=False)
 glue("hs-seed", seed, display=False)
@@ -1341,7 +1346,13 @@ tab = store.table("section51", certified_trial, keys, interval=[("lower", "upper
 if tab.frame.empty:
     raise ValueError(f"results/hindsight/section51: none of the {len(keys)} requested rows is stored "
                      "(were the parameters changed?); rerun with --mode full --only hindsight")
-res = tab.frame.assign(model=lambda d: "AM" + d.model.astype(str))
+search_keys = [dict(trial=k, model=model, seed=seed, n_range=[n_min, n_max], horizon_range=[horizon_min, horizon_max],
+                    evaluations=search_evaluations, windows=search_windows, window=10, window_time=0.5, search_seed=0)
+               for k in range(trials) for model in (1, 2)]
+search_tab = store.table("section51_search", search_trial, search_keys, timing=["seconds"], jobs=search_jobs)
+
+# %%
+res = combine_with_pipeline(tab.frame, search_tab.frame).assign(model=lambda d: "AM" + d.model.astype(str))
 res["optimal"] = res.optimal.astype(bool)
 res["ratio_lo"] = res.mcsf / res.upper  # certified lower end of MC-SF / OPT
 res["ratio_hi"] = res.mcsf / res.lower  # certified upper end
