@@ -339,9 +339,15 @@ def test_a_write_run_that_computes_nothing_changes_no_file(tmp_path):
     t = _store(tmp_path, "write").table("tels", policy_tel_row, KEYS)
     assert t.computed_now == 0 and len(t.frame) == len(KEYS)
     assert (csv_path.read_bytes(), man_path.read_bytes(), man_path.stat().st_mtime_ns) == before
-    # a changed description of the table is still recorded
+    # a changed description of the table is still recorded, but the provenance of the run that
+    # computed the rows is kept (before: versions, machine and git head of the later run replaced it)
+    m = load_manifest(man_path)
+    m.update(versions={"python": "0.0"}, machine={"cores": 99}, git_head="0123456789")
+    man_path.write_text(json.dumps(m))
     _store(tmp_path, "write").table("tels", policy_tel_row, KEYS, timing=["n"])
-    assert load_manifest(man_path)["timing"] == ["n"]
+    m2 = load_manifest(man_path)
+    assert m2["timing"] == ["n"]
+    assert (m2["versions"], m2["machine"], m2["git_head"]) == ({"python": "0.0"}, {"cores": 99}, "0123456789")
 
 
 def test_live_reads_what_matches_and_computes_the_rest_without_writing(tmp_path, capsys):

@@ -568,7 +568,7 @@ class Store:
                                                           rtol, atol, depends, len(keys)):
             _, all_rows = read_rows(csv_path)
             manifest = self._manifest(name, fn_path, key_cols, exact, interval, timing, ignore, rtol,
-                                      atol, depends, len(keys), manifest)
+                                      atol, depends, len(keys), manifest, computed=computed)
             walls = [float(r.get("_wall_s") or 0) for r in all_rows]
             commits: dict[str, int] = {}
             for r in all_rows:
@@ -620,11 +620,14 @@ class Store:
                 and manifest.get("sha256") == hashlib.sha256(csv_path.read_bytes()).hexdigest())
 
     def _manifest(self, name, fn_path, key_cols, exact, interval, timing, ignore, rtol, atol, depends,
-                  n_expected, old) -> dict:
+                  n_expected, old, computed: int = 1) -> dict:
         m = dict(old)
         m.update(self._spec(name, fn_path, key_cols, exact, interval, timing, ignore, rtol, atol, depends,
                             n_expected))
-        m.update({"versions": _versions(), "machine": _machine(), "git_head": current_commit()})
+        # versions, machine and commit describe the run that computed rows: a run that only records a
+        # new description of the table (e.g. a parameter added to the chapter) keeps them
+        if computed or not all(k in m for k in ("versions", "machine", "git_head")):
+            m.update({"versions": _versions(), "machine": _machine(), "git_head": current_commit()})
         m.setdefault("created", _now())
         return m
 
