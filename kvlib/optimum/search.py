@@ -126,7 +126,7 @@ class SearchResult:
     evaluations: int  #: list decodes
     windows: int  #: CP-SAT windows solved
     window_improvements: int  #: windows that improved the best schedule
-    stopped_by: str  #: ``"budget"`` (deterministic) or ``"time limit"`` (wall clock)
+    stopped_by: str  #: ``"budget"`` (deterministic), ``"time limit"`` (wall clock) or ``"patience"``
     history: list = field(default_factory=list)  #: ``(seconds, tel, source)`` at every improvement
 
 
@@ -306,7 +306,7 @@ def _seed_orders(instance: Instance, ls: ListScheduler, policy_starts: dict) -> 
 
 def primal_search(instance: Instance, *, evaluations: int | None = 20_000, windows: int | None = 60, window: int = 10,
                   window_time: float = 0.5, time_limit: float | None = None, seed: int = 0,
-                  incumbent=None) -> SearchResult:
+                  incumbent=None, patience: int | None = None) -> SearchResult:
     """Best schedule found by list scheduling with local search and CP-SAT window search.
 
     Budget: at most ``evaluations`` list decodes and ``windows`` CP-SAT windows (each with
@@ -314,7 +314,9 @@ def primal_search(instance: Instance, *, evaluations: int | None = 20_000, windo
     with these alone the result depends only on the arguments.  ``time_limit`` (seconds) stops the
     search earlier by the wall clock (``stopped_by`` then says ``"time limit"``); with
     ``evaluations=None`` and ``windows=None`` the wall clock alone stops it (rounds of 2,000 decodes
-    and 10 windows).  ``incumbent``:
+    and 10 windows).  ``patience``: stop after this many rounds in a row (a round: list search, then
+    windows) that did not improve the best schedule (``stopped_by`` then says ``"patience"``).
+    ``incumbent``:
     start times of a known feasible schedule, used as one more seed (checked).  ``seed`` drives
     every random choice.
     """
@@ -328,6 +330,8 @@ def primal_search(instance: Instance, *, evaluations: int | None = 20_000, windo
         raise ValueError("primal_search: evaluations and windows are both None (run until time_limit) or both given")
     if not unlimited and (int(evaluations) < 0 or int(windows) < 0):
         raise ValueError(f"primal_search: evaluations and windows must be >= 0, got {evaluations} and {windows}")
+    if patience is not None and int(patience) < 1:
+        raise ValueError(f"primal_search: patience must be >= 1 rounds, got {patience}")
     if int(window) < 1 or float(window_time) <= 0:
         raise ValueError(f"primal_search: window must be >= 1 and window_time > 0, got {window} and {window_time}")
     t0 = time.perf_counter()
@@ -356,6 +360,13 @@ def primal_search(instance: Instance, *, evaluations: int | None = 20_000, windo
         pol[name] = simulate(instance, make_policy(name), seed=0).schedule.start_array()
         offer(pol[name], name)
     if incumbent is not None:
+        try:
+            inc = Schedule(tuple(int(x) for x in incumbent))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"primal_search: incumbent must be one integer start per request: {exc}") from None
+        rep = check_schedule(instance, inc)
+        if not rep.valid:
+            raise ValueError(f"primal_search: the given incumbent is not a feasible schedule: {rep.violations[:2]}")
         offer(incumbent, "given incumbent")
         pol["given incumbent"] = np.asarray(incumbent, dtype=np.int64)
     orders = _seed_orders(instance, ls, pol)
@@ -380,7 +391,9 @@ def primal_search(instance: Instance, *, evaluations: int | None = 20_000, windo
         rounds = max(1, windows // 10) if windows else 1
         per_round_evals = max(1, evaluations // rounds)
         per_round_windows = windows // rounds if windows else 0
+    idle = 0
     for r in range(rounds):
+        tel_before = best["tel"]
         budget = per_round_evals if r < rounds - 1 else evaluations - used
         u, hit = search.run(budget, deadline, stall)
         used += u
@@ -412,6 +425,10 @@ def primal_search(instance: Instance, *, evaluations: int | None = 20_000, windo
             order = [int(x) for x in np.lexsort((np.arange(ls.n), best["starts"]))]
             search.set_order(order)
             used += 1
+        idle = idle + 1 if best["tel"] >= tel_before else 0
+        if patience is not None and idle >= int(patience) and r < rounds - 1:
+            stopped = "patience"
+            break
     return SearchResult(starts=best["starts"], tel=int(best["tel"]), source=best["source"], seed_tel=seed_tel,
                         seconds=time.perf_counter() - t0, evaluations=used, windows=done_windows,
                         window_improvements=improved_windows, stopped_by=stopped, history=history)
