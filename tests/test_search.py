@@ -131,3 +131,135 @@ def test_one_request_and_given_incumbents():
 def test_bad_arguments_are_named(kw, words):
     with pytest.raises(ValueError, match=words):
         primal_search(Instance(((0, 1, 1),), 4), **kw)
+
+
+# --- the Section 5.1 search table, its combination with the pipeline's intervals, the verdicts ---
+
+def _pipeline_rows():
+    import pandas as pd
+
+    from kvlib.book.section51 import _instance
+    from kvlib.book.rows import instance_hash
+
+    rows = []
+    for model in (1, 2):
+        for trial in range(2):
+            inst = _instance(model, trial, 0, (6, 8), (5, 7))
+            mc = int(simulate(inst, make_policy("mc-sf"), seed=0).tel)
+            rows.append(dict(trial=trial, model=model, seed=0, n_range="[6,8]", horizon_range="[5,7]",
+                             instance=instance_hash(inst), mcsf=mc, lower=int(0.8 * mc), upper=mc + 5))
+    return pd.DataFrame(rows)
+
+
+def test_search_rows_combine_with_the_pipeline_and_are_rechecked():
+    import pandas as pd
+
+    from kvlib.book.section51_search import combine_with_pipeline, search_trial
+
+    pipe = _pipeline_rows()
+    search = pd.DataFrame([dict(trial=int(r.trial), model=int(r.model),
+                                **search_trial(model=int(r.model), trial=int(r.trial), seed=0, n_range=[6, 8],
+                                               horizon_range=[5, 7], evaluations=200, windows=2))
+                           for r in pipe.itertuples()])
+    df = combine_with_pipeline(pipe, search)
+    assert (df.upper == np.minimum(pipe.upper, search.search)).all() and (df.lower == pipe.lower).all()
+    assert set(df.upper_from) <= {"search", "pipeline"}
+    # a row of another instance, a missing row, a schedule whose TEL was edited: named errors
+    bad = search.copy()
+    bad.loc[0, "instance"] = "0" * 16
+    with pytest.raises(ValueError, match="model 1 trial 0: the search row is for another instance"):
+        combine_with_pipeline(pipe, bad)
+    with pytest.raises(ValueError, match="no search row for arrival model 2 trial 1"):
+        combine_with_pipeline(pipe, search.iloc[:-1])
+    bad = search.copy()
+    bad.loc[1, "search"] = int(bad.loc[1, "search"]) - 1
+    with pytest.raises(ValueError, match="stored search schedule is rejected by the checker or its TEL"):
+        combine_with_pipeline(pipe, bad)
+
+
+def test_verdicts_place_the_paper_against_the_certified_interval_and_sampling():
+    import pandas as pd
+
+    from kvlib.book.section51_verdict import intervals, mission_verdict, verdicts
+
+    rng = np.random.default_rng(0)
+    n = 200
+
+    def rows(model, lo_ratio, width):
+        mc = np.full(n, 1000)
+        up = (mc / (lo_ratio + rng.normal(0, 0.01, n))).astype(int)
+        return pd.DataFrame(dict(model=model, mcsf=mc, upper=up, lower=(up * (1 - width)).astype(int)))
+
+    # AM2's paper average 1.047 far below lower ends around 1.08: refuted beyond sampling
+    v = verdicts(intervals(rows("AM2", 1.08, 0.2)), "AM2")
+    assert v["average_refuted"] and v["p_avg"] < 1e-4 and v["average"].startswith("below our certified interval")
+    assert mission_verdict(intervals(rows("AM2", 1.08, 0.2)), "AM2")[0] == "differs: erratum"
+    # just below the lower end, within sampling error: below, but not refuted
+    v = verdicts(intervals(rows("AM2", 1.0485, 0.2)), "AM2")
+    assert v["average"].startswith("below") and not v["average_refuted"] and "not refuted" in v["average"]
+    # inside: consistent
+    res = intervals(rows("AM2", 1.02, 0.2))
+    v = verdicts(res, "AM2")
+    assert v["average"].startswith("inside") and mission_verdict(res, "AM2")[0] == "not checked"
+    assert "between" in v["matches"] and "reports no count" in v["matches"]
+    with pytest.raises(ValueError, match="no rows for arrival model 'AM3'"):
+        verdicts(res, "AM3")
+
+
+def test_the_stored_verdicts_agree_with_the_mission_table():
+    """The mission table's rows for 001 Section 5.1 carry the status computed from the stored tables."""
+    from pathlib import Path
+
+    from kvlib.book import mission
+    from kvlib.book.section51_verdict import load_stored, mission_verdict
+
+    root = Path(__file__).resolve().parents[1]
+    if not (root / "results/hindsight/section51_search.csv").exists():
+        pytest.skip("no stored search table")
+    res = load_stored(root, check=False)
+    rows = {r.item: r for r in mission.load(root / "book/mission.yml") if r.paper == "001"}
+    for model, item in (("AM1", "Section 5.1, Figure 2 left (Arrival Model 1)"),
+                        ("AM2", "Section 5.1, Figure 2 right (Arrival Model 2)")):
+        status, _ = mission_verdict(res, model)
+        assert rows[item].status == status, (model, rows[item].status, status)
+
+
+def test_kvlib_solve_starts_from_the_primal_search(tmp_path):
+    import subprocess
+    import sys
+
+    f = tmp_path / "r.csv"
+    f.write_text("arrival,prompt,output\n0,2,3\n1,1,4\n0,2,3\n2,1,2\n")
+    r = subprocess.run([sys.executable, "-m", "kvlib.cli", "solve", str(f), "-M", "8", "--time-limit", "20", "--verbose"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "warm start    primal search (" in r.stdout and "upper bound   18" in r.stdout
+    assert "kvlib: primal search: TEL 18" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "kvlib.cli", "solve", str(f), "-M", "8", "--search", "0"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "primal search" not in r.stdout
+    r = subprocess.run([sys.executable, "-m", "kvlib.cli", "solve", str(f), "-M", "8", "--search", "1.5"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--search" in r.stderr
+
+
+def test_the_benchmark_runs_and_summarises(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "b.jsonl"
+    r = subprocess.run([sys.executable, str(root / "benchmarks/primal_search.py"), "--out", str(out),
+                        "--small-sizes", "10", "--small-per-size", "1", "--small-limit", "0.5", "--paper-trials", "1",
+                        "--long-trials", "0", "--limits", "0.5,1", "--methods", "search"],
+                       capture_output=True, text=True, cwd=root)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = out.read_text().splitlines()
+    assert len(lines) == 4  # 2 small (one per model) + 2 paper (one per model at 0.5 s)
+    assert "Proved optima" in r.stdout and "Paper size" in r.stdout
+    again = subprocess.run([sys.executable, str(root / "benchmarks/primal_search.py"), "--out", str(out),
+                            "--small-sizes", "10", "--small-per-size", "1", "--small-limit", "0.5",
+                            "--paper-trials", "1", "--long-trials", "0", "--limits", "0.5,1", "--methods", "search"],
+                           capture_output=True, text=True, cwd=root)
+    assert again.returncode == 0 and len(out.read_text().splitlines()) == 4  # resumable: nothing re-run
