@@ -38,7 +38,10 @@ PAPERS = ("001", "002", "003", "004")
 NO_CHAPTER = "-"
 ERRATA = "errata"
 REQUIRED = ("paper", "item", "chapter", "status", "note")
-OPTIONAL = ("erratum",)
+OPTIONAL = ("erratum", "verdict")
+#: verdicts a row may take from stored results instead of its written status (``verdict: KEY``):
+#: KEY -> arrival model of :func:`kvlib.book.section51_verdict.mission_verdict`
+VERDICTS = {"section51-am1": "AM1", "section51-am2": "AM2"}
 
 
 class MissionError(ValueError):
@@ -54,6 +57,7 @@ class MissionRow:
     note: str
     erratum: str | None = None
     line: int | None = None  # 1-based line of the row in the file, when loaded from YAML
+    verdict: str | None = None  # a key of VERDICTS: the status is computed from stored results
 
 
 def default_path() -> Path:
@@ -165,6 +169,9 @@ def validate(rows: Sequence[dict], chapter_titles: dict[str, str], *,
         if values["status"] == "differs: erratum" and not values.get("erratum"):
             raise MissionError(f"{source}: {where}: status 'differs: erratum' needs an 'erratum' label "
                                f"(the entry's label on the errata page)")
+        if values.get("verdict") is not None and values["verdict"] not in VERDICTS:
+            raise MissionError(f"{source}: {where}: unknown verdict {values['verdict']!r} "
+                               f"(expected one of {sorted(VERDICTS)})")
         if "$" in values["note"]:
             raise MissionError(f"{source}: {where}: the note contains '$'; notes are plain text (use α, √M, ≤)")
         ident = (values["paper"], values["item"])
@@ -173,8 +180,38 @@ def validate(rows: Sequence[dict], chapter_titles: dict[str, str], *,
                                f"(same paper and item)")
         seen[ident] = k
         out.append(MissionRow(values["paper"], values["item"], chapter, values["status"], values["note"],
-                              values.get("erratum"), entry.get("__line__")))
+                              values.get("erratum"), entry.get("__line__"), values.get("verdict")))
     return out
+
+
+def apply_verdicts(rows: Sequence[MissionRow], root: str | Path) -> tuple[list[MissionRow], list[str]]:
+    """Rows whose ``verdict`` names stored results get the status computed from them.
+
+    Returns ``(rows, changed)``: the rows (a row without a verdict, or whose results are not stored
+    under ``root``, keeps its written status) and one line per row whose written status differs from
+    the computed one (the table shows the computed one).  A computed ``"differs: erratum"`` needs the
+    row's ``erratum`` label (:class:`MissionError` otherwise).
+    """
+    from dataclasses import replace
+
+    wanted = [r for r in rows if r.verdict]
+    if not wanted or not (Path(root) / "results" / "hindsight" / "section51_search.csv").exists():
+        return list(rows), []
+    from kvlib.book.section51_verdict import load_stored, mission_verdict
+
+    res = load_stored(root)
+    out, changed = [], []
+    for r in rows:
+        if r.verdict:
+            status, _ = mission_verdict(res, VERDICTS[r.verdict])
+            if status == "differs: erratum" and not r.erratum:
+                raise MissionError(f"row {r.paper} {r.item!r}: its stored results give 'differs: erratum', "
+                                   "but the row has no 'erratum' label")
+            if status != r.status:
+                changed.append(f"{r.paper} {r.item}: written {r.status!r}, computed {status!r}")
+            r = replace(r, status=status)
+        out.append(r)
+    return out, changed
 
 
 def load(path: str | Path | None = None, *, chapters: Iterable[str] | None = None) -> list[MissionRow]:

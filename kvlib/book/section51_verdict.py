@@ -140,8 +140,14 @@ def verdicts(res, model: str) -> dict:
                    "other draws can differ: not a refutation by itself")
     # exact matches
     pm = str(paper["exact matches"])
-    ours = (f"MC-SF equals OPT in between {out['matches_lo']} (proved) and {out['matches_hi']} (not beaten by any "
-            f"checked schedule) of our {n} trials")
+    if out["matches_lo"] == out["matches_hi"] == 0:
+        ours = f"a checked schedule beats MC-SF in every one of our {n} trials, so MC-SF equals OPT in none"
+    elif out["matches_lo"] == out["matches_hi"]:
+        ours = (f"MC-SF equals OPT in exactly {out['matches_lo']} of our {n} trials (proved there; a checked "
+                "schedule beats it in the others)")
+    else:
+        ours = (f"MC-SF equals OPT in between {out['matches_lo']} (proved) and {out['matches_hi']} (not beaten by "
+                f"any checked schedule) of our {n} trials")
     out["matches"] = (f"the paper reports no count; {ours}" if pm == "not reported" else
                       f"the paper reports {pm}; {ours}")
     return out
