@@ -367,9 +367,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "fixing, CP-SAT event model; ip: the time-indexed IP of 001 Section 3 in HiGHS")
     slv.add_argument("--search", type=_float_arg(0.0, 0.9, what="a share of --time-limit in [0, 0.9]"),
                      default=SOLVE_SEARCH_SHARE, metavar="SHARE",
-                     help="share of --time-limit given first to the primal search (kvlib.optimum.search: list "
-                     "scheduling with local search, CP-SAT windows), whose best schedule is the solver's "
-                     f"incumbent (default {SOLVE_SEARCH_SHARE:g}; 0 skips it)")
+                     help="share of --time-limit given first to the list search of kvlib.optimum.search (list "
+                     f"scheduling with iterated local search, at most {SOLVE_SEARCH_EVALUATIONS:,} lists), whose "
+                     f"best schedule is the solver's incumbent (default {SOLVE_SEARCH_SHARE:g}; 0 skips it)")
     slv.add_argument("--verbose", action="store_true", help="solver logs and pipeline progress on stderr")
     slv.add_argument("--formulation", choices=("plain", "aggregated"), default=None,
                      help="--method ip only: memory constraint written per time (plain, default) or through running "
@@ -783,8 +783,8 @@ def _solve_bar(time_limit: float, quiet: bool, n: int):
 
 #: share of ``kvlib solve --time-limit`` given to the primal search before the solver (``--search``)
 SOLVE_SEARCH_SHARE = 0.3
-#: ... which stops earlier after this many rounds without a better schedule (2,000 list decodes and 10 windows each)
-SOLVE_SEARCH_PATIENCE = 3
+#: ... and at most this many list placements (its list search; no CP-SAT windows)
+SOLVE_SEARCH_EVALUATIONS = 20_000
 
 
 def cmd_solve(args: argparse.Namespace, out) -> int:
@@ -816,9 +816,11 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
         if args.search > 0:
             from kvlib.optimum.search import primal_search
 
-            sr = primal_search(inst, evaluations=None, windows=None, time_limit=args.search * args.time_limit,
-                               patience=SOLVE_SEARCH_PATIENCE)
-            incumbent = (sr.starts, sr.tel, f"primal search ({sr.source})")
+            # the list search only: the pipeline's own CP-SAT upper-bound search follows, and its windows are
+            # slow to build when time values are large
+            sr = primal_search(inst, evaluations=SOLVE_SEARCH_EVALUATIONS, windows=0,
+                               time_limit=args.search * args.time_limit)
+            incumbent = (sr.starts, sr.tel, f"primal search ({sr.source}, {sr.seconds:.2f} s)")
             if args.verbose:
                 print(f"kvlib: primal search: TEL {sr.tel} from {sr.source} ({sr.evaluations} list decodes, "
                       f"{sr.windows} CP-SAT windows, {sr.seconds:.2f} s)", file=sys.stderr)

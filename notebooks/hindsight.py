@@ -1332,12 +1332,24 @@ glue("hs-long-ratio", "none was proved, so MC-SF / OPT is known on none" if long
 # solver proved optimality. A trial counts as an exact match when $\text{MC-SF} = \mathrm{OPT}$ is
 # proved, i.e. MC-SF equals the certified lower bound.
 #
-# (hindsight-primal)=
-# #### A primal search for the upper ends
+# Each trial is one row of a fourth table of results (row function
+# `kvlib.book.section51.certified_trial`). The instance hash, $n$, $M$ and the TELs of MC-SF and of the
+# best heuristic schedule are reproducible exactly; the interval [lower, upper] depends on the time
+# limit and the machine's speed, so a recomputation is only required to overlap it; proved flags,
+# gaps and wall times are recorded but not compared. The rows are ordered trial by trial (trial 0 of
+# AM1, trial 0 of AM2, trial 1 of AM1, ...), and every count below is taken from the rows the table holds.
 #
+# (hindsight-primal)=
+# **A primal search for the upper ends.** The primal search of `kvlib.optimum.search` (ours: list scheduling with local search, and CP-SAT
+# re-optimising windows of the schedule) finds a better schedule than the pipeline in {glue:text}`hs-am1-search-better:d` of
+# {glue:text}`hs-am1-trials:d` AM1 trials and {glue:text}`hs-am2-search-better:d` of
+# {glue:text}`hs-am2-trials:d` AM2 trials; the lower end of MC-SF / OPT's average moves from
+# {glue:text}`hs-am1-avg-lo-pipeline:s` to {glue:text}`hs-am1-avg-lo:s` (AM1) and from
+# {glue:text}`hs-am2-avg-lo-pipeline:s` to {glue:text}`hs-am2-avg-lo:s` (AM2).
+#
+# ::::{dropdown} How the primal search works, its budget and what it found
 # At these sizes the pipeline's lower bounds are far from its schedules, and its schedules come from
-# CP-SAT runs of a few seconds. The primal search of `kvlib.optimum.search` (ours) looks harder for
-# schedules, in two neighbourhoods used in turn:
+# CP-SAT runs of a few seconds. The primal search looks harder, in two neighbourhoods used in turn:
 #
 # - **List scheduling with local search.** A priority list of the requests becomes a schedule by placing
 #   each request, in list order, at its earliest round (not before its arrival) at which it fits beside
@@ -1353,22 +1365,12 @@ glue("hs-long-ratio", "none was proved, so MC-SF / OPT is known on none" if long
 # windows (about {glue:text}`hs-search-seconds:s` s on one core); the search is deterministic in these
 # budgets, so a recomputation returns the same schedule. Every schedule it keeps passed the independent
 # checker, and the page re-checks every stored one against a freshly drawn instance before using it.
-# Rows: {glue:text}`hs-search-label:s`. The search finds a better schedule than the pipeline in
-# {glue:text}`hs-am1-search-better:d` of {glue:text}`hs-am1-trials:d` AM1 trials and
-# {glue:text}`hs-am2-search-better:d` of {glue:text}`hs-am2-trials:d` AM2 trials (a worse one in
-# {glue:text}`hs-am1-search-worse:d` and {glue:text}`hs-am2-search-worse:d`), lowering the upper ends by
-# {glue:text}`hs-am1-search-gain:.1f`% and {glue:text}`hs-am2-search-gain:.1f`% on average; the lower end
-# of MC-SF / OPT's average moves from {glue:text}`hs-am1-avg-lo-pipeline:s` to
-# {glue:text}`hs-am1-avg-lo:s` (AM1) and from {glue:text}`hs-am2-avg-lo-pipeline:s` to
-# {glue:text}`hs-am2-avg-lo:s` (AM2). `benchmarks/primal_search.py` measures the search against proved
-# optima and against HiGHS and CP-SAT under equal time limits.
-#
-# Each trial is one row of a fourth table of results (row function
-# `kvlib.book.section51.certified_trial`). The instance hash, $n$, $M$ and the TELs of MC-SF and of the
-# best heuristic schedule are reproducible exactly; the interval [lower, upper] depends on the time
-# limit and the machine's speed, so a recomputation is only required to overlap it; proved flags,
-# gaps and wall times are recorded but not compared. The rows are ordered trial by trial (trial 0 of
-# AM1, trial 0 of AM2, trial 1 of AM1, ...), and every count below is taken from the rows the table holds.
+# Rows: {glue:text}`hs-search-label:s`. The search's schedule is worse than the pipeline's in
+# {glue:text}`hs-am1-search-worse:d` AM1 and {glue:text}`hs-am2-search-worse:d` AM2 trials (the better of
+# the two is used); the upper ends drop by {glue:text}`hs-am1-search-gain:.1f`% (AM1) and
+# {glue:text}`hs-am2-search-gain:.1f`% (AM2) on average. `benchmarks/primal_search.py` measures the search
+# against proved optima and against HiGHS and CP-SAT under equal time limits.
+# ::::
 
 # %% tags=["teach"]
 keys = [dict(trial=k, model=model, seed=seed, n_range=[n_min, n_max], horizon_range=[horizon_min, horizon_max],
@@ -1487,8 +1489,9 @@ plt.close(fig)
 # {glue:text}`hs-s51-label:s`; {glue:text}`hs-search-label:s`.
 # ```
 #
-# **Side by side** (ours over the {glue:text}`hs-am1-trials:d` AM1 and {glue:text}`hs-am2-trials:d` AM2
-# trials in the table; the paper's over 200 each). AM1: the average ratio lies in [{glue:text}`hs-am1-avg-lo:s`,
+# ::::{dropdown} Side by side, number by number
+# Ours over the {glue:text}`hs-am1-trials:d` AM1 and {glue:text}`hs-am2-trials:d` AM2
+# trials in the table; the paper's over 200 each. AM1: the average ratio lies in [{glue:text}`hs-am1-avg-lo:s`,
 # {glue:text}`hs-am1-avg-hi:s`] (the paper's: {glue:text}`hs-paper-am1-avg:s`), the worst in
 # [{glue:text}`hs-am1-worst-lo:s`, {glue:text}`hs-am1-worst-hi:s`] (the paper's:
 # {glue:text}`hs-paper-am1-worst:s`, which the certified lower end alone exceeds in
@@ -1502,10 +1505,11 @@ plt.close(fig)
 # {glue:text}`hs-paper-am2-worst:s`), best in [{glue:text}`hs-am2-best-lo:s`, {glue:text}`hs-am2-best-hi:s`]
 # (the paper's: {glue:text}`hs-paper-am2-best:s`); proved optimal {glue:text}`hs-am2-proved:d`, not proved
 # {glue:text}`hs-am2-unproved:d`, proved exact matches {glue:text}`hs-am2-matches:d`.
+# ::::
 #
-# **Verdicts, statistic by statistic** (each paper's number is a statistic of its own 200 draws; the
-# probabilities say how often draws alone would put it where it lies, from our 200 draws per model;
-# `kvlib.book.section51_verdict`):
+# ::::{dropdown} Verdicts, statistic by statistic: average, worst case, best case, exact matches
+# Each paper's number is a statistic of its own 200 draws; the probabilities say how often draws alone
+# would put it where it lies, from our 200 draws per model (`kvlib.book.section51_verdict`).
 #
 # | | Arrival Model 1 | Arrival Model 2 |
 # |---|---|---|
@@ -1513,6 +1517,7 @@ plt.close(fig)
 # | worst case | the paper's {glue:text}`hs-paper-am1-worst:s`: {glue:text}`hs-am1-worst-verdict:s` | the paper's {glue:text}`hs-paper-am2-worst:s`: {glue:text}`hs-am2-worst-verdict:s` |
 # | best case | the paper's {glue:text}`hs-paper-am1-best:s` lies {glue:text}`hs-am1-best-verdict:s` | the paper's {glue:text}`hs-paper-am2-best:s` lies {glue:text}`hs-am2-best-verdict:s` |
 # | exact matches | {glue:text}`hs-am1-matches-verdict:s` | {glue:text}`hs-am2-matches-verdict:s` |
+# ::::
 #
 # ::::{dropdown} Where the bounds came from
 # Computing the

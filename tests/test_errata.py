@@ -326,7 +326,7 @@ def test_001_am1_match_count_test():
 # 001 Section 5.1, Arrival Model 2: the reported average
 # --------------------------------------------------------------------------------------------
 
-def test_001_am2_average_below_the_certified_interval_beyond_sampling():
+def test_001_am2_average_below_interval():
     """001 Section 5.1, AM2 (the paper's average 1.047 over 200 trials): from the stored rows (pipeline
     lower bounds, upper bounds the better of the pipeline's and the primal search's schedules, every
     search schedule re-checked against a freshly drawn instance), the mean certified lower end of

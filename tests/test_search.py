@@ -242,7 +242,7 @@ def test_kvlib_solve_starts_from_the_primal_search(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "warm start    primal search (" in r.stdout and "upper bound   18" in r.stdout
-    assert "kvlib: primal search: TEL 18" in r.stderr
+    assert "kvlib: primal search: TEL 18" in r.stderr and "0 CP-SAT windows" in r.stderr
     r = subprocess.run([sys.executable, "-m", "kvlib.cli", "solve", str(f), "-M", "8", "--search", "0"],
                        capture_output=True, text=True)
     assert r.returncode == 0 and "primal search" not in r.stdout
