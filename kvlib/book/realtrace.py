@@ -1,10 +1,11 @@
 """Store rows for the real-trace chapter (``notebooks/realtrace.py``): one continuous-time simulation per row.
 
-:func:`realtrace_row` runs one (configuration, rate, size, seed) simulation with
-:func:`kvlib.serving.experiments.run_spec` and returns flat output columns for the results store
+:func:`realtrace_row` runs one (configuration, rate, size, seed[, hardware]) simulation with
+:func:`kvlib.serving.gpus.run_on` (the spec of :func:`kvlib.serving.experiments.run_spec`, timed by the
+measured batch-time model of a GPU, A100 by default) and returns flat output columns for the results store
 (:mod:`kvlib.book.store`): the number of requests, a hash of the instance, the average latency
 (seconds; NaN when the run was stopped), completion and checker verdict, makespan, rounds,
-evictions, peak memory, and the scheduler's and the simulation's seconds (timing columns).
+evictions, peak memory, the mean round (ms), and the scheduler's and the simulation's seconds (timing columns).
 
 Endless clearing.  The alpha-protection baselines of 001 Section 5.2 can clear and re-admit
 forever.  For them the row first runs MC-Benchmark (FCFS with the look-ahead test) on the same
@@ -29,11 +30,11 @@ import os
 
 import numpy as np
 
-from kvlib.serving.experiments import build_workload, run_spec
+from kvlib.serving.gpus import run_on
 from kvlib.serving.realtime import PAPER_MEMORY
 
 __all__ = ["ROUND_CAP", "PAPER_CONFIGS", "PAPER_TABLE1", "PAPER_LENGTHS_001", "paper_name", "config_opts",
-           "workload_hash", "realtrace_row", "TIMING_COLUMNS", "IGNORE_COLUMNS",
+           "workload_hash", "realtrace_row", "capacity_row", "TIMING_COLUMNS", "IGNORE_COLUMNS",
            "PAPER_SWEEP_RANGES_001", "sweep_point_latency", "sweep_verdicts", "memory_profile_stats"]
 
 ROUND_CAP = 10
@@ -200,12 +201,14 @@ def workload_hash(w, memory: int) -> str:
 def realtrace_row(*, workload: str, policy: str, n: int, seed: int, rate: float | None = None,
                   alpha: float | None = None, beta: float | None = None, selector: str | None = None,
                   pred=None, memory: int = PAPER_MEMORY, data: str | None = None,
-                  user_csv: str | None = None) -> dict:
+                  user_csv: str | None = None, hardware: str = "a100", attention: str = "measured") -> dict:
     """One continuous-time simulation (see the module docstring); deterministic in its arguments.
 
     ``workload``, ``n``, ``rate``, ``seed`` and ``user_csv`` are those of
     :func:`kvlib.serving.experiments.build_workload`; ``alpha``, ``beta``, ``selector`` are the
-    policy's options; ``pred`` the 003 interval prediction.  ``data`` (for the arXiv and
+    policy's options; ``pred`` the 003 interval prediction; ``hardware`` the GPU whose measured batch-time
+    model times the rounds (:func:`kvlib.serving.gpus.run_on`; ``a100``: Vidur's measured profiles, the
+    papers' set-up), ``attention="derived"`` the A100 with batchtime.py's assumed attention instead.  ``data`` (for the arXiv and
     Splitwise files): ``"shared"`` reads them from the shared data directory (``$KVBOOK_SHARED_DIR``,
     else ``../shared/data`` beside the repository; an error if absent), ``"embedded"`` uses the
     labelled synthetic stand-ins.  The key holds no path, so stored rows do not depend on where
@@ -228,20 +231,20 @@ def realtrace_row(*, workload: str, policy: str, n: int, seed: int, rate: float 
     if pred is not None:
         spec["pred"] = pred
     if policy in CLEARING:
-        ref = run_spec(dict(spec, policy="mc-benchmark", opts={}, pred=None, check=False))
+        ref = run_on(dict(spec, policy="mc-benchmark", opts={}, pred=None, check=False), hardware, attention)
         if not ref["completed"]:
             raise RuntimeError(f"realtrace_row: the MC-Benchmark reference run did not finish ({ref['stall']})")
         spec["max_rounds"] = ROUND_CAP * int(ref["rounds"]) + 1000
     mixed = workload == "mixed002"
     spec["keep_latency"] = mixed
-    r = run_spec(spec)
-    w = build_workload(spec)
+    r = run_on(spec, hardware, attention)
+    w = r["workload"]
     out = {
         "n_requests": int(w.n), "instance": workload_hash(w, memory), "data_sha256": w.sha256 or "",
         "avg_latency": float(r["avg_latency"]), "completed": bool(r["completed"]),
         "valid": None if r["valid"] is None else bool(r["valid"]),
         "makespan": float(r["makespan"]), "rounds": int(r["rounds"]), "evictions": int(r["evictions"]),
-        "peak_memory": int(r["peak_memory"]), "stall": r["stall"] or "",
+        "peak_memory": int(r["peak_memory"]), "stall": r["stall"] or "", "mean_round_ms": float(r["mean_round_ms"]),
         "max_rounds": int(spec.get("max_rounds") or 0),
         "scheduler_s": float(r["reset_s"] + r["decision_s"]), "sim_s": float(r["wall_s"]),
     }
@@ -253,3 +256,25 @@ def realtrace_row(*, workload: str, policy: str, n: int, seed: int, rate: float 
             for stat, f in (("mean", np.mean), ("median", np.median), ("p90", lambda x: np.quantile(x, 0.9))):
                 out[f"{tag}_{stat}"] = float(f(v)) if v.size else float("nan")
     return out
+
+
+def capacity_row(*, workload: str, n: int, seed: int, hardware: str = "a100", memory: int = PAPER_MEMORY,
+                 data: str | None = None, user_csv: str | None = None) -> dict:
+    """A GPU's capacity for a workload (:func:`kvlib.serving.gpus.saturation_throughput`): the requests per
+    second MC-SF serves on ``hardware`` when the first ``n`` requests of ``workload`` (drawn as in
+    :func:`realtrace_row`) all wait at ``t = 0``; with the makespan (s), the mean round (ms) and the rounds."""
+    from kvlib.serving.gpus import build, saturation_throughput
+    from kvlib.serving.workloads import default_shared_dir
+
+    if data not in (None, "shared", "embedded"):
+        raise ValueError(f"capacity_row: data must be 'shared' or 'embedded', got {data!r}")
+    sd = default_shared_dir() if data == "shared" else None
+    if data == "shared" and sd is None:
+        raise FileNotFoundError("capacity_row: data='shared' but no shared data directory was found")
+    spec = {"workload": workload, "n": int(n), "rate": None, "seed": int(seed), "memory": int(memory),
+            "shared_dir": str(sd) if sd else None, "user_csv": user_csv}
+    cap = saturation_throughput(spec, hardware)
+    w = build(spec)
+    return {"n_requests": int(w.n), "instance": workload_hash(w, memory), "data_sha256": w.sha256 or "",
+            "throughput": float(cap["throughput"]), "makespan": cap["makespan"],
+            "mean_round_ms": cap["mean_round_ms"], "rounds": cap["rounds"]}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["SHARED_DATA_HELP", "data_file_row", "trace_summary_row", "lp_horizon_row", "lp_orders_row",
+__all__ = ["SHARED_DATA_HELP", "data_file_row", "trace_summary_row", "attention_check_row", "ATTENTION_GROUPS", "lp_horizon_row", "lp_orders_row",
            "lp_orders_frame", "files_frame"]
 
 SHARED_DATA_HELP = ("the shared data directory (../shared/data beside the repository, or $KVBOOK_SHARED_DIR): "
@@ -54,7 +54,9 @@ def trace_summary_row(workload: str, seed: int, data: str = "shared") -> dict:
     """Length statistics of one trace (``arxiv`` or ``splitwise``), as ``Workload.summary()``."""
     from kvlib.serving.workloads import load_arxiv, load_splitwise
 
-    loaders = {"arxiv": load_arxiv, "splitwise": load_splitwise}
+    from kvlib.serving.gpus import load_splitwise_code
+
+    loaders = {"arxiv": load_arxiv, "splitwise": load_splitwise, "splitwise-code": load_splitwise_code}
     if workload not in loaders:
         raise ValueError(f"workload must be one of {sorted(loaders)}, got {workload!r}")
     d = _shared(data)
@@ -145,3 +147,45 @@ def shared_dir_note() -> str:
     """One sentence: where the shared data comes from (for pages and error messages)."""
     return SHARED_DATA_HELP[0].upper() + SHARED_DATA_HELP[1:] + "."
 
+
+
+#: Groups of Vidur's A100 attention rows compared in :func:`attention_check_row`: (kind, smallest and largest
+#: batch size); prefill rows are one prompt each.
+ATTENTION_GROUPS = (("decode", 1, 8), ("decode", 9, 32), ("decode", 33, 64), ("decode", 65, 128),
+                    ("prefill", 1, 1))
+
+
+def attention_check_row(kind: str, batch_lo: int, batch_hi: int, data: str = "shared") -> dict:
+    """batchtime.py's derived attention against Vidur's measured A100 attention on the profile rows of ``kind``
+    (``decode`` or ``prefill``) with ``batch_lo`` to ``batch_hi`` requests
+    (:func:`kvlib.serving.measured.derived_vs_measured`).
+
+    Columns: the number of profile rows; the median and largest |relative error| of the derived attention per
+    layer; the share of rows where it is too fast; the measured attention's median share of its batch's time
+    (all 80 layers, under the measured A100 model); and the error as a fraction of that batch's time (median
+    and largest |(derived - measured) x 80 / batch time|), i.e. how much of a round the assumption misses; the
+    attention file's SHA-256."""
+    import numpy as np
+
+    from kvlib.book.provenance import file_sha256
+    from kvlib.serving.measured import HARDWARE, derived_vs_measured, measured_model
+
+    if kind not in ("decode", "prefill"):
+        raise ValueError(f"kind must be 'decode' or 'prefill', got {kind!r}")
+    d = _shared(data)
+    name = HARDWARE["a100"]["attention_csv"]
+    if d is None or not (d / name).is_file():
+        raise FileNotFoundError(f"{name}: not in {SHARED_DATA_HELP}")
+    rows = derived_vs_measured(d)
+    g = rows[(rows.kind == kind) & (rows.batch >= int(batch_lo)) & (rows.batch <= int(batch_hi))]
+    if not len(g):
+        raise ValueError(f"no {kind} rows with batch sizes {batch_lo} to {batch_hi} in {name}")
+    L = measured_model("a100").base.n_layers
+    round_ms = L * g.measured_ms / g.share  # the batch's time under the measured model
+    round_err = (L * (g.derived_ms - g.measured_ms) / round_ms).to_numpy()
+    r = g.rel_err.abs().to_numpy()
+    return {"rows": int(len(g)), "kv_min": int(g.kv.min()), "kv_max": int(g.kv.max()),
+            "median_abs_rel_err": float(np.median(r)), "max_abs_rel_err": float(r.max()),
+            "too_fast_share": float((g.rel_err < 0).mean()), "median_attention_share": float(np.median(g.share)),
+            "median_round_err": float(np.median(np.abs(round_err))), "max_round_err": float(np.abs(round_err).max()),
+            "data_sha256": file_sha256(d / name)}
