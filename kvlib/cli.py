@@ -244,25 +244,20 @@ def _exit_lines() -> str:
 
 
 def default_round_seconds(hardware: str | None = None) -> float:
-    """Default length of one round for ``kvlib convert`` (seconds), from :mod:`kvlib.serving.batchtime`.
+    """Default length of one round for ``kvlib convert`` (seconds), from :mod:`kvlib.serving.measured`.
 
-    One decode round of the batch-time model (Llama-2-70B on two A100s) for a
-    batch of 16 requests that together hold the papers' KV limit of 16,492
-    tokens (:data:`kvlib.serving.hardware.PAPER_KV_CAPACITY_TOKENS`), rounded to
-    0.1 ms.  With ``hardware`` (``a100``, ``h100``, ``h200``): the same round
-    under that hardware's measured model (:func:`kvlib.serving.measured.measured_model`).
+    One decode round of ``hardware``'s measured batch-time model (default ``a100``: Llama-2-70B on two A100s,
+    every input one of Vidur's measurements; ``h100``, ``h200``) for a batch of 16 requests that together hold
+    the papers' KV limit of 16,492 tokens (:data:`kvlib.serving.hardware.PAPER_KV_CAPACITY_TOKENS`), rounded
+    to 0.1 ms.  (Before the A100's attention was measured, the default was 0.0547 s, from the derived attention
+    of :mod:`kvlib.serving.batchtime`.)
     """
-    from kvlib.serving.batchtime import default_model
     from kvlib.serving.hardware import PAPER_KV_CAPACITY_TOKENS
+    from kvlib.serving.measured import measured_model
 
     from decimal import Decimal
 
-    if hardware is None:
-        model = default_model()
-    else:
-        from kvlib.serving.measured import measured_model
-
-        model = measured_model(hardware)
+    model = measured_model(hardware or "a100")
     ms = float(model.batch_ms(0, ROUND_BATCH, PAPER_KV_CAPACITY_TOKENS))
     # exactly a whole number of 0.1 ms (round(ms, 1) / 1000.0 gave 0.054700000000000006, and convert computes
     # rounds exactly from the decimal text of R)
@@ -400,9 +395,9 @@ def build_parser() -> argparse.ArgumentParser:
         "timestamp), prompt tokens from num_prefill_tokens (or prompt_tokens, ...), output tokens from "
         "num_decode_tokens (or output_tokens, ...). Rule: a request arriving x seconds into the trace arrives "
         "at round floor(x / R), R = --round-seconds, computed exactly from the decimal text of x and R. The default R = " + rs_text + " s is one decode round of "
-        "kvlib's batch-time model (kvlib.serving.batchtime: Llama-2-70B on two A100s) for a batch of "
-        f"{ROUND_BATCH} requests holding M = 16,492 KV tokens; --hardware NAME takes R from the same round under "
-        "that hardware's measured model (kvlib.serving.measured) instead. A trace without an arrival column (e.g. the "
+        "kvlib's measured batch-time model for A100 (kvlib.serving.measured: Llama-2-70B on two A100s, every input "
+        f"one of Vidur's measurements) for a batch of {ROUND_BATCH} requests holding M = 16,492 KV tokens; "
+        "--hardware NAME takes R from the same round under that hardware's model instead. A trace without an arrival column (e.g. the "
         "arXiv length statistics) puts every request at round 0. Any unusable row (a token count that is not a "
         "positive integer, a negative, non-finite or decreasing arrival time) is an error naming its line.",
         epilog=_exit_lines(),
@@ -416,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     cnv.add_argument("--hardware", type=_hardware_arg, default=None, metavar="{" + ",".join(HARDWARE_NAMES) + "}",
                      help="take the default R from this hardware's measured batch-time model (kvlib.serving.measured): "
                      f"one decode round of {ROUND_BATCH} requests holding 16,492 KV tokens, rounded to 0.1 ms "
-                     "(default: no hardware, R from kvlib.serving.batchtime as above); not with --round-seconds")
+                     "(default a100, as above); not with --round-seconds")
     cnv.set_defaults(default_round_seconds=rs)
 
     bt = sub.add_parser(

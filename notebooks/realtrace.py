@@ -161,7 +161,7 @@ import pandas as pd
 from IPython.display import display
 
 from kvlib.serving.batchtime import EMBEDDED, fit_from_csv, profile_points
-from kvlib.serving.gpus import CODE_CSV, equal_utilisation_rate, model_for, reference_round_ms
+from kvlib.serving.gpus import equal_utilisation_rate, model_for, reference_round_ms
 from kvlib.serving.measured import EMBEDDED as MEASURED, HARDWARE as HW_FILES
 from kvlib.book import realtrace_gpus as RG
 from kvlib.policies import POLICIES
@@ -181,7 +181,7 @@ from kvlib.book.realtrace import (PAPER_CONFIGS, PAPER_LENGTHS_001, PAPER_TABLE1
                                   capacity_row, memory_profile_stats, realtrace_row, sweep_verdicts)
 from kvlib.book.store import Store, key_json
 from kvlib.book import realtrace_data as RD
-from kvlib.serving.workloads import (ARXIV_CSV, SPLITWISE_CSV, SYNTHETIC_LABEL, lmsys_fit_table, load_arxiv,
+from kvlib.serving.workloads import (ARXIV_CSV, CODE_CSV, SPLITWISE_CSV, SYNTHETIC_LABEL, lmsys_fit_table, load_arxiv,
                              load_splitwise, resolve_shared_dir)
 
 if mode not in ("quick", "full"):
@@ -590,12 +590,13 @@ glue("rt-tab-fit", styled(fit_statistics_table(fit)), display=False)
 glue("rt-tab-mix", styled(fit_mixture_table(fit), precision=5), display=False)
 _lmw = build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_csv": user_csv}).summary()
 _lmw["label"] = LM_LABEL
-_tk = [{"workload": t, "seed": seed, "data": DATA} for t in ("arxiv", "splitwise")]
+_tk = [{"workload": t, "seed": seed, "data": DATA} for t in ("arxiv", "splitwise", "splitwise-code")]
 _tr = store.table("traces", RD.trace_summary_row, _tk).frame.to_dict("records")  # the traces' length statistics
 wl = [_lmw] + [{"name": r["trace"], "label": r["label"], "n": r["n"], "sha256": r["data_sha256"],
                 **{c: r[c] for c in ("prompt_mean", "prompt_median", "output_mean", "output_median")}} for r in _tr]
 WL = pd.DataFrame(wl)
 glue("rt_sw_label", Markdown(files_as_code(WL.loc[2, "label"])), display=False)
+glue("rt_code_label", Markdown(files_as_code(WL.loc[3, "label"])), display=False)
 glue("rt_ax_label", Markdown(files_as_code(WL.loc[1, "label"])), display=False)
 glue("rt-tab-workloads", styled(workload_table(wl, LM_LABEL), precision=1), display=False)
 _lm = build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_csv": user_csv})
@@ -618,8 +619,9 @@ glue("rt-tab-lengths", styled(LEN.rename(columns=lambda c: c.replace("_", " ")),
 # :name: tbl-rt-workloads
 # :figclass: kvbook-table
 #
-# The three workloads: requests and lengths in tokens (2,000 requests of the LMSYS-like
-# generator; the real traces are the files of {numref}`tbl-rt-files`, read whole).
+# The four workloads: requests and lengths in tokens (2,000 requests of the LMSYS-like
+# generator; the real traces are the files of {numref}`tbl-rt-files`, read whole). The Splitwise code
+# trace (long prompts, short outputs) is used in the three-GPU comparison.
 # :::
 #
 # **Words or tokens?** 001 Section 5.2 takes each *word* of a response as one output token and
@@ -1408,7 +1410,9 @@ glue("rt-tab-all", styled(C[["name", "pred", "completed", "valid", "avg_latency"
 # rescaled to several mean rates. With prompts of about 1,150 tokens, far fewer
 # requests fit in $M$ than with LMSYS-like lengths, so the sustainable rate is around
 # one request per second. MC-Benchmark (001 Algorithm 2) is also the FCFS baseline here: `fcfs`
-# names the same policy.
+# names the same policy. The Splitwise code trace ({glue:md}`rt_code_label`: prompts of about 2,050
+# tokens, outputs of about 28) is a second production workload; it runs on all three GPUs in
+# {ref}`sec-rt-gpus` (verdicts at the top of the page).
 #
 # :::{glue:figure} rt-tab-splitwise
 # :name: tbl-rt-splitwise

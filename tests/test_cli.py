@@ -224,9 +224,9 @@ def test_convert_the_shipped_splitwise_trace(tmp_path, capsys):
 
 
 def test_default_round_seconds_is_a_decode_round_of_the_batch_time_model():
-    from kvlib.serving.batchtime import default_model
+    from kvlib.serving.measured import measured_model
 
-    ms = default_model().batch_ms(0, 16, 16492)
+    ms = measured_model("a100").batch_ms(0, 16, 16492)
     assert default_round_seconds() == pytest.approx(ms / 1000, abs=5e-5)
     assert 0.01 < default_round_seconds() < 1.0
 

@@ -14,8 +14,11 @@ from kvlib.serving.measured import measured_model
 from kvlib.serving.realtime import simulate_realtime
 from kvlib.serving.workloads import default_shared_dir
 
+from kvlib.serving.workloads import CODE_CSV, _FALLBACK_STATS, load_splitwise_code
+
 SHARED = default_shared_dir()
-needs_shared = pytest.mark.skipif(SHARED is None or not (SHARED / gpus.CODE_CSV).exists(),
+CODE = _FALLBACK_STATS["splitwise-code"]  # (lo, hi, median, mean) per column
+needs_shared = pytest.mark.skipif(SHARED is None or not (SHARED / CODE_CSV).exists(),
                                   reason="needs ../shared/data")
 
 SPEC = {"workload": "lmsys", "n": 120, "rate": 50.0, "seed": 3, "policy": "mc-sf"}
@@ -33,13 +36,20 @@ def test_run_on_uses_the_hardware_model():
         assert r["mean_round_ms"] == pytest.approx(float(np.mean(direct.batch_ms)))
 
 
-def test_derived_attention_is_run_spec_s_model():
-    """attention='derived' is batchtime.py's assumption: the same latencies as run_spec (which uses it)."""
-    a, b = gpus.run_on(SPEC, "a100", "derived"), run_spec(dict(SPEC))
-    assert a["avg_latency"] == pytest.approx(b["avg_latency"], rel=1e-9)
-    assert a["rounds"] == b["rounds"]
-    # and the measured A100 differs from it (the point of the change)
-    assert gpus.run_on(SPEC, "a100")["avg_latency"] != pytest.approx(b["avg_latency"], rel=1e-6)
+def test_default_is_the_measured_a100_and_derived_is_batchtime_s_model():
+    """run_spec and simulate_realtime default to the measured A100; attention='derived' is batchtime.py's
+    assumption (its default_model)."""
+    from kvlib.serving.batchtime import default_model
+
+    w = build_workload(SPEC)
+    a = gpus.run_on(SPEC, "a100", "derived")
+    b = simulate_realtime(w, make_policy("mc-sf"), memory=16492, seed=3, model=default_model(), on_stall="return")
+    assert a["avg_latency"] == pytest.approx(b.avg_latency, rel=1e-9) and a["rounds"] == b.rounds
+    m = run_spec(dict(SPEC))
+    assert m["hardware"] == "a100" and m["attention"] == "measured"
+    assert m["avg_latency"] == gpus.run_on(SPEC, "a100")["avg_latency"]
+    assert m["avg_latency"] == simulate_realtime(w, make_policy("mc-sf"), memory=16492, seed=3).avg_latency
+    assert m["avg_latency"] != pytest.approx(a["avg_latency"], rel=1e-6)  # the point of the change
 
 
 def test_faster_gpu_has_more_capacity_and_equal_utilisation_scales():
@@ -75,39 +85,38 @@ def test_reference_round_is_convert_s_round():
 
 
 def test_at_zero_moves_every_arrival():
-    w = gpus.build({**SPEC, "at_zero": True})
+    w = build_workload({**SPEC, "at_zero": True})
     assert np.all(w.arrival_s == 0) and w.n == 120
     assert np.array_equal(w.prompt, build_workload(SPEC).prompt)
 
 
 def test_code_trace_fallback_is_labelled_and_matches_its_statistics():
-    w = gpus.load_splitwise_code(None, fallback=True, seed=0)
-    assert w.sha256 is None and "stand-in" in w.label and w.n == 8819
-    assert np.all(np.diff(w.arrival_s) >= 0)
+    w = load_splitwise_code(None, fallback=True, seed=0)
+    assert w.sha256 is None and "fallback" in w.label and w.n == 8819 and w.name == "splitwise-code"
+    assert np.all(np.diff(w.arrival_s) >= 0) and w.arrival_s.max() <= CODE["span"]
     for col, arr in (("prompt", w.prompt), ("output", w.output)):
-        c = gpus.CODE_FALLBACK[col]
-        assert c["lo"] <= arr.min() and arr.max() <= c["hi"]
-        assert np.mean(arr) == pytest.approx(c["mean"], rel=0.08)
+        lo, hi, _, mean = CODE[col]
+        assert lo <= arr.min() and arr.max() <= hi
+        assert np.mean(arr) == pytest.approx(mean, rel=0.08)
     with pytest.raises(InstanceError, match="splitwise_code.csv"):
-        gpus.load_splitwise_code("/nonexistent-dir", fallback=False)
+        load_splitwise_code("/nonexistent-dir", fallback=False)
 
 
 def test_code_trace_rejects_decreasing_arrivals(tmp_path):
-    (tmp_path / gpus.CODE_CSV).write_text("arrived_at,num_prefill_tokens,num_decode_tokens\n0,5,3\n2,4,4\n1,3,3\n")
-    (tmp_path / "splitwise_conv.csv").write_text("")  # marks the folder as a shared data directory
+    (tmp_path / CODE_CSV).write_text("arrived_at,num_prefill_tokens,num_decode_tokens\n0,5,3\n2,4,4\n1,3,3\n")
     with pytest.raises(InstanceError, match=r"line 4, column arrived_at"):
-        gpus.load_splitwise_code(tmp_path)
+        load_splitwise_code(tmp_path)
 
 
 @needs_shared
 def test_code_trace_from_the_file():
-    w = gpus.load_splitwise_code(SHARED)
-    assert w.n == 8819 and w.label == f"real trace: {gpus.CODE_CSV}" and len(w.sha256) == 64
-    assert float(np.median(w.prompt)) == gpus.CODE_FALLBACK["prompt"]["median"]
-    assert float(np.median(w.output)) == gpus.CODE_FALLBACK["output"]["median"]
-    assert round(float(w.prompt.mean()), 1) == gpus.CODE_FALLBACK["prompt"]["mean"]
+    w = load_splitwise_code(SHARED)
+    assert w.n == 8819 and w.label == f"real trace: {CODE_CSV}" and len(w.sha256) == 64
+    for col, arr in (("prompt", w.prompt), ("output", w.output)):  # the stand-in's statistics are the file's
+        lo, hi, median, mean = CODE[col]
+        assert (arr.min(), arr.max(), float(np.median(arr)), round(float(arr.mean()), 1)) == (lo, hi, median, mean)
     spec = {"workload": "splitwise-code", "n": 100, "rate": 0.5, "seed": 0, "shared_dir": str(SHARED)}
-    b = gpus.build(spec)
+    b = build_workload(spec)
     assert b.n == 100 and (b.n - 1) / (b.arrival_s.max() - b.arrival_s.min()) == pytest.approx(0.5)
 
 

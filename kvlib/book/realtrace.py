@@ -1,8 +1,8 @@
 """Store rows for the real-trace chapter (``notebooks/realtrace.py``): one continuous-time simulation per row.
 
 :func:`realtrace_row` runs one (configuration, rate, size, seed[, hardware]) simulation with
-:func:`kvlib.serving.gpus.run_on` (the spec of :func:`kvlib.serving.experiments.run_spec`, timed by the
-measured batch-time model of a GPU, A100 by default) and returns flat output columns for the results store
+:func:`kvlib.serving.experiments.run_spec` (timed by the measured batch-time model of a GPU, A100 by default)
+and returns flat output columns for the results store
 (:mod:`kvlib.book.store`): the number of requests, a hash of the instance, the average latency
 (seconds; NaN when the run was stopped), completion and checker verdict, makespan, rounds,
 evictions, peak memory, the mean round (ms), and the scheduler's and the simulation's seconds (timing columns).
@@ -30,7 +30,7 @@ import os
 
 import numpy as np
 
-from kvlib.serving.gpus import run_on
+from kvlib.serving.experiments import build_workload, run_spec
 from kvlib.serving.realtime import PAPER_MEMORY
 
 __all__ = ["ROUND_CAP", "PAPER_CONFIGS", "PAPER_TABLE1", "PAPER_LENGTHS_001", "paper_name", "config_opts",
@@ -207,7 +207,7 @@ def realtrace_row(*, workload: str, policy: str, n: int, seed: int, rate: float 
     ``workload``, ``n``, ``rate``, ``seed`` and ``user_csv`` are those of
     :func:`kvlib.serving.experiments.build_workload`; ``alpha``, ``beta``, ``selector`` are the
     policy's options; ``pred`` the 003 interval prediction; ``hardware`` the GPU whose measured batch-time
-    model times the rounds (:func:`kvlib.serving.gpus.run_on`; ``a100``: Vidur's measured profiles, the
+    model times the rounds (:func:`kvlib.serving.experiments.run_spec`; ``a100``: Vidur's measured profiles, the
     papers' set-up), ``attention="derived"`` the A100 with batchtime.py's assumed attention instead.  ``data`` (for the arXiv and
     Splitwise files): ``"shared"`` reads them from the shared data directory (``$KVBOOK_SHARED_DIR``,
     else ``../shared/data`` beside the repository; an error if absent), ``"embedded"`` uses the
@@ -227,18 +227,19 @@ def realtrace_row(*, workload: str, policy: str, n: int, seed: int, rate: float 
                                     "(set KVBOOK_SHARED_DIR or place it at ../shared/data beside the repository)")
     spec = {"workload": workload, "n": int(n), "rate": rate, "seed": int(seed), "policy": policy,
             "opts": config_opts(policy, alpha, beta, selector), "memory": int(memory),
+            "hardware": hardware, "attention": attention,
             "shared_dir": str(sd) if sd else None, "user_csv": user_csv}
     if pred is not None:
         spec["pred"] = pred
     if policy in CLEARING:
-        ref = run_on(dict(spec, policy="mc-benchmark", opts={}, pred=None, check=False), hardware, attention)
+        ref = run_spec(dict(spec, policy="mc-benchmark", opts={}, pred=None, check=False))
         if not ref["completed"]:
             raise RuntimeError(f"realtrace_row: the MC-Benchmark reference run did not finish ({ref['stall']})")
         spec["max_rounds"] = ROUND_CAP * int(ref["rounds"]) + 1000
     mixed = workload == "mixed002"
     spec["keep_latency"] = mixed
-    r = run_on(spec, hardware, attention)
-    w = r["workload"]
+    r = run_spec(spec)
+    w = build_workload(spec)
     out = {
         "n_requests": int(w.n), "instance": workload_hash(w, memory), "data_sha256": w.sha256 or "",
         "avg_latency": float(r["avg_latency"]), "completed": bool(r["completed"]),
@@ -263,7 +264,7 @@ def capacity_row(*, workload: str, n: int, seed: int, hardware: str = "a100", me
     """A GPU's capacity for a workload (:func:`kvlib.serving.gpus.saturation_throughput`): the requests per
     second MC-SF serves on ``hardware`` when the first ``n`` requests of ``workload`` (drawn as in
     :func:`realtrace_row`) all wait at ``t = 0``; with the makespan (s), the mean round (ms) and the rounds."""
-    from kvlib.serving.gpus import build, saturation_throughput
+    from kvlib.serving.gpus import saturation_throughput
     from kvlib.serving.workloads import default_shared_dir
 
     if data not in (None, "shared", "embedded"):
@@ -274,7 +275,7 @@ def capacity_row(*, workload: str, n: int, seed: int, hardware: str = "a100", me
     spec = {"workload": workload, "n": int(n), "rate": None, "seed": int(seed), "memory": int(memory),
             "shared_dir": str(sd) if sd else None, "user_csv": user_csv}
     cap = saturation_throughput(spec, hardware)
-    w = build(spec)
+    w = build_workload(spec)
     return {"n_requests": int(w.n), "instance": workload_hash(w, memory), "data_sha256": w.sha256 or "",
             "throughput": float(cap["throughput"]), "makespan": cap["makespan"],
             "mean_round_ms": cap["mean_round_ms"], "rounds": cap["rounds"]}

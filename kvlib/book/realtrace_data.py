@@ -54,7 +54,7 @@ def trace_summary_row(workload: str, seed: int, data: str = "shared") -> dict:
     """Length statistics of one trace (``arxiv`` or ``splitwise``), as ``Workload.summary()``."""
     from kvlib.serving.workloads import load_arxiv, load_splitwise
 
-    from kvlib.serving.gpus import load_splitwise_code
+    from kvlib.serving.workloads import load_splitwise_code
 
     loaders = {"arxiv": load_arxiv, "splitwise": load_splitwise, "splitwise-code": load_splitwise_code}
     if workload not in loaders:

@@ -125,7 +125,8 @@ def policy_display(name: str) -> str:
 
 
 #: Workload names of ``kvlib.serving.workloads`` as a reader knows them.
-WORKLOAD_NAMES = {"lmsys-like": "LMSYS-like", "arxiv": "arXiv summarization", "splitwise-conv": "Splitwise conversation"}
+WORKLOAD_NAMES = {"lmsys-like": "LMSYS-like", "arxiv": "arXiv summarization", "splitwise-conv": "Splitwise conversation",
+                  "splitwise": "Splitwise conversation", "splitwise-code": "Splitwise code"}
 
 
 def workload_table(summaries, lm_label: str):

@@ -15,6 +15,15 @@ Workloads (``spec["workload"]``):
 ``"splitwise"``  the first ``n`` requests of the Splitwise conversation trace with
                  their real arrival times, rescaled to mean ``rate`` per second
                  (native times if ``rate`` is None).
+``"splitwise-code"``  the same for the Splitwise code-completion trace.
+
+``spec["at_zero"]`` moves every arrival to ``t = 0``.
+
+Hardware (``spec["hardware"]``, default ``"a100"``): the GPU whose measured
+batch-time model (:mod:`kvlib.serving.measured`) times the rounds: ``a100``
+(Vidur's profiles, the papers' set-up), ``h100`` or ``h200``;
+``spec["attention"] = "derived"`` takes the A100's assumed attention of
+:mod:`kvlib.serving.batchtime` instead (the documented fallback).
 
 Reading the results: :func:`policy_label` names a policy with its options,
 :func:`smallest_stable_alpha` finds 001 Section 5.2's smallest alpha without endless
@@ -27,19 +36,35 @@ Predictions (``spec["pred"]``, 003 Section 6): ``None`` (true ``o`` known),
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from kvlib.core.checker import check_schedule
 from kvlib.policies import make_policy
 from kvlib.serving.realtime import PAPER_MEMORY, simulate_realtime
-from kvlib.serving.workloads import (load_arxiv, load_splitwise, load_user_csv, lmsys_like, mixed_002, poisson_arrivals,
-                        rescale_trace, sample)
+from kvlib.serving.workloads import (load_arxiv, load_splitwise, load_splitwise_code, load_user_csv, lmsys_like, mixed_002,
+                                    poisson_arrivals, rescale_trace, sample)
 
-__all__ = ["build_workload", "intervals", "run_spec", "policy_label", "smallest_stable_alpha", "format_alpha",
+__all__ = ["build_workload", "batch_model", "intervals", "run_spec", "policy_label", "smallest_stable_alpha", "format_alpha",
            "slope_of"]
 
 
+@lru_cache(maxsize=None)
+def batch_model(hardware: str = "a100", attention: str = "measured"):
+    """The embedded batch-time model of ``hardware`` (:func:`kvlib.serving.measured.measured_model`), cached."""
+    from kvlib.serving.measured import measured_model
+
+    return measured_model(hardware, attention=attention)
+
+
 def build_workload(spec: dict):
+    if spec.get("at_zero"):
+        w = build_workload({k: v for k, v in spec.items() if k != "at_zero"})
+        out = w.take(np.arange(w.n))
+        out.arrival_s = np.zeros(w.n)
+        out.notes.append("all arrivals moved to t = 0")
+        return out
     kind = spec["workload"]
     n = int(spec["n"])
     rng = np.random.default_rng([int(spec.get("seed", 0)), 7919])
@@ -59,8 +84,9 @@ def build_workload(spec: dict):
         if spec.get("user_csv"):
             lm = sample(load_user_csv(spec["user_csv"]), rng, int(round(0.8 * n)))
         return mixed_002(rng, n, ax, lm)
-    if kind == "splitwise":
-        sw = load_splitwise(shared, fallback=True, seed=int(spec.get("seed", 0)))
+    if kind in ("splitwise", "splitwise-code"):
+        loader = load_splitwise if kind == "splitwise" else load_splitwise_code
+        sw = loader(shared, fallback=True, seed=int(spec.get("seed", 0)))
         w = sw.take(np.arange(min(n, sw.n)))
         return rescale_trace(w, float(rate)) if rate else w
     raise ValueError(f"unknown workload {kind!r}")
@@ -78,20 +104,22 @@ def intervals(o: np.ndarray, pred) -> tuple[np.ndarray, np.ndarray]:
 
 
 def run_spec(spec: dict) -> dict:
-    """Run one spec; returns the spec plus results (``avg_latency`` in seconds; NaN if stalled).
+    """Run one spec; returns the spec plus results (``avg_latency`` in seconds; NaN if stalled), the hardware
+    and attention of the batch-time model, the number of requests and the mean round (ms).
 
     ``keep_trace``: also the round start times and memory held; ``keep_latency``: also
     every request's latency (``latency_s``) and its source (``"arXiv"`` or ``"LMSYS-like"``
     for ``mixed002``).
     """
     w = build_workload(spec)
+    model = batch_model(spec.get("hardware") or "a100", spec.get("attention") or "measured")
     pol = make_policy(spec["policy"], **spec.get("opts", {}))
     kw = {}
     pred = spec.get("pred")
     if pred is not None:
         lo, hi = intervals(w.output, pred)
         kw = dict(lower=lo, upper=hi, reveal_output=bool(getattr(pol, "hindsight", False)))
-    r = simulate_realtime(w, pol, memory=int(spec.get("memory", PAPER_MEMORY)), seed=int(spec.get("seed", 0)),
+    r = simulate_realtime(w, pol, memory=int(spec.get("memory", PAPER_MEMORY)), model=model, seed=int(spec.get("seed", 0)),
                           on_stall="return", max_rounds=spec.get("max_rounds"), stall_window=spec.get("stall_window"),
                           **kw)
     valid = None
@@ -99,6 +127,8 @@ def run_spec(spec: dict) -> dict:
         valid = check_schedule(r.instance, r.schedule, allow_cancellation=pol.preemptive).valid
     out = {k: v for k, v in spec.items() if k not in ("shared_dir", "user_csv")}
     out.update(
+        hardware=model.hardware, attention=model.attention, n_requests=int(w.n),
+        mean_round_ms=float(np.mean(r.batch_ms)) if len(r.batch_ms) else 0.0,
         label=w.label, sha256=w.sha256, completed=r.completed, valid=valid, avg_latency=r.avg_latency,
         makespan=r.makespan_s, rounds=r.rounds, evictions=r.evictions, decision_s=r.decision_seconds,
         reset_s=r.reset_seconds, wall_s=r.wall_seconds, stall=r.stall_reason,

@@ -75,7 +75,7 @@ from pathlib import Path
 import numpy as np
 
 from kvlib.core.errors import InstanceError, ParameterError
-from kvlib.serving import batchtime as _bt
+import kvlib.serving.batchtime as _bt
 from kvlib.serving.batchtime import BatchTimeModel, fit_from_csv, sha256_file
 
 __all__ = [

@@ -5,7 +5,10 @@ ran in the Vidur simulator, where one *batch* (one round of the discrete model)
 takes as long as the hardware needs for it.  This engine keeps the round model
 of :mod:`kvlib.core.simulate` and the :class:`~kvlib.policies.Policy` protocol
 unchanged (policies reason in rounds and tokens) and maps each round to wall
-clock with a batch-time model (:mod:`kvlib.serving.batchtime`):
+clock with a batch-time model (by default the A100 model of
+:mod:`kvlib.serving.measured`, every input one of Vidur's measurements; any
+object with the ``batch_ms`` method of :class:`kvlib.serving.batchtime.BatchTimeModel`,
+e.g. ``measured_model("h100")`` or the derived-attention ``default_model()``):
 
 * Round ``t`` starts at wall-clock time ``tau_t``.  Requests whose arrival time
   (seconds) is ``<= tau_t`` and that were not yet visible join the queue at
@@ -45,7 +48,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kvlib.serving.batchtime import BatchTimeModel, default_model
+from kvlib.serving.batchtime import BatchTimeModel
 from kvlib.core.model import Instance, Schedule
 from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
 from kvlib.core.simulate import PolicyError, SimulationStalled, check_decision
@@ -128,7 +131,10 @@ def simulate_realtime(
     if on_stall not in ("raise", "return"):
         raise ValueError(f"on_stall must be 'raise' or 'return', got {on_stall!r}")
     tic_all = _time.perf_counter()
-    model = model or default_model()
+    if model is None:  # the A100 with every input measured (Vidur's profiles); kvlib.serving.measured
+        from kvlib.serving.measured import measured_model
+
+        model = measured_model("a100")
     n = workload.n
     M = int(memory)
     # number requests by arrival time (stable), map back at the end

@@ -22,7 +22,8 @@ Three sources:
 * **Real traces** beside the repository (``../shared/data``, from Vidur):
   :func:`load_arxiv` (arXiv summarization token counts) and
   :func:`load_splitwise` (Splitwise production conversation trace with arrival
-  times).  Each records the file's SHA-256.
+  times) and :func:`load_splitwise_code` (Splitwise production code-completion
+  trace: long prompts, short outputs).  Each records the file's SHA-256.
 * **User CSV** (:func:`load_user_csv`): columns ``prompt,output``, for a reader
   who has the real LMSYS lengths.
 
@@ -63,6 +64,8 @@ __all__ = [
     "lmsys_like",
     "load_arxiv",
     "load_splitwise",
+    "load_splitwise_code",
+    "CODE_CSV",
     "load_user_csv",
     "resolve_shared_dir",
     "default_shared_dir",
@@ -74,6 +77,7 @@ SYNTHETIC_LABEL = "synthetic (LMSYS-like)"
 FALLBACK_LABEL = "embedded fallback (synthetic, not the trace)"
 ARXIV_CSV = "arxiv_summarization_stats_llama2_tokenizer_filtered_v2.csv"
 SPLITWISE_CSV = "splitwise_conv.csv"
+CODE_CSV = "splitwise_code.csv"
 
 #: Published summary statistics (003 Section 6, 2,000 LMSYS conversations).
 LMSYS_TARGETS = {
@@ -93,12 +97,17 @@ LMSYS_FIT = {
 _FALLBACK_STATS = {
     "arxiv": {"prompt": (1, 4054, 2730.0, 2588.1), "output": (5, 4056, 167.0, 291.4)},
     "splitwise": {"prompt": (2, 14050, 1020.0, 1154.7), "output": (7, 1000, 129.0, 211.1), "rate": 5.5, "span": 3502.0},
+    # computed from splitwise_code.csv (8,819 rows; SHA-256 in ../shared/data/SHA256SUMS): range, median, mean
+    "splitwise-code": {"prompt": (3, 7437, 1469.0, 2047.8), "output": (6, 1899, 13.0, 27.9), "rate": 2.57,
+                       "span": 3436.0},
 }
 #: ``fit_lognormal(lo, hi, mean, median)`` of the statistics above (single clipped log-normal:
 #: two parameters, two targets, matched exactly).
 _FALLBACK_FIT = {
     ("arxiv", "prompt"): (7.91206, 1.16863), ("arxiv", "output"): (5.11857, 1.0619),
     ("splitwise", "prompt"): (6.92753, 0.49812), ("splitwise", "output"): (4.85787, 1.07421),
+    # the output's fitted median lands on 14 (the file's: 13): the discretised log-normal cannot hit both
+    ("splitwise-code", "prompt"): (7.29222, 0.88429), ("splitwise-code", "output"): (2.65591, 1.14252),
 }
 
 
@@ -268,7 +277,7 @@ def resolve_shared_dir(shared_dir: str | os.PathLike | None, repo_root: str | os
         p = Path(base)
         cands += [p, p / "data"] if p.is_absolute() else [p, root / p, p / "data", root / p / "data"]
     for c in cands:
-        if (c / ARXIV_CSV).exists() or (c / SPLITWISE_CSV).exists() or (c / "a100_llama2_70b_mlp.csv").exists():
+        if any((c / f).exists() for f in (ARXIV_CSV, SPLITWISE_CSV, CODE_CSV, "a100_llama2_70b_mlp.csv")):
             return c.resolve()
     return None
 
@@ -342,7 +351,7 @@ def _fallback(kind: str, rng: np.random.Generator, n: int) -> Workload:
         lo, hi, median, mean = st[what]
         mu, sigma = _FALLBACK_FIT[(kind, what)]
         cols[what] = _draw(rng, n, mu, sigma, lo, hi)
-    if kind == "splitwise":
+    if "span" in st:  # a trace with arrival times: uniform over its span
         arr = np.sort(rng.uniform(0.0, st["span"], size=n))
     else:
         arr = np.zeros(n)
@@ -371,18 +380,29 @@ def load_arxiv(shared_dir, *, fallback: bool = False, fallback_n: int = 2000, se
     return Workload(np.zeros(len(s)), s, o, "arxiv", f"real trace: {ARXIV_CSV}", _sha256(path), str(path))
 
 
-def load_splitwise(shared_dir, *, fallback: bool = False, fallback_n: int = 19366, seed: int = 0) -> Workload:
-    """The Splitwise conversation trace with its arrival times (seconds), with SHA-256."""
-    path = _shared_file(shared_dir, SPLITWISE_CSV, fallback)
+def _load_trace(shared_dir, name: str, kind: str, trace: str, fallback: bool, fallback_n: int,
+                seed: int) -> Workload:
+    path = _shared_file(shared_dir, name, fallback)
     if path is None:
-        return _fallback("splitwise", np.random.default_rng(seed), fallback_n)
+        return _fallback(kind, np.random.default_rng(seed), fallback_n)
     c = _read_columns(path, {"arrived_at": "float", "num_prefill_tokens": "int", "num_decode_tokens": "int"})
     a = c["arrived_at"]
     if np.any(np.diff(a) < 0):
         i = int(np.flatnonzero(np.diff(a) < 0)[0]) + 1
         raise InstanceError(f"{path}, line {i + 2}, column arrived_at: arrival times must be non-decreasing")
-    return Workload(a, c["num_prefill_tokens"], c["num_decode_tokens"], "splitwise-conv",
-                    f"real trace: {SPLITWISE_CSV}", _sha256(path), str(path))
+    return Workload(a, c["num_prefill_tokens"], c["num_decode_tokens"], trace, f"real trace: {name}",
+                    _sha256(path), str(path))
+
+
+def load_splitwise(shared_dir, *, fallback: bool = False, fallback_n: int = 19366, seed: int = 0) -> Workload:
+    """The Splitwise conversation trace with its arrival times (seconds), with SHA-256."""
+    return _load_trace(shared_dir, SPLITWISE_CSV, "splitwise", "splitwise-conv", fallback, fallback_n, seed)
+
+
+def load_splitwise_code(shared_dir, *, fallback: bool = False, fallback_n: int = 8819, seed: int = 0) -> Workload:
+    """The Splitwise code-completion trace (long prompts, short outputs) with its arrival times (seconds), with
+    SHA-256; its stand-in without the file is drawn from the statistics in ``_FALLBACK_STATS``."""
+    return _load_trace(shared_dir, CODE_CSV, "splitwise-code", "splitwise-code", fallback, fallback_n, seed)
 
 
 def load_user_csv(path) -> Workload:
