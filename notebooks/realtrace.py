@@ -44,8 +44,9 @@
 # - **001 Figure 5, 003 Figure 4** (LMSYS lengths) and **004 Section 7**: **not checked** (the
 #   papers' random samples of conversations are not available; the book runs 001's version); our mean prompt is
 #   {glue:text}`rt_len_prompt_mean:.1f` tokens, 003's 41 ({ref}`workloads <sec-rt-workloads>`).
-# - **The hardware** (the papers ran on two A100s): of the {glue:text}`rt_gpu_cells:d` verdicts on A100, H100
-#   and H200 below, {glue:text}`rt_gpu_held:d` hold or match ({ref}`three GPUs <sec-rt-gpus>`).
+# - **The hardware** (the papers ran on two NVIDIA {term}`A100 <A100, H100, H200>` graphics processing
+#   units, {term}`GPU`s): of the {glue:text}`rt_gpu_cells:d` verdicts on A100, H100 and H200 below,
+#   {glue:text}`rt_gpu_held:d` hold or match ({ref}`three GPUs <sec-rt-gpus>`).
 # :::
 #
 # :::{glue:figure} rt-tab-gpu-verdict
@@ -53,9 +54,9 @@
 # :figclass: kvbook-table
 #
 # Do the papers' real-data claims survive a change of GPU? Each claim re-run with the measured
-# batch-time model of A100, H100 and H200, at the papers' arrival rates and at the rates that load
-# each GPU as the papers' rates load the A100 ({ref}`how <sec-rt-gpus>`;
-# {download}`CSV </chapters/tables/realtrace-gpu-verdicts.csv>`).
+# batch-time model of each GPU at the papers' arrival rates ("same rate") and at equal utilisation
+# ("same load"; 002 and 003 start every request at $t = 0$, where the two coincide). Numbers:
+# {numref}`tbl-rt-gpu-numbers` ({ref}`how <sec-rt-gpus>`; {download}`CSV </chapters/tables/realtrace-gpu-verdicts.csv>`).
 # :::
 #
 # *Reading guide.* The chapter re-runs the papers' real-data experiments in a continuous-time
@@ -74,23 +75,24 @@
 # to the papers' published statistics, (iii) side-by-side comparisons with the papers' numbers,
 # and (iv) the same policies on a production trace with real arrival times.
 #
-# **Labels.** LMSYS-Chat-1M is public (behind an access agreement), but the random samples of it
-# that the papers used are not available, and the book does not download the data set; every result
-# computed from our generator is marked **synthetic (LMSYS-like)**.
-# Results on the arXiv and Splitwise files name the file; their SHA-256 checksums are listed
-# below. The files are the public traces and profiles of the Vidur repository's `data/` folder
-# (the shared data directory beside the repository; its README says where each comes from). The
-# paper-scale rows were computed from them and record their checksums, so reading them needs no
-# data; only regenerating or re-verifying them does. In quick mode without the data, the chapter
-# runs on embedded synthetic stand-ins and says so.
+# **Labels.** Every result computed from our length generator is marked **synthetic (LMSYS-like)**;
+# results on the arXiv and Splitwise files name the file (checksums folded below).
 #
-# ::::{dropdown} Data files and their checksums
+# ::::{dropdown} Data files, their checksums and the labels
+# LMSYS-Chat-1M is public (behind an access agreement), but the random samples of it that the papers
+# used are not available, and the book does not download the data set. The files are the public
+# traces and profiles of the Vidur repository's `data/` folder and two kernel-timing files measured on
+# H100 and H200 (the shared data directory beside the repository; its README says where each comes
+# from). The paper-scale rows were computed from them and record their checksums, so reading them
+# needs no data; only regenerating or re-verifying them does. In quick mode without the data, the
+# chapter runs on embedded synthetic stand-ins and says so.
+#
 # :::{glue:figure} rt-tab-files
 # :name: tbl-rt-files
 # :figclass: kvbook-table
 #
-# The data files the chapter reads: the two traces and Vidur's two A100 profiles, with the first
-# 12 hex digits of each SHA-256 checksum (full checksums:
+# The data files the chapter reads: the three traces, Vidur's A100 and H100 profiles and the H100 and
+# H200 kernel timings, with the first 12 hex digits of each SHA-256 checksum (full checksums:
 # {download}`CSV </chapters/tables/realtrace-files.csv>`); in full mode the checksums recorded when the
 # stored rows were computed from the files, which need not be present when the page is built.
 # :::
@@ -400,16 +402,11 @@ glue("rt-tab-plan", styled(pd.DataFrame([{"table": f"<code>{name}</code>", "rows
 # \end{aligned}
 # ```
 #
-# **Measured against assumed attention.** Earlier versions of this chapter *derived* the attention
-# terms instead (decode reads 4,096 bytes of K and V per cached token per layer at an assumed
-# 2.0 TB/s of the A100's high-bandwidth memory, HBM; prefill runs at an assumed 156 TFLOP/s, half the
-# A100's fp16 peak), because no attention profile was at hand. That derivation stays only as the
-# documented fallback for a GPU without attention measurements (`kvlib.serving.measured`,
-# `attention="derived"`). On Vidur's 10,324 A100 attention rows it is too fast on every row: its
-# median relative error per layer is {glue:text}`rt_att_dec_med:.0f` % for decode and
-# {glue:text}`rt_att_pre_med:.0f` % for prefill, and it misses at most
-# {glue:text}`rt_att_round_max:.1f` % of a batch's time ({numref}`tbl-rt-attcheck`, folded). On the
-# chapter's headline runs (001 Table 1) the assumed attention makes MC-SF's average latency
+# **Measured against assumed attention.** Earlier versions of this chapter *assumed* the attention
+# terms (details folded below). On Vidur's 10,324 A100 attention rows the assumption is too fast on
+# every row, by a median {glue:text}`rt_att_dec_med:.0f` % per layer for decode and
+# {glue:text}`rt_att_pre_med:.0f` % for prefill, missing up to {glue:text}`rt_att_round_max:.1f` % of
+# a batch's time ({numref}`tbl-rt-attcheck`); it made MC-SF's 001 Table 1 latency
 # {glue:text}`rt_att_t1_sf:.2f` s instead of {glue:text}`rt_t1_sf:.2f` s.
 #
 # The coefficients are embedded in `kvlib.serving.measured.EMBEDDED` (non-attention parts:
@@ -530,6 +527,11 @@ glue("rt-tab-hwfiles", styled(RG.files_table(MEASURED)), display=False)
 # ::::
 #
 # ::::{dropdown} Assumed against measured attention, and the fit quality on each GPU
+# The assumption: decode reads 4,096 bytes of K and V per cached token per layer at 2.0 TB/s of the
+# A100's high-bandwidth memory ({term}`HBM`); prefill runs at 156 TFLOP/s, half the A100's fp16
+# peak. It stays only as the documented fallback for a GPU without attention measurements
+# (`kvlib.serving.measured`, `attention="derived"`).
+#
 # :::{glue:figure} rt-tab-attcheck
 # :name: tbl-rt-attcheck
 # :figclass: kvbook-table
@@ -615,6 +617,7 @@ g("rt_len_output_mean", LEN.output_mean.iloc[-1])
 glue("rt-tab-lengths", styled(LEN.rename(columns=lambda c: c.replace("_", " ")), precision=2), display=False)
 
 # %% [markdown]
+# ::::{dropdown} The four workloads and their lengths
 # :::{glue:figure} rt-tab-workloads
 # :name: tbl-rt-workloads
 # :figclass: kvbook-table
@@ -623,6 +626,7 @@ glue("rt-tab-lengths", styled(LEN.rename(columns=lambda c: c.replace("_", " ")),
 # generator; the real traces are the files of {numref}`tbl-rt-files`, read whole). The Splitwise code
 # trace (long prompts, short outputs) is used in the three-GPU comparison.
 # :::
+# ::::
 #
 # **Words or tokens?** 001 Section 5.2 takes each *word* of a response as one output token and
 # reports word counts (its Appendix C Figure 5 plots the number of words); 002 Section 7 and
@@ -899,6 +903,7 @@ fig.tight_layout()
 glue_figure("rt-memory", fig)
 
 # %% [markdown]
+# ::::{dropdown} The memory over time (figure)
 # ```{glue:figure} rt-memory
 # :name: fig-rt-memory
 #
@@ -907,6 +912,7 @@ glue_figure("rt-memory", fig)
 # {glue:text}`rt_table1_n` {glue:text}`rt_lmlabel` requests, one run each, computed live;
 # dotted: $M = 16{,}492$ ({glue:text}`rt_mode` mode).
 # ```
+# ::::
 #
 # 001 (Appendix C) reads its Figures 6 and 9 as MC-SF staying within $M$ at both demand levels
 # while using most of the memory. Ours: peak {glue:text}`rt_mem_hi_peak:,d` tokens at
@@ -1002,6 +1008,7 @@ _svd = _svd.rename(columns={"our minimiser(s)": "argmin", "min latency (s)": "mi
 glue("rt-tab-sweep-verdicts", styled(_svd, precision=2), display=False)
 
 # %% [markdown]
+# ::::{dropdown} The sweeps (figure)
 # ```{glue:figure} rt-sweeps
 # :name: fig-rt-sweeps
 #
@@ -1011,6 +1018,7 @@ glue("rt-tab-sweep-verdicts", styled(_svd, precision=2), display=False)
 # {glue:text}`rt_lmlabel` requests, mean over the seeds of each point; a point is missing when one
 # of its runs was stopped as an endless clearing loop; {glue:text}`cap_sweeps`.
 # ```
+# ::::
 #
 # 001 gives these sweeps as figures and states its recommended ranges in its text (Appendix C):
 # at high demand $\alpha \in [0.15, 0.25]$ minimises latency and $\beta \in [0.05, 0.25]$
@@ -1455,68 +1463,34 @@ glue("rt-tab-all", styled(C[["name", "pred", "completed", "valid", "avg_latency"
 # round (16 requests holding 16,492 cached tokens) takes {glue:text}`rt_ref_a100:.1f` ms on A100,
 # {glue:text}`rt_ref_h100:.1f` ms on H100 and {glue:text}`rt_ref_h200:.1f` ms on H200.
 #
-# **Two comparisons.** At the papers' arrival rates a faster GPU is less loaded, so each
-# rate-dependent experiment runs twice on H100 and H200: at the papers' rate ("same arrival
-# rate") and at the rate that loads the GPU as the papers' rate loads the A100 ("same utilisation").
-# Utilisation is the arrival rate over the GPU's capacity for the workload, the requests per second
-# MC-SF serves when every request waits at $t = 0$ ({numref}`tbl-rt-capacity`, folded): H100 serves
+# **Two comparisons.** A faster GPU at the papers' arrival rate is less loaded, so each rate-dependent
+# experiment runs on H100 and H200 at the papers' rate ("same rate") and at the rate of equal
+# utilisation ("same load"): the rate over the GPU's {term}`capacity` is the A100's. H100 serves
 # {glue:text}`rt_cap_h100_lm:.2f` times and H200 {glue:text}`rt_cap_h200_lm:.2f` times as many
 # LMSYS-like requests per second as A100, and {glue:text}`rt_cap_h100_code:.2f` and
-# {glue:text}`rt_cap_h200_code:.2f` times as many of the code trace's long prompts. The experiments with every request
-# at $t = 0$ (002 Section 7, 003 Section 6) have no rate: one row covers both comparisons. The verdict
-# table is at the top of the page ({numref}`tbl-rt-gpu-verdict`); the runs behind it are folded below.
+# {glue:text}`rt_cap_h200_code:.2f` times as many of the code trace's long prompts
+# ({numref}`tbl-rt-capacity`). Verdicts: {numref}`tbl-rt-gpu-verdict` at the top; the numbers are folded below.
 
 # %%
-cells: dict = {}
-
-
-def put(key, comp, h, text):
-    cells.setdefault((key, comp), {})[h] = text
-
-
-def at_rates(df, rates):
-    if not len(df):
-        return df
-    return df[np.isclose(df.rate.to_numpy(float)[:, None], np.asarray(rates, float)[None, :]).any(axis=1)]
-
-
 def gpu_rows(name, h):
     df = TABS[name][1]
     return df[df["hardware"] == h] if len(df) and "hardware" in df else df.iloc[:0]
 
 
-for h in GPUS_:
-    for comp, r in rates_on("lmsys", h, [RATE_HI]):  # 001 Table 1
-        d = T1 if h == "a100" else at_rates(gpu_rows("gpu_table1", h), [r])
-        for key in ("t1_sf", "t1_mb"):
-            put(key, comp, h, RG.table1_cell(d, key))
-    _step = float(np.min(np.diff(sorted(grid)))) if len(grid) > 1 else 0.01
-    for key, r0, paper in (("alpha_hi", RATE_HI, 0.21), ("alpha_lo", RATE_LO, 0.24)):  # 001 Section 5.2
-        for comp, r in rates_on("lmsys", h, [r0]):
-            d = at_rates(G if h == "a100" else gpu_rows("gpu_alpha", h), [r])
-            put(key, comp, h, RG.alpha_cell(d, paper, _step, smallest_stable_alpha))
-    d = M2[M2.n.isin(P["gpu_sizes"])] if h == "a100" else gpu_rows("gpu_mixed002", h).copy()
-    if h != "a100" and len(d):
-        d["name"] = [policy_label(p, {"selector": sel} if sel else {}) for p, sel in zip(d["policy"], _opt(d, "selector"))]
-    put("mixed", "zero", h, RG.mixed_cell(d))
-    d = M3[(M3.pred == "[1,1000]") & M3.n.isin(P["gpu_sizes"])] if h == "a100" else gpu_rows("gpu_intervals003", h)
-    for key in ("amin_amax", "amin_hsf"):
-        put(key, "zero", h, RG.intervals_cell(d, key))
-    for key, wl in (("sw_conv", "splitwise"), ("sw_code", "splitwise-code")):
-        src = SP if (wl == "splitwise" and h == "a100") else gpu_rows("gpu_splitwise", h)
-        src = src[src.workload == wl] if len(src) else src
-        for comp in ("rate", "load"):
-            rs = [r for c, r in rates_on(wl, h, SW_RATES[wl]) if c == comp]
-            put(key, comp, h, RG.splitwise_cell(at_rates(src, rs)) if rs else "the reference")
-for key, _, rated in RG.CLAIMS:
-    if rated:
-        put(key, "load", "a100", "the reference")
+cells = RG.verdict_cells(GPUS_, rates_on, {"table1": T1, "alpha": G, "mixed": M2, "intervals": M3, "splitwise": SP},
+                         gpu_rows, rate_hi=RATE_HI, rate_lo=RATE_LO, grid=grid, sizes=P["gpu_sizes"],
+                         sw_rates=SW_RATES, smallest=smallest_stable_alpha, policy_label=policy_label)
 VERDICT = RG.verdict_rows(cells)
 offer_csv(VERDICT, "realtrace", "gpu-verdicts")
-glue("rt-tab-gpu-verdict", styled(VERDICT.rename(columns={"claim": "claim (paper's numbers on A100)"})), display=False)
-_cellv = VERDICT[[RG.GPU_NAMES[h] for h in GPUS_]].to_numpy().ravel().astype(str)
-g("rt_gpu_cells", int(sum(c.startswith(("holds", "fails", "matches", "differs")) for c in _cellv)))
-g("rt_gpu_held", int(sum(c.startswith(("holds", "matches")) for c in _cellv)))
+_left = {"text-align": "left"}
+_cl = "claim (the paper's numbers: A100)"
+glue("rt-tab-gpu-verdict", styled(RG.summary_table(cells, GPUS_).rename(columns={"claim": _cl}))
+     .set_properties(subset=[_cl], **_left, **{"min-width": "21em"}), display=False)
+glue("rt-tab-gpu-numbers", styled(VERDICT).set_properties(subset=["claim"], **_left), display=False)
+_n_cells, _n_held = RG.decided(VERDICT, GPUS_)
+g("rt_gpu_cells", _n_cells)
+g("rt_gpu_held", _n_held)
+g("rt_gpu_runs", P["gpu_runs"])
 g("cap_gpu", "; ".join(f"{nm}: {TABS[nm][0].label}" for nm in ("gpu_capacity", "gpu_table1", "gpu_mixed002",
                                                                    "gpu_intervals003", "gpu_splitwise", "gpu_alpha")))
 for h in ("a100", "h100", "h200"):
@@ -1536,7 +1510,7 @@ glue("rt-tab-capacity", styled(_capf.assign(GPU=_capf.hardware.map(RG.GPU_NAMES)
 _t1 = {"A100": T1}
 for h in OTHER:
     for comp, r in rates_on("lmsys", h, [RATE_HI]):
-        _t1[f"{RG.GPU_NAMES[h]}, {r:g}/s"] = at_rates(gpu_rows("gpu_table1", h), [r])
+        _t1[f"{RG.GPU_NAMES[h]}, {r:g}/s"] = RG.at_rates(gpu_rows("gpu_table1", h), [r])
 _gt = TABS["gpu_table1"][1]
 _t1["A100, assumed attention"] = _gt[_gt["attention"] == "derived"] if len(_gt) and "attention" in _gt else _gt.iloc[:0]
 T1G = pd.DataFrame({k: d[d.completed.astype(bool)].groupby("name")["avg_latency"].mean() if len(d) else pd.Series(dtype=float)
@@ -1546,7 +1520,18 @@ g("rt_att_t1_sf", float(_d[(_d.name == "MC-SF") & _d.completed.astype(bool)].avg
 glue("rt-tab-gpu-t1", styled(T1G, precision=2), display=False)
 
 # %% [markdown]
-# ::::{dropdown} The runs behind the verdicts: capacity, 001 Table 1 on each GPU, and provenance
+# ::::{dropdown} The runs behind the verdicts: the numbers, capacity, 001 Table 1 on each GPU
+# :::{glue:figure} rt-tab-gpu-numbers
+# :name: tbl-rt-gpu-numbers
+# :figclass: kvbook-table
+#
+# The verdicts of {numref}`tbl-rt-gpu-verdict` with the numbers that decide them: average latencies
+# (s) of the two compared policies or configurations (001 Table 1: over the finished runs, 50 on A100,
+# {glue:text}`rt_gpu_runs:d` on H100 and H200), the smallest loop-free α with its arrival rate, latency
+# ratios at the largest size of 002 and 003, and the range of MC-SF's latency over the next best
+# policy's across the Splitwise rates.
+# :::
+#
 # :::{glue:figure} rt-tab-capacity
 # :name: tbl-rt-capacity
 # :figclass: kvbook-table

@@ -197,3 +197,15 @@ def test_verdict_rows_layout():
     assert list(v.columns) == ["claim", "comparison", "A100", "H100", "H200"]
     assert v.loc[0, "A100"] == "holds: x" and v.loc[0, "H100"] == "-"
     assert v.loc[1, "claim"] == ""  # the same-utilisation row continues the claim above
+
+
+def test_summary_table_keeps_the_verdict_word_and_repeats_t0_claims():
+    from kvlib.book.realtrace_gpus import CLAIMS, summary_table
+
+    cells = {("t1_sf", "rate"): {"a100": "holds: 1 vs 2 s", "h100": "fails: 3 vs 2 s"},
+             ("t1_sf", "load"): {"h100": "holds: 1 vs 2 s"}, ("mixed", "zero"): {"h100": "holds: 0.5 × MC-SF at 400"}}
+    t = summary_table(cells, ["a100", "h100"])
+    assert list(t.columns) == ["claim", "A100", "H100, same rate", "H100, same load"] and len(t) == len(CLAIMS)
+    assert t.iloc[0, 1:].tolist() == ["holds", "fails", "holds"]
+    mixed = t[t.claim.str.startswith("002")].iloc[0]
+    assert mixed["H100, same rate"] == mixed["H100, same load"] == "holds" and mixed["A100"] == "-"

@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["CLAIMS", "NEAR_HSF", "GPU_NAMES", "table1_cell", "alpha_cell", "mixed_cell", "intervals_cell",
-           "splitwise_cell", "verdict_rows", "capacity_frame", "fit_quality_table", "files_table"]
+           "splitwise_cell", "verdict_rows", "capacity_frame", "fit_quality_table", "files_table", "at_rates",
+           "verdict_cells", "decided", "summary_table"]
 
 GPU_NAMES = {"a100": "A100", "h100": "H100", "h200": "H200"}
 
@@ -29,20 +30,15 @@ NEAR_HSF = 1.10
 
 #: (key, the claim as the verdict table states it, whether it depends on an arrival rate)
 CLAIMS = [
-    ("t1_sf", "001 Table 1: MC-SF has the lowest average latency of the eight configurations "
-              "(paper: 32.1 s; next best 46.5 s)", True),
-    ("t1_mb", "001 Table 1: MC-Benchmark beats all six α-protection benchmarks (paper: 46.5 s against 50.4 s "
-              "or more)", True),
-    ("alpha_hi", "001 Section 5.2: the smallest α without endless clearing is 0.21 at high demand", True),
-    ("alpha_lo", "001 Section 5.2: the smallest α without endless clearing is 0.24 at low demand", True),
-    ("mixed", "002 Section 7: Sorted-F (swap selector) beats MC-SF and FCFS at every size of the mixed workload "
-              "(ours: 400, 1,200 and 2,000 requests)",
-     False),
+    ("t1_sf", "001 Table 1: MC-SF lowest of the eight (paper: 32.1 s, next 46.5 s)", True),
+    ("t1_mb", "001 Table 1: MC-Benchmark beats the six α-benchmarks (paper: 46.5 s, they 50.4 s or more)", True),
+    ("alpha_hi", "001 Section 5.2: smallest loop-free α at high demand is 0.21", True),
+    ("alpha_lo", "001 Section 5.2: smallest loop-free α at low demand is 0.24", True),
+    ("mixed", "002 Section 7: Sorted-F (swap) beats MC-SF and FCFS at every size", False),
     ("amin_amax", "003 Section 6, Experiment 1 (interval [1, 1000]): A_min beats A_max at every size", False),
-    ("amin_hsf", "003 Section 6, Experiment 1: A_min is nearly identical to H-SF (read: within 10 %, largest "
-                 "size)", False),
-    ("sw_conv", "Beyond the papers: MC-SF beats MC-Benchmark and α = 0.3 at every rate on the Splitwise "
-                "conversation trace", True),
+    ("amin_hsf", "003 Section 6, Experiment 1: A_min nearly identical to H-SF (read: within 10 %)", False),
+    ("sw_conv", "Beyond the papers: MC-SF beats MC-Benchmark and α = 0.3 on the Splitwise conversation trace",
+     True),
     ("sw_code", "Beyond the papers: the same on the Splitwise code trace", True),
 ]
 
@@ -127,7 +123,7 @@ def verdict_rows(cells: dict) -> pd.DataFrame:
     """The verdict table from ``cells[(claim key, comparison)][gpu] = text``; comparison is ``"rate"`` (same
     arrival rate), ``"load"`` (same utilisation) or ``"zero"`` (all requests at ``t = 0``)."""
     rows = []
-    names = {"rate": "same arrival rate", "load": "same utilisation", "zero": "all at t = 0 (no rate)"}
+    names = {"rate": "same rate", "load": "same load", "zero": "all at t = 0"}
     for key, text, rated in CLAIMS:
         for comp in (("rate", "load") if rated else ("zero",)):
             c = cells.get((key, comp), {})
@@ -183,3 +179,84 @@ def files_table(embedded: dict, digits: int = 12) -> pd.DataFrame:
             rows.append({"GPU": GPU_NAMES.get(hw, hw), "role": role, "file": f,
                          "SHA-256": str(p.get(f"{key}_sha256", ""))[:digits]})
     return pd.DataFrame(rows)
+
+
+def at_rates(df: pd.DataFrame, rates) -> pd.DataFrame:
+    """The rows of ``df`` whose ``rate`` is one of ``rates`` (to floating-point tolerance)."""
+    if not len(df):
+        return df
+    r = np.asarray(list(rates), dtype=float)
+    return df[np.isclose(df.rate.to_numpy(float)[:, None], r[None, :]).any(axis=1)]
+
+
+def verdict_cells(gpus, rates_on, a100: dict, rows_on, *, rate_hi: float, rate_lo: float, grid, sizes,
+                  sw_rates: dict, smallest, policy_label) -> dict:
+    """Every cell of the verdict table: ``{(claim key, comparison): {gpu: text}}``.
+
+    ``rates_on(workload, gpu, rates)`` gives the (comparison, rate) pairs run on a GPU (the papers' rates, and on
+    H100/H200 the same-utilisation rates); ``a100`` holds the chapter's A100 frames (``table1``, ``alpha``,
+    ``mixed`` with a ``name`` column, ``intervals`` with ``pred`` shown as ``[1,1000]``, ``splitwise``);
+    ``rows_on(table, gpu)`` the rows of a ``gpu_*`` table for one GPU; ``sizes`` the request counts of the
+    002 and 003 runs; ``sw_rates`` the rates per Splitwise trace; ``smallest`` is
+    :func:`kvlib.serving.experiments.smallest_stable_alpha`, ``policy_label`` names a configuration."""
+    cells: dict = {}
+
+    def put(key, comp, h, text):
+        cells.setdefault((key, comp), {})[h] = text
+
+    step = float(np.min(np.diff(sorted(grid)))) if len(grid) > 1 else 0.01
+    for h in gpus:
+        for comp, r in rates_on("lmsys", h, [rate_hi]):  # 001 Table 1
+            d = a100["table1"] if h == "a100" else at_rates(rows_on("gpu_table1", h), [r])
+            for key in ("t1_sf", "t1_mb"):
+                put(key, comp, h, table1_cell(d, key))
+        for key, r0, paper in (("alpha_hi", rate_hi, 0.21), ("alpha_lo", rate_lo, 0.24)):  # 001 Section 5.2
+            for comp, r in rates_on("lmsys", h, [r0]):
+                d = at_rates(a100["alpha"] if h == "a100" else rows_on("gpu_alpha", h), [r])
+                put(key, comp, h, alpha_cell(d, paper, step, smallest))
+        if h == "a100":
+            m2, m3 = a100["mixed"], a100["intervals"]
+            m2 = m2[m2.n.isin(sizes)]
+            m3 = m3[(m3.pred == "[1,1000]") & m3.n.isin(sizes)]
+        else:
+            m2, m3 = rows_on("gpu_mixed002", h).copy(), rows_on("gpu_intervals003", h)
+            if len(m2):
+                sel = m2["selector"] if "selector" in m2 else [None] * len(m2)
+                m2["name"] = [policy_label(p, {"selector": s} if isinstance(s, str) else {})
+                              for p, s in zip(m2["policy"], sel)]
+        put("mixed", "zero", h, mixed_cell(m2))
+        for key in ("amin_amax", "amin_hsf"):
+            put(key, "zero", h, intervals_cell(m3, key))
+        for key, wl in (("sw_conv", "splitwise"), ("sw_code", "splitwise-code")):
+            src = a100["splitwise"] if (wl == "splitwise" and h == "a100") else rows_on("gpu_splitwise", h)
+            src = src[src.workload == wl] if len(src) else src
+            for comp in ("rate", "load"):
+                rs = [r for c, r in rates_on(wl, h, sw_rates[wl]) if c == comp]
+                put(key, comp, h, splitwise_cell(at_rates(src, rs)) if rs else "the reference")
+    for key, _, rated in CLAIMS:
+        if rated:
+            put(key, "load", "a100", "the reference")
+    return cells
+
+
+def decided(verdicts: pd.DataFrame, gpus) -> tuple[int, int]:
+    """(cells that state a verdict, cells that hold or match) over the GPU columns of the verdict table."""
+    vals = verdicts[[GPU_NAMES[h] for h in gpus]].to_numpy().ravel().astype(str)
+    return (int(sum(v.startswith(("holds", "fails", "matches", "differs")) for v in vals)),
+            int(sum(v.startswith(("holds", "matches")) for v in vals)))
+
+
+def summary_table(cells: dict, gpus) -> pd.DataFrame:
+    """One row per claim, the verdict word only: A100 at the papers' set-up, then each other GPU at the papers'
+    rate and at the same utilisation (experiments with every request at ``t = 0`` repeat their one verdict)."""
+    cols = ["A100"] + [f"{GPU_NAMES[h]}, {w}" for h in gpus if h != "a100" for w in ("same rate", "same load")]
+    rows = []
+    for key, text, rated in CLAIMS:
+        row = {"claim": text}
+        for h in gpus:
+            for comp, w in ((("rate", "same rate"), ("load", "same load")) if h != "a100" else (("rate", None),)):
+                src = comp if rated else "zero"
+                v = str(cells.get((key, src), {}).get(h, "-")).split(":")[0]
+                row["A100" if h == "a100" else f"{GPU_NAMES[h]}, {w}"] = v
+        rows.append(row)
+    return pd.DataFrame(rows)[["claim", *[c for c in cols if c in rows[0]]]]
