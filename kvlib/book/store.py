@@ -345,7 +345,10 @@ class Table:
 
     def stale(self) -> bool | None:
         """True when the code the table depends on changed after (one of) the commits that computed it."""
-        deps = table_depends(self.manifest)
+        fn = self.manifest.get("function")
+        if getattr(self, "_depends_for", ()) != fn:  # the import closure, read once per table and function
+            self._depends, self._depends_for = table_depends(self.manifest), fn
+        deps = self._depends
         flags = [code_changed_since(c, deps) for c in self.commits]
         if any(f is None for f in flags):
             return None
@@ -437,7 +440,8 @@ class Store:
         if not self.log_path:
             return
         now = time.time()
-        if not force and now - self._last_log < 1.0:
+        # at most once a second, and never more than a tenth of the time (labels read git and the sources)
+        if not force and now - self._last_log < max(1.0, 10 * getattr(self, "_log_cost", 0.0)):
             return
         self._last_log = now
         data = {"chapter": self.chapter, "updated": _now(), "progress": self._progress,
@@ -447,6 +451,7 @@ class Store:
         with open(tmp, "w", encoding="utf8") as f:
             json.dump(data, f, indent=1, default=str)
         os.replace(tmp, self.log_path)
+        self._log_cost = time.time() - now
 
     # ----------------------------------------------------------------- the one entry point
     def table(self, name: str, row: Callable[..., dict], keys: Iterable[dict], *,
