@@ -696,6 +696,8 @@ def _fa(a, rate):
     if len(G) == 0 or not (G.rate == rate).any():
         return "no stored run"
     # format_alpha writes "<= x" for the grid's smallest value: shown as the sign a reader expects
+    if not np.isnan(a) and a == 0 == min(grid):
+        return "0 (no loop at any α of the grid)"
     return "not reached on the grid" if np.isnan(a) else format_alpha(a, grid).replace("<=", "≤")
 
 

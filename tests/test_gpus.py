@@ -164,6 +164,8 @@ def test_alpha_cell():
     assert alpha_cell(df, 0.24, 0.01, smallest_stable_alpha).startswith("differs: 0.2")
     df["completed"] = True  # below the grid: "≤", never a match
     assert alpha_cell(df, 0.19, 0.01, smallest_stable_alpha) == "differs: ≤ 0.19 at 50/s"
+    z = pd.DataFrame({"rate": 10.0, "alpha": [0.0, 0.01], "completed": True})
+    assert alpha_cell(z, 0.24, 0.01, smallest_stable_alpha) == "differs: 0 (no loop at any α) at 10/s"
     df["completed"] = False
     assert alpha_cell(df, 0.21, 0.01, smallest_stable_alpha).startswith("differs: loops")
 
@@ -184,8 +186,12 @@ def test_mixed_intervals_and_splitwise_cells():
     s = pd.DataFrame([{"rate": r, "name": nm, "avg_latency": v * r} for r in (0.5, 1.0)
                       for nm, v in (("MC-SF", 1.0), ("MC-Benchmark", 2.0), ("Benchmark α = 0.3", 4.0))])
     assert splitwise_cell(s) == "holds: 0.50-0.50 × next best, 0.5-1/s"
-    s.loc[(s.rate == 1.0) & (s.name == "MC-SF"), "avg_latency"] = 2.0
+    s.loc[(s.rate == 1.0) & (s.name == "MC-SF"), "avg_latency"] = 2.0  # ties MC-Benchmark: no queue
+    assert splitwise_cell(s) == "holds: 0.50-1.00 × next best, 0.5-1/s; ties at 1/s"
+    s.loc[(s.rate == 1.0) & (s.name == "MC-SF"), "avg_latency"] = 2.1
     assert splitwise_cell(s).startswith("fails")
+    s.loc[s.name == "MC-SF", "avg_latency"] = s.loc[s.name == "MC-Benchmark", "avg_latency"].to_numpy()
+    assert splitwise_cell(s).startswith("fails")  # ties everywhere: nothing shown
 
 
 def test_verdict_rows_layout():
