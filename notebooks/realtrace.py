@@ -55,7 +55,8 @@
 #
 # Do the papers' real-data claims survive a change of GPU? Each claim re-run with the measured
 # batch-time model of each GPU at the papers' arrival rates ("same rate") and at equal utilisation
-# ("same load"; 002 and 003 start every request at $t = 0$, where the two coincide). Numbers:
+# ("same load"; 002 and 003 start every request at $t = 0$, where the two coincide). In the Splitwise rows a
+# difference under 0.1 % counts as a tie (at light load no queue forms). Numbers:
 # {numref}`tbl-rt-gpu-numbers` ({ref}`how <sec-rt-gpus>`; {download}`CSV </chapters/tables/realtrace-gpu-verdicts.csv>`).
 # :::
 #
@@ -397,8 +398,8 @@ glue("rt-tab-plan", styled(pd.DataFrame([{"table": f"<code>{name}</code>", "rows
 # ```{math}
 # :label: eq-rt-batchtime
 # \begin{aligned}
-# \tau(P, D, K) = {} & L\,\big[f(P+D) + 2\,g\big(2h(P+D)\big) + A_{\mathrm{dec}}(D, K) + A_{\mathrm{pre}}(P, Q)\big] \\
-# & + e(P+D) \quad\text{ms}
+# \tau(P, D, K) = {} & L\,\big[f(P+D) + 2\,g\big(2h(P+D)\big) \\
+# & + A_{\mathrm{dec}}(D, K) + A_{\mathrm{pre}}(P, Q)\big] + e(P+D) \quad\text{ms}
 # \end{aligned}
 # ```
 #
@@ -490,7 +491,8 @@ else:
     glue("rt-tab-attcheck", styled(pd.DataFrame({"rows": ["no attention profile here"]})), display=False)
 glue("rt-tab-fitq", styled(RG.fit_quality_table(MEASURED), formats={"R²": "{:.4f}", "median rel. error": "{:.3f}",
                                                                       "max rel. error": "{:.3f}"}), display=False)
-glue("rt-tab-hwfiles", styled(RG.files_table(MEASURED)), display=False)
+glue("rt-tab-hwfiles", styled(RG.files_table(MEASURED).assign(file=lambda d: [files_as_code(f, html=True) for f in d.file])),
+     display=False)
 
 # %% [markdown]
 # The fit of the per-layer operators ({numref}`fig-rt-batchtime`, folded) has $R^2 =$ {glue:text}`rt_r2:.4f` and a median
@@ -1379,6 +1381,7 @@ glue("rt-tab-all", styled(C[["name", "pred", "completed", "valid", "avg_latency"
      display=False)
 
 # %% [markdown]
+# ::::{dropdown} 003 Figures 5-7: the latency curves (figure)
 # ```{glue:figure} rt-003
 # :name: fig-rt-003
 #
@@ -1386,6 +1389,7 @@ glue("rt-tab-all", styled(C[["name", "pred", "completed", "valid", "avg_latency"
 # requests (sizes {glue:text}`rt_sizes_003`, {glue:text}`rt_lmlabel`, all at $t = 0$) for each
 # interval prediction; {glue:text}`cap_intervals003`.
 # ```
+# ::::
 #
 # 003 Section 6 gives each request a predicted interval of output lengths. {term}`A_max` plans
 # with the upper end of each interval, {term}`A_min` (003 Algorithms 2 and 5) starts from the
@@ -1493,8 +1497,8 @@ _n_cells, _n_held = RG.decided(VERDICT, GPUS_)
 g("rt_gpu_cells", _n_cells)
 g("rt_gpu_held", _n_held)
 g("rt_gpu_runs", P["gpu_runs"])
-g("cap_gpu", "; ".join(f"{nm}: {TABS[nm][0].label}" for nm in ("gpu_capacity", "gpu_table1", "gpu_mixed002",
-                                                                   "gpu_intervals003", "gpu_splitwise", "gpu_alpha")))
+glue("cap_gpu", Markdown("; ".join(f"`{nm}`: {TABS[nm][0].label}" for nm in (
+    "gpu_capacity", "gpu_table1", "gpu_mixed002", "gpu_intervals003", "gpu_splitwise", "gpu_alpha"))), display=False)
 for h in ("a100", "h100", "h200"):
     g(f"rt_ref_{h}", reference_round_ms(h))
 _capf = RG.capacity_frame(CAP)
@@ -1551,7 +1555,7 @@ glue("rt-tab-gpu-t1", styled(T1G, precision=2), display=False)
 # at the same-utilisation rate), and on A100 with the assumed attention of earlier versions.
 # :::
 #
-# Where the rows come from: {glue:text}`cap_gpu`.
+# Where the rows come from: {glue:md}`cap_gpu`.
 # ::::
 #
 # (sec-rt-disagree)=

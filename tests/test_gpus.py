@@ -187,7 +187,9 @@ def test_mixed_intervals_and_splitwise_cells():
                       for nm, v in (("MC-SF", 1.0), ("MC-Benchmark", 2.0), ("Benchmark α = 0.3", 4.0))])
     assert splitwise_cell(s) == "holds: 0.50-0.50 × next best, 0.5-1/s"
     s.loc[(s.rate == 1.0) & (s.name == "MC-SF"), "avg_latency"] = 2.0  # ties MC-Benchmark: no queue
-    assert splitwise_cell(s) == "holds: 0.50-1.00 × next best, 0.5-1/s; ties at 1/s"
+    assert splitwise_cell(s) == "holds: 0.50-1.00 × next best, 0.5-1/s; ties (within 0.1 %) at 1/s"
+    s.loc[(s.rate == 1.0) & (s.name == "MC-SF"), "avg_latency"] = 2.001  # 0.05 % worse: still a tie
+    assert splitwise_cell(s).startswith("holds")
     s.loc[(s.rate == 1.0) & (s.name == "MC-SF"), "avg_latency"] = 2.1
     assert splitwise_cell(s).startswith("fails")
     s.loc[s.name == "MC-SF", "avg_latency"] = s.loc[s.name == "MC-Benchmark", "avg_latency"].to_numpy()
