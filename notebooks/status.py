@@ -145,7 +145,8 @@ display(Markdown("\n".join(notes) if notes else
 # (resumable: rows already stored are not recomputed), on the machine with the given number of cores;
 # *full regeneration* is the wall time of the chapter's last regeneration that recomputed every stored
 # row (one too long for a single sitting is continued on the same code, and the wall times of its runs
-# are summed: "in N runs"), measured on a shared machine (other chapters' runs may have been running at
+# are summed: "in N runs"; "of an earlier set of N rows" when tables or rows were added or recomputed
+# after it), measured on a shared machine (other chapters' runs may have been running at
 # the same time), or "not measured". *Stale* means that the code the table depends on changed after the
 # commit that computed its rows; CI recomputes a sample of every table's rows (`book/verify_results.py`)
 # and fails if a deterministic value differs.
@@ -163,12 +164,14 @@ else:
         tables=("table", "count"), rows=("rows", "sum"), rows_asked=("rows asked", "sum"),
         compute=("compute time (s)", "sum"), wall=("chapter run wall time (s)", "max"),
         full=("full regeneration wall time (s)", "max"), pieces=("full regeneration runs", "max"),
+        full_rows=("full regeneration rows", "max"),
         cores=("cores", "max"), size=("size (kB)", "sum")).reset_index()
     per_chapter["compute time"] = [f"{v / 60:.1f} min" for v in per_chapter.compute]
     per_chapter["chapter run"] = ["-" if pd.isna(v) else f"{v / 60:.1f} min" for v in per_chapter.wall]
     per_chapter["full regeneration"] = [
         "not measured" if pd.isna(v) else f"{v / 60:.1f} min" + (f" in {int(k)} runs" if not pd.isna(k) and k > 1 else "")
-        for v, k in zip(per_chapter.full, per_chapter.pieces)]
+        + ("" if pd.isna(fr) or int(fr) == int(n) else f" (of an earlier set of {int(fr):,} rows)")
+        for v, k, fr, n in zip(per_chapter.full, per_chapter.pieces, per_chapter.full_rows, per_chapter.rows)]
     per_chapter["rows"] = [f"{a:,} of {b:,}" for a, b in zip(per_chapter.rows, per_chapter.rows_asked)]
     display(per_chapter[["chapter", "tables", "rows", "compute time", "chapter run", "full regeneration",
                          "cores"]].style.hide(axis="index").format({"chapter": "<code>{}</code>"}, escape=None))

@@ -1028,6 +1028,8 @@ def store_summary(root: Path | None = None) -> list[dict]:
             "chapter run wall time (s)": run.get("chapter_wall_time_s"),
             "full regeneration wall time (s)": (full_regeneration(run) or {}).get("chapter_wall_time_s"),
             "full regeneration runs": (full_regeneration(run) or {}).get("pieces", 1 if full_regeneration(run) else None),
+            # the rows that regeneration computed (a later table or key set makes it cover fewer than today's)
+            "full regeneration rows": (full_regeneration(run) or {}).get("rows"),
             "size (kB)": round(csv_path.stat().st_size / 1024, 1) if csv_path.exists() else 0.0,
         })
     return out
