@@ -252,13 +252,11 @@ def default_round_seconds(hardware: str | None = None) -> float:
     to 0.1 ms.  (Before the A100's attention was measured, the default was 0.0547 s, from the derived attention
     of :mod:`kvlib.serving.batchtime`.)
     """
-    from kvlib.serving.hardware import PAPER_KV_CAPACITY_TOKENS
-    from kvlib.serving.measured import measured_model
-
     from decimal import Decimal
 
-    model = measured_model(hardware or "a100")
-    ms = float(model.batch_ms(0, ROUND_BATCH, PAPER_KV_CAPACITY_TOKENS))
+    from kvlib.serving.gpus import reference_round_ms
+
+    ms = reference_round_ms(hardware or "a100")  # 16 requests holding the papers' 16,492 tokens
     # exactly a whole number of 0.1 ms (round(ms, 1) / 1000.0 gave 0.054700000000000006, and convert computes
     # rounds exactly from the decimal text of R)
     return float(Decimal(repr(round(ms, 1))) / 1000)

@@ -176,7 +176,7 @@ from kvlib.book.gluing import glue_value as g
 from kvlib.book.tables import offer_csv, styled
 from kvlib.book.realtrace_page import (coefficient_table, compress_points, data_files_display, files_as_code,
                                        fit_mixture_table, fit_statistics_table, policy_display, provenance_table, sweep_table,
-                                       workload_table)
+                                       WORKLOAD_NAMES, workload_table)
 from myst_nb import glue
 from IPython.display import Markdown
 from kvlib.book.provenance import data_files
@@ -1509,8 +1509,8 @@ for h in ("h100", "h200"):
         _v = _capf[(_capf.workload == wl) & (_capf.hardware == h)]["relative to A100"]
         g(f"rt_cap_{h}_{tag}", float(_v.iloc[0]) if len(_v) else float("nan"))
 glue("rt-tab-capacity", styled(_capf.assign(GPU=_capf.hardware.map(RG.GPU_NAMES),
-                                            workload=_capf.workload.map({"lmsys": LM_LABEL, "splitwise": "Splitwise conversation",
-                                                                         "splitwise-code": "Splitwise code"}))
+                                            workload=[LM_LABEL if w == "lmsys" else WORKLOAD_NAMES.get(w, w)
+                                                      for w in _capf.workload])
                                [["workload", "GPU", "n_requests", "throughput", "relative to A100", "mean_round_ms"]]
                                .rename(columns={"n_requests": "requests", "throughput": "capacity (requests/s)",
                                                 "mean_round_ms": "mean round (ms)"}), precision=2), display=False)
