@@ -73,10 +73,6 @@
 # profiling data of {term}`Vidur` (an LLM inference simulator) {cite}`agrawal2024vidur` says. The
 # workloads are LMSYS-like {cite}`zheng2024lmsys`, arXiv summarization {cite}`cohan2018discourse`
 # and the Splitwise conversation trace {cite}`patel2024splitwise`.
-# The chapter gives (i) a documented batch-time model, (ii) an LMSYS-like length generator matched
-# to the papers' published statistics, (iii) side-by-side comparisons with the papers' numbers,
-# and (iv) the same policies on a production trace with real arrival times.
-#
 # **Labels.** Every result computed from our length generator is marked **synthetic (LMSYS-like)**;
 # results on the arXiv and Splitwise files name the file (checksums folded below).
 #
@@ -631,16 +627,17 @@ glue("rt-tab-lengths", styled(LEN.rename(columns=lambda c: c.replace("_", " ")),
 # :::
 # ::::
 #
-# **Words or tokens?** 001 Section 5.2 takes each *word* of a response as one output token and
-# reports word counts (its Appendix C Figure 5 plots the number of words); 002 Section 7 and
-# 003 Section 6 report tokenizer tokens of their LMSYS samples. Our generator produces token
-# counts (it is fitted to 003's token statistics), so its statistics are compared with the
-# token statistics of 002 and 003 ({numref}`tbl-rt-lengths`, folded); 001's word statistics are
-# shown beside them for reference, not as the same quantity. Our mean prompt and output are
-# {glue:text}`rt_len_prompt_mean:.2f` and {glue:text}`rt_len_output_mean:.2f` tokens (003's: 41 and
-# 85).
+# **Words or tokens?** 001 counts *words*, 002 and 003 tokenizer tokens; our generator produces
+# tokens, with mean prompt and output {glue:text}`rt_len_prompt_mean:.2f` and
+# {glue:text}`rt_len_output_mean:.2f` tokens (003's: 41 and 85; details folded below).
 #
 # ::::{dropdown} LMSYS length statistics: the papers' and ours
+# 001 Section 5.2 takes each *word* of a response as one output token and reports word counts (its
+# Appendix C Figure 5 plots the number of words); 002 Section 7 and 003 Section 6 report tokenizer
+# tokens of their LMSYS samples. Our generator is fitted to 003's token statistics, so its statistics
+# are compared with the token statistics of 002 and 003; 001's word statistics are shown beside them
+# for reference, not as the same quantity.
+#
 # :::{glue:figure} rt-tab-lengths
 # :name: tbl-rt-lengths
 # :figclass: kvbook-table
@@ -1464,6 +1461,10 @@ glue("rt-tab-all", styled(C[["name", "pred", "completed", "valid", "avg_latency"
 # (sec-rt-gpus)=
 # ## Three GPUs: what changes with the hardware
 #
+# The papers' claims are re-run with each GPU's measured batch-time model, at the papers' arrival rates
+# and at equal utilisation; the verdicts are {numref}`tbl-rt-gpu-verdict` at the top of the page.
+#
+# ::::{dropdown} How each GPU is modelled, and the two comparisons
 # Each GPU's batch-time model is fitted from its own measurements ({numref}`tbl-rt-fitq` and
 # {numref}`tbl-rt-hwfiles`, folded above): A100 from Vidur's profiles, H100 from Vidur's non-attention
 # and all-reduce profiles with attention from kernel timings measured on an H100, and H200 from kernel
@@ -1477,7 +1478,8 @@ glue("rt-tab-all", styled(C[["name", "pred", "completed", "valid", "avg_latency"
 # {glue:text}`rt_cap_h100_lm:.2f` times and H200 {glue:text}`rt_cap_h200_lm:.2f` times as many
 # LMSYS-like requests per second as A100, and {glue:text}`rt_cap_h100_code:.2f` and
 # {glue:text}`rt_cap_h200_code:.2f` times as many of the code trace's long prompts
-# ({numref}`tbl-rt-capacity`). Verdicts: {numref}`tbl-rt-gpu-verdict` at the top; the numbers are folded below.
+# ({numref}`tbl-rt-capacity`). The numbers behind the verdicts are folded below.
+# ::::
 
 # %%
 def gpu_rows(name, h):
@@ -1493,7 +1495,7 @@ offer_csv(VERDICT, "realtrace", "gpu-verdicts")
 _left = {"text-align": "left"}
 _cl = "claim (the paper's numbers: A100)"
 glue("rt-tab-gpu-verdict", styled(RG.summary_table(cells, GPUS_).rename(columns={"claim": _cl}))
-     .set_properties(subset=[_cl], **_left, **{"min-width": "21em"}), display=False)
+     .set_properties(subset=[_cl], **_left, **{"min-width": "19em"}), display=False)
 glue("rt-tab-gpu-numbers", styled(VERDICT).set_properties(subset=["claim"], **_left), display=False)
 _n_cells, _n_held = RG.decided(VERDICT, GPUS_)
 g("rt_gpu_cells", _n_cells)
