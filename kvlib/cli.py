@@ -360,9 +360,10 @@ def build_parser() -> argparse.ArgumentParser:
                      "fixing, CP-SAT event model; ip: the time-indexed IP of 001 Section 3 in HiGHS")
     slv.add_argument("--search", type=_float_arg(0.0, 0.9, what="a share of --time-limit in [0, 0.9]"),
                      default=SOLVE_SEARCH_SHARE, metavar="SHARE",
-                     help="share of --time-limit given first to the list search of kvlib.optimum.search (list "
-                     f"scheduling with iterated local search, at most {SOLVE_SEARCH_EVALUATIONS:,} lists), whose "
-                     f"best schedule is the solver's incumbent (default {SOLVE_SEARCH_SHARE:g}; 0 skips it)")
+                     help="share of --time-limit given to the solver's primal step, the list search of "
+                     f"kvlib.optimum.search (list scheduling with iterated local search, at most "
+                     f"{SOLVE_SEARCH_EVALUATIONS:,} lists), whose best schedule becomes the incumbent "
+                     f"(default {SOLVE_SEARCH_SHARE:g}; 0 skips it)")
     slv.add_argument("--verbose", action="store_true", help="solver logs and pipeline progress on stderr")
     slv.add_argument("--formulation", choices=("plain", "aggregated"), default=None,
                      help="--method ip only: memory constraint written per time (plain, default) or through running "
@@ -774,10 +775,8 @@ def _solve_bar(time_limit: float, quiet: bool, n: int):
     return finish
 
 
-#: share of ``kvlib solve --time-limit`` given to the primal search before the solver (``--search``)
-SOLVE_SEARCH_SHARE = 0.3
-#: ... and at most this many list placements (its list search; no CP-SAT windows)
-SOLVE_SEARCH_EVALUATIONS = 20_000
+from kvlib.optimum.pipeline import SEARCH_EVALUATIONS as SOLVE_SEARCH_EVALUATIONS  # noqa: E402
+from kvlib.optimum.pipeline import SEARCH_SHARE as SOLVE_SEARCH_SHARE  # noqa: E402
 
 
 def cmd_solve(args: argparse.Namespace, out) -> int:
@@ -804,23 +803,9 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
                     "--force to try anyway")
     finish = _solve_bar(args.time_limit, args.quiet, inst.n)
     try:
-        t_start = time.monotonic()
-        incumbent = None
-        if args.search > 0:
-            from kvlib.optimum.search import primal_search
-
-            # the list search only: the pipeline's own CP-SAT upper-bound search follows, and its windows are
-            # slow to build when time values are large
-            sr = primal_search(inst, evaluations=SOLVE_SEARCH_EVALUATIONS, windows=0,
-                               time_limit=args.search * args.time_limit)
-            incumbent = (sr.starts, sr.tel, f"primal search ({sr.source}, {sr.seconds:.2f} s)")
-            if args.verbose:
-                print(f"kvlib: primal search: TEL {sr.tel} from {sr.source} ({sr.evaluations} list decodes, "
-                      f"{sr.windows} CP-SAT windows, {sr.seconds:.2f} s)", file=sys.stderr)
-        left = args.time_limit - (time.monotonic() - t_start)
         ip_options = {"formulation": args.formulation} if args.formulation not in (None, "plain") else {}
-        res = solve(inst, time_limit=max(left, 0.05 * args.time_limit), threads=args.threads, method=method,
-                    verbose=args.verbose, incumbent=incumbent, **ip_options)
+        res = solve(inst, time_limit=args.time_limit, threads=args.threads, method=method,
+                    verbose=args.verbose, search=args.search, **ip_options)
     except ValueError as e:  # named argument errors of kvlib.optimum (time limit, threads, incumbent)
         raise _Fail(EXIT_BAD_INPUT, f"solve: {_message(e)}") from None
     finally:

@@ -11,7 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from kvlib import Instance, Schedule, make_policy, memory_profile, simulate
+from kvlib import Instance, Schedule, check_schedule, make_policy, memory_profile, simulate
+from kvlib.core.model import peak_memory, total_latency
+from kvlib.optimum.exact import solve
 from kvlib.cli import main
 from kvlib.core.traces import convert_trace, parse_int, read_instance_csv
 from kvlib.errors import (
@@ -543,6 +545,25 @@ API_CASES = [
     ("parse_int(5)", lambda: parse_int(5, "where"), ParameterError, "where: expected text, got 5"),
     ("dense profile too long", lambda: memory_profile(Instance.from_arrays([10**12], [1], [1], 10),
                                                         Schedule((10**12,))), ScheduleError, "pass times="),
+    # arguments of the wrong type name the argument (they used to raise TypeError / AttributeError)
+    ("Instance(number)", lambda: Instance(5, 10), InstanceError, "requests must be a sequence"),
+    ("Instance(text)", lambda: Instance("0,1,1", 10), InstanceError, "requests must be a sequence"),
+    ("check_schedule(None, ...)", lambda: check_schedule(None, Schedule((0, 0, 0))), ScheduleError,
+     "instance must be a kvlib Instance, got NoneType"),
+    ("check_schedule(..., None)", lambda: check_schedule(SMALL, None), ScheduleError,
+     "schedule must be a kvlib Schedule"),
+    ("check_schedule(..., list)", lambda: check_schedule(SMALL, [0, 0, 0]), ScheduleError,
+     "schedule must be a kvlib Schedule (Schedule(starts)), got list"),
+    ("total_latency(..., None)", lambda: total_latency(SMALL, None), ScheduleError, "schedule must be"),
+    ("total_latency short schedule", lambda: total_latency(SMALL, Schedule((0,))), ScheduleError,
+     "schedule has 1 start times for 3 requests"),
+    ("peak_memory(None, ...)", lambda: peak_memory(None, Schedule((0,))), ScheduleError, "instance must be"),
+    ("solve(None)", lambda: solve(None), ParameterError, "instance must be a kvlib Instance, got NoneType"),
+    ("solve time_limit text", lambda: solve(SMALL, time_limit="x"), ParameterError, "time_limit must be"),
+    ("solve threads 0", lambda: solve(SMALL, threads=0), ParameterError, "threads must be an integer"),
+    ("solve method typo", lambda: solve(SMALL, method="pipe"), ParameterError, "method must be 'pipeline' or 'ip'"),
+    ("solve search 2", lambda: solve(SMALL, search=2.0), ParameterError, "search must be a share"),
+    ("solve infeasible incumbent", lambda: solve(SMALL, incumbent=[0, 0, 0]), ParameterError, "incumbent"),
 ]
 
 

@@ -294,15 +294,19 @@ def test_upper_search_alone_finds_and_proves_the_optimum_on_small_instances():
     for k in (1, 2, 5):
         inst = SMALL[k]
         late = _one_after_another(inst)
-        res = solve_pipeline(inst, time_limit=20, threads=1, lp=False, event=False, incumbent=late)
+        res = solve_pipeline(inst, time_limit=20, threads=1, lp=False, event=False, incumbent=late, search=0)
         assert res.upper == opt(k) < check_schedule(inst, Schedule(tuple(late.tolist()))).tel
         assert res.optimal and res.extra["proved_by"] == "CP-SAT upper-bound search", res.extra
         assert res.extra["cpsat_upper"] == opt(k)
         assert check_schedule(inst, Schedule(res.starts)).tel == res.upper
         # switched off, the same call keeps the poor incumbent
         off = solve_pipeline(inst, time_limit=5, threads=1, lp=False, event=False, incumbent=late,
-                             upper_search=False)
+                             upper_search=False, search=0)
         assert off.upper > opt(k) and "cpsat_upper" not in off.extra
+        # the primal search (step 0b) alone also finds the optimum from the poor incumbent
+        ps = solve_pipeline(inst, time_limit=5, threads=1, lp=False, event=False, incumbent=late,
+                            upper_search=False)
+        assert ps.upper == opt(k) and ps.extra["search_ub"] == opt(k)
 
 
 def test_upper_search_before_and_beside_the_lp():
@@ -312,7 +316,7 @@ def test_upper_search_before_and_beside_the_lp():
     inst = section51(rng, 1, n_range=(14, 14))
     late = _one_after_another(inst)
     late_tel = check_schedule(inst, Schedule(tuple(late.tolist()))).tel
-    res = solve_pipeline(inst, time_limit=30, threads=2, event=False, incumbent=late)
+    res = solve_pipeline(inst, time_limit=30, threads=2, event=False, incumbent=late, search=0)
     # the search before the LP improves the incumbent; the one beside the LP ran (and was stopped when
     # the LP converged) without making it worse
     assert res.extra["cpsat_upper"] < late_tel and res.extra["cpsat_upper_lp"] <= res.extra["cpsat_upper"]

@@ -11,6 +11,7 @@ import pytest
 from kvlib import Instance, POLICIES, Schedule, check_schedule, make_policy, memory_profile, simulate
 from kvlib.core.model import memory_steps, peak_memory
 from kvlib.core.reference import simulate_reference
+from kvlib.core.protocol import Policy
 from kvlib.errors import ParameterError, PolicyError, SimulationStalled
 
 #: Instances per policy in the volume test (15 policies x 700 = 10,500 instances).
@@ -92,7 +93,9 @@ def test_fast_engine_matches_the_reference_engine(name):
             continue
         ref, rounds = simulate_reference(inst, make_policy(name), seed=k, max_rounds=cap, **kw)
         assert fast.schedule == ref, (name, k)
-        assert fast.rounds_decided == rounds
+        # the fast engine skips rounds in which an eq. (5) policy says it would start nothing
+        skips = type(make_policy(name)).idle_until is not Policy.idle_until
+        assert fast.rounds_decided <= rounds if skips else fast.rounds_decided == rounds, (name, k)
 
 
 def test_engine_enforces_the_memory_limit_in_rounds_without_a_decision():

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kvlib.core.model import Instance, Schedule
+from kvlib.core.model import Instance, Schedule, require_pair
 
 
 @dataclass
@@ -55,7 +55,9 @@ def check_schedule(
     allow_cancellation: bool = False,
     max_violations: int = 20,
 ) -> CheckReport:
-    """Verify ``schedule`` against ``instance``; never raises on a bad schedule."""
+    """Verify ``schedule`` against ``instance``; never raises on a bad schedule (arguments that are not
+    an Instance and a Schedule raise :class:`~kvlib.core.errors.ScheduleError` naming the argument)."""
+    require_pair(instance, schedule)
     v: list[str] = []
     n = instance.n
     a = [int(x) for x in instance.arrival]

@@ -163,3 +163,49 @@ def naive_fits(
         live = times <= t + o_i
         usage += np.where(live, s_i + times - t, 0)
     return bool(usage.max(initial=0) <= memory)
+
+
+def earliest_fit(fm: FutureMemory, s: int, o: int, until: int) -> int | None:
+    """The first time ``t'`` in ``[fm.t + 1, until]`` at which a request ``(s, o)`` would pass
+    :meth:`FutureMemory.fits` if the running set stayed as it is (no arrival, no completion, no
+    check-point reached: ``until < fm.cps[0]``); ``None`` if there is none.
+
+    Exact, in ``O(C)`` for ``C`` check-points: with ``c = t' + o`` in the segment between the
+    check-points ``c_k`` and ``c_(k+1)``, the prefix test reads ``t' >= max_(j<=k) (U_j + c_j) + s - M``
+    and the test at ``c`` reads ``t' <= c_(k+1) - o + (M - s - o - U_(k+1)) // K_(k+1)``; at
+    ``c = c_k`` only the prefix test applies.  The simulator uses it to jump over rounds in which a
+    waiting request cannot start (:meth:`kvlib.policies.base.LookaheadPrefix.idle_until`).
+    """
+    t0, M = fm.t + 1, fm.M
+    if until < t0:
+        return None
+    if len(fm.cps) and until >= int(fm.cps[0]):
+        raise ValueError(f"earliest_fit: until = {until} reaches the first check-point {int(fm.cps[0])}")
+    cps = [int(c) for c in fm.cps]
+    U = [int(u) for u in fm.U]
+    K = [int(k) for k in fm.K]
+    C = len(cps)
+    pm = None  # max_(j<=k) (U_j + c_j)
+    # the candidate times of segment k (the point c = c_k, then c strictly between c_k and c_(k+1))
+    # are disjoint and increase with k, so the first one that passes is the earliest
+    for k in range(C + 1):
+        if k >= 1:
+            pm = U[k - 1] + cps[k - 1] if pm is None else max(pm, U[k - 1] + cps[k - 1])
+            low_prefix = pm + s - M
+            te = cps[k - 1] - o  # c = c_k exactly: only the prefix test
+            if te > until:
+                return None
+            if te >= t0 and te >= low_prefix:
+                return te
+            lo = max(t0, te + 1, low_prefix)
+        else:
+            lo = t0
+        if k < C:
+            hi = min(until, cps[k] - o - 1, cps[k] - o + (M - s - o - U[k]) // K[k])
+        elif s + o > M:
+            return None
+        else:
+            hi = until
+        if lo <= hi:
+            return lo
+    return None

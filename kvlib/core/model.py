@@ -87,6 +87,10 @@ class Instance:
         memory = _as_int(self.memory, "memory limit M")
         if memory <= 0:
             raise InstanceError(f"memory limit M must be positive, got {memory}")
+        if isinstance(self.requests, (str, bytes)) or not hasattr(self.requests, "__iter__"):
+            raise InstanceError(f"requests must be a sequence of (arrival, prompt, output), got "
+                                f"{type(self.requests).__name__}")
+        object.__setattr__(self, "requests", tuple(self.requests))  # a generator or list is read once
         if len(self.requests) == 0:
             raise InstanceError("instance has no requests")
         reqs = []
@@ -155,8 +159,8 @@ class Instance:
 
     def total_work(self) -> int:
         """Sum over requests of the token-rounds ``sum_j (s_i + j)`` (the memory volume)."""
-        s, o = self.prompt, self.output
-        return int(np.sum(s * o + o * (o + 1) // 2))
+        # exact Python integers: with outputs near 2**53 a single term exceeds 64 bits
+        return sum(r.prompt * r.output + r.output * (r.output + 1) // 2 for r in self.requests)
 
 
 @dataclass(frozen=True)
@@ -199,8 +203,19 @@ class Schedule:
         return np.asarray(self.starts, dtype=np.int64)
 
 
+def require_pair(instance: object, schedule: object) -> None:
+    """Raise :class:`ScheduleError` unless ``instance`` is an :class:`Instance` and ``schedule`` a
+    :class:`Schedule` (the functions that read a schedule name the argument instead of failing deep
+    inside with an AttributeError)."""
+    if not isinstance(instance, Instance):
+        raise ScheduleError(f"instance must be a kvlib Instance, got {type(instance).__name__}")
+    if not isinstance(schedule, Schedule):
+        raise ScheduleError(f"schedule must be a kvlib Schedule (Schedule(starts)), got {type(schedule).__name__}")
+
+
 def completion_times(instance: Instance, schedule: Schedule) -> np.ndarray:
     """``c_i = p_i + o_i`` for every request."""
+    require_pair(instance, schedule)
     p = schedule.start_array()
     if len(p) != instance.n:
         raise ScheduleError(f"schedule has {len(p)} start times for {instance.n} requests")
@@ -213,8 +228,12 @@ def latencies(instance: Instance, schedule: Schedule) -> np.ndarray:
 
 
 def total_latency(instance: Instance, schedule: Schedule) -> int:
-    """Total end-to-end latency (TEL), the objective of 001 eq. (1)."""
-    return int(latencies(instance, schedule).sum())
+    """Total end-to-end latency (TEL), the objective of 001 eq. (1), as an exact Python integer (a sum of
+    latencies near 2**53 overflows 64 bits)."""
+    require_pair(instance, schedule)
+    if len(schedule.starts) != instance.n:
+        raise ScheduleError(f"schedule has {len(schedule.starts)} start times for {instance.n} requests")
+    return sum(schedule.starts) + sum(r.output - r.arrival for r in instance.requests)
 
 
 def average_latency(instance: Instance, schedule: Schedule) -> float:
@@ -278,6 +297,7 @@ class MemorySteps:
 
 def memory_steps(instance: Instance, schedule: Schedule) -> MemorySteps:
     """The event-based profile of ``schedule`` (cancelled runs included); ``O(k log k)`` for ``k`` runs."""
+    require_pair(instance, schedule)
     p = schedule.start_array()
     if len(p) != instance.n:
         raise ScheduleError(f"schedule has {len(p)} start times for {instance.n} requests")

@@ -72,3 +72,11 @@ class Policy:
 
     def waiting_count(self) -> int:
         raise NotImplementedError
+
+    def idle_until(self, t: int, running: Running, until: int) -> int:
+        """Asked after :meth:`decide` at ``t`` started and evicted nothing while requests wait: the
+        first time in ``t + 1 .. until`` at which ``decide`` could do something if no request arrives or
+        completes before then, or ``until + 1`` if it would do nothing up to ``until``.  The engine skips
+        the rounds in between (:mod:`kvlib.core.simulate`), so the answer must be exact or early, never
+        late.  The default, ``t + 1``, promises nothing: the policy is consulted every round."""
+        return t + 1

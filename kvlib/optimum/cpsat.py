@@ -430,6 +430,52 @@ def event_solve(
 # it runs CP-SAT in a child process through :func:`cpsat_solve_subprocess`.
 
 
+def _child_env() -> dict:
+    """The environment of a CP-SAT child: this repository first on ``PYTHONPATH``, and this process's id
+    (``KVLIB_PARENT_PID``) so that the child ends when its parent does (:func:`_die_with_parent`)."""
+    import os
+    import threading
+
+    env = dict(os.environ)
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository root
+    env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["KVLIB_PARENT_PID"] = str(os.getpid())
+    # Linux's parent-death signal fires when the creating *thread* ends: ask for it only from the main thread
+    env["KVLIB_PDEATHSIG"] = "1" if threading.current_thread() is threading.main_thread() else "0"
+    return env
+
+
+def _die_with_parent(poll: float = 0.2) -> None:  # pragma: no cover - runs in the child
+    """End this child process when the process that started it ends (SIGTERM, SIGKILL, crash): on Linux
+    by the parent-death signal, everywhere by a daemon thread that watches the parent's id."""
+    import os
+    import signal
+    import sys
+    import threading
+    import time
+
+    parent = int(os.environ.get("KVLIB_PARENT_PID", "0") or 0)
+    if not parent:
+        return
+    if sys.platform.startswith("linux") and os.environ.get("KVLIB_PDEATHSIG") == "1":
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent ended before the signal was armed
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(poll)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def cpsat_solve_subprocess(
     instance: Instance,
     *,
@@ -463,9 +509,7 @@ def cpsat_solve_subprocess(
         "upper": None if upper is None else int(upper),
         "seed": int(seed),
     }
-    env = dict(os.environ)
-    pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository root
-    env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env = _child_env()
     try:
         proc = subprocess.run([sys.executable, "-m", "kvlib.optimum.cpsat"], input=json.dumps(payload), text=True,
                               capture_output=True, env=env, timeout=float(time_limit) + 30.0)
@@ -522,9 +566,7 @@ class CpSatJob:
             "seed": int(seed),
             "stream": True,
         }
-        env = dict(os.environ)
-        pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        env = _child_env()
         # stdout goes to a file, not a pipe: a full pipe would block the child's solution callback
         import tempfile
 
@@ -615,9 +657,7 @@ def event_solve_subprocess(
             "yb": float(lagrangian["yb"]), "req": [int(v) for v in lagrangian["req"]],
             "start": [int(v) for v in lagrangian["start"]], "reduced": [float(v) for v in lagrangian["reduced"]]},
     }
-    env = dict(os.environ)
-    pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env = _child_env()
     try:
         proc = subprocess.run([sys.executable, "-m", "kvlib.optimum.cpsat"], input=json.dumps(payload), text=True,
                               capture_output=True, env=env, timeout=float(time_limit) + 3.0)
@@ -635,6 +675,7 @@ def _main() -> None:  # pragma: no cover - run as a child process
     import json
     import sys
 
+    _die_with_parent()
     d = json.loads(sys.stdin.read())
     inst = Instance.from_arrays(d["arrival"], d["prompt"], d["output"], d["memory"])
     if d.get("model") == "event":

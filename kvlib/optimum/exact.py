@@ -254,7 +254,8 @@ IP_OPTIONS = ("formulation", "symmetry", "windows", "warm_start", "cpsat", "buil
 
 
 def solve(instance: Instance, *, time_limit: float = 60.0, threads: int = 2, method: str | None = None,
-          incumbent=None, verbose: bool = False, **options) -> SolveResult:
+          incumbent=None, verbose: bool = False, split: bool = True, search: float | None = None,
+          **options) -> SolveResult:
     """Certified interval for the optimal TEL of ``instance`` (never raises on a time limit).
 
     ``method="pipeline"`` (default): :func:`kvlib.optimum.pipeline.solve_pipeline` (cheap
@@ -265,8 +266,21 @@ def solve(instance: Instance, *, time_limit: float = 60.0, threads: int = 2, met
     schedule ``(starts, tel, source)`` or a start vector (checked; an infeasible one raises
     :class:`InfeasibleIncumbentError`).  Bad ``time_limit`` / ``threads`` raise
     :class:`InvalidTimeLimitError` / :class:`InvalidThreadsError`.
+
+    ``split`` (default): solve the independent parts of :mod:`kvlib.optimum.decompose` apart, so
+    that nothing grows with the gaps between arrivals.  ``search``: the share of the time limit for
+    the primal list search (:mod:`kvlib.optimum.search`; default the pipeline's ``SEARCH_SHARE``;
+    0 skips it); with ``method="ip"`` its schedule is the IP's incumbent.
     """
+    from kvlib.optimum.pipeline import SEARCH_EVALUATIONS, SEARCH_SHARE, solve_pipeline
+
+    if not isinstance(instance, Instance):
+        raise SolveArgumentError(f"instance must be a kvlib Instance, got {type(instance).__name__}")
     _validate_solve_args(time_limit, threads)
+    if search is None:
+        search = SEARCH_SHARE
+    elif isinstance(search, bool) or not isinstance(search, (int, float)) or not 0 <= float(search) <= 0.9:
+        raise SolveArgumentError(f"search must be a share of the time limit in [0, 0.9], got {search!r}")
     unknown = set(options) - set(IP_OPTIONS)
     if unknown:
         raise TypeError(f"solve() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
@@ -277,12 +291,87 @@ def solve(instance: Instance, *, time_limit: float = 60.0, threads: int = 2, met
         raise SolveArgumentError(f"method must be 'pipeline' or 'ip', got {method!r}")
     if incumbent is not None:
         incumbent = _check_incumbent(instance, incumbent)
-    if method == "ip":
-        return solve_ip(instance, time_limit=time_limit, threads=threads, incumbent=incumbent, verbose=verbose,
-                        **options)
-    from kvlib.optimum.pipeline import solve_pipeline
+    if split and instance.n > 1:
+        from kvlib.optimum.decompose import independent_parts
 
-    return solve_pipeline(instance, time_limit=time_limit, threads=threads, incumbent=incumbent, verbose=verbose)
+        parts = independent_parts(instance)
+        if len(parts) > 1:
+            return _solve_parts(instance, parts, time_limit=time_limit, threads=threads, method=method,
+                                incumbent=incumbent, verbose=verbose, search=search, options=options)
+    if method == "ip":
+        tic = time.perf_counter()
+        if search and instance.n > 1:
+            from kvlib.optimum.search import primal_search
+
+            sr = primal_search(instance, evaluations=SEARCH_EVALUATIONS, windows=0,
+                               incumbent=None if incumbent is None else incumbent[0],
+                               time_limit=float(search) * time_limit)
+            if incumbent is None or sr.tel < incumbent[1]:
+                incumbent = (sr.starts, sr.tel, f"primal search ({sr.source}, {sr.seconds:.2f} s)")
+        return solve_ip(instance, time_limit=max(0.05 * time_limit, time_limit - (time.perf_counter() - tic)),
+                        threads=threads, incumbent=incumbent, verbose=verbose, **options)
+    return solve_pipeline(instance, time_limit=time_limit, threads=threads, incumbent=incumbent, verbose=verbose,
+                          search=search)
+
+
+def _solve_parts(instance: Instance, parts: list, *, time_limit: float, threads: int, method: str,
+                 incumbent, verbose: bool, search: float, options: dict) -> SolveResult:
+    """:func:`solve` on independent parts (:mod:`kvlib.optimum.decompose`), each shifted to time 0 and
+    given the time left in proportion to its size (smallest first, so what they leave goes to the larger
+    ones).  The lower bounds add up; the parts' schedules are combined and checked, and a combination the
+    checker rejects is replaced by the better of MC-SF's schedule and the caller's incumbent."""
+    import sys
+
+    from kvlib.optimum.decompose import part_instance
+
+    tic = time.perf_counter()
+    deadline = tic + float(time_limit)
+    n = instance.n
+    starts = np.zeros(n, dtype=np.int64)
+    lower = 0
+    proved = 0
+    left_n = n
+    for ids in sorted(parts, key=len):
+        sub, offset = part_instance(instance, ids)
+        if len(ids) == 1:  # alone, a request starts at its arrival (s + o <= M): optimal
+            starts[ids] = instance.arrival[ids]
+            lower += int(instance.output[ids[0]])
+            proved += 1
+            left_n -= 1
+            continue
+        budget = max(0.05, (deadline - time.perf_counter()) * len(ids) / left_n)
+        left_n -= len(ids)
+        sub_inc = None if incumbent is None else incumbent[0][ids] - offset
+        r = solve(sub, time_limit=budget, threads=threads, method=method, incumbent=sub_inc, verbose=verbose,
+                  split=False, search=search, **options)
+        starts[ids] = np.asarray(r.starts, dtype=np.int64) + offset
+        lower += int(r.lower)
+        proved += int(r.optimal)
+        if verbose:
+            print(f"[kvlib.solve] part of {len(ids)} requests from t={offset}: [{r.lower}, {r.upper}]", file=sys.stderr)
+    rep = check_schedule(instance, Schedule(tuple(int(p) for p in starts)))
+    source = f"the {len(parts)} parts' schedules combined"
+    if not rep.valid:  # a part's schedule ran past the next part's first arrival: take a whole schedule
+        from kvlib.core.simulate import simulate
+        from kvlib.policies import make_policy
+
+        starts = simulate(instance, make_policy("mc-sf"), seed=0).schedule.start_array()
+        rep = check_schedule(instance, Schedule(tuple(int(p) for p in starts)))
+        source = "mc-sf (the parts' schedules overlap)"
+    upper = int(rep.tel)
+    if incumbent is not None and incumbent[1] < upper:
+        starts, upper, source = incumbent[0], int(incumbent[1]), incumbent[2]
+    lower = min(lower, upper)
+    optimal = lower >= upper
+    sizes = sorted((len(ids) for ids in parts), reverse=True)
+    status = (f"{'Optimal' if optimal else 'Time limit reached'} ({len(parts)} independent parts of "
+              f"{', '.join(map(str, sizes[:8]))}{', ...' if len(sizes) > 8 else ''} requests; {proved} proved)")
+    return SolveResult(lower=lower, upper=upper, optimal=optimal, starts=tuple(int(p) for p in starts),
+                       status=status, seconds=time.perf_counter() - tic,
+                       incumbent=upper if incumbent is None else int(incumbent[1]), incumbent_source=source,
+                       horizon=int((np.asarray(starts) + instance.output).max()),
+                       formulation="pipeline" if method == "pipeline" else options.get("formulation", "plain"),
+                       extra={"parts": len(parts), "part_sizes": sizes, "parts_proved": proved})
 
 
 def solve_ip(

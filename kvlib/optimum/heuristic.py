@@ -56,10 +56,20 @@ def left_shift(instance: Instance, starts: np.ndarray, rounds: int = 20) -> np.n
     return starts
 
 
+#: :func:`left_shift` costs about (horizon) x (longest output) array operations: above this it is skipped
+LEFT_SHIFT_MAX_WORK = 200_000_000
+
+
+def left_shift_work(instance: Instance, starts) -> int:
+    """The size of :func:`left_shift`'s work on ``starts``: (last completion) x (longest output)."""
+    return int((np.asarray(starts, dtype=np.int64) + instance.output).max()) * int(instance.output.max())
+
+
 def heuristic_incumbent_timed(instance: Instance, budget: float, policies=INCUMBENT_POLICIES,
                               notes: list | None = None) -> tuple[np.ndarray, int, str]:
     """:func:`heuristic_incumbent` that stops trying further policies (and the left shift)
-    once ``budget`` seconds are spent; the first policy always runs.  Skips go to ``notes``."""
+    once ``budget`` seconds are spent; the first policy always runs.  Skips go to ``notes``, as does a
+    left shift skipped because its arrays would span a long horizon (``LEFT_SHIFT_MAX_WORK``)."""
     tic = time.perf_counter()
     best = None
     for k, name in enumerate(policies):
@@ -69,7 +79,11 @@ def heuristic_incumbent_timed(instance: Instance, budget: float, policies=INCUMB
             break
         res = simulate(instance, make_policy(name), seed=0)
         cands = [(name, res.schedule.start_array())]
-        if time.perf_counter() - tic < 0.5 * budget:
+        if left_shift_work(instance, cands[0][1]) > LEFT_SHIFT_MAX_WORK:
+            if notes is not None and k == 0:
+                notes.append(f"incumbent: left shift skipped (horizon {int(res.makespan):,} rounds x longest output "
+                             f"{int(instance.output.max()):,} > {LEFT_SHIFT_MAX_WORK:,})")
+        elif time.perf_counter() - tic < 0.5 * budget:
             cands.append((name + "+shift", left_shift(instance, res.schedule.start_array())))
         elif notes is not None:
             notes.append(f"incumbent: left shift of {name} skipped (time)")

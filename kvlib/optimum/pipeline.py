@@ -6,6 +6,11 @@ Steps, each valid on its own (the result records which step proved what):
    :func:`kvlib.optimum.heuristic.heuristic_incumbent` (time-boxed), or the caller's
    (validated by :func:`kvlib.core.checker.check_schedule`; an infeasible one raises
    :class:`~kvlib.optimum.result.InfeasibleIncumbentError`).
+0b. **Primal search**: the list scheduling with iterated local search of
+   :func:`kvlib.optimum.search.primal_search` (at most ``SEARCH_EVALUATIONS`` lists, a
+   ``SEARCH_SHARE`` of the time limit), seeded with the incumbent; its best schedule (checked)
+   becomes the incumbent.  Measured in ``benchmarks/primal_search.py``: it beats the policies'
+   schedules and the CP-SAT upper-bound search at equal time on the instances of 001 Section 5.1.
 1. **Cheap bounds**: the volume bound and the completion-time LP of
    :func:`kvlib.optimum.bounds.separation_lower_bound` with the conflict families of
    :func:`kvlib.optimum.bounds.clique_families` (including the per-pair
@@ -60,6 +65,11 @@ import numpy as np
 from kvlib.core.checker import check_schedule
 from kvlib.core.model import Instance, Schedule
 
+#: share of the time limit given to the primal list search of step 0b (:mod:`kvlib.optimum.search`) ...
+SEARCH_SHARE = 0.3
+#: ... and at most this many list decodes (its list search only; no CP-SAT windows: their models are
+#: slow to build when time values are large)
+SEARCH_EVALUATIONS = 20_000
 #: the time-indexed LP is skipped when its estimated non-zeros exceed this many per second of budget
 LP_NNZ_PER_SECOND = 60_000
 #: the CP-SAT event model has ``n (n - 1)`` pair blocks; above this ``n`` it is skipped
@@ -71,6 +81,10 @@ EVENT_MAX_N = 120
 EXACT_SEARCH_MAX_N = 15
 #: the CP-SAT upper-bound search (step 1b) is skipped above this ``n`` (its model has ``sum o_i`` intervals)
 UPPER_MAX_N = 400
+#: ... and above this many intervals (``sum o_i``, one per round of every request)
+UPPER_MAX_INTERVALS = 100_000
+#: the event model of step 4 is skipped above this many candidate starts in all (its domains)
+EVENT_MAX_STARTS = 1_000_000
 #: its share of the time limit before the time-indexed LP (which then runs beside a second search)
 UPPER_SHARE = 0.15
 #: its share when the time-indexed LP will be skipped as too large
@@ -88,14 +102,14 @@ def _have_ortools() -> bool:
 def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int = 2, incumbent=None,
                    verbose: bool = False, lp: bool = True, event: bool = True, cumulative: int = 2,
                    lagrangian_cut: bool = True, cp_params: dict | None = None, cp_search: bool = False,
-                   family_no_overlap: bool = True, upper_search: bool = True):
+                   family_no_overlap: bool = True, upper_search: bool = True, search: float = SEARCH_SHARE):
     """Certified interval ``lower <= OPT <= upper`` by the pipeline of the module docstring.
 
     Returns a :class:`kvlib.optimum.result.SolveResult` (``formulation="pipeline"``); its
     ``extra`` holds ``proved_by`` (the step that closed the gap, or ``""``), ``notes`` (skipped
     stages and why), the bounds of every step and their times.  ``lp=False`` / ``event=False``
-    switch steps 2-3 / 4 off (for measurements), ``upper_search=False`` step 1b.  Progress goes to
-    stderr when ``verbose``.
+    switch steps 2-3 / 4 off (for measurements), ``upper_search=False`` step 1b; ``search`` is the share
+    of the time limit for step 0b (0 skips it).  Progress goes to stderr when ``verbose``.
     """
     from kvlib.optimum.bounds import latest_starts, separation_lower_bound, volume_lower_bound
     from kvlib.optimum.heuristic import heuristic_incumbent_timed
@@ -126,9 +140,27 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
     timing["heuristic_seconds"] = time.perf_counter() - tic
     log(f"incumbent {inc_tel} ({inc_src})")
     best_starts, best_tel, src = np.asarray(inc_starts, dtype=np.int64), int(inc_tel), inc_src
+    search_ub = None
+    # step 0b: primal list search seeded with the incumbent (validated schedules only)
+    if search and n > 1 and left() > 0.5:
+        from kvlib.optimum.search import primal_search
+
+        t0 = time.perf_counter()
+        sr = primal_search(instance, evaluations=SEARCH_EVALUATIONS, windows=0, incumbent=best_starts,
+                           time_limit=max(0.05, min(float(search) * time_limit, left() - 0.5)))
+        timing["search_seconds"] = time.perf_counter() - t0
+        search_ub = int(sr.tel)
+        if sr.stopped_by == "horizon":
+            notes.append("primal search: list search skipped (its profile would span too many rounds)")
+        if sr.tel < best_tel:
+            best_starts, best_tel, src = np.asarray(sr.starts, dtype=np.int64), int(sr.tel), \
+                f"primal search ({sr.source}, from {heur_tel})"
+        log(f"primal search: {sr.tel} ({sr.source}, {sr.evaluations} lists, {sr.seconds:.2f} s)")
     # step 1: cheap bounds
     lower, lower_src = volume_lower_bound(instance), "volume bound"
     bounds = {"volume_lb": lower, "separation_lb": lower}  # separation_lb: the volume bound if the LP did not run
+    if search_ub is not None:
+        bounds["search_ub"] = search_ub
     sep_budget = min(5.0, 0.1 * time_limit, max(0.0, left() - 0.5))
     if lower < best_tel and sep_budget > 0.2:
         t0 = time.perf_counter()
@@ -149,7 +181,11 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
     have_cpsat = _have_ortools()
     if upper_search and not have_cpsat:
         notes.append("CP-SAT upper-bound search skipped: OR-Tools is not installed")
-    upper_search = upper_search and have_cpsat and n <= UPPER_MAX_N
+    intervals = int(instance.output.sum())
+    if upper_search and have_cpsat and n <= UPPER_MAX_N and intervals > UPPER_MAX_INTERVALS:
+        notes.append(f"CP-SAT upper-bound search skipped: its model would hold {intervals:,} intervals (one per "
+                     f"round of every request; limit {UPPER_MAX_INTERVALS:,})")
+    upper_search = upper_search and have_cpsat and n <= UPPER_MAX_N and intervals <= UPPER_MAX_INTERVALS
 
     def take(cr, stage: str) -> None:
         """Adopt a CP-SAT schedule that the checker accepts and that beats the incumbent; record its bound."""
@@ -298,12 +334,18 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
             else:
                 from kvlib.optimum.cpsat import event_solve_subprocess
 
-                if domains is None:
+                n_starts = (int(sum(len(d) for d in domains)) if domains is not None
+                            else int((np.maximum(latest - instance.arrival, 0) + 1).sum()))
+                if n_starts > EVENT_MAX_STARTS:
+                    notes.append(f"CP-SAT event model skipped: {n_starts:,} candidate starts (limit "
+                                 f"{EVENT_MAX_STARTS:,})")
+                    domains = None
+                elif domains is None:
                     domains = [np.arange(instance.arrival[i], latest[i] + 1) for i in range(n)]
 
                 t0 = time.perf_counter()
                 restarts = 0
-                while True:
+                while domains is not None:
                     budget = left() - 0.5
                     if budget < 2.5:
                         break

@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kvlib.core.checker import check_schedule
+from kvlib.core.errors import ParameterError
 from kvlib.core.model import Instance, Schedule
 
-class SolveArgumentError(ValueError):
-    """An argument of :func:`solve` is invalid; the message names the parameter."""
+class SolveArgumentError(ParameterError):
+    """An argument of :func:`solve` is invalid; the message names the parameter (a kvlib
+    :class:`~kvlib.core.errors.ParameterError`, hence also a ``ValueError``)."""
 
 
 class InvalidTimeLimitError(SolveArgumentError):

@@ -42,6 +42,12 @@ from kvlib.core.model import Instance, Schedule
 
 __all__ = ["ListScheduler", "SearchResult", "primal_search", "window_reoptimise", "SEED_POLICIES"]
 
+#: the list search is skipped (the seeds' best is returned, ``stopped_by="horizon"``) when its profile would
+#: span more than this many rounds (``max a + sum o``) ...
+SEARCH_MAX_SPAN = 2_000_000
+#: ... or when (that span) x (longest output), the size of one placement's window scan, exceeds this
+SEARCH_MAX_WORK = 500_000_000
+
 #: policies whose schedules (and start orders) seed the search
 SEED_POLICIES = ("mc-sf", "mc-sf2", "mc-benchmark", "fcfs")
 
@@ -126,7 +132,7 @@ class SearchResult:
     evaluations: int  #: list decodes
     windows: int  #: CP-SAT windows solved
     window_improvements: int  #: windows that improved the best schedule
-    stopped_by: str  #: ``"budget"`` (deterministic), ``"time limit"`` (wall clock) or ``"patience"``
+    stopped_by: str  #: ``"budget"`` (deterministic), ``"time limit"`` (wall clock), ``"patience"`` or ``"horizon"``
     history: list = field(default_factory=list)  #: ``(seconds, tel, source)`` at every improvement
 
 
@@ -337,7 +343,6 @@ def primal_search(instance: Instance, *, evaluations: int | None = 20_000, windo
     t0 = time.perf_counter()
     deadline = np.inf if time_limit is None else t0 + float(time_limit)
     rng = np.random.default_rng([int(seed), 37])
-    ls = ListScheduler(instance)
     best = {"tel": None, "starts": None, "source": ""}
     history: list = []
 
@@ -369,6 +374,13 @@ def primal_search(instance: Instance, *, evaluations: int | None = 20_000, windo
             raise ValueError(f"primal_search: the given incumbent is not a feasible schedule: {rep.violations[:2]}")
         offer(incumbent, "given incumbent")
         pol["given incumbent"] = np.asarray(incumbent, dtype=np.int64)
+    span = int(instance.arrival.max()) + int(instance.output.sum()) + 2
+    if span > SEARCH_MAX_SPAN or span * int(instance.output.max()) > SEARCH_MAX_WORK:
+        # the generator's profile spans max(a) + sum(o) rounds: keep the seeds' best
+        return SearchResult(starts=best["starts"], tel=int(best["tel"]), source=best["source"],
+                            seed_tel=int(best["tel"]), seconds=time.perf_counter() - t0, evaluations=0, windows=0,
+                            window_improvements=0, stopped_by="horizon", history=history)
+    ls = ListScheduler(instance)
     orders = _seed_orders(instance, ls, pol)
     seed_best = None
     for name, order in orders.items():

@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from kvlib.core.lookahead import FutureMemory
+from kvlib.core.lookahead import FutureMemory, earliest_fit
 from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
 
 
@@ -95,6 +95,21 @@ class LookaheadPrefix(_OrderedPolicy):
         return Decision(start=started)
 
 
+    def idle_until(self, t: int, running: Running, until: int) -> int:
+        """The first time the head of the queue passes eq. (5) with the running set fixed (exact:
+        :func:`kvlib.core.lookahead.earliest_fit`), capped at the first check-point, where the test's
+        running set changes; subclasses that change ``decide`` or ``_admit`` are consulted every round."""
+        if type(self).decide is not LookaheadPrefix.decide or type(self)._admit is not LookaheadPrefix._admit \
+                or not self._heap:
+            return t + 1
+        fm = self._future(t, running)
+        if len(fm.cps):
+            until = min(until, int(fm.cps[0]) - 1)
+        i = self._heap[0][-1]
+        hit = earliest_fit(fm, int(self.ctx.prompt[i]), int(self.ctx.output[i]), until)
+        return until + 1 if hit is None else hit
+
+
 class TracedLookaheadPrefix(LookaheadPrefix):
     """:class:`LookaheadPrefix` that records every eq. (5) test it makes (for teaching).
 
@@ -172,6 +187,31 @@ class LookaheadScan(_OrderedPolicy):
             return Decision()
         self._queue = np.delete(ids, chosen)
         return Decision(start=ids[chosen].tolist())
+
+
+    #: above this many (distinct request shapes) x (check-points), :meth:`idle_until` promises nothing
+    IDLE_WORK = 20_000
+
+    def idle_until(self, t: int, running: Running, until: int) -> int:
+        """The first time any waiting request passes eq. (5) alone with the running set fixed (what makes
+        ``decide`` start something), capped at the first check-point; every round when the queue holds
+        too many distinct ``(s, o)`` shapes for the exact answer to be cheap."""
+        if type(self).decide is not LookaheadScan.decide or len(self._queue) == 0:
+            return t + 1
+        fm = self._future(t, running)
+        if len(fm.cps):
+            until = min(until, int(fm.cps[0]) - 1)
+        shapes = set(zip(self.ctx.prompt[self._queue].tolist(), self.ctx.output[self._queue].tolist()))
+        if len(shapes) * (len(fm.cps) + 1) > self.IDLE_WORK:
+            return t + 1
+        wake = until + 1
+        for s, o in shapes:
+            hit = earliest_fit(fm, s, o, wake - 1)
+            if hit is not None:
+                wake = hit
+                if wake == t + 1:
+                    break
+        return wake
 
 
 def by_output(ctx: PolicyContext, i: int) -> tuple:

@@ -1,0 +1,84 @@
+"""Time values up to 2**53: `kvlib simulate` and `kvlib solve` cost what their events cost.
+
+Each case runs in a fresh Python process; the table gives its wall time and peak resident memory
+(``ru_maxrss``).  Goals: every simulate under 2 s, every solve within its time limit plus 1.5 s, and
+peak memory flat in the time values (within 100 MB of the smallest case of its kind).
+
+    python benchmarks/huge_values.py [--time-limit 5]
+
+Cases (``v`` runs over 10**3, 10**6, 10**9, 2**40, 2**52):
+  simulate/outputs   MC-SF, two requests of output v that cannot run together, plus one short one
+  simulate/arrivals  MC-SF, 200 requests in 20 bursts spread over [0, v]
+  solve/arrivals     `solve`, the 3-row instance of the robustness review with the second arrival at v
+  solve/outputs      `solve`, outputs v, v and 5 with M = v + 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+
+CHILD = r"""
+import json, resource, sys, time
+import numpy as np
+from kvlib import Instance, check_schedule, make_policy, simulate, Schedule
+from kvlib.optimum.exact import solve
+kind, v, limit = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+if kind == "simulate/outputs":
+    inst = Instance.from_arrays([0, 0, 1], [2, 2, 1], [v, v, 3], v + 3)
+elif kind == "simulate/arrivals":
+    rng = np.random.default_rng(0)
+    base = np.linspace(0, v - 100, 20).astype(np.int64)
+    a = np.repeat(base, 10) + rng.integers(0, 50, 200)
+    inst = Instance.from_arrays(a, rng.integers(1, 20, 200), rng.integers(1, 200, 200), 400)
+elif kind == "solve/arrivals":
+    inst = Instance.from_arrays([0, v, 0], [2, 1, 2], [3, 4, 3], 5)
+else:
+    inst = Instance.from_arrays([0, 0, 0], [1, 1, 1], [v, v, 5], v + 1)
+tic = time.perf_counter()
+if kind.startswith("simulate"):
+    r = simulate(inst, make_policy("mc-sf"))
+    ok, tel, note = check_schedule(inst, r.schedule).valid, r.tel, f"{r.rounds_decided} decisions"
+else:
+    r = solve(inst, time_limit=limit)
+    ok, tel = check_schedule(inst, Schedule(r.starts)).tel == r.upper, r.upper
+    note = "optimal" if r.optimal else f"[{r.lower}, {r.upper}]"
+secs = time.perf_counter() - tic
+print(json.dumps(dict(seconds=secs, rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      ok=bool(ok), note=note)))
+"""
+
+VALUES = [10**3, 10**6, 10**9, 2**40, 2**52]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--time-limit", type=float, default=5.0, help="solve's time limit in seconds (default 5)")
+    args = ap.parse_args()
+    print(f"{'case':<18} {'value':>18} {'seconds':>8} {'peak MB':>8}  checked  note")
+    failed = []
+    for kind in ("simulate/outputs", "simulate/arrivals", "solve/arrivals", "solve/outputs"):
+        rss0 = None
+        for v in VALUES:
+            out = subprocess.run([sys.executable, "-c", CHILD, kind, str(v), str(args.time_limit)],
+                                 capture_output=True, text=True, timeout=600)
+            if out.returncode:
+                print(f"{kind:<18} {v:>18} failed: {out.stderr.strip().splitlines()[-1]}")
+                failed.append((kind, v))
+                continue
+            d = json.loads(out.stdout.strip().splitlines()[-1])
+            rss0 = d["rss_mb"] if rss0 is None else rss0
+            limit = 2.0 if kind.startswith("simulate") else args.time_limit + 1.5
+            good = d["ok"] and d["seconds"] <= limit and d["rss_mb"] <= rss0 + 100
+            if not good:
+                failed.append((kind, v))
+            print(f"{kind:<18} {v:>18} {d['seconds']:>8.2f} {d['rss_mb']:>8.0f}  {'yes' if d['ok'] else 'NO':<7}  "
+                  f"{d['note']}{'' if good else '   <- misses its goal'}")
+    print("all cases within their goals" if not failed else f"{len(failed)} case(s) miss their goals: {failed}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,186 @@
+"""Time values up to 2**53: runs cost what their events cost, sums are exact, solves keep their time limit,
+and a killed solve leaves no CP-SAT child behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
+from kvlib.core.lookahead import FutureMemory, earliest_fit
+from kvlib.core.model import MAX_VALUE, average_latency, total_latency
+from kvlib.optimum.decompose import independent_parts, part_instance
+from kvlib.optimum.exact import solve
+from kvlib.optimum.bruteforce import brute_force_opt
+
+EQ5 = ("mc-sf", "mc-benchmark", "fcfs", "mc-benchmark-scan", "mc-sf2", "sorted-f")
+
+
+@pytest.mark.parametrize("name", EQ5)
+@pytest.mark.parametrize("o", [10**6, 2**52])
+def test_long_waits_are_skipped_not_stepped(name, o):
+    """Two requests that cannot run together, outputs up to 2**52: a handful of decisions, exact TEL.
+    (The engine used to decide every round: 22-26 s at 10**6, never finishing at 2**52.)"""
+    inst = Instance.at_zero([2, 2], [o, o], o + 3)
+    tic = time.perf_counter()
+    res = simulate(inst, make_policy(name))
+    assert time.perf_counter() - tic < 2.0
+    assert res.rounds_decided <= 4
+    assert res.tel == o + 2 * o and sorted(res.schedule.starts) == [0, o]
+    assert check_schedule(inst, res.schedule).valid
+
+
+def test_a_request_that_fits_later_without_any_event_is_started_on_time():
+    """The head cannot start at 0 but can at 3 with nothing arriving or completing in between (starting
+    later shortens its overlap with the running request): the jump must land on 3, not on the completion."""
+    # request 0 runs 0..10 (holds 1 + t); request 1 (s = 1, o = 15) started at p holds 1 + 10 - p at t = 10,
+    # so with M = 19 it fits from p = 3 on
+    inst = Instance.from_arrays([0, 0], [1, 1], [10, 15], 19)
+    res = simulate(inst, make_policy("mc-sf"))
+    assert res.schedule.starts == (0, 3)
+    from kvlib.core.reference import simulate_reference
+
+    ref, _ = simulate_reference(inst, make_policy("mc-sf"))
+    assert res.schedule == ref
+
+
+def test_earliest_fit_equals_the_first_round_that_fits():
+    rng = np.random.default_rng(11)
+    for _ in range(3000):
+        M, k, t = int(rng.integers(5, 40)), int(rng.integers(0, 5)), int(rng.integers(0, 10))
+        p = rng.integers(t - 8, t + 1, size=k)
+        o = rng.integers(1, 15, size=k)
+        s = rng.integers(1, 6, size=k)
+        fm = FutureMemory(t, M, s, p, p + o)
+        s0, o0 = int(rng.integers(1, 8)), int(rng.integers(1, 20))
+        cap = int(fm.cps[0]) - 1 if len(fm.cps) else t + 30
+        until = min(cap, t + int(rng.integers(0, 30)))
+        want = next((tp for tp in range(t + 1, until + 1) if FutureMemory(tp, M, s, p, p + o).fits(s0, o0)), None)
+        assert earliest_fit(fm, s0, o0, until) == want
+
+
+def test_sums_of_latencies_and_work_are_exact_beyond_64_bits():
+    """1,100 requests started at 2**53: TEL 1,100 (2**53 + 1) ~ 9.9e18 > 2**63 (total_latency used to return
+    -8.5e18); work with outputs near 3.04e9 (s o + o (o + 1) / 2 > 2**63)."""
+    n = 1100
+    inst = Instance.at_zero([1] * n, [1] * n, 4 * n)
+    sched = Schedule(tuple([MAX_VALUE] * n))
+    want = n * (MAX_VALUE + 1)
+    assert want > 2**63
+    assert total_latency(inst, sched) == want == check_schedule(inst, sched).tel
+    assert average_latency(inst, sched) > 0
+    o = 3_100_000_000
+    big = Instance.at_zero([1, 1], [o, o], 2 * o + 4)
+    assert big.total_work() == 2 * (o + o * (o + 1) // 2)
+    late = Instance.from_arrays([MAX_VALUE - 10] * 3, [1] * 3, [5] * 3, 100)
+    assert simulate(late, make_policy("mc-sf")).tel == 15
+
+
+def test_parts_are_cut_where_nothing_waits():
+    inst = Instance.from_arrays([0, 1000000000, 0, 3], [2, 1, 2, 1], [3, 4, 3, 1], 5)
+    parts = independent_parts(inst)
+    assert [p.tolist() for p in parts] == [[0, 2, 3], [1]]
+    sub, off = part_instance(inst, parts[1])
+    assert off == 1000000000 and sub.arrival.tolist() == [0]
+
+
+def test_split_solve_matches_the_brute_force_optimum():
+    """On small instances with idle gaps, the parts' optimum is the whole instance's optimum."""
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(16):
+        n = int(rng.integers(3, 7))
+        a = np.sort(rng.integers(0, 3, n)) + 40 * rng.integers(0, 2, n)
+        a.sort()
+        s = rng.integers(1, 4, n)
+        o = rng.integers(1, 6, n)
+        inst = Instance.from_arrays(a, s, o, 12)
+        r = solve(inst, time_limit=10)
+        best = brute_force_opt(inst)[0]
+        assert r.optimal and r.lower == best == r.upper
+        assert check_schedule(inst, Schedule(r.starts)).tel == r.upper
+        checked += len(independent_parts(inst)) > 1
+    assert checked >= 4
+
+
+def test_solve_with_a_long_gap_is_small_and_fast():
+    """Rows 0,2,3 / 10**9,1,4 / 0,2,3 with M = 5: it used to need 24 GB (killed); two parts, both proved."""
+    inst = Instance.from_arrays([0, 10**9, 0], [2, 1, 2], [3, 4, 3], 5)
+    tic = time.perf_counter()
+    r = solve(inst, time_limit=10)
+    assert time.perf_counter() - tic < 5
+    assert r.optimal and r.upper == 13 and r.extra["parts"] == 2
+
+
+def test_solve_with_outputs_of_ten_million_keeps_its_time_limit():
+    """0,1,10**7 twice and 0,1,5 with M = 10**7 + 1 took 177 s for a 10 s limit; the stages whose models span
+    the horizon are skipped, by name, and the interval is still certified."""
+    inst = Instance.from_arrays([0, 0, 0], [1, 1, 1], [10**7, 10**7, 5], 10**7 + 1)
+    tic = time.perf_counter()
+    r = solve(inst, time_limit=5)
+    assert time.perf_counter() - tic < 6.5
+    assert r.lower <= r.upper and check_schedule(inst, Schedule(r.starts)).tel == r.upper
+    assert "skipped" in r.status
+
+
+@pytest.mark.parametrize("limit", [3.0, 8.0])
+def test_solve_returns_within_its_time_limit(limit):
+    rng = np.random.default_rng(3)
+    n = 40
+    inst = Instance.from_arrays(np.sort(rng.integers(0, 30, n)), rng.integers(1, 10, n), rng.integers(1, 30, n), 60)
+    tic = time.perf_counter()
+    solve(inst, time_limit=limit)
+    assert time.perf_counter() - tic <= limit + 1.5
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    return [int(x) for x in out]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_a_killed_solve_leaves_no_cp_sat_child(tmp_path, sig):
+    pytest.importorskip("ortools")
+    rng = np.random.default_rng(3)
+    n = 40
+    rows = ["arrival,prompt,output"] + [f"{a},{s},{o}" for a, s, o in zip(
+        np.sort(rng.integers(0, 30, n)), rng.integers(1, 10, n), rng.integers(1, 30, n))]
+    (tmp_path / "req.csv").write_text("\n".join(rows) + "\n")
+    code = "import sys; from kvlib.cli import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.Popen([sys.executable, "-c", code, "solve", str(tmp_path / "req.csv"), "--memory", "60",
+                             "--time-limit", "60", "--quiet", "--search", "0"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 40
+        kids: list[int] = []
+        while time.time() < deadline and not kids:
+            time.sleep(0.2)
+            kids = _children(proc.pid)
+        assert kids, "no CP-SAT child appeared"
+        time.sleep(1.0)  # let the child arm its watch
+        os.kill(proc.pid, sig)
+        proc.wait(timeout=10)
+        end = time.time() + 3
+        while time.time() < end and any(_alive(k) for k in kids):
+            time.sleep(0.1)
+        assert not any(_alive(k) for k in kids), "the CP-SAT child outlived its parent"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for k in _children(proc.pid):
+            os.kill(k, signal.SIGKILL)
