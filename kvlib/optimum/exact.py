@@ -330,12 +330,15 @@ def _solve_parts(instance: Instance, parts: list, *, time_limit: float, threads:
     starts = np.zeros(n, dtype=np.int64)
     lower = 0
     proved = 0
+    warm = 0  # the parts' warm starts, summed (a lone request's is its optimum)
+    warm_sources: set[str] = set()
     left_n = n
     for ids in sorted(parts, key=len):
         sub, offset = part_instance(instance, ids)
         if len(ids) == 1:  # alone, a request starts at its arrival (s + o <= M): optimal
             starts[ids] = instance.arrival[ids]
             lower += int(instance.output[ids[0]])
+            warm += int(instance.output[ids[0]])
             proved += 1
             left_n -= 1
             continue
@@ -347,10 +350,12 @@ def _solve_parts(instance: Instance, parts: list, *, time_limit: float, threads:
         starts[ids] = np.asarray(r.starts, dtype=np.int64) + offset
         lower += int(r.lower)
         proved += int(r.optimal)
+        warm += int(r.incumbent)
+        warm_sources.add(r.incumbent_source.split(" (")[0])
         if verbose:
             print(f"[kvlib.solve] part of {len(ids)} requests from t={offset}: [{r.lower}, {r.upper}]", file=sys.stderr)
     rep = check_schedule(instance, Schedule(tuple(int(p) for p in starts)))
-    source = f"the {len(parts)} parts' schedules combined"
+    source = f"each part's own: {', '.join(sorted(warm_sources)) or 'lone requests'}"
     if not rep.valid:  # a part's schedule ran past the next part's first arrival: take a whole schedule
         from kvlib.core.simulate import simulate
         from kvlib.policies import make_policy
@@ -368,7 +373,7 @@ def _solve_parts(instance: Instance, parts: list, *, time_limit: float, threads:
               f"{', '.join(map(str, sizes[:8]))}{', ...' if len(sizes) > 8 else ''} requests; {proved} proved)")
     return SolveResult(lower=lower, upper=upper, optimal=optimal, starts=tuple(int(p) for p in starts),
                        status=status, seconds=time.perf_counter() - tic,
-                       incumbent=upper if incumbent is None else int(incumbent[1]), incumbent_source=source,
+                       incumbent=warm if incumbent is None else int(incumbent[1]), incumbent_source=source,
                        horizon=int((np.asarray(starts) + instance.output).max()),
                        formulation="pipeline" if method == "pipeline" else options.get("formulation", "plain"),
                        extra={"parts": len(parts), "part_sizes": sizes, "parts_proved": proved})
