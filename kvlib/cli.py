@@ -59,6 +59,7 @@ MAX_SAMPLES = 1_000
 #: exceeds this many rounds: the solver's heuristic keeps an int64 array over the whole horizon (7.45 GiB at 10**9
 #: rounds, where the run died of a MemoryError).  A CLI guard; the solver itself is not changed.
 MAX_SOLVE_HORIZON = 10**8
+from kvlib.core.simulate import MAX_DEFAULT_ROUNDS  # noqa: E402  (the help states the engine's cap)
 
 #: The policy options of ``kvlib simulate``: argparse dest -> flag.
 POLICY_FLAGS = {
@@ -305,7 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "samples; default 0)")
     sim.add_argument("--max-rounds", type=POSITIVE_INT, default=None,
                      help="stop with exit code 4 after this many decision rounds (default 10 * (sum of outputs "
-                     "+ n) + 1000)")
+                     f"+ n) + 1000, at most {MAX_DEFAULT_ROUNDS:,})")
     sim.add_argument("--stall-rounds", type=POSITIVE_INT, default=None,
                      help="stop with exit code 4 after this many decision rounds in a row with no request "
                      "completing, i.e. a clearing loop (default 10 * max output + 1000)")
@@ -676,6 +677,27 @@ def _policy_from_args(args: argparse.Namespace):
     return make_policy(name, **given)
 
 
+#: a policy consulted every round warns before a run whose time values span more rounds than this
+STEPPING_WARN_ROUNDS = 10_000_000
+
+
+def _warn_if_stepping(policy, inst, quiet: bool) -> None:
+    """Say before starting when a run may take long: the policy cannot tell the engine which rounds it would
+    leave unchanged (:meth:`kvlib.core.protocol.Policy.idle_until`), so the engine visits every round in
+    which requests wait, and the time values span many rounds."""
+    from kvlib.core.protocol import Policy
+
+    if quiet:
+        return
+    span = int(inst.arrival.max()) + int(inst.output.sum())
+    stepping = type(policy).idle_until is Policy.idle_until or getattr(policy, "every_round", False)
+    if stepping and span > STEPPING_WARN_ROUNDS:
+        print(f"kvlib: warning: policy {policy.name} is consulted every round while requests wait, and this input "
+              f"spans up to {span:,} rounds (max arrival + total output): at some 10,000-40,000 rounds a second "
+              "the run may take long; --max-rounds bounds it (the eq. (5) policies, e.g. mc-sf, skip idle rounds)",
+              file=sys.stderr)
+
+
 # --------------------------------------------------------------------------- commands
 
 
@@ -688,6 +710,7 @@ def cmd_simulate(args: argparse.Namespace, out) -> int:
     sched_out = _schedule_target(args)
     table, inst = _read_instance(args.file, args.memory)
     interval_kw = _interval_options(args.policy, table, inst.memory)
+    _warn_if_stepping(policy, inst, args.quiet)
     bar = _progress_bar(inst.n, args.quiet, f"simulate {args.policy}")
     try:
         res = simulate(inst, policy, seed=args.seed, max_rounds=args.max_rounds, stall_rounds=args.stall_rounds,

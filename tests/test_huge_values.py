@@ -19,7 +19,7 @@ from kvlib.optimum.decompose import independent_parts, part_instance
 from kvlib.optimum.exact import solve
 from kvlib.optimum.bruteforce import brute_force_opt
 
-EQ5 = ("mc-sf", "mc-benchmark", "fcfs", "mc-benchmark-scan", "mc-sf2", "sorted-f")
+EQ5 = ("mc-sf", "mc-benchmark", "fcfs", "mc-benchmark-scan", "mc-sf2", "sorted-f", "h-sf", "a-max", "a-random")
 
 
 @pytest.mark.parametrize("name", EQ5)
@@ -28,8 +28,11 @@ def test_long_waits_are_skipped_not_stepped(name, o):
     """Two requests that cannot run together, outputs up to 2**52: a handful of decisions, exact TEL.
     (The engine used to decide every round: 22-26 s at 10**6, never finishing at 2**52.)"""
     inst = Instance.at_zero([2, 2], [o, o], o + 3)
+    kw = dict(lower=[1, 1], upper=[o, o]) if name in ("h-sf", "a-max", "a-random") else {}
+    if name == "a-max":
+        kw["reveal_output"] = False
     tic = time.perf_counter()
-    res = simulate(inst, make_policy(name))
+    res = simulate(inst, make_policy(name), **kw)
     assert time.perf_counter() - tic < 2.0
     assert res.rounds_decided <= 4
     assert res.tel == o + 2 * o and sorted(res.schedule.starts) == [0, o]
@@ -184,3 +187,20 @@ def test_a_killed_solve_leaves_no_cp_sat_child(tmp_path, sig):
             proc.kill()
         for k in _children(proc.pid):
             os.kill(k, signal.SIGKILL)
+
+
+def test_a_policy_consulted_every_round_is_bounded_and_announced(tmp_path, capsys):
+    """On outputs near 2**53 the default round limit meant never; it is capped, and the CLI says before
+    starting that a policy consulted every round may take long."""
+    from kvlib.cli import main
+    from kvlib.core.simulate import MAX_DEFAULT_ROUNDS, default_max_rounds
+
+    inst = Instance.at_zero([2, 2], [2**52, 2**52], 2**52 + 3)
+    assert default_max_rounds(inst) == MAX_DEFAULT_ROUNDS
+    f = tmp_path / "r.csv"
+    f.write_text("arrival,prompt,output\n0,2,20000000\n0,2,20000000\n")
+    assert main(["simulate", str(f), "--policy", "alpha-greedy", "--memory", "40000010", "--max-rounds", "50"]) == 4
+    err = capsys.readouterr().err
+    assert "policy alpha-greedy is consulted every round" in err and "spans up to 40,000,000 rounds" in err
+    assert main(["simulate", str(f), "--policy", "mc-sf", "--memory", "40000010"]) == 0
+    assert "consulted every round" not in capsys.readouterr().err

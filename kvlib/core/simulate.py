@@ -30,8 +30,11 @@ the plain, slower engine the tests compare this one against.
 Rounds in which requests wait but the policy starts nothing are skipped too
 when the policy can say until when it would start nothing
 (:meth:`kvlib.core.protocol.Policy.idle_until`; the eq. (5) prefix and scan
-policies of :mod:`kvlib.policies.base` answer exactly), so a run's cost grows
-with its events (arrivals, completions, starts), not with its time values.
+policies of :mod:`kvlib.policies.base`, hence 001's and 002's, and 003's H-SF,
+A_max and A_random answer exactly), so a run's cost grows with its events
+(arrivals, completions, starts), not with its time values.  Policies consulted
+every round (the clearing baselines of 001 Section 5.2, 003's A_min and
+A_lower, which evict) are still visited round by round.
 
 The resulting schedule is an ordinary :class:`~kvlib.core.model.Schedule`;
 callers are expected to validate it with the independent
@@ -82,15 +85,22 @@ class SimResult:
         }
 
 
+#: the default round limit never exceeds this (about an hour of a policy consulted every round)
+MAX_DEFAULT_ROUNDS = 100_000_000
+
+
 def default_max_rounds(instance: Instance) -> int:
-    """``10 * (sum o + n) + 1000`` decision rounds.
+    """``10 * (sum o + n) + 1000`` decision rounds, at most ``MAX_DEFAULT_ROUNDS``.
 
     A policy that never clears decides only at times when someone waits; while
     someone waits, something runs (an eq. (5) policy starts a request when
     nothing runs), so it decides at most ``sum o + n`` times.  The factor 10
-    leaves room for clearing policies (001 Section 5.2) that redo work.
+    leaves room for clearing policies (001 Section 5.2) that redo work.  The cap
+    stops a policy consulted every round on outputs near ``2**53`` (where the
+    formula means never) with :class:`SimulationStalled`, which names
+    ``max_rounds``; the eq. (5) policies skip idle rounds and stay far below it.
     """
-    return 10 * (int(instance.output.sum()) + instance.n) + 1000
+    return min(MAX_DEFAULT_ROUNDS, 10 * (int(instance.output.sum()) + instance.n) + 1000)
 
 
 def default_stall_rounds(instance: Instance) -> int:

@@ -50,7 +50,7 @@ from collections import deque
 
 import numpy as np
 
-from kvlib.core.lookahead import FutureMemory
+from kvlib.core.lookahead import FutureMemory, earliest_fit
 from kvlib.core.model import Instance, InstanceError, Request
 from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
 
@@ -166,6 +166,21 @@ class _HeapPolicy(Policy):
             started.append(i)
         return started
 
+    def _idle_known(self, t: int, running: Running, until: int, lengths: np.ndarray) -> int:
+        """:meth:`~kvlib.core.protocol.Policy.idle_until` of :meth:`_admit_known`'s prefix rule: the first
+        time the head of the queue passes eq. (3) with the running set fixed
+        (:func:`kvlib.core.lookahead.earliest_fit`), capped at the first believed completion."""
+        if not self._heap:
+            return t + 1
+        ctx = self.ctx
+        ids = running.ids
+        fm = FutureMemory(t, ctx.memory, ctx.prompt[ids], running.starts, running.starts + lengths[ids])
+        if len(fm.cps):
+            until = min(until, int(fm.cps[0]) - 1)
+        i = self._heap[0][-1]
+        hit = earliest_fit(fm, int(ctx.prompt[i]), int(lengths[i]), until)
+        return until + 1 if hit is None else hit
+
     def _admit_known(self, t: int, running: Running, lengths: np.ndarray) -> Decision:
         """Admit the longest prefix keeping eq. (3) when every output is taken to be ``lengths``."""
         ctx = self.ctx
@@ -207,6 +222,11 @@ class HindsightSF(_HeapPolicy):
 
     def decide(self, t: int, running: Running) -> Decision:
         return self._admit_known(t, running, self.ctx.output)
+
+    def idle_until(self, t: int, running: Running, until: int) -> int:
+        if type(self).decide is not HindsightSF.decide:
+            return t + 1
+        return self._idle_known(t, running, until, self.ctx.output)
 
 
 class _IntervalPolicy(_HeapPolicy):
@@ -271,6 +291,11 @@ class AMax(_IntervalPolicy):
 
     def decide(self, t: int, running: Running) -> Decision:
         return self._admit_known(t, running, self.ctx.upper)
+
+    def idle_until(self, t: int, running: Running, until: int) -> int:
+        if type(self).decide is not AMax.decide:
+            return t + 1
+        return self._idle_known(t, running, until, self.ctx.upper)
 
 
 class AMaxBatch(AMax):
@@ -353,6 +378,11 @@ class ARandom(_HeapPolicy):
             (started if fm.try_add(int(ctx.prompt[i]), int(ctx.output[i])) else kept).append(entry)
         self._heap = kept  # a sorted list is a valid heap
         return Decision(start=[e[-1] for e in started])
+
+    def idle_until(self, t: int, running: Running, until: int) -> int:
+        if type(self).decide is not ARandom.decide or self.rule != "prefix":
+            return t + 1
+        return self._idle_known(t, running, until, self.ctx.output)
 
 
 class AMin(_IntervalPolicy):
