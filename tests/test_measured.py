@@ -352,3 +352,23 @@ def test_measured_model_drives_the_continuous_time_simulator(hw):
     assert r.completed and np.all(r.batch_ms > 0)
     ref = simulate_realtime(w, make_policy("mc-sf"), memory=3000, model=measured_model("a100"))
     assert r.batch_ms[0] <= ref.batch_ms[0] * (1 + 1e-12)
+
+
+def test_scalar_batch_time_equals_the_vectorised_one_to_the_last_bit():
+    """batch_ms on one batch takes a plain-float path (the real-time simulator's hot loop); it must give
+    the vectorised breakdown's value exactly, on every GPU, with and without prompt counts."""
+    import numpy as np
+
+    from kvlib.serving.measured import measured_model
+
+    rng = np.random.default_rng(0)
+    for hw in ("a100", "h100", "h200"):
+        m = measured_model(hw)
+        for _ in range(3000):
+            P = float(rng.choice([0, rng.integers(1, 5000)]))
+            D, K = float(rng.integers(0, 300)), float(rng.integers(0, 200_000))
+            ss = None if rng.random() < 0.5 else float(P * P / max(1, rng.integers(1, 4)))
+            npr = float(rng.integers(1, 4)) if P > 0 and rng.random() < 0.5 else None
+            assert m.batch_ms(P, D, K, ss, npr) == m.breakdown(P, D, K, ss, npr)["total_ms"], (hw, P, D, K, ss, npr)
+        assert m.batch_ms(0, 0, 0) == 0.0
+        assert m.batch_ms(np.int64(7), np.int64(3), np.int64(900)) == m.breakdown(7, 3, 900)["total_ms"]

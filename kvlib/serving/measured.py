@@ -469,7 +469,37 @@ class MeasuredBatchTimeModel:
         :class:`BatchTimeModel` in :func:`kvlib.serving.realtime.simulate_realtime`, which passes no prompt count:
         there a round that starts several requests counts one prompt's fixed prefill cost (the A100 fit's
         ``prefill["a"]``, under 0.01 ms per layer), not one per prompt."""
+        if self.attention == "measured" and not (np.ndim(prefill_tokens) or np.ndim(decode_requests)
+                                                 or np.ndim(kv_tokens) or np.ndim(sum_sq_prompt)
+                                                 or np.ndim(n_prompts)):
+            return self._scalar_ms(float(prefill_tokens), float(decode_requests), float(kv_tokens),
+                                   sum_sq_prompt, n_prompts)
         return self.breakdown(prefill_tokens, decode_requests, kv_tokens, sum_sq_prompt, n_prompts)["total_ms"]
+
+    def _scalar_ms(self, P: float, D: float, K: float, sum_sq_prompt, n_prompts) -> float:
+        """:meth:`batch_ms` of one batch in plain floats, the same operations in the same order as
+        :meth:`breakdown` (so the same value to the last bit; ``tests/test_measured.py`` checks it): the
+        real-time simulator calls it once per round, where NumPy's per-call overhead was most of the cost."""
+        b = self.base
+        T = P + D
+        if T <= 0:
+            return 0.0
+        L = b.n_layers
+        non_attention = L * (b.layer_c0 + b.layer_c1 * T + b.layer_c2 * max(T - b.layer_knee, 0.0))
+        allreduce = L * 2.0 * (b.allreduce_d0 + b.allreduce_d1 * (T * _bt.HIDDEN * _bt.DTYPE_BYTES))
+        decode = prefill = 0.0
+        if D > 0:
+            c = self.decode
+            work = c["b"] * D + c["c"] * K
+            decode = L * (c["a"] + work if c["form"] == "linear" else max(c["a"], work))
+        if P > 0:
+            c = self.prefill
+            S = P * P if sum_sq_prompt is None else float(sum_sq_prompt)
+            N = 1.0 if n_prompts is None else float(n_prompts)
+            floor, work = c["a"] * N, c["b"] * P + c["c"] * S
+            prefill = L * (floor + work if c["form"] == "linear" else max(floor, work))
+        embedding = max(b.emb_e0 + b.emb_e1 * T, 0.0)
+        return 0 + non_attention + allreduce + decode + prefill + embedding
 
     def describe(self) -> dict:
         return {"hardware": self.hardware, "attention": self.attention, "decode": dict(self.decode),
