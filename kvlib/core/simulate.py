@@ -31,10 +31,10 @@ Rounds in which requests wait but the policy starts nothing are skipped too
 when the policy can say until when it would start nothing
 (:meth:`kvlib.core.protocol.Policy.idle_until`; the eq. (5) prefix and scan
 policies of :mod:`kvlib.policies.base`, hence 001's and 002's, and 003's H-SF,
-A_max and A_random answer exactly), so a run's cost grows with its events
-(arrivals, completions, starts), not with its time values.  Policies consulted
-every round (the clearing baselines of 001 Section 5.2, 003's A_min and
-A_lower, which evict) are still visited round by round.
+A_max, A_random and A_min answer exactly; A_min also says when it would evict),
+so a run's cost grows with its events (arrivals, completions, starts,
+evictions), not with its time values.  The clearing baselines of 001 Section
+5.2 and 003's A_lower are still visited round by round.
 
 The resulting schedule is an ordinary :class:`~kvlib.core.model.Schedule`;
 callers are expected to validate it with the independent
@@ -389,7 +389,7 @@ def simulate(
                                   + _running_text(running, s, t + 1))
         elif not dec.start and waiting:
             raise PolicyError(f"{policy.name}: {waiting} requests wait at t={t}, nothing runs, and none was started")
-        if dec.start or dec.evict or every_round:
+        if dec.start or dec.evict:
             t += 1
             continue
         # nothing started: skip the rounds in which the policy says it would start nothing either

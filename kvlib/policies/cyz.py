@@ -478,6 +478,40 @@ class AMin(_IntervalPolicy):
         return Decision(start=started, evict=evict)
 
 
+    def idle_until(self, t: int, running: Running, until: int) -> int:
+        """Exact skip for rounds without eviction or admission.  With the running set fixed, a request
+        whose assumed length ``max(L_i, tokens + 1)`` has not yet been reached keeps its completion
+        ``p_i + L_i`` (a fixed check-point of eq. (3)); one that has is assumed to end at the next round,
+        so every running request counts at ``t' + 1``, where the usage is the eviction test's
+        ``sum (s_i + t' - p_i + 1)``.  Hence: an eviction first happens when that sum exceeds ``M``; the
+        head of the queue fits at ``t'`` iff it fits the fixed check-points
+        (:func:`kvlib.core.lookahead.earliest_fit`) and ``sum + s_h + 1 <= M`` at ``t' + 1``, a condition
+        that only gets harder as ``t'`` grows.  Capped at the first fixed check-point, where a request's
+        assumed length starts to move."""
+        if type(self).decide is not AMin.decide or not len(running.ids):
+            return t + 1
+        ctx = self.ctx
+        ids, starts = running.ids, running.starts
+        s = ctx.prompt[ids]
+        K = len(ids)
+        W = int((s - starts).sum()) + K  # usage at t' + 1 is W + K t'
+        M = ctx.memory
+        until = min(until, (M - W) // K)  # the last t' without an eviction
+        ends = starts + self.bound[ids]
+        fm = FutureMemory(t, M, s, starts, ends)  # the runs whose assumed length is still L_i
+        if len(fm.cps):
+            until = min(until, int(fm.cps[0]) - 1)
+        if until <= t or not self._heap:
+            return max(t + 1, until + 1)
+        h = self._heap[0][-1]
+        sh, lh = int(ctx.prompt[h]), int(self.bound[h])
+        last = until
+        if bool((ends <= t + 1).any()):  # some request is past its assumed length: the check at t' + 1
+            last = min(until, (M - sh - 1 - W) // K)
+        hit = earliest_fit(fm, sh, lh, last) if last > t else None
+        return until + 1 if hit is None else hit
+
+
 class AMinProgress(AMin):
     """Ours, not 003's: A_min with the eviction order by ``max(L_i, tokens generated)``.
 
