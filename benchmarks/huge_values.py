@@ -8,6 +8,7 @@ peak memory flat in the time values (within 100 MB of the smallest case of its k
 
 Cases (``v`` runs over 10**3, 10**6, 10**9, 2**40, 2**52):
   simulate/outputs   MC-SF, two requests of output v that cannot run together, plus one short one
+  simulate/a-min     003's A_min on the same, told only the intervals [1, v] (it evicts and restarts)
   simulate/arrivals  MC-SF, 200 requests in 20 bursts spread over [0, v]
   solve/arrivals     `solve`, the 3-row instance of the robustness review with the second arrival at v
   solve/outputs      `solve`, outputs v, v and 5 with M = v + 1
@@ -26,7 +27,7 @@ import numpy as np
 from kvlib import Instance, check_schedule, make_policy, simulate, Schedule
 from kvlib.optimum.exact import solve
 kind, v, limit = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-if kind == "simulate/outputs":
+if kind in ("simulate/outputs", "simulate/a-min"):
     inst = Instance.from_arrays([0, 0, 1], [2, 2, 1], [v, v, 3], v + 3)
 elif kind == "simulate/arrivals":
     rng = np.random.default_rng(0)
@@ -38,7 +39,11 @@ elif kind == "solve/arrivals":
 else:
     inst = Instance.from_arrays([0, 0, 0], [1, 1, 1], [v, v, 5], v + 1)
 tic = time.perf_counter()
-if kind.startswith("simulate"):
+if kind == "simulate/a-min":
+    r = simulate(inst, make_policy("a-min"), lower=[1, 1, 1], upper=[v, v, 3], reveal_output=False)
+    ok, tel, note = check_schedule(inst, r.schedule, allow_cancellation=True).valid, r.tel, \
+        f"{r.rounds_decided} decisions, {r.evictions} evictions"
+elif kind.startswith("simulate"):
     r = simulate(inst, make_policy("mc-sf"))
     ok, tel, note = check_schedule(inst, r.schedule).valid, r.tel, f"{r.rounds_decided} decisions"
 else:
@@ -59,7 +64,7 @@ def main() -> int:
     args = ap.parse_args()
     print(f"{'case':<18} {'value':>18} {'seconds':>8} {'peak MB':>8}  checked  note")
     failed = []
-    for kind in ("simulate/outputs", "simulate/arrivals", "solve/arrivals", "solve/outputs"):
+    for kind in ("simulate/outputs", "simulate/a-min", "simulate/arrivals", "solve/arrivals", "solve/outputs"):
         rss0 = None
         for v in VALUES:
             out = subprocess.run([sys.executable, "-c", CHILD, kind, str(v), str(args.time_limit)],
