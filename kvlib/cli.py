@@ -59,7 +59,6 @@ MAX_SAMPLES = 1_000
 #: exceeds this many rounds: the solver's heuristic keeps an int64 array over the whole horizon (7.45 GiB at 10**9
 #: rounds, where the run died of a MemoryError).  A CLI guard; the solver itself is not changed.
 MAX_SOLVE_HORIZON = 10**8
-from kvlib.core.simulate import MAX_DEFAULT_ROUNDS  # noqa: E402  (the help states the engine's cap)
 
 #: The policy options of ``kvlib simulate``: argparse dest -> flag.
 POLICY_FLAGS = {
@@ -278,6 +277,11 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # the help states the engine's round cap and the pipeline's primal-search budget, read from where they live
+    from kvlib.core.simulate import MAX_DEFAULT_ROUNDS
+    from kvlib.optimum.pipeline import SEARCH_EVALUATIONS as SOLVE_SEARCH_EVALUATIONS
+    from kvlib.optimum.pipeline import SEARCH_SHARE as SOLVE_SEARCH_SHARE
+
     parser = argparse.ArgumentParser(
         prog="kvlib",
         description="Scheduling LLM inference under a KV-cache memory limit M (kvbook companion library).",
@@ -690,8 +694,7 @@ def _warn_if_stepping(policy, inst, quiet: bool) -> None:
     if quiet:
         return
     span = int(inst.arrival.max()) + int(inst.output.sum())
-    stepping = type(policy).idle_until is Policy.idle_until or getattr(policy, "every_round", False)
-    if stepping and span > STEPPING_WARN_ROUNDS:
+    if type(policy).idle_until is Policy.idle_until and span > STEPPING_WARN_ROUNDS:
         print(f"kvlib: warning: policy {policy.name} is consulted every round while requests wait, and this input "
               f"spans up to {span:,} rounds (max arrival + total output): at some 10,000-40,000 rounds a second "
               "the run may take long; --max-rounds bounds it (the eq. (5) policies, e.g. mc-sf, skip idle rounds)",
@@ -797,9 +800,6 @@ def _solve_bar(time_limit: float, quiet: bool, n: int):
 
     return finish
 
-
-from kvlib.optimum.pipeline import SEARCH_EVALUATIONS as SOLVE_SEARCH_EVALUATIONS  # noqa: E402
-from kvlib.optimum.pipeline import SEARCH_SHARE as SOLVE_SEARCH_SHARE  # noqa: E402
 
 
 def cmd_solve(args: argparse.Namespace, out) -> int:
