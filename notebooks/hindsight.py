@@ -672,6 +672,13 @@ glue("hs-destr-worse", int((_both.upper_d > _both.upper).sum()), display=False)
 # the prose below says the destructive variant proves fewer and leaves wider gaps at every size
 assert all(g.optimal_d.astype(bool).sum() <= g.optimal.astype(bool).sum() and g.gap_d.mean() >= g.gap.mean()
            for _, g in _both.groupby("n"))
+# the pipeline's budgets, as the prose below states them
+from kvlib.optimum import pipeline as _pipe
+
+glue("hs-pipe-search-share", f"{100 * _pipe.SEARCH_SHARE:.0f}", display=False)
+glue("hs-pipe-search-lists", f"{_pipe.SEARCH_EVALUATIONS:,}", display=False)
+glue("hs-pipe-upper-share", f"{100 * _pipe.UPPER_SHARE:.0f}", display=False)
+glue("hs-pipe-exact-max-n", _pipe.EXACT_SEARCH_MAX_N, display=False)
 
 # %% [markdown]
 # (hindsight-solver-dev)=
@@ -680,7 +687,7 @@ assert all(g.optimal_d.astype(bool).sum() <= g.optimal.astype(bool).sum() and g.
 # The solver behind the Section 5.1 runs below, `kvlib.optimum.exact.solve`, runs by default an
 # LP-guided pipeline: conflict families for the separation bound of {prf:ref}`lem-peak-conflict`, a
 # CP-SAT search for schedules, the time-indexed LP with family rows and reduced-cost fixing, and for
-# $n \le 15$ an event-based CP-SAT proof (details in the second dropdown). Within a minute on two cores
+# $n \le$ {glue:text}`hs-pipe-exact-max-n:d` an event-based CP-SAT proof (details in the second dropdown). Within a minute on two cores
 # it proves {glue:text}`hs-pipe-proved:d` of the {glue:text}`hs-pipe-runs:d` instances of the scaling
 # benchmark, the largest at $n =$ {glue:text}`hs-pipe-proved-max-n:d`, and leaves a final gap of
 # {glue:text}`hs-pipe-gap40:s`% at $n = 40$. A free machine, column generation, the first level of the
@@ -744,13 +751,13 @@ assert all(g.optimal_d.astype(bool).sum() <= g.optimal.astype(bool).sum() and g.
 # there: the parts are solved apart, each shifted to start at round 0, their lower bounds add up (a
 # schedule of the whole restricted to a part is a schedule of the part) and their schedules, once the
 # checker accepts their union, make one schedule (`kvlib.optimum.decompose`). Then, per part:
-# 0. the primal list search of `kvlib.optimum.search` (below), for up to 30% of the time limit and at most
-#    20,000 lists, from the best policy schedule; its checked schedule is the incumbent of the next steps;
+# 0. the primal list search of `kvlib.optimum.search` (below), for up to {glue:text}`hs-pipe-search-share:s`% of the
+#    time limit and at most {glue:text}`hs-pipe-search-lists:s` lists, from the best policy schedule; its checked schedule is the incumbent of the next steps;
 # 1. tighter conflict families: for each $\theta$, half-widths $\tau_j$ raised one request at a time
 #    while $\tau_i + \tau_j \le D_{ij}$ for every pair (by {prf:ref}`lem-peak-conflict` the intervals
 #    $[c_j - \tau_j, c_j + \tau_j)$ are then pairwise disjoint), fed to the separation bound;
 # 2. an upper-bound search: CP-SAT on the exact interval encoding below, started from the best
-#    heuristic schedule, for 15% of the time limit (half of it when the LP of the next step is too
+#    heuristic schedule, for {glue:text}`hs-pipe-upper-share:s`% of the time limit (half of it when the LP of the next step is too
 #    large to run, all of it when nothing else will run); a better schedule, once the checker accepts
 #    it, shrinks the horizon of {prf:ref}`thm-horizon` for the next steps;
 # 3. the time-indexed LP with one row per family and half-integer point (at most one of the family's
@@ -759,7 +766,7 @@ assert all(g.optimal_d.astype(bool).sum() <= g.optimal.astype(bool).sum() and g.
 #    runs on the other meanwhile;
 # 4. reduced-cost fixing: a start whose reduced cost lifts the LP bound above the best TEL minus one is
 #    removed;
-# 5. for $n \le 15$, an event-based CP-SAT model over the remaining starts: memory is checked only at
+# 5. for $n \le$ {glue:text}`hs-pipe-exact-max-n:d`, an event-based CP-SAT model over the remaining starts: memory is checked only at
 #    the $n$ completion rounds (between two completions no request leaves and every running request
 #    grows, so the peak of such a stretch is at its last round), with the objective below the best TEL;
 #    an infeasible model proves the best schedule optimal. For larger $n$ it proved nothing within a

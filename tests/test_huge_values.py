@@ -209,21 +209,57 @@ def test_a_policy_consulted_every_round_is_bounded_and_announced(tmp_path, capsy
     assert "consulted every round" not in capsys.readouterr().err
 
 
-def test_section51_rows_survive_a_solve_split_into_parts(monkeypatch):
-    """A solve split into independent parts reports no whole-instance bounds in ``extra``; the Section 5.1
-    row computes the volume bound itself instead of failing with a KeyError."""
+def test_a_split_solve_reports_the_whole_instances_bounds():
+    """A solve split into parts reports whole-instance bounds in ``extra`` (the Section 5.1 rows read them):
+    the volume bound of the whole instance, and the parts' separation bounds added up, both at most OPT."""
     from kvlib.book import section51 as S
     from kvlib.optimum.bounds import volume_lower_bound
 
-    real = S.solve
+    inst = Instance.from_arrays([0, 0, 1, 50, 50, 51], [2, 3, 1, 2, 1, 3], [3, 2, 4, 2, 5, 3], 8)
+    r = solve(inst, time_limit=5)
+    best = brute_force_opt(inst)[0]
+    assert r.extra["parts"] == 2 and r.extra["volume_lb"] == volume_lower_bound(inst)
+    assert r.extra["volume_lb"] <= r.extra["separation_lb"] <= best and r.lower <= best <= r.upper
+    row = S.certified_trial(model=1, trial=0, seed=0, n_range=(8, 8), horizon_range=(8, 8), time_limit=3)
+    assert row["volume_lb"] <= row["separation_lb"] <= row["upper"] and row["volume_lb"] <= row["lower"]
 
-    def split_result(inst, **kw):
-        r = real(inst, **kw)
-        r.extra.pop("volume_lb", None)
-        r.extra.pop("separation_lb", None)
+
+def test_a_split_solve_whose_parts_overlap_falls_back_to_mcsf(monkeypatch):
+    """When the parts' schedules do not combine (injected: a part's schedule runs late), the whole
+    instance gets MC-SF's schedule, checked, and the lower bound stays the parts' sum."""
+    import kvlib.optimum.exact as E
+
+    inst = Instance.from_arrays([0, 0, 40, 40], [2, 2, 1, 1], [3, 3, 4, 4], 5)
+    real = E.solve
+
+    def late(sub, **kw):
+        r = real(sub, **kw)
+        if kw.get("split", True) is False and sub.n == 2 and sub.output.tolist() == [3, 3]:
+            r.starts = tuple(p + 40 for p in r.starts)  # onto the second part: over memory
         return r
 
-    monkeypatch.setattr(S, "solve", split_result)
-    row = S.certified_trial(model=1, trial=0, seed=0, n_range=(8, 8), horizon_range=(8, 8), time_limit=3)
-    inst = S._instance(1, 0, 0, (8, 8), (8, 8))
-    assert row["volume_lb"] == row["separation_lb"] == volume_lower_bound(inst) <= row["lower"] <= row["upper"]
+    monkeypatch.setattr(E, "solve", late)
+    r = real(inst, time_limit=5)
+    mcsf = simulate(inst, make_policy("mc-sf"), seed=0)
+    assert r.incumbent_source.startswith("mc-sf") and r.upper == mcsf.tel
+    assert r.lower <= brute_force_opt(inst)[0] <= r.upper
+
+
+@pytest.mark.parametrize("v", [2**31, 2**40, 2**53 - 8])
+def test_solve_on_outputs_near_2_53_is_exact_and_bounded(v):
+    """Outputs v, v, 5 with M = v + 1 (OPT = 3v + 5: the long ones cannot overlap, the short one runs
+    beside the first).  The LP's size (v**2 non-zeros) wrapped around int64 and the LP was built
+    (48 GiB at v = 2**31), and the volume bound's o (o + 1) / 2 overflowed from o of about 3e9."""
+    from kvlib.optimum.bounds import latest_starts, volume_lower_bound, work_volumes
+    from kvlib.optimum.timelp import lp_size
+
+    inst = Instance.from_arrays([0, 0, 0], [1, 1, 1], [v, v, 5], v + 1)
+    assert work_volumes(inst).tolist() == [v + v * (v + 1) // 2] * 2 + [20]
+    assert volume_lower_bound(inst) == 2 * v + 8  # c_(1) >= 5, c_(2) >= ceil((w_short + w_long) / M) > v
+    cols, nnz = lp_size(inst, latest_starts(inst))
+    # latest completion A + sum o = 2v + 5 (left shift), arrivals 0: start widths v + 6, v + 6 and 2v + 1
+    assert cols == 2 * (v + 6) + (2 * v + 1) and nnz == 2 * (v + 6) * (v + 1) + (2 * v + 1) * 6
+    tic = time.perf_counter()
+    r = solve(inst, time_limit=4)
+    assert time.perf_counter() - tic < 5.5
+    assert r.lower <= 3 * v + 5 <= r.upper and check_schedule(inst, Schedule(r.starts)).tel == r.upper

@@ -84,12 +84,9 @@ def certified_trial(*, model: int, trial: int, seed: int, n_range, horizon_range
     r = solve(inst, time_limit=time_limit, threads=threads, incumbent=inc)
     if check_schedule(inst, Schedule(r.starts)).tel != r.upper:
         raise AssertionError(f"solver schedule on AM{model} trial {trial} does not have the reported TEL {r.upper}")
-    # a solve split into independent parts (kvlib.optimum.decompose) reports no whole-instance bounds: the
-    # volume bound is then computed here, and the separation column repeats it
-    vol = int(r.extra["volume_lb"] if "volume_lb" in r.extra else volume_lower_bound(inst))
     return dict(instance=instance_hash(inst), n=int(inst.n), M=int(inst.memory), mcsf=int(mc.tel),
-                heuristic=int(inc[1]), volume_lb=vol, lower=int(r.lower),
-                upper=int(r.upper), separation_lb=int(r.extra.get("separation_lb", vol)), optimal=bool(r.optimal),
+                heuristic=int(inc[1]), volume_lb=int(r.extra["volume_lb"]), lower=int(r.lower),
+                upper=int(r.upper), separation_lb=int(r.extra["separation_lb"]), optimal=bool(r.optimal),
                 status=str(r.status), gap=float(r.gap), source=str(r.incumbent_source), seconds=float(r.seconds),
                 trial_seconds=time.perf_counter() - t0)
 

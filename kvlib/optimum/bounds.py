@@ -43,18 +43,34 @@ from kvlib.core.highs import run as run_highs
 from kvlib.core.model import Instance
 
 
+#: sums of work volumes below this fit in int64 with room to add; above it they are Python integers
+_INT64_SAFE = 2**62
+
+
+def _exact(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``arrays`` as int64, or as Python-integer object arrays when a product of two of their values,
+    summed over every request, could pass ``_INT64_SAFE`` (outputs beyond about 2**30)."""
+    top = max((int(np.abs(x).max()) for x in arrays if len(x)), default=0)
+    n = max((len(x) for x in arrays), default=0)
+    if (top + 1) * (top + 1) * max(n, 1) < _INT64_SAFE:
+        return tuple(np.asarray(x, dtype=np.int64) for x in arrays)
+    return tuple(np.array([int(v) for v in x], dtype=object) for x in arrays)
+
+
 def work_volumes(instance: Instance) -> np.ndarray:
-    """Token-rounds ``w_i = s_i o_i + o_i (o_i + 1) / 2`` held by each request over its run."""
-    s, o = instance.prompt, instance.output
+    """Token-rounds ``w_i = s_i o_i + o_i (o_i + 1) / 2`` held by each request over its run (exact: an
+    object array of Python integers when int64 could overflow)."""
+    s, o = _exact(instance.prompt, instance.output)
     return s * o + o * (o + 1) // 2
 
 
 def _volume_bound_arrays(a: np.ndarray, s: np.ndarray, o: np.ndarray, M: int) -> int:
     if len(a) == 0:
         return 0
+    a, s, o = _exact(a, s, o)  # exact arithmetic: o (o + 1) / 2 passes 2**63 from o of about 3e9
     w = np.sort(s * o + o * (o + 1) // 2)
     W = np.cumsum(w)
-    vol = int(a.min()) + -(-W // M)  # ceil division
+    vol = int(a.min()) + -(-W // int(M))  # ceil division
     ao = np.sort(a + o)
     ck = np.maximum(vol, ao)
     return int(ck.sum() - a.sum())
@@ -68,7 +84,7 @@ def volume_lower_bound(instance: Instance) -> int:
 def volume_lower_bound_without(instance: Instance) -> np.ndarray:
     """``LB(I \\ {i})`` for every ``i`` (the volume bound of the instance with request ``i`` removed)."""
     a, s, o, M = instance.arrival, instance.prompt, instance.output, instance.memory
-    out = np.empty(instance.n, dtype=np.int64)
+    out = np.empty(instance.n, dtype=_exact(o)[0].dtype)  # object (Python integers) for huge outputs
     mask = np.ones(instance.n, dtype=bool)
     for i in range(instance.n):
         mask[i] = False

@@ -292,11 +292,14 @@ def solve(instance: Instance, *, time_limit: float = 60.0, threads: int = 2, met
     if incumbent is not None:
         incumbent = _check_incumbent(instance, incumbent)
     if split and instance.n > 1:
+        from kvlib.core.simulate import simulate
         from kvlib.optimum.decompose import independent_parts
+        from kvlib.policies import make_policy
 
-        parts = independent_parts(instance)
+        mcsf = simulate(instance, make_policy("mc-sf"), seed=0).schedule.start_array()
+        parts = independent_parts(instance, mcsf)
         if len(parts) > 1:
-            return _solve_parts(instance, parts, time_limit=time_limit, threads=threads, method=method,
+            return _solve_parts(instance, parts, mcsf, time_limit=time_limit, threads=threads, method=method,
                                 incumbent=incumbent, verbose=verbose, search=search, options=options)
     if method == "ip":
         tic = time.perf_counter()
@@ -314,14 +317,18 @@ def solve(instance: Instance, *, time_limit: float = 60.0, threads: int = 2, met
                           search=search)
 
 
-def _solve_parts(instance: Instance, parts: list, *, time_limit: float, threads: int, method: str,
-                 incumbent, verbose: bool, search: float, options: dict) -> SolveResult:
+def _solve_parts(instance: Instance, parts: list, mcsf: np.ndarray, *, time_limit: float, threads: int,
+                 method: str, incumbent, verbose: bool, search: float, options: dict) -> SolveResult:
     """:func:`solve` on independent parts (:mod:`kvlib.optimum.decompose`), each shifted to time 0 and
     given the time left in proportion to its size (smallest first, so what they leave goes to the larger
     ones).  The lower bounds add up; the parts' schedules are combined and checked, and a combination the
-    checker rejects is replaced by the better of MC-SF's schedule and the caller's incumbent."""
+    checker rejects is replaced by the better of MC-SF's schedule ``mcsf`` (start times; the parts were cut
+    from it) and the caller's incumbent.  ``extra`` holds the whole instance's bounds: ``volume_lb`` (of
+    the whole instance) and ``separation_lb`` (the parts' separation bounds added up, a lone request's
+    being its output, and at least ``volume_lb``)."""
     import sys
 
+    from kvlib.optimum.bounds import volume_lower_bound
     from kvlib.optimum.decompose import part_instance
 
     tic = time.perf_counter()
@@ -332,6 +339,7 @@ def _solve_parts(instance: Instance, parts: list, *, time_limit: float, threads:
     proved = 0
     warm = 0  # the parts' warm starts, summed (a lone request's is its optimum)
     warm_sources: set[str] = set()
+    separation = 0  # the parts' separation bounds, added up
     left_n = n
     for ids in sorted(parts, key=len):
         sub, offset = part_instance(instance, ids)
@@ -339,6 +347,7 @@ def _solve_parts(instance: Instance, parts: list, *, time_limit: float, threads:
             starts[ids] = instance.arrival[ids]
             lower += int(instance.output[ids[0]])
             warm += int(instance.output[ids[0]])
+            separation += int(instance.output[ids[0]])
             proved += 1
             left_n -= 1
             continue
@@ -349,6 +358,7 @@ def _solve_parts(instance: Instance, parts: list, *, time_limit: float, threads:
                   split=False, search=search, **options)
         starts[ids] = np.asarray(r.starts, dtype=np.int64) + offset
         lower += int(r.lower)
+        separation += int(r.extra.get("separation_lb", r.extra.get("volume_lb", volume_lower_bound(sub))))
         proved += int(r.optimal)
         warm += int(r.incumbent)
         warm_sources.add(r.incumbent_source.split(" (")[0])
@@ -357,16 +367,14 @@ def _solve_parts(instance: Instance, parts: list, *, time_limit: float, threads:
     rep = check_schedule(instance, Schedule(tuple(int(p) for p in starts)))
     source = f"each part's own: {', '.join(sorted(warm_sources)) or 'lone requests'}"
     if not rep.valid:  # a part's schedule ran past the next part's first arrival: take a whole schedule
-        from kvlib.core.simulate import simulate
-        from kvlib.policies import make_policy
-
-        starts = simulate(instance, make_policy("mc-sf"), seed=0).schedule.start_array()
+        starts = np.asarray(mcsf, dtype=np.int64)
         rep = check_schedule(instance, Schedule(tuple(int(p) for p in starts)))
         source = "mc-sf (the parts' schedules overlap)"
     upper = int(rep.tel)
     if incumbent is not None and incumbent[1] < upper:
         starts, upper, source = incumbent[0], int(incumbent[1]), incumbent[2]
-    lower = min(lower, upper)
+    volume = volume_lower_bound(instance)
+    lower = min(max(lower, volume), upper)
     optimal = lower >= upper
     sizes = sorted((len(ids) for ids in parts), reverse=True)
     status = (f"{'Optimal' if optimal else 'Time limit reached'} ({len(parts)} independent parts of "
@@ -376,7 +384,8 @@ def _solve_parts(instance: Instance, parts: list, *, time_limit: float, threads:
                        incumbent=warm if incumbent is None else int(incumbent[1]), incumbent_source=source,
                        horizon=int((np.asarray(starts) + instance.output).max()),
                        formulation="pipeline" if method == "pipeline" else options.get("formulation", "plain"),
-                       extra={"parts": len(parts), "part_sizes": sizes, "parts_proved": proved})
+                       extra={"parts": len(parts), "part_sizes": sizes, "parts_proved": proved, "volume_lb": volume,
+                              "separation_lb": max(separation, volume)})
 
 
 def solve_ip(

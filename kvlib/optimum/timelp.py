@@ -199,9 +199,10 @@ class TimeLPResult:
 
 
 def lp_size(instance: Instance, latest: np.ndarray) -> tuple[int, int]:
-    """(columns, non-zeros) of the time-indexed model with latest starts ``latest``."""
-    width = np.maximum(np.asarray(latest, dtype=np.int64) - instance.arrival + 1, 1)
-    return int(width.sum()), int((width * (instance.output + 1)).sum())
+    """(columns, non-zeros) of the time-indexed model with latest starts ``latest``, as exact Python
+    integers (with outputs near 2**53 the count passes 2**63: int64 would wrap and let the model be built)."""
+    width = [max(int(L) - int(a) + 1, 1) for L, a in zip(latest, instance.arrival.tolist())]
+    return sum(width), sum(w * (int(o) + 1) for w, o in zip(width, instance.output.tolist()))
 
 
 def _family_intervals(instance: Instance, req: np.ndarray, start: np.ndarray, families, time_cliques: bool = True):
