@@ -263,3 +263,20 @@ def test_solve_on_outputs_near_2_53_is_exact_and_bounded(v):
     r = solve(inst, time_limit=4)
     assert time.perf_counter() - tic < 5.5
     assert r.lower <= 3 * v + 5 <= r.upper and check_schedule(inst, Schedule(r.starts)).tel == r.upper
+
+
+def test_the_ip_paths_size_estimate_does_not_wrap():
+    """Twelve requests of output 2**29 that must run one after another: the time-indexed IP would have about
+    3.8e19 non-zeros.  ``solve_ip`` estimated 1.15e18 (int64 wrapped); a smaller wrap would have built it."""
+    import re
+
+    from kvlib.optimum.bounds import left_shift_horizon
+
+    v, n = 2**29, 12
+    inst = Instance.from_arrays([0] * n, [1] * n, [v] * (n - 1) + [v - 3], v + 1)
+    r = solve(inst, time_limit=3, method="ip")
+    found = re.search(r"the IP has about (\d+) non-zeros", r.status)
+    assert found and int(found.group(1)) > 2**63, r.status
+    assert r.lower <= r.upper and check_schedule(inst, Schedule(r.starts)).tel == r.upper
+    many = Instance.from_arrays([0] * 1100, [1] * 1100, [MAX_VALUE - 8] * 1100, MAX_VALUE)
+    assert left_shift_horizon(many) == 1100 * (MAX_VALUE - 8)

@@ -94,8 +94,9 @@ def volume_lower_bound_without(instance: Instance) -> np.ndarray:
 
 
 def left_shift_horizon(instance: Instance) -> int:
-    """``A + sum_i o_i``: no optimal schedule completes a request later (argument 1 above)."""
-    return int(instance.arrival.max() + instance.output.sum())
+    """``A + sum_i o_i``: no optimal schedule completes a request later (argument 1 above); an exact
+    Python integer."""
+    return int(instance.arrival.max()) + sum(instance.output.tolist())
 
 
 def latest_starts(instance: Instance, upper: int | None = None) -> np.ndarray:

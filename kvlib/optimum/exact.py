@@ -60,7 +60,8 @@ from kvlib.optimum.heuristic import (INCUMBENT_POLICIES, _feasible_start, heuris
 from kvlib.optimum.result import (MAX_THREADS, Bounds, InfeasibleIncumbentError, InvalidThreadsError,  # noqa: F401
                                   InvalidTimeLimitError, SolveArgumentError, SolveResult, _check_incumbent,
                                   _validate_solve_args)
-from kvlib.optimum.timelp import ColumnIndex, SparseModel, _symmetry_matrix, _symmetry_pairs, build_sparse, starts_from_values  # noqa: F401
+from kvlib.optimum.timelp import (ColumnIndex, SparseModel, _symmetry_matrix, _symmetry_pairs, build_sparse,  # noqa: F401
+                                   lp_size, starts_from_values)
 
 # ----------------------------------------------------------------------------
 # model
@@ -292,9 +293,7 @@ def solve(instance: Instance, *, time_limit: float = 60.0, threads: int = 2, met
     if incumbent is not None:
         incumbent = _check_incumbent(instance, incumbent)
     if split and instance.n > 1:
-        from kvlib.core.simulate import simulate
         from kvlib.optimum.decompose import independent_parts
-        from kvlib.policies import make_policy
 
         mcsf = simulate(instance, make_policy("mc-sf"), seed=0).schedule.start_array()
         parts = independent_parts(instance, mcsf)
@@ -476,8 +475,7 @@ def solve_ip(
             # CP-SAT gets 30% of the limit if HiGHS still has time for its root LP afterwards;
             # none if HiGHS has time for its root LP only without it (the LP bound is worth more
             # at n >= 30 than CP-SAT's rare improvements there); all if HiGHS would be skipped anyway
-            width = latest_starts(instance, inc_tel if windows else None) - instance.arrival + 1
-            est_nnz = int((width * (instance.output + 1)).sum())
+            est_nnz = lp_size(instance, latest_starts(instance, inc_tel if windows else None))[1]
             left = time_limit - (time.perf_counter() - tic) - est_nnz / 1e6  # build time
             if not _skip_highs(left - 0.3 * time_limit, est_nnz):
                 cpsat = 0.3 * time_limit
@@ -504,8 +502,7 @@ def solve_ip(
         timing["cpsat_seconds"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     upper_w = inc_tel if windows else None
-    width = latest_starts(instance, upper_w) - instance.arrival + 1
-    est_nnz = int((width * (instance.output + 1)).sum())
+    est_nnz = lp_size(instance, latest_starts(instance, upper_w))[1]  # exact (int64 wrapped beyond 2**63)
     model = None
     if lower_extra >= inc_tel:
         pass
