@@ -55,10 +55,6 @@ PROGRESS_MIN_REQUESTS_SOLVE = 30
 #: quantile and per Phase-1 batch: 1,000 samples take about 15 s on 200 requests, 10**9 would take days).
 MAX_SAMPLES = 1_000
 
-#: ``kvlib solve`` refuses (unless ``--force``) an instance whose time horizon bound, max arrival + total output,
-#: exceeds this many rounds: the solver's heuristic keeps an int64 array over the whole horizon (7.45 GiB at 10**9
-#: rounds, where the run died of a MemoryError).  A CLI guard; the solver itself is not changed.
-MAX_SOLVE_HORIZON = 10**8
 
 #: The policy options of ``kvlib simulate``: argparse dest -> flag.
 POLICY_FLAGS = {
@@ -382,9 +378,6 @@ def build_parser() -> argparse.ArgumentParser:
                      "number from 0. Written atomically (a failed write keeps the file already there); the input file is refused under any name; "
                      "- or /dev/stdout puts the schedule on stdout and the report on stderr (not with --json)")
     slv.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
-    slv.add_argument("--force", action="store_true",
-                     help=f"solve even when the time horizon (max arrival + total output) exceeds "
-                     f"{MAX_SOLVE_HORIZON:,} rounds (the solver's arrays span the horizon)")
 
     try:
         rs = default_round_seconds()
@@ -801,7 +794,6 @@ def _solve_bar(time_limit: float, quiet: bool, n: int):
     return finish
 
 
-
 def cmd_solve(args: argparse.Namespace, out) -> int:
     from kvlib.optimum.exact import solve
     from kvlib.core.model import Schedule
@@ -818,12 +810,6 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
         method = "ip"
     method = method or "pipeline"
     table, inst = _read_instance(args.file, args.memory)
-    horizon = int(inst.arrival.max()) + int(inst.output.sum())
-    if horizon > MAX_SOLVE_HORIZON and not args.force:
-        raise _Fail(EXIT_BAD_INPUT, f"solve: the time horizon is up to max arrival + total output = {horizon} rounds, "
-                    f"more than {MAX_SOLVE_HORIZON:,}: the solver keeps arrays over the whole horizon (8 bytes a "
-                    f"round, about {8 * horizon / 2**30:.1f} GiB here); shift the arrivals closer together or pass "
-                    "--force to try anyway")
     finish = _solve_bar(args.time_limit, args.quiet, inst.n)
     try:
         ip_options = {"formulation": args.formulation} if args.formulation not in (None, "plain") else {}

@@ -591,12 +591,16 @@ def test_schedule_out_naming_the_file_stdout_is_redirected_to(tmp_path):
     assert rows[0][0] == "id" and len(rows) == 5 and "TEL" in r.stderr
 
 
-def test_solve_horizon_guard_and_force(tmp_path, capsys, monkeypatch):
-    import kvlib.cli as cli
-
-    monkeypatch.setattr(cli, "MAX_SOLVE_HORIZON", 5)
-    f = _file(tmp_path, SMALL)  # max arrival 2 + total output 10 = 12 rounds
-    code, _, err = _run(capsys, ["solve", str(f), "--memory", "8"])
-    assert code == 2 and "max arrival + total output = 12 rounds, more than 5" in err and "--force" in err
-    code, out, err = _run(capsys, ["solve", str(f), "--memory", "8", "--force", "--json"])
-    assert code == 0 and json.loads(out)["upper"] == 15, err
+def test_solve_takes_a_long_horizon_without_a_guard(tmp_path, capsys):
+    """The CLI refused (exit 2, "the solver keeps arrays over the whole horizon") a horizon above 10**8 rounds
+    unless --force; the solver now splits where nothing waits and skips stages that would not fit."""
+    f = _file(tmp_path, "arrival,prompt,output\n0,2,3\n1000000000,1,4\n0,2,3\n")
+    code, out, err = _run(capsys, ["solve", str(f), "--memory", "5", "--time-limit", "10", "--json"])
+    assert code == 0 and json.loads(out)["upper"] == 13 and json.loads(out)["lower"] == 13, err
+    v = 2**53 - 8
+    f = _file(tmp_path, f"arrival,prompt,output\n0,1,{v}\n0,1,{v}\n0,1,5\n")
+    code, out, err = _run(capsys, ["solve", str(f), "--memory", str(v + 1), "--time-limit", "3", "--json"])
+    res = json.loads(out)
+    assert code in (0, 3) and res["lower"] <= 3 * v + 5 == res["upper"], err
+    code, _, err = _run(capsys, ["solve", str(f), "--memory", str(v + 1), "--force"])
+    assert code == 2 and "--force" in err  # nothing left for it to lift
