@@ -280,3 +280,32 @@ def test_the_ip_paths_size_estimate_does_not_wrap():
     assert r.lower <= r.upper and check_schedule(inst, Schedule(r.starts)).tel == r.upper
     many = Instance.from_arrays([0] * 1100, [1] * 1100, [MAX_VALUE - 8] * 1100, MAX_VALUE)
     assert left_shift_horizon(many) == 1100 * (MAX_VALUE - 8)
+
+
+@pytest.mark.parametrize("name", ["mc-sf", "mc-benchmark-scan", "fcfs", "sorted-f", "h-sf"])
+def test_a_start_beyond_2_53_is_refused_when_it_comes_not_after_wrapping(name):
+    """1,100 requests of output 2**53 - 4 run one after another: the third start would pass 2**53.  The engine
+    went on: MC-SF's check-points wrapped around int64 (a PolicyError at t = 9.2e18, blaming the policy),
+    MC-Benchmark-scan raised a raw OverflowError, and Sorted-F stopped at once with "more than
+    -85388248934944680160 decision rounds" (the default round cap summed the outputs in int64)."""
+    from kvlib.core.errors import ScheduleError
+    from kvlib.core.simulate import MAX_DEFAULT_ROUNDS, default_max_rounds
+
+    M = MAX_VALUE - 1
+    inst = Instance.from_arrays([0] * 1100, [1] * 1100, [M - 3] * 1100, M)
+    assert default_max_rounds(inst) == MAX_DEFAULT_ROUNDS
+    with pytest.raises(ScheduleError, match=r"at t = 18014398509481974, 1098 requests still wait .* too large"):
+        simulate(inst, make_policy(name), seed=0)
+
+
+@pytest.mark.parametrize("name", ["sorted-lp", "lp-swap"])
+def test_lp_policies_name_the_request_whose_coefficient_highs_refuses(name):
+    """HiGHS rejects matrix coefficients from 1e15 on; the LP policies raised a bare RuntimeError
+    ("LP relaxation not solved (HiGHS status 'Empty')")."""
+    from kvlib.core.errors import ParameterError
+
+    inst = Instance.from_arrays([0, 0, 0], [5, 10**15 + 5, 7], [1, 1, 1], MAX_VALUE - 1)
+    with pytest.raises(ParameterError, match=r"request 1 has s \+ o = 1000000000000006"):
+        simulate(inst, make_policy(name), seed=0)
+    small = Instance.from_arrays([0, 0, 0], [5, 10**15 - 10, 7], [1, 1, 1], MAX_VALUE - 1)
+    assert check_schedule(small, simulate(small, make_policy(name), seed=0).schedule).valid

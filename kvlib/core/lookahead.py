@@ -209,3 +209,14 @@ def earliest_fit(fm: FutureMemory, s: int, o: int, until: int) -> int | None:
         if lo <= hi:
             return lo
     return None
+
+
+def wake_time(fm: FutureMemory, s: int, o: int, until: int) -> int:
+    """When a policy whose next start is a request ``(s, o)`` passing :meth:`FutureMemory.fits` should
+    next be asked: the first time in ``[fm.t + 1, until]`` at which it fits (:func:`earliest_fit`), with
+    ``until`` capped before the first check-point (where the running set, and so the test, changes);
+    else one round after that cap."""
+    if len(fm.cps):
+        until = min(until, int(fm.cps[0]) - 1)
+    hit = earliest_fit(fm, s, o, until)
+    return until + 1 if hit is None else hit

@@ -50,8 +50,9 @@ from typing import Callable
 
 import numpy as np
 
-from kvlib.core.errors import InstanceError, KvlibError, ParameterError, PolicyError, SimulationStalled
-from kvlib.core.model import Instance, Schedule, peak_memory
+from kvlib.core.errors import (InstanceError, KvlibError, ParameterError, PolicyError, ScheduleError,
+                               SimulationStalled)
+from kvlib.core.model import MAX_VALUE, Instance, Schedule, peak_memory
 from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
 
 __all__ = ["PolicyError", "SimulationStalled", "SimResult", "simulate", "check_decision", "validate_inputs",
@@ -100,7 +101,7 @@ def default_max_rounds(instance: Instance) -> int:
     formula means never) with :class:`SimulationStalled`, which names
     ``max_rounds``; the eq. (5) policies skip idle rounds and stay far below it.
     """
-    return min(MAX_DEFAULT_ROUNDS, 10 * (int(instance.output.sum()) + instance.n) + 1000)
+    return min(MAX_DEFAULT_ROUNDS, 10 * (sum(instance.output.tolist()) + instance.n) + 1000)  # exact: no int64 wrap
 
 
 def default_stall_rounds(instance: Instance) -> int:
@@ -278,6 +279,15 @@ def simulate(
     every_round = bool(policy.every_round)
     perf = _time.perf_counter
 
+    def next_event() -> int | None:
+        """The next arrival or completion after the current time (evicted requests' heap entries are dropped)."""
+        while ends and (running.get(ends[0][1]) != ends[0][2]):
+            heapq.heappop(ends)
+        nxt = arr_sorted_list[next_arrival] if next_arrival < n else None
+        if ends and (nxt is None or ends[0][0] < nxt):
+            nxt = ends[0][0]
+        return nxt
+
     while done < n:
         # 0. memory at t (covers rounds skipped since the last check)
         if running:
@@ -319,16 +329,16 @@ def simulate(
         waiting = policy.waiting_count()
         if waiting == 0 and not (every_round and running):
             # nothing to decide: jump to the next arrival or completion
-            while ends and (running.get(ends[0][1]) != ends[0][2]):
-                heapq.heappop(ends)  # stale (evicted) entries
-            nxt = arr_sorted_list[next_arrival] if next_arrival < n else None
-            if ends and (nxt is None or ends[0][0] < nxt):
-                nxt = ends[0][0]
+            nxt = next_event()
             if nxt is None:
                 raise PolicyError(f"{policy.name}: no request waiting or running at t={t} but {n - done} not done")
             t = max(t + 1, nxt)
             continue
         # 3. decide
+        if waiting and t > MAX_VALUE:  # every start from now on would be refused by Schedule: say so now
+            j = int(np.flatnonzero(state == 1)[0])
+            raise ScheduleError(f"{policy.name}: at t = {t}, {waiting} requests still wait (request {j} among them): "
+                                f"a start time would be too large (kvlib accepts values up to 2**53 = {MAX_VALUE})")
         rounds += 1
         if rounds > max_rounds:
             raise SimulationStalled(
@@ -393,11 +403,7 @@ def simulate(
             t += 1
             continue
         # nothing started: skip the rounds in which the policy says it would start nothing either
-        nxt = arr_sorted_list[next_arrival] if next_arrival < n else None
-        while ends and (running.get(ends[0][1]) != ends[0][2]):
-            heapq.heappop(ends)
-        if ends and (nxt is None or ends[0][0] < nxt):
-            nxt = ends[0][0]
+        nxt = next_event()
         if nxt is None or nxt <= t + 2:
             t += 1
             continue

@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from kvlib.core.lookahead import FutureMemory, earliest_fit
+from kvlib.core.lookahead import FutureMemory, earliest_fit, wake_time
 from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
 
 
@@ -94,20 +94,15 @@ class LookaheadPrefix(_OrderedPolicy):
             started.append(i)
         return Decision(start=started)
 
-
     def idle_until(self, t: int, running: Running, until: int) -> int:
         """The first time the head of the queue passes eq. (5) with the running set fixed (exact:
-        :func:`kvlib.core.lookahead.earliest_fit`), capped at the first check-point, where the test's
+        :func:`kvlib.core.lookahead.wake_time`), capped at the first check-point, where the test's
         running set changes; subclasses that change ``decide`` or ``_admit`` are consulted every round."""
         if type(self).decide is not LookaheadPrefix.decide or type(self)._admit is not LookaheadPrefix._admit \
                 or not self._heap:
             return t + 1
-        fm = self._future(t, running)
-        if len(fm.cps):
-            until = min(until, int(fm.cps[0]) - 1)
         i = self._heap[0][-1]
-        hit = earliest_fit(fm, int(self.ctx.prompt[i]), int(self.ctx.output[i]), until)
-        return until + 1 if hit is None else hit
+        return wake_time(self._future(t, running), int(self.ctx.prompt[i]), int(self.ctx.output[i]), until)
 
 
 class TracedLookaheadPrefix(LookaheadPrefix):

@@ -50,7 +50,7 @@ from collections import deque
 
 import numpy as np
 
-from kvlib.core.lookahead import FutureMemory, earliest_fit
+from kvlib.core.lookahead import FutureMemory, earliest_fit, wake_time
 from kvlib.core.model import Instance, InstanceError, Request
 from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
 
@@ -169,17 +169,14 @@ class _HeapPolicy(Policy):
     def _idle_known(self, t: int, running: Running, until: int, lengths: np.ndarray) -> int:
         """:meth:`~kvlib.core.protocol.Policy.idle_until` of :meth:`_admit_known`'s prefix rule: the first
         time the head of the queue passes eq. (3) with the running set fixed
-        (:func:`kvlib.core.lookahead.earliest_fit`), capped at the first believed completion."""
+        (:func:`kvlib.core.lookahead.wake_time`), capped at the first believed completion."""
         if not self._heap:
             return t + 1
         ctx = self.ctx
         ids = running.ids
         fm = FutureMemory(t, ctx.memory, ctx.prompt[ids], running.starts, running.starts + lengths[ids])
-        if len(fm.cps):
-            until = min(until, int(fm.cps[0]) - 1)
         i = self._heap[0][-1]
-        hit = earliest_fit(fm, int(ctx.prompt[i]), int(lengths[i]), until)
-        return until + 1 if hit is None else hit
+        return wake_time(fm, int(ctx.prompt[i]), int(lengths[i]), until)
 
     def _admit_known(self, t: int, running: Running, lengths: np.ndarray) -> Decision:
         """Admit the longest prefix keeping eq. (3) when every output is taken to be ``lengths``."""
@@ -476,7 +473,6 @@ class AMin(_IntervalPolicy):
         for i in evict:  # evicted requests rejoin the queue after this round's admissions
             self._push(i)
         return Decision(start=started, evict=evict)
-
 
     def idle_until(self, t: int, running: Running, until: int) -> int:
         """Exact skip for rounds without eviction or admission.  With the running set fixed, a request

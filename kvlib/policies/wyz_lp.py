@@ -73,6 +73,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from kvlib.core.errors import ParameterError
 from kvlib.core.highs import run as run_highs
 from kvlib.core.model import Instance
 from kvlib.core.protocol import Policy, PolicyContext
@@ -177,6 +178,10 @@ def _model_running(a, s, o, horizon: int, step: int):
     return (vt + o[vi] - a[vi]).astype(float), A, E, vi, vt
 
 
+#: HiGHS refuses a model with a matrix coefficient of this size or more (its ``large_matrix_value``)
+LP_MAX_COEFFICIENT = 10**15
+
+
 def default_nonzeros(n: int) -> int:
     """The default size budget of the bucket model: ``750 n`` nonzeros, at least 200,000 and at most 1,500,000."""
     return int(min(1_500_000, max(200_000, 750 * int(n))))
@@ -258,6 +263,11 @@ def lp_relaxation(instance_or_ctx, horizon: int | None = None, time_step: int | 
     a, s, o = (np.asarray(v, dtype=np.int64) for v in (a, s, o))
     if time_step is not None and int(time_step) < 1:
         raise ValueError(f"time_step must be a positive integer, got {time_step!r}")
+    if len(s) and int((s + o).max()) >= LP_MAX_COEFFICIENT:
+        i = int(np.argmax(s + o))
+        raise ParameterError(f"the LP relaxation's memory rows hold s + o; request {i} has s + o = {int(s[i] + o[i])}, "
+                             f"and HiGHS rejects coefficients from {LP_MAX_COEFFICIENT:.0e} on (the LP policies take "
+                             "requests with s + o below it)")
     if horizon is None:
         horizon = _default_horizon(a, s, o, M)
     status = "not run"
