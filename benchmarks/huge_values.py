@@ -11,6 +11,8 @@ Cases (``v`` runs over 10**3, 10**6, 10**9, 2**40, 2**52 and 2**53 - 8, the larg
   simulate/outputs   MC-SF, two requests of output v that cannot run together, plus one short one
   simulate/a-min     003's A_min on the same, told only the intervals [1, v] (it evicts and restarts)
   simulate/arrivals  MC-SF, 200 requests in 20 bursts spread over [0, v]
+  simulate/many      MC-SF, 1,100 requests of output v that run one after another (their start times pass
+                     2**53 from v of about 2**43: refused when the first such start comes)
   solve/arrivals     `solve`, the 3-row instance of the robustness review with the second arrival at v
   solve/outputs      `solve`, outputs v, v and 5 with M = v + 1 (checked: the interval holds OPT = 3v + 5)
 """
@@ -35,6 +37,8 @@ elif kind == "simulate/arrivals":
     base = np.linspace(0, v - 100, 20).astype(np.int64)
     a = np.repeat(base, 10) + rng.integers(0, 50, 200)
     inst = Instance.from_arrays(a, rng.integers(1, 20, 200), rng.integers(1, 200, 200), 400)
+elif kind == "simulate/many":
+    inst = Instance.from_arrays([0] * 1100, [1] * 1100, [v] * 1100, v + 3)
 elif kind == "solve/arrivals":
     inst = Instance.from_arrays([0, v, 0], [2, 1, 2], [3, 4, 3], 5)
 else:
@@ -71,7 +75,8 @@ def main() -> int:
     args = ap.parse_args()
     print(f"{'case':<18} {'value':>18} {'seconds':>8} {'peak MB':>8}  checked  note")
     failed = []
-    for kind in ("simulate/outputs", "simulate/a-min", "simulate/arrivals", "solve/arrivals", "solve/outputs"):
+    for kind in ("simulate/outputs", "simulate/a-min", "simulate/arrivals", "simulate/many", "solve/arrivals",
+                 "solve/outputs"):
         rss0 = None
         for v in VALUES:
             out = subprocess.run([sys.executable, "-c", CHILD, kind, str(v), str(args.time_limit)],
