@@ -15,6 +15,7 @@ import pytest
 from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
 from kvlib.core.lookahead import FutureMemory, earliest_fit
 from kvlib.core.model import MAX_VALUE, average_latency, total_latency
+from kvlib.errors import ParameterError, SimulationStalled
 from kvlib.optimum.decompose import independent_parts, part_instance
 from kvlib.optimum.exact import solve
 from kvlib.optimum.bruteforce import brute_force_opt
@@ -194,19 +195,32 @@ def test_a_killed_solve_leaves_no_cp_sat_child(tmp_path, sig):
 
 def test_a_policy_consulted_every_round_is_bounded_and_announced(tmp_path, capsys):
     """On outputs near 2**53 the default round limit meant never; it is capped, and the CLI says before
-    starting that a policy consulted every round may take long."""
-    from kvlib.cli import main
+    starting that a policy that cannot skip rounds may take long.  The alpha-protection baselines now
+    skip to their next overflow: two outputs of 2 * 10**7 take a handful of decisions (they stepped
+    every round: 40,000,000 of them)."""
+    from kvlib.cli import _warn_if_stepping, main
+    from kvlib.core.protocol import Decision, Policy
     from kvlib.core.simulate import MAX_DEFAULT_ROUNDS, default_max_rounds
 
     inst = Instance.at_zero([2, 2], [2**52, 2**52], 2**52 + 3)
     assert default_max_rounds(inst) == MAX_DEFAULT_ROUNDS
     f = tmp_path / "r.csv"
     f.write_text("arrival,prompt,output\n0,2,20000000\n0,2,20000000\n")
-    assert main(["simulate", str(f), "--policy", "alpha-greedy", "--memory", "40000010", "--max-rounds", "50"]) == 4
+    for name in ("alpha-greedy", "alpha-beta-clearing", "mc-sf"):
+        assert main(["simulate", str(f), "--policy", name, "--memory", "40000010", "--max-rounds", "50"]) == 0
+        assert "consulted every round" not in capsys.readouterr().err
+
+    class Stepping(Policy):  # a policy that cannot say which rounds it would leave unchanged
+        name = "stepping"
+
+        def decide(self, t, running):
+            return Decision(start=[])
+
+    _warn_if_stepping(Stepping(), Instance.from_arrays([0, 0], [2, 2], [20000000, 20000000], 40000010), False)
     err = capsys.readouterr().err
-    assert "policy alpha-greedy is consulted every round" in err and "spans up to 40,000,000 rounds" in err
-    assert main(["simulate", str(f), "--policy", "mc-sf", "--memory", "40000010"]) == 0
-    assert "consulted every round" not in capsys.readouterr().err
+    assert "policy stepping is consulted every round" in err and "spans up to 40,000,000 rounds" in err
+    r = simulate(Instance.from_arrays([0, 0], [2, 2], [20000000, 20000000], 40000010), make_policy("alpha-greedy"))
+    assert r.rounds_decided <= 4 and r.tel == 40000000
 
 
 def test_a_split_solve_reports_the_whole_instances_bounds():
@@ -309,3 +323,45 @@ def test_lp_policies_name_the_request_whose_coefficient_highs_refuses(name):
         simulate(inst, make_policy(name), seed=0)
     small = Instance.from_arrays([0, 0, 0], [5, 10**15 - 10, 7], [1, 1, 1], MAX_VALUE - 1)
     assert check_schedule(small, simulate(small, make_policy(name), seed=0).schedule).valid
+
+
+@pytest.mark.parametrize("name", ["alpha-greedy", "alpha-beta-clearing", "alpha-beta-clearing-redraw"])
+def test_alpha_protection_skips_to_its_next_overflow_without_changing_anything(name, monkeypatch):
+    """The alpha-protection baselines skip to their next overflow event.  Against the same engine asking them
+    every round: the same schedules, the same random draws, and a clearing loop declared stalled at the same
+    round with the same message (the skipped rounds count toward the stall limit)."""
+    from kvlib.core.protocol import Policy
+    from kvlib.policies.jaillet import AlphaProtection
+
+    def run(inst, seed, stall):
+        try:
+            r = simulate(inst, make_policy(name), seed=seed, stall_rounds=stall)
+            return r.schedule, r.rounds_decided
+        except SimulationStalled as e:
+            return str(e), None
+
+    rng = np.random.default_rng(11)
+    cases = [(Instance.from_arrays([0, 0], [2, 2], [15, 15], 20), 0, 200)]  # greedy clears both at t = 8, forever
+    for k in range(60):
+        n = int(rng.integers(2, 8))
+        o = rng.integers(1, 30, n)
+        s = rng.integers(1, 6, n)
+        M = int(max(s + o)) + int(rng.integers(2, 25))
+        cases.append((Instance.from_arrays(np.sort(rng.integers(0, 20, n)), s, o, M), k, int(rng.integers(50, 400))))
+    fast = []
+    for inst, seed, stall in cases:
+        try:
+            fast.append(run(inst, seed, stall))
+        except ParameterError:
+            fast.append("refused")
+    monkeypatch.setattr(AlphaProtection, "idle_until", Policy.idle_until)
+    stalled = fewer = 0
+    for (inst, seed, stall), got in zip(cases, fast):
+        try:
+            want = run(inst, seed, stall)
+        except ParameterError:
+            want = "refused"
+        assert got[0] == want[0] if got != "refused" else want == "refused", (inst, seed)
+        stalled += isinstance(got[0], str) and got != "refused"
+        fewer += got != "refused" and got[1] is not None and got[1] < want[1]
+    assert fewer >= 20 and (stalled >= 5 or name.endswith("redraw")), (stalled, fewer)  # redraw clears just enough

@@ -32,9 +32,12 @@ when the policy can say until when it would start nothing
 (:meth:`kvlib.core.protocol.Policy.idle_until`; the eq. (5) prefix and scan
 policies of :mod:`kvlib.policies.base`, hence 001's and 002's, and 003's H-SF,
 A_max, A_random and A_min answer exactly; A_min also says when it would evict),
-so a run's cost grows with its events (arrivals, completions, starts,
-evictions), not with its time values.  The clearing baselines of 001 Section
-5.2 and 003's A_lower are still visited round by round.
+and the alpha-protection baselines of 001 Section 5.2 say when their next overflow
+comes), so a run's cost grows with its events (arrivals, completions, starts,
+evictions), not with its time values.  Skipped rounds with something running
+count toward the stall limit (``stall_rounds``) as if the policy had been asked
+in each, so a clearing loop is declared at the round it would be without the
+skip.  003's A_lower is still visited round by round.
 
 The resulting schedule is an ordinary :class:`~kvlib.core.model.Schedule`;
 callers are expected to validate it with the independent
@@ -337,8 +340,9 @@ def simulate(
         # 3. decide
         if waiting and t > MAX_VALUE:  # every start from now on would be refused by Schedule: say so now
             j = int(np.flatnonzero(state == 1)[0])
-            raise ScheduleError(f"{policy.name}: at t = {t}, {waiting} requests still wait (request {j} among them): "
-                                f"a start time would be too large (kvlib accepts values up to 2**53 = {MAX_VALUE})")
+            who = f"{waiting} requests still wait (request {j} among them)" if waiting > 1 else f"request {j} still waits"
+            raise ScheduleError(f"{policy.name}: at t = {t}, {who}: a start time would be too large (kvlib accepts "
+                                f"values up to 2**53 = {MAX_VALUE})")
         rounds += 1
         if rounds > max_rounds:
             raise SimulationStalled(
@@ -407,8 +411,13 @@ def simulate(
         if nxt is None or nxt <= t + 2:
             t += 1
             continue
-        wake = int(policy.idle_until(t, Running(ids_run, starts_run), nxt - 1))
-        t = min(max(wake, t + 1), nxt)
+        wake = min(max(int(policy.idle_until(t, Running(ids_run, starts_run), nxt - 1)), t + 1), nxt)
+        if running and wake > t + 1:
+            # the skipped rounds count as decision rounds without a completion, as if the policy had been
+            # asked each round: the stall limit fires at the round it would have fired at
+            wake = min(wake, t + stall_rounds + 1 - since_progress)
+            since_progress += wake - t - 1
+        t = wake
 
     start_arr = np.asarray(start, dtype=np.int64)
     sched = Schedule(tuple(start), tuple(cancelled))

@@ -222,6 +222,17 @@ class AlphaProtection(_QueuePolicy):
             started.append(i)
         return Decision(start=started, evict=evict)
 
+    def idle_until(self, t: int, running: Running, until: int) -> int:
+        """After a round that started and cleared nothing: the next overflow event.  With the running set
+        fixed, the usage at ``t' + 1`` is ``W + K (t' + 1)`` (``W = sum (s_i - p_i)``, ``K`` running), so the
+        first decision that clears is at ``t' = (M - W) // K``; before it no clearing happens, no random
+        draw is made, and admission only gets harder (``used`` grows by ``K`` a round), so nothing starts."""
+        if type(self).decide is not AlphaProtection.decide or not len(running.ids):
+            return t + 1
+        K = len(running.ids)
+        W = int((self.ctx.prompt[running.ids] - running.starts).sum())
+        return max(t + 1, min(until + 1, (self.ctx.memory - W) // K))
+
 
 def mc_sf(tie_break: str = "index") -> Policy:
     """MC-SF, 001 Algorithm 1 (Section 4, eqs. (5)-(6)).
