@@ -365,3 +365,32 @@ def test_alpha_protection_skips_to_its_next_overflow_without_changing_anything(n
         stalled += isinstance(got[0], str) and got != "refused"
         fewer += got != "refused" and got[1] is not None and got[1] < want[1]
     assert fewer >= 20 and (stalled >= 5 or name.endswith("redraw")), (stalled, fewer)  # redraw clears just enough
+
+
+def test_a_lower_skips_to_its_next_removal_or_start(monkeypatch):
+    """003's A_lower (two-point lengths l, u) stepped every round; it now says when its next removal or start
+    can come.  Against the same engine asking it every round: the same schedules on random two-point
+    instances, in fewer decisions; with l = 10**6 and u = 10**7 a run takes a handful of decisions."""
+    from kvlib.core.protocol import Policy
+    from kvlib.policies.cyz import ALower
+
+    rng = np.random.default_rng(12)
+    cases = []
+    for _ in range(80):
+        n = int(rng.integers(2, 9))
+        l, u = sorted(rng.integers(1, 40, 2) + [0, 1])
+        o = np.where(rng.random(n) < 0.5, l, u)
+        s = rng.integers(1, 6, n)
+        cases.append((Instance.from_arrays(np.sort(rng.integers(0, 30, n)), s, o, int(s.max() + u + rng.integers(0, 40))),
+                      [l] * n, [u] * n))
+    fast = [simulate(i, make_policy("a-l"), lower=lo, upper=hi, reveal_output=False) for i, lo, hi in cases]
+    big = Instance.from_arrays([0, 0, 1, 2], [3, 3, 2, 2], [10**6, 10**7, 10**7, 10**6], 10**7 + 10**6)
+    r = simulate(big, make_policy("a-l"), lower=[10**6] * 4, upper=[10**7] * 4, reveal_output=False)
+    assert r.rounds_decided < 20 and check_schedule(big, r.schedule, allow_cancellation=True).valid
+    monkeypatch.setattr(ALower, "idle_until", Policy.idle_until)
+    fewer = 0
+    for (inst, lo, hi), got in zip(cases, fast):
+        want = simulate(inst, make_policy("a-l"), lower=lo, upper=hi, reveal_output=False)
+        assert got.schedule == want.schedule, inst
+        fewer += got.rounds_decided < want.rounds_decided
+    assert fewer >= 40, fewer

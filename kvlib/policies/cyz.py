@@ -646,6 +646,21 @@ class ALower(Policy):
                              f"{int(ctx.prompt[i] + self.est[i])} > M = {ctx.memory}; it could never be admitted")
         return Decision(start=started, evict=evict)
 
+    def idle_until(self, t: int, running: Running, until: int) -> int:
+        """After a round that removed and started nothing: the first time the queue's head passes eq. (3)
+        with the running set fixed (:func:`kvlib.core.lookahead.wake_time`), capped before the first
+        check-point ``p_i + est_i``.  A fresh request is removed at ``p_i + l_i`` tokens at the earliest, which
+        is its check-point, so no removal is skipped."""
+        if type(self).decide is not ALower.decide or not len(running.ids):
+            return t + 1
+        ctx = self.ctx
+        ids, starts = running.ids, running.starts
+        fm = FutureMemory(t, ctx.memory, ctx.prompt[ids], starts, starts + self.est[ids])
+        if not self.queue:
+            return max(t + 1, min(until + 1, int(fm.cps[0]) if len(fm.cps) else until + 1))
+        h = self.queue[0]
+        return wake_time(fm, int(ctx.prompt[h]), int(self.est[h]), until)
+
 
 INTERVAL_POLICIES = {
     "h-sf": HindsightSF,
