@@ -10,6 +10,8 @@ peak memory flat in the time values (within 100 MB of the smallest case of its k
 Cases (``v`` runs over 10**3, 10**6, 10**9, 2**40, 2**52 and 2**53 - 8, the largest output kvlib accepts with M = v + 3):
   simulate/outputs   MC-SF, two requests of output v that cannot run together, plus one short one
   simulate/a-min     003's A_min on the same, told only the intervals [1, v] (it evicts and restarts)
+  simulate/alpha     001's alpha-greedy (alpha = 0.25), one request of output v and three short ones
+  simulate/a-l       003's A_lower, two-point lengths l = v // 10 and u = v (it removes and restarts)
   simulate/arrivals  MC-SF, 200 requests in 20 bursts spread over [0, v]
   simulate/many      MC-SF, 1,100 requests of output v that run one after another (their start times pass
                      2**53 from v of about 2**43: refused when the first such start comes)
@@ -32,6 +34,10 @@ from kvlib.optimum.exact import solve
 kind, v, limit = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 if kind in ("simulate/outputs", "simulate/a-min"):
     inst = Instance.from_arrays([0, 0, 1], [2, 2, 1], [v, v, 3], v + 3)
+elif kind == "simulate/alpha":
+    inst = Instance.from_arrays([0, 0, 1, 3], [2, 2, 1, 1], [v, 5, 3, 4], v + 3)
+elif kind == "simulate/a-l":
+    inst = Instance.from_arrays([0, 0, 1, 2], [3, 3, 2, 2], [v // 10, v, v, v // 10], min(v + v // 10, 2**53))
 elif kind == "simulate/arrivals":
     rng = np.random.default_rng(0)
     base = np.linspace(0, v - 100, 20).astype(np.int64)
@@ -48,6 +54,14 @@ from kvlib.errors import KvlibError
 try:
     if kind == "simulate/a-min":
         r = simulate(inst, make_policy("a-min"), lower=[1, 1, 1], upper=[v, v, 3], reveal_output=False)
+        ok, tel, note = check_schedule(inst, r.schedule, allow_cancellation=True).valid, r.tel, \
+            f"{r.rounds_decided} decisions, {r.evictions} evictions"
+    elif kind == "simulate/a-l":
+        r = simulate(inst, make_policy("a-l"), lower=[v // 10] * 4, upper=[v] * 4, reveal_output=False)
+        ok, tel, note = check_schedule(inst, r.schedule, allow_cancellation=True).valid, r.tel, \
+            f"{r.rounds_decided} decisions, {r.evictions} removals"
+    elif kind == "simulate/alpha":
+        r = simulate(inst, make_policy("alpha-greedy"))
         ok, tel, note = check_schedule(inst, r.schedule, allow_cancellation=True).valid, r.tel, \
             f"{r.rounds_decided} decisions, {r.evictions} evictions"
     elif kind.startswith("simulate"):
@@ -75,8 +89,8 @@ def main() -> int:
     args = ap.parse_args()
     print(f"{'case':<18} {'value':>18} {'seconds':>8} {'peak MB':>8}  checked  note")
     failed = []
-    for kind in ("simulate/outputs", "simulate/a-min", "simulate/arrivals", "simulate/many", "solve/arrivals",
-                 "solve/outputs"):
+    for kind in ("simulate/outputs", "simulate/a-min", "simulate/alpha", "simulate/a-l", "simulate/arrivals",
+                 "simulate/many", "solve/arrivals", "solve/outputs"):
         rss0 = None
         for v in VALUES:
             out = subprocess.run([sys.executable, "-c", CHILD, kind, str(v), str(args.time_limit)],
