@@ -752,13 +752,17 @@ glue("hs-pipe-exact-max-n", _pipe.EXACT_SEARCH_MAX_N, display=False)
 # schedule of the whole restricted to a part is a schedule of the part) and their schedules, once the
 # checker accepts their union, make one schedule (`kvlib.optimum.decompose`). Then, per part:
 # 0. the primal list search of `kvlib.optimum.search` (below), for up to {glue:text}`hs-pipe-search-share:s`% of the
-#    time limit and at most {glue:text}`hs-pipe-search-lists:s` lists, from the best policy schedule; its checked schedule is the incumbent of the next steps;
+#    time limit and at most {glue:text}`hs-pipe-search-lists:s` lists, from the best policy schedule; its checked schedule is the incumbent of the next steps
+#    (when the time-indexed LP of step 3 will run, the search gets only the
+#    {glue:text}`hs-pipe-upper-share:s`% slot of the upper-bound search of step 2, which is then skipped, so
+#    that the LP, the source of the lower bound, keeps its share of the limit);
 # 1. tighter conflict families: for each $\theta$, half-widths $\tau_j$ raised one request at a time
 #    while $\tau_i + \tau_j \le D_{ij}$ for every pair (by {prf:ref}`lem-peak-conflict` the intervals
 #    $[c_j - \tau_j, c_j + \tau_j)$ are then pairwise disjoint), fed to the separation bound;
 # 2. an upper-bound search: CP-SAT on the exact interval encoding below, started from the best
-#    heuristic schedule, for {glue:text}`hs-pipe-upper-share:s`% of the time limit (half of it when the LP of the next step is too
-#    large to run, all of it when nothing else will run); a better schedule, once the checker accepts
+#    heuristic schedule, for {glue:text}`hs-pipe-upper-share:s`% of the time limit (skipped when the LP of the next step
+#    will run, since step 0 has its slot then; half of the time limit when the LP is too large to run, all of it
+#    when nothing else will run); a better schedule, once the checker accepts
 #    it, shrinks the horizon of {prf:ref}`thm-horizon` for the next steps;
 # 3. the time-indexed LP with one row per family and half-integer point (at most one of the family's
 #    intervals covers it), added lazily; its bound is recomputed from the duals (sign-clipped, so valid

@@ -11,6 +11,10 @@ Steps, each valid on its own (the result records which step proved what):
    ``SEARCH_SHARE`` of the time limit), seeded with the incumbent; its best schedule (checked)
    becomes the incumbent.  Measured in ``benchmarks/primal_search.py``: it beats the policies'
    schedules and the CP-SAT upper-bound search at equal time on the instances of 001 Section 5.1.
+   When the time-indexed LP of step 2 will run, the search takes the slot of step 1b instead
+   (``UPPER_SHARE`` of the limit; step 1b is then skipped), so that the LP, the source of the lower
+   bound, keeps its share: with ``SEARCH_SHARE`` on top, the Section 5.1 rows lost up to 8% of their
+   lower bound where the LP ran.
 1. **Cheap bounds**: the volume bound and the completion-time LP of
    :func:`kvlib.optimum.bounds.separation_lower_bound` with the conflict families of
    :func:`kvlib.optimum.bounds.clique_families` (including the per-pair
@@ -141,13 +145,24 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
     log(f"incumbent {inc_tel} ({inc_src})")
     best_starts, best_tel, src = np.asarray(inc_starts, dtype=np.int64), int(inc_tel), inc_src
     search_ub = None
-    # step 0b: primal list search seeded with the incumbent (validated schedules only)
+    # step 0b: primal list search seeded with the incumbent (validated schedules only); when the LP will run,
+    # in the slot of step 1b (skipped then), so that the LP keeps its time
+    lp_slot = False
     if search and n > 1 and left() > 0.5:
         from kvlib.optimum.search import primal_search
 
+        share = float(search)
+        if lp and upper_search and n <= UPPER_MAX_N and sum(instance.output.tolist()) <= UPPER_MAX_INTERVALS \
+                and _have_ortools():  # step 1b would run
+            from kvlib.optimum.timelp import lp_size
+
+            if lp_size(instance, latest_starts(instance, best_tel))[1] <= LP_NNZ_PER_SECOND * 0.5 * time_limit:
+                share, lp_slot = min(share, UPPER_SHARE), True
+                notes.append("primal search: in the slot of the CP-SAT upper-bound search (the time-indexed LP "
+                             "will run)")
         t0 = time.perf_counter()
         sr = primal_search(instance, evaluations=SEARCH_EVALUATIONS, windows=0, incumbent=best_starts,
-                           time_limit=max(0.05, min(float(search) * time_limit, left() - 0.5)))
+                           time_limit=max(0.05, min(share * time_limit, left() - 0.5)))
         timing["search_seconds"] = time.perf_counter() - t0
         search_ub = int(sr.tel)
         if sr.stopped_by == "horizon":
@@ -220,7 +235,8 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
         ncols, nnz = lp_size(instance, latest)
         lp_plan = (share, ncols, nnz)
     # step 1b: upper-bound search (CP-SAT on the exact cumulative encoding, hinted with the incumbent)
-    if not proved_by and upper_search:
+    lp_fits = lp_plan is not None and lp_plan[2] <= LP_NNZ_PER_SECOND * lp_plan[0] * time_limit
+    if not proved_by and upper_search and not (lp_slot and lp_fits):
         lp_fits = lp_plan is not None and lp_plan[2] <= LP_NNZ_PER_SECOND * min(lp_plan[0] * time_limit, left())
         if lp_fits:
             ub_budget = UPPER_SHARE * time_limit
