@@ -38,7 +38,6 @@ from kvlib.core.instances import section51
 from kvlib.core.model import Schedule
 from kvlib.core.simulate import simulate
 from kvlib.optimum.exact import solve
-from kvlib.optimum.bounds import volume_lower_bound
 from kvlib.optimum.heuristic import heuristic_incumbent
 from kvlib.policies import make_policy
 

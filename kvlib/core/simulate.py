@@ -31,13 +31,13 @@ Rounds in which requests wait but the policy starts nothing are skipped too
 when the policy can say until when it would start nothing
 (:meth:`kvlib.core.protocol.Policy.idle_until`; the eq. (5) prefix and scan
 policies of :mod:`kvlib.policies.base`, hence 001's and 002's, and 003's H-SF,
-A_max, A_random, A_min and A_lower answer exactly; A_min also says when it would evict),
-and the alpha-protection baselines of 001 Section 5.2 say when their next overflow
-comes), so a run's cost grows with its events (arrivals, completions, starts,
-evictions), not with its time values.  Skipped rounds with something running
-count toward the stall limit (``stall_rounds``) as if the policy had been asked
-in each, so a clearing loop is declared at the round it would be without the
-skip.  003's A_lower says when its next removal or start can come.
+A_max, A_random, A_min and A_lower answer exactly, A_min and A_lower including
+their next eviction or removal; the alpha-protection baselines of 001 Section 5.2
+say when their next overflow comes), so a run's cost grows with its events
+(arrivals, completions, starts, evictions), not with its time values.  Skipped
+rounds with something running count toward the stall limit (``stall_rounds``)
+as if the policy had been asked in each, so a clearing loop is declared at the
+round it would be without the skip.
 
 The resulting schedule is an ordinary :class:`~kvlib.core.model.Schedule`;
 callers are expected to validate it with the independent

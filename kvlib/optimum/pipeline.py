@@ -235,8 +235,8 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
         ncols, nnz = lp_size(instance, latest)
         lp_plan = (share, ncols, nnz)
     # step 1b: upper-bound search (CP-SAT on the exact cumulative encoding, hinted with the incumbent)
-    lp_fits = lp_plan is not None and lp_plan[2] <= LP_NNZ_PER_SECOND * lp_plan[0] * time_limit
-    if not proved_by and upper_search and not (lp_slot and lp_fits):
+    slot_taken = lp_slot and lp_plan is not None and lp_plan[2] <= LP_NNZ_PER_SECOND * lp_plan[0] * time_limit
+    if not proved_by and upper_search and not slot_taken:  # skipped when step 0b searched in its slot
         lp_fits = lp_plan is not None and lp_plan[2] <= LP_NNZ_PER_SECOND * min(lp_plan[0] * time_limit, left())
         if lp_fits:
             ub_budget = UPPER_SHARE * time_limit
