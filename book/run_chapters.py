@@ -561,9 +561,9 @@ def run_one(
             and regeneration.read_ledger(results, name).get("status") == "running":
         # an interrupted --fresh regeneration is open: this run continues it, or, if the code changed
         # since it started, closes it as abandoned (its wall time cannot be one regeneration's)
-        changed = regeneration.code_changed(REPO_ROOT, regeneration.read_ledger(results, name)["git_sha"],
-                                            ["kvlib", f"notebooks/{name}.py"])
-        if changed is False:
+        changed = regeneration.changed_files(REPO_ROOT, regeneration.read_ledger(results, name)["git_sha"],
+                                             results, name)
+        if changed == []:
             resume_regeneration = True
             print(f"[run_chapters] {name}: continuing the open regeneration (as --resume-regeneration)", flush=True)
         else:

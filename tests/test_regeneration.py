@@ -49,6 +49,10 @@ def demo_repo(tmp_path, monkeypatch):
     (repo / "kvlib").mkdir()
     (repo / "notebooks" / "demo.py").write_text(DEMO)
     (repo / "kvlib" / "code.py").write_text("x = 1\n")
+    # stand-ins for the row function's module (kvlib.book.rows, in the tables' import closure) and its package
+    (repo / "kvlib" / "book").mkdir()
+    (repo / "kvlib" / "book" / "__init__.py").write_text("")
+    (repo / "kvlib" / "book" / "rows.py").write_text("x = 1\n")
     _git(repo, "init", "-q")
     _git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "add", ".")
     _git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "demo")
@@ -116,12 +120,48 @@ def test_resume_refuses_after_a_code_change_and_without_a_regeneration(demo_repo
     assert rec["status"] == "failed" and "no regeneration to resume" in rec["error"]["evalue"]
     interrupt.write_text("")
     assert _run(rc, fresh=True)["status"] == "failed"
-    (repo / "kvlib" / "code.py").write_text("x = 2\n")  # the code changes between the pieces
+    (repo / "kvlib" / "book" / "rows.py").write_text("x = 2\n")  # the row function's module changes between the pieces
     interrupt.unlink()
     rec = _run(rc, resume_regeneration=True)
     assert rec["status"] == "failed"
-    assert "kvlib/ or notebooks/demo.py changed since commit" in rec["error"]["evalue"]
-    assert "start again with --fresh" in rec["error"]["evalue"]
+    assert "code its rows depend on changed since commit" in rec["error"]["evalue"]
+    assert "(kvlib/book/rows.py)" in rec["error"]["evalue"] and "start again with --fresh" in rec["error"]["evalue"]
+    # the chapter's source counts too
+    _git(repo, "checkout", "--", "kvlib/book/rows.py")
+    (repo / "notebooks" / "demo.py").write_text(DEMO.replace("seed = 5", "seed = 6"))
+    rec = _run(rc, resume_regeneration=True)
+    assert rec["status"] == "failed" and "(notebooks/demo.py)" in rec["error"]["evalue"]
+
+
+def test_resume_goes_on_after_changes_outside_the_tables_import_closure(demo_repo):
+    """Before: any change under kvlib/ (another chapter's module, a new module, the runner's helpers)
+    stopped a regeneration that takes several sittings."""
+    repo, rc, interrupt = demo_repo
+    results = repo / "results"
+    interrupt.write_text("")
+    assert _run(rc, fresh=True)["status"] == "failed"
+    (repo / "kvlib" / "code.py").write_text("x = 2\n")  # a module no table's row function imports
+    (repo / "kvlib" / "book" / "new_page.py").write_text("y = 1\n")  # and a new one
+    _git(repo, "add", "kvlib/book/new_page.py")
+    interrupt.unlink()
+    rec = _run(rc, resume_regeneration=True)
+    assert rec["status"] == "ok", rec.get("error")
+    ledger = regeneration.read_ledger(results, "demo")
+    assert ledger["status"] == "complete" and len(ledger["pieces"]) == 2
+
+
+def test_the_files_a_chapters_rows_depend_on(tmp_path):
+    # the hindsight chapter's committed manifests: the Section 5.1 row functions' closure, not the book's helpers
+    deps = regeneration.depends(ROOT / "results", "hindsight", ROOT)
+    assert "kvlib/book/section51.py" in deps and "kvlib/optimum/pipeline.py" in deps
+    assert "kvlib/core/simulate.py" in deps
+    assert "kvlib/book/regeneration.py" not in deps and "kvlib/book/figures.py" not in deps
+    assert not any(d.startswith("notebooks/") for d in deps)
+    # no manifest (or an unreadable one): all of kvlib
+    assert regeneration.depends(tmp_path, "none", ROOT) == ["kvlib"]
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "t.manifest.json").write_text("{not json")
+    assert regeneration.depends(tmp_path, "bad", ROOT) == ["kvlib"]
 
 
 def test_resume_regeneration_needs_store_write():
@@ -159,7 +199,7 @@ def test_a_plain_run_after_a_code_change_abandons_the_open_regeneration(demo_rep
     results = repo / "results"
     interrupt.write_text("")
     assert _run(rc, fresh=True)["status"] == "failed"
-    (repo / "kvlib" / "code.py").write_text("x = 2\n")
+    (repo / "kvlib" / "book" / "rows.py").write_text("x = 2\n")
     interrupt.unlink()
     assert _run(rc)["status"] == "ok"
     ledger = regeneration.read_ledger(results, "demo")

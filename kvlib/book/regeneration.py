@@ -12,8 +12,11 @@ interrupted (killed, machine stopped) still counts up to its last heartbeat.
 the ledger is closed and :func:`closed_record` gives the chapter's full-regeneration record: the
 sum of the pieces' wall times, the number of pieces, the commits and dates.
 
-A regeneration is resumed only on the code it started with: if ``kvlib/`` or the chapter's source
-changed since its first commit, :func:`resume` refuses (start again with ``--fresh``).
+A regeneration is resumed only on the code its rows depend on as it started: if a file in the import
+closure of one of the chapter's tables (the test that also marks a stored table stale,
+:func:`kvlib.book.store.table_depends`) or the chapter's source changed since its first commit,
+:func:`resume` refuses (start again with ``--fresh``) and names the files.  Work elsewhere in the
+repository (another chapter, a new module, the runner itself) does not stop a regeneration.
 
 The ledger stays true after any interruption: a plain write run of a chapter whose regeneration is
 open continues it (as ``--resume-regeneration`` would) or, when the code changed since it started,
@@ -83,13 +86,41 @@ def start(results: Path, chapter: str, git_sha: str) -> dict:
     return ledger
 
 
-def code_changed(repo: Path, since: str, paths: list[str]) -> bool | None:
-    """Whether ``paths`` differ between commit ``since`` and the working tree (None: unknown)."""
+def depends(results: Path, chapter: str, repo: Path) -> list[str]:
+    """The files the chapter's stored rows depend on: for every table of the chapter (its manifests
+    in ``results/CHAPTER/`` and, during a regeneration, the ones moved aside), the import closure of
+    its row function's module in ``repo`` as it is now, and the closure the manifest recorded;
+    ``["kvlib"]`` (all of it) when no manifest names one."""
+    from kvlib.book.store import import_closure
+
+    folder = Path(results) / chapter
+    files: set[str] = set()
+    for manifest in sorted(folder.glob("*.manifest.json")) + sorted((folder / ASIDE).glob("*.manifest.json")):
+        try:
+            m = json.loads(manifest.read_text(encoding="utf8"))
+        except (OSError, ValueError):
+            return ["kvlib"]  # unreadable: assume the worst
+        files.update(m.get("depends") or [])
+        module = (m.get("function") or "").partition(":")[0]
+        if module.startswith("kvlib"):
+            files.update(import_closure(module, Path(repo)))
+    return sorted(files) or ["kvlib"]
+
+
+def changed_files(repo: Path, since: str, results: Path, chapter: str) -> list[str] | None:
+    """The files among the chapter's :func:`depends` and ``notebooks/CHAPTER.py`` that were modified,
+    deleted, renamed or retyped between commit ``since`` and the working tree; ``None`` when git cannot
+    compare them.  A module *added* since cannot change what the existing code computes unless an
+    existing file was changed to import it (the rule of :func:`kvlib.book.store.code_changed_since`)."""
+    paths = depends(results, chapter, repo) + [f"notebooks/{chapter}.py"]
     try:
-        r = subprocess.run(["git", "diff", "--quiet", since, "--", *paths], cwd=repo, capture_output=True)
+        r = subprocess.run(["git", "diff", "--name-only", "--diff-filter=MDRT", since, "--", *paths],
+                           cwd=repo, capture_output=True, text=True)
     except OSError:
         return None
-    return {0: False, 1: True}.get(r.returncode)
+    if r.returncode != 0:
+        return None
+    return [line for line in r.stdout.splitlines() if line.strip()]
 
 
 def resume(results: Path, chapter: str, git_sha: str, repo: Path) -> dict:
@@ -101,12 +132,16 @@ def resume(results: Path, chapter: str, git_sha: str, repo: Path) -> dict:
     if ledger.get("status") != "running":
         raise RegenerationError(f"{chapter}: the regeneration started {ledger.get('started')} is already "
                                 f"{ledger.get('status')}: start a new one with --fresh")
-    changed = code_changed(repo, ledger["git_sha"], ["kvlib", f"notebooks/{chapter}.py"])
-    if changed is not False:
+    changed = changed_files(repo, ledger["git_sha"], results, chapter)
+    if changed is None:
         raise RegenerationError(
-            f"{chapter}: kvlib/ or notebooks/{chapter}.py "
-            f"{'changed' if changed else 'cannot be compared with git'} since commit {ledger['git_sha'][:10]}, "
-            f"where the regeneration started: its rows would mix two versions of the code; start again with --fresh")
+            f"{chapter}: the code cannot be compared with git against commit {ledger['git_sha'][:10]}, where the "
+            f"regeneration started: start again with --fresh")
+    if changed:
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        raise RegenerationError(
+            f"{chapter}: code its rows depend on changed since commit {ledger['git_sha'][:10]}, where the "
+            f"regeneration started ({shown}): its rows would mix two versions of the code; start again with --fresh")
     for p in ledger["pieces"]:
         if p.get("ended") == "running":
             p["ended"] = "interrupted"
