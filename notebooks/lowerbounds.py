@@ -82,22 +82,16 @@ if mode not in ("quick", "full"):
     raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
 print(f"This chapter was produced in {mode!r} mode with seed {seed}.")
 
-import math
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import display
 from myst_nb import glue
 
-from kvlib import Instance, Schedule, check_schedule, make_policy, simulate
 from kvlib.book import lowerbounds as lbrows
-from kvlib.book.gluing import first_failure, glue_all
+from kvlib.book import lowerbounds_page as lbp
+from kvlib.book.gluing import glue_figure
 from kvlib.book.store import Store
 from kvlib.book.tables import offer_csv, styled
-from kvlib.book.stats import fit_exponent
 from kvlib.theory import adversary as adv
-from kvlib.theory import pause62 as P62
 from kvlib.theory.smallest import smallest_non_optimal
 
 rng = np.random.default_rng(seed)
@@ -108,15 +102,16 @@ store = Store("lowerbounds", mode=mode, parameters=dict(
     tp_trials=tp_trials, tp_B=tp_B))
 
 
-def tbl(df, **kw):
-    """``styled(df)`` with some room between the columns (long numbers side by side stay apart)."""
-    return styled(df, **kw).set_table_styles([{"selector": "td, th", "props": [("padding-left", "0.4em"), ("padding-right", "0.4em")]}],
-                                             overwrite=False)
-
-
-def checks_table(checks: dict):
-    """A verification list (check, result) as a table with yes/no results."""
-    return tbl(pd.DataFrame({"check": list(checks), "holds": ["yes" if v else "no" for v in checks.values()]}))
+def glue_section(section, figure_key=None):
+    """Glue a section's values as they are (hidden: the prose shows them) and its figure under
+    ``figure_key``; its rows join the summary table and its frames are offered as CSV."""
+    for key, value in section.values.items():
+        glue(key, value, display=False)
+    if figure_key:
+        glue_figure(figure_key, section.figure)
+    summary_rows.extend(section.summary)
+    for key, frame in section.frames.items():
+        offer_csv(frame, "lowerbounds", key)
 
 
 # %% [markdown]
@@ -157,42 +152,20 @@ t41 = store.table("thm41", lbrows.thm41_row,
 twyz = store.table("wyz", lbrows.wyz_row,
                    [dict(family=f, M=M, seed=seed) for M in wyz_M for f in ("thm1", "ec1")])
 theavy = store.table("heavy", lbrows.heavy_row, [dict(M=M) for M in heavy_M])
-ttp = store.table("tp", lbrows.three_partition_row,
-                  [dict(m=m, yes=yes, trial=k, B=tp_B, seed=seed, time_limit=exact_time_limit)
-                   for k in range(tp_trials) for m in tp_m for yes in (True, False)],
-                  interval=[("lower", "upper")], timing=["seconds"], ignore=["proved"])
-ttpp = store.table("tp_paper", lbrows.three_partition_paper_row,
-                   [dict(m=m, yes=yes, trial=k, B=tp_B, seed=seed, time_limit=exact_time_limit)
-                    for k in range(tp_trials) for m in tp_m for yes in (True, False)],
-                   interval=[("lower", "upper")], timing=["seconds"], ignore=["proved"])
+tp_keys = lbp.three_partition_keys(tp_m, tp_trials, B=tp_B, seed=seed, time_limit=exact_time_limit)
+ttp = store.table("tp", lbrows.three_partition_row, tp_keys, **lbp.certified_columns())
+ttpp = store.table("tp_paper", lbrows.three_partition_paper_row, tp_keys, **lbp.certified_columns())
 t41opt = store.table("thm41_opt", lbrows.thm41_opt_row,
-                     [dict(M=M, time_limit=exact_time_limit) for M in thm41_exact_M],
-                     interval=[("lower", "upper")], timing=["seconds"], ignore=["proved"])
+                     [dict(M=M, time_limit=exact_time_limit) for M in thm41_exact_M], **lbp.certified_columns())
 twyzopt = None  # no certified optimum of the 002 families unless wyz_exact_M is given (full mode)
 if wyz_exact_M:
     twyzopt = store.table("wyz_opt", lbrows.wyz_opt_row,
                           [dict(family=f, M=M, time_limit=exact_time_limit) for M in wyz_exact_M
-                           for f in ("thm1", "ec1")],
-                          interval=[("lower", "upper")], timing=["seconds"], ignore=["proved"])
-_tables = [t for t in (t41, twyz, theavy, ttp, ttpp, t41opt, twyzopt) if t is not None]
-_holds = {"thm41": "001 Thm 4.1: adversary runs, one per (M, policy)",
-          "wyz": "002 Thms 1 and EC.1: the paper's families",
-          "heavy": "002 Thm 1: our heavy/light variant",
-          "tp": "002 Thm 2: our corrected reduction, certified OPT",
-          "tp_paper": "002 Thm 2: the paper's reduction, certified OPT",
-          "thm41_opt": "001 Thm 4.1: certified optima",
-          "wyz_opt": "002 Thms 1 and EC.1: certified optima"}
-glue("lb_tbl_stored", tbl(pd.DataFrame({
-    "holds": [_holds[t.name] for t in _tables], "rows": [f"{t.n_rows} / {t.n_expected}" for t in _tables],
-    "source": [t.label for t in _tables]})), display=False)
-glue("lb_tables_n", len(_tables), display=False)
-glue("lb_tables_complete", sum(t.complete for t in _tables), display=False)
-glue("lb_time_limit", f"{exact_time_limit:g}", display=False)
-for t in _tables:
-    glue(f"cap_{t.name}", t.label, display=False)
-if twyzopt is None:
-    glue("cap_wyz_opt", f"none in {mode} mode", display=False)
-
+                           for f in ("thm1", "ec1")], **lbp.certified_columns())
+wyz_opt = None if twyzopt is None else twyzopt.frame
+tables = [t for t in (t41, twyz, theavy, ttp, ttpp, t41opt, twyzopt) if t is not None]
+for key, value in lbp.stored_values(tables, mode=mode, time_limit=exact_time_limit).items():
+    glue(key, value, display=False)
 
 # %% [markdown]
 # (sec-lb-thm41)=
@@ -250,81 +223,8 @@ thm41["TEL lower (paper's)"] = thm41["M"] ** 1.5 / 8
 thm41["OPT upper (paper's (13))"] = 3.5 * thm41["M"]
 
 # %%
-same = thm41.groupby("M")["TEL(policy)"].nunique().max() == 1
-mcsf41 = thm41[thm41.policy == "mc-sf"].set_index("M")
-_t = mcsf41.reset_index()
-glue("lb_tbl_thm41", tbl(pd.DataFrame({
-    "M": _t["M"], "n": _t["n"], "TEL": _t["TEL(policy)"], "paper's TEL bound": _t["TEL lower (paper's)"],
-    "OPT upper": _t["OPT upper"], "paper's OPT bound": _t["OPT upper (paper's (13))"],
-    "ratio ≥": _t["ratio >="], "paper's √M/28": _t["sqrt(M)/28 (paper's)"]})), display=False)
-glue("lb_tbl_thm41_runs", tbl(pd.DataFrame({
-    "M": _t["M"], "b (alone)": _t["b"], "b (full instance)": _t["b (full instance)"], "r": _t["r"],
-    "our OPT upper from": _t["OPT upper from"], "OPT lower (volume)": _t["OPT lower (volume)"]})), display=False)
-_cf = thm41.dropna(subset=["closed_form_alg"])
-formula_ok = bool(len(_cf) and (_cf["closed_form_alg"] == _cf["TEL(policy)"]).all())
-formula_n = len(_cf)
-exact41 = t41opt.frame.set_index("M")
-exact41 = pd.DataFrame({
-    "OPT lower (certified)": exact41["lower"], "OPT upper (certified)": exact41["upper"],
-    "optimal": exact41["proved"], "our explicit upper": exact41["explicit_upper"],
-    "TEL(MC-SF)": mcsf41["TEL(policy)"].reindex(exact41.index), "seconds": exact41["seconds"]})
-glue("lb_tbl_thm41_exact", tbl(pd.DataFrame({
-    "M": exact41.index, "OPT ≥ (certified)": exact41["OPT lower (certified)"].to_numpy(),
-    "OPT ≤ (certified)": exact41["OPT upper (certified)"].to_numpy(),
-    "proved optimal": ["yes" if v else "no" for v in exact41["optimal"].astype(bool)],
-    "our explicit upper": exact41["our explicit upper"].to_numpy(), "TEL (MC-SF)": exact41["TEL(MC-SF)"].to_numpy(),
-    "solve (s)": exact41["seconds"].to_numpy()}), formats={"solve (s)": "{:.1f}"}), display=False)
-_proved41 = exact41[exact41["optimal"].astype(bool)]
-explicit_is_opt = bool(len(_proved41) and (_proved41["our explicit upper"] == _proved41["OPT upper (certified)"]).all())
-# where the interval did not close: is the explicit schedule at least inside it?
-explicit_inside = bool((exact41["our explicit upper"] >= exact41["OPT lower (certified)"]).all())
-checks41 = {f"every policy has the same TEL at each M ({len(thm41)} adversary runs)": bool(same),
-            "b consistent in every run (the policy starts the long request at the same time twice)":
-                bool(thm41["b consistent"].all()),
-            f"closed form = simulation ({formula_n} runs with M = (2k)^2)": formula_ok,
-            "explicit schedule optimal where OPT is proved": explicit_is_opt,
-            "explicit schedule >= certified lower bound everywhere": explicit_inside}
-
-ratio41 = mcsf41["ratio >="]
-exp41 = fit_exponent(mcsf41.index, ratio41)
-above = bool((ratio41 >= mcsf41["sqrt(M)/28 (paper's)"]).all())
-ratio_const = float(ratio41.iloc[-1] / math.sqrt(mcsf41.index[-1]))
-fig, ax = plt.subplots(figsize=(6, 3.5))
-ax.plot(mcsf41.index, ratio41, "o-", label="TEL(policy) / OPT upper bound (all policies)")
-ax.plot(mcsf41.index, mcsf41["sqrt(M)/28 (paper's)"], "--", label=r"paper's bound $\sqrt{M}/28$")
-ax.set_xscale("log"); ax.set_yscale("log"); ax.set_xlabel("M (tokens)"); ax.set_ylabel("ratio")
-ax.set_title("001 Theorem 4.1 (the paper's instance)"); ax.legend()
-glue("fig_thm41", fig, display=False)
-plt.close(fig)
-
-glue("thm41_policies", ", ".join(sorted(set(thm41.policy))), display=False)
-glue("thm41_same", "yes" if same else "no", display=False)
-glue("thm41_runs", len(thm41), display=False)
-glue("thm41_consistent", "yes" if thm41["b consistent"].all() else "no", display=False)
-glue("thm41_formula_ok", "yes" if formula_ok else "no", display=False)
-glue("thm41_exact_M", ", ".join(map(str, _proved41.index)) or "none", display=False)
-glue("thm41_n_proved", len(_proved41), display=False)
-glue("thm41_n_exact", len(exact41), display=False)
-glue("thm41_explicit_opt", "yes" if explicit_is_opt else "no", display=False)
-glue("thm41_exp", f"{exp41:.2f}", display=False)
-glue("thm41_above", "yes" if above else "no", display=False)
-glue("thm41_Mmax", int(mcsf41.index[-1]), display=False)
-glue("thm41_ratio_max", f"{ratio41.iloc[-1]:.2f}", display=False)
-glue("thm41_claim_max", f"{mcsf41['sqrt(M)/28 (paper' + chr(39) + 's)'].iloc[-1]:.2f}", display=False)
-glue("thm41_const", f"{ratio_const:.3f}", display=False)
-glue("thm41_Mmin", int(mcsf41.index[0]), display=False)
-glue("thm41_nmax", int(mcsf41["n"].iloc[-1]), display=False)
-glue("thm41_nM", int(mcsf41.index.nunique()), display=False)
-glue("thm41_ub_paper_ok", "yes" if bool((mcsf41["OPT upper"] <= mcsf41["OPT upper (paper's (13))"]).all()) else "no",
-     display=False)
-glue("thm41_lb_paper_ok", "yes" if bool((thm41["TEL(policy)"] >= thm41["TEL lower (paper's)"]).all()) else "no",
-     display=False)
-summary_rows.append({
-    "construction": "001 Thm 4.1 (the paper's instance)",
-    "claimed (paper's)": "ratio ≥ √M/28",
-    "measured": f"ratio ~ M^{exp41:.2f}; {ratio41.iloc[-1]:.2f} at M = {mcsf41.index[-1]:,} (~ {ratio_const:.3f} √M)",
-    "verdict": "holds at every M" if above else "fails for some M",
-})
+s41 = lbp.thm41_section(thm41, t41opt.frame)
+glue_section(s41, "fig_thm41")
 
 # %% [markdown]
 # **What we find.** On this instance every non-preemptive policy of `kvlib`
@@ -425,49 +325,7 @@ summary_rows.append({
 # of (13)) and for $b = \sqrt M/2$ (case $r \ge M$).
 
 # %%
-t41_disp = pd.DataFrame([{"step": d["step"], "lhs": P62.plain(d["lhs"]), "rhs": P62.plain(d["rhs"]),
-                          "rhs - lhs": P62.plain(d["rhs - lhs"]), "condition": d["condition"]}
-                         for d in adv.thm41_displays()])
-glue("lb_tbl_thm41_sympy", tbl(t41_disp), display=False)
-t41_steps = pd.DataFrame([adv.thm41_paper_check(M_, b_) for M_ in thm41_M if adv.thm41_h(M_) >= 2
-                          for b_ in (0, adv.thm41_h(M_))])
-offer_csv(t41_steps, "lowerbounds", "thm41-steps")
-glue("lb_tbl_thm41_steps_opt", tbl(t41_steps.assign(case=t41_steps["case"].str.replace(">=", "≥")).rename(columns={
-    "paper_opt_tel": "TEL of (13)'s schedule", "paper_opt_formula": "proof's value", "bound_13": "3.5 M",
-    "our_opt_upper": "our OPT upper", "our_opt_from": "ours from"})[
-    ["M", "b", "r", "case", "TEL of (13)'s schedule", "proof's value", "3.5 M", "our OPT upper", "ours from"]],
-    formats={"3.5 M": "{:,.0f}"}).set_properties(subset=["case", "ours from"], **{"white-space": "nowrap"}),
-    display=False)
-glue("lb_tbl_thm41_steps_alg", tbl(t41_steps.rename(columns={
-    "min_alg_tel": "least TEL of an algorithm", "paper_alg_lower": "(M/4) √M/2",
-    "ratio": "least TEL / (13)'s TEL", "claimed": "√M/28"})[
-    ["M", "b", "free", "early", "M/4", "least TEL of an algorithm", "(M/4) √M/2", "least TEL / (13)'s TEL",
-     "√M/28"]], formats={"least TEL / (13)'s TEL": "{:.3f}", "√M/28": "{:.3f}"}), display=False)
-_ident = [d for d in adv.thm41_displays() if d["condition"] == "identity"]
-t41_checks = {
-    "identities of the proof (SymPy)": all(d["rhs - lhs"] == 0 for d in _ident),
-    "(13)'s schedule valid, with the proof's value, <= 3.5 M": bool(
-        ((t41_steps.paper_opt_tel == t41_steps.paper_opt_formula) & (t41_steps.paper_opt_tel <= t41_steps.bound_13)).all()),
-    "free tokens and early short requests <= M/4": bool(((t41_steps.free <= t41_steps["M/4"])
-                                                        & (t41_steps.early <= t41_steps["M/4"])).all()),
-    "least TEL of an algorithm >= (M/4) sqrt(M)/2": bool((t41_steps.min_alg_tel >= t41_steps.paper_alg_lower).all()),
-    "least TEL / (13)'s TEL >= sqrt(M)/28": bool((t41_steps.ratio >= t41_steps.claimed).all()),
-}
-glue("lb_checks_thm41", checks_table({**checks41, **t41_checks}), display=False)
-t41_all = all(t41_checks.values())
-_big = t41_steps[t41_steps.b == 0].iloc[-1]
-glue("t41s_all", "yes" if t41_all else "no", display=False)
-glue("t41s_rows", len(t41_steps), display=False)
-glue("t41s_M", int(_big.M), display=False)
-glue("t41s_alg", int(_big.min_alg_tel), display=False)
-glue("t41s_alg_lb", int(_big.paper_alg_lower), display=False)
-glue("t41s_opt13", int(_big.paper_opt_tel), display=False)
-glue("t41s_ours", int(_big.our_opt_upper), display=False)
-glue("t41s_early", int(_big.early), display=False)
-glue("t41s_free", int(_big.free), display=False)
-glue("t41s_M4", int(_big["M/4"]), display=False)
-glue("t41s_ratio", f"{_big.ratio:.2f}", display=False)
-glue("t41s_claim", f"{_big.claimed:.2f}", display=False)
+glue_section(lbp.thm41_steps_section(thm41_M, s41.checks))
 
 # %% [markdown]
 # Every step holds on all {glue:text}`t41s_rows:,d` instances: {glue:text}`t41s_all:s`. At
@@ -559,45 +417,7 @@ glue("t41s_claim", f"{_big.claimed:.2f}", display=False)
 # ::::
 
 # %%
-t62_disp = pd.DataFrame([{"display": d["display"], "as summed": P62.plain(d["as summed"]),
-                          "as printed": P62.plain(d["as printed"]), "difference": P62.plain(d["difference"])}
-                         for d in P62.displays()])
-t62_sched, t62_adv = [], []
-for M_ in thm62_M:
-    sc, sc1 = P62.paper_schedules(M_, thm62_k), P62.paper_schedules(M_, thm62_k, short_prompt=M_ // thm62_k - 1)
-    t62_sched.append({"M": M_, "A1 (continue)": sc["A1"].tel,
-                      "A2 (pause)": "no short request fits" if sc["A2"] is None else sc["A2"].tel,
-                      "A3 (delay; OPT upper)": sc["A3"].tel,
-                      "A2, prompts εM - 1": sc1["A2"].tel, "A3, prompts εM - 1": sc1["A3"].tel})
-    t62_adv += [P62.adversary_run(pol, M_, thm62_k).row() for pol in ("mc-sf", "fcfs", "mc-benchmark")]
-t62_adv = pd.DataFrame(t62_adv)
-t62_bound = P62.paper_ratio_bound(thm62_k)
-t62_mass = pd.DataFrame([P62.thm64_support(c, k) for c in (1, 2, 5) for k in (4, 10)])
-glue("t62_k", thm62_k, display=False)
-glue("t62_claimed", int(t62_bound["claimed"]), display=False)
-glue("t62_a1lim", int(t62_bound["A1/OPT"]), display=False)
-glue("t62_maxM", max(thm62_M), display=False)
-glue("t62_ratio_max", f"{t62_adv.ratio_lower.max():.3f}", display=False)
-glue("t62_consistent", "yes" if bool(t62_adv.consistent.all()) else "no", display=False)
-_m14 = t62_mass[(t62_mass.c == 1) & (t62_mass.k == 4)].iloc[0]
-glue("t64_mass", str(_m14["total mass"]), display=False)
-glue("lb_tbl_t62_disp", tbl(t62_disp), display=False)
-glue("lb_tbl_t62_sched", tbl(pd.DataFrame(t62_sched)), display=False)
-glue("lb_tbl_t62_adv", tbl(pd.DataFrame({
-    "policy": t62_adv["policy"].map({"mc-sf": "MC-SF", "fcfs": "FCFS", "mc-benchmark": "MC-Benchmark"}),
-    "M": t62_adv["M"], "t'": t62_adv["t_prime"],
-    "consistent": ["yes" if v else "no" for v in t62_adv["consistent"]], "TEL(policy)": t62_adv["tel"],
-    "best known schedule": t62_adv["opt_upper"], "TEL / best known": t62_adv["ratio_lower"]}),
-    formats={"TEL / best known": "{:.3f}"}), display=False)
-glue("lb_tbl_t64_mass", tbl(pd.DataFrame({
-    "c": t62_mass["c"], "ε": [f"1/{k}" for k in t62_mass["k"]], "support size": t62_mass["support size"],
-    "total mass": t62_mass["total mass"].map(str)})), display=False)
-summary_rows.append({
-    "construction": "004 Thm 6.2 (pause model)",
-    "claimed (paper's)": f"ratio ≥ 1/ε = {int(t62_bound['claimed'])} as M grows",
-    "measured": f"non-preemptive policies ≥ {t62_adv.ratio_lower.max():.2f} at M = {max(thm62_M):,}",
-    "verdict": "holds; 3 slips (errata)",
-})
+glue_section(lbp.thm62_section(thm62_M, thm62_k))
 
 # %% [markdown]
 # **What this shows.** Of the proof's displays, the first two hold; the third (the OPT bound) drops
@@ -673,60 +493,7 @@ summary_rows.append({
 # ::::
 
 # %%
-r63 = pd.DataFrame([P62.remark63_row(M_, thm62_k, q) for M_ in thm62_M for q in P62.remark63_counts(M_, thm62_k)])
-r63["q / (eps M)"] = r63["q / (eps M)"].map(float)
-fig, ax = plt.subplots(figsize=(6, 3.5))
-for M_, g in r63.groupby("M"):
-    line, = ax.plot(g["q / (eps M)"], g["ratio_low"], "o-", ms=3, label=f"M = {M_}")
-    ax.plot(g["q / (eps M)"], g["ratio_high"], ":", color=line.get_color())
-ax.axvline(1.0, color="grey", lw=0.8)
-ax.set_xscale("log"); ax.set_xlabel(r"short requests $q / (\varepsilon M)$"); ax.set_ylabel("ratio (bracket)")
-ax.set_title(f"004 Remark 6.3, eps = 1/{thm62_k}"); ax.legend(fontsize=8)
-glue("fig_r63", fig, display=False)
-plt.close(fig)
-r63_sum = []
-for M_, g in r63.groupby("M"):
-    e_ = M_ // thm62_k
-    worst = g.loc[g["ratio_low"].idxmax()]
-    r63_sum.append({"M": M_, "eps M": e_, "ratio at q = 1 (at most)": g.iloc[0]["ratio_high"],
-                    "ratio at q = eps M (at most)": g[g.q == e_].iloc[0]["ratio_high"],
-                    "worst q (grid)": int(worst.q), "our estimate q*": P62.remark63_peak_estimate(M_, thm62_k),
-                    "ratio at worst q (at least)": worst["ratio_low"],
-                    "ratio at largest q (at most)": g.iloc[-1]["ratio_high"], "largest q": int(g.iloc[-1].q)})
-r63_sum = pd.DataFrame(r63_sum)
-glue("lb_tbl_r63", tbl(pd.DataFrame({
-    "M": r63_sum["M"], "εM": r63_sum["eps M"], "q = 1: ≤": r63_sum["ratio at q = 1 (at most)"],
-    "q = εM: ≤": r63_sum["ratio at q = eps M (at most)"], "worst q": r63_sum["worst q (grid)"],
-    "q*": r63_sum["our estimate q*"], "worst q: ≥": r63_sum["ratio at worst q (at least)"],
-    "largest q": r63_sum["largest q"], "largest q: ≤": r63_sum["ratio at largest q (at most)"]}),
-    formats={"q = 1: ≤": "{:.3f}", "q = εM: ≤": "{:.3f}", "q*": "{:.1f}", "worst q: ≥": "{:.3f}",
-             "largest q: ≤": "{:.3f}"}), display=False)
-_last = r63_sum.iloc[-1]
-r63_few = bool((r63_sum["ratio at q = 1 (at most)"] < 1.0 / (1 - 1.0 / thm62_k) + 1e-9).all())
-_r63_first = r63.groupby("M")["ratio_high"].first()
-_r63_last = r63.groupby("M")["ratio_high"].last()
-r63_many = bool(((_r63_last < _r63_first + 0.01) & (_r63_last < 1.25)).all())
-r63_shift = bool((r63_sum["worst q (grid)"] < r63_sum["eps M"]).all())
-glue("r63_shift", "yes" if r63_shift else "no", display=False)
-glue("r63_few", "yes" if r63_few else "no", display=False)
-glue("r63_many", "yes" if r63_many else "no", display=False)
-glue("r63_M", int(_last.M), display=False)
-glue("r63_eM", int(_last["eps M"]), display=False)
-glue("r63_worst_q", int(_last["worst q (grid)"]), display=False)
-glue("r63_est", f"{_last['our estimate q*']:.0f}", display=False)
-glue("r63_worst", f"{_last['ratio at worst q (at least)']:.2f}", display=False)
-glue("r63_at_eM", f"{_last['ratio at q = eps M (at most)']:.2f}", display=False)
-glue("r63_one", f"{_last['ratio at q = 1 (at most)']:.3f}", display=False)
-glue("r63_many_val", f"{_r63_last.iloc[-1]:.3f}", display=False)
-glue("r63_worst_all", ", ".join(f"{r['ratio at worst q (at least)']:.2f}" for _, r in r63_sum.iterrows()), display=False)
-glue("r63_Ms", ", ".join(str(int(m)) for m in r63_sum.M), display=False)
-summary_rows.append({
-    "construction": "004 Remark 6.3 (q short requests)",
-    "claimed (paper's)": "few or many: small ratio; εM balanced",
-    "measured": f"q = 1: {_last['ratio at q = 1 (at most)']:.2f}; q = 32εM: {_r63_last.iloc[-1]:.2f}; "
-                f"worst q = {int(_last['worst q (grid)'])} < εM = {int(_last['eps M'])} at M = {int(_last.M):,}",
-    "verdict": "limits hold; worst q ~ √M, not εM",
-})
+glue_section(lbp.remark63_section(thm62_M, thm62_k), "fig_r63")
 
 # %% [markdown]
 # ```{glue:figure} fig_r63
@@ -807,79 +574,7 @@ summary_rows.append({
 # ::::
 
 # %%
-def wyz_frame(family, tel_col, policy_col, claim):
-    """One 002 family from the stored tables: TEL, OPT bracket (certified interval where stored), ratio bracket."""
-    w = twyz.frame[twyz.frame.family == family].set_index("M")
-    out = pd.DataFrame({"n": w["n"], tel_col: w[policy_col], "OPT upper": w["opt_upper"], "OPT lower": w["opt_lower"]})
-    if family == "thm1":
-        out.insert(2, "our closed form", w["closed_form_mcsf"])
-    ex = (twyzopt.frame[twyzopt.frame.family == family].set_index("M") if twyzopt is not None
-          else pd.DataFrame(columns=["lower", "upper"]))
-    for M in ex.index.intersection(out.index):
-        out.loc[M, "OPT lower"] = max(out.loc[M, "OPT lower"], ex.loc[M, "lower"])
-        out.loc[M, "OPT upper"] = min(out.loc[M, "OPT upper"], ex.loc[M, "upper"])
-    out["ratio >="] = out[tel_col] / out["OPT upper"]
-    out["ratio <="] = out[tel_col] / out["OPT lower"]
-    out[claim] = [adv.wyz_claimed_thm1(M) if family == "thm1" else adv.wyz_claimed_ec1(M) for M in out.index]
-    return out
-
-
-def wyz_show(w, tel_col, claim, paper_label):
-    """A 002 family for the page: M, TEL, the OPT bracket, the ratio bracket, the paper's bound."""
-    return tbl(pd.DataFrame({
-        "M": w.index, "TEL": w[tel_col].to_numpy(), "OPT ≥": w["OPT lower"].to_numpy(),
-        "OPT ≤": w["OPT upper"].to_numpy(),
-        "ratio": [f"{lo:.2f}–{hi:.2f}" for lo, hi in zip(w["ratio >="], w["ratio <="])],
-        paper_label: w[claim].to_numpy()}), formats={paper_label: "{:.3f}"})
-
-
-wyz1 = wyz_frame("thm1", "TEL(MC-SF)", "tel_mc_sf", "(2/13) sqrt(M) (paper's)")
-glue("lb_tbl_wyz1", wyz_show(wyz1, "TEL(MC-SF)", "(2/13) sqrt(M) (paper's)", "paper's (2/13)√M"), display=False)
-_cf1 = wyz1["our closed form"].dropna()
-wyz1_formula_ok = bool(len(_cf1) and (_cf1 == wyz1.loc[_cf1.index, "TEL(MC-SF)"]).all())
-first_fail1, fail1_glue = first_failure(wyz1, "wyz1", "TEL(MC-SF)", "(2/13) sqrt(M) (paper's)")
-
-# our variant: m heavy (M-1, 1) requests and M light (1, 2) ones
-heavy = theavy.frame.set_index("M")
-heavy = pd.DataFrame({"TEL(MC-SF)": heavy["tel_mc_sf"], "OPT upper": heavy["opt_upper"], "OPT lower": heavy["opt_lower"]})
-heavy["ratio >="] = heavy["TEL(MC-SF)"] / heavy["OPT upper"]
-heavy["sqrt(M)"] = np.sqrt(heavy.index.to_numpy(dtype=float))
-glue("lb_tbl_heavy", tbl(heavy.reset_index().rename(columns={
-    "TEL(MC-SF)": "TEL (MC-SF)", "OPT upper": "OPT ≤", "OPT lower": "OPT ≥", "ratio >=": "ratio ≥", "sqrt(M)": "√M"})),
-    display=False)
-exp_heavy = fit_exponent(heavy.index, heavy["ratio >="])
-exp1 = fit_exponent(wyz1.index, wyz1["ratio >="])
-
-fig, ax = plt.subplots(figsize=(6, 3.5))
-ax.fill_between(wyz1.index, wyz1["ratio >="], wyz1["ratio <="], alpha=0.3, label="MC-SF ratio bracket (Thm 1 family)")
-ax.plot(wyz1.index, wyz1["(2/13) sqrt(M) (paper's)"], "--", label=r"paper's $\frac{2}{13}\sqrt{M}$")
-ax.plot(heavy.index, heavy["ratio >="], "s-", label="MC-SF ratio >=, our heavy/light variant")
-ax.set_xscale("log"); ax.set_yscale("log"); ax.set_xlabel("M (tokens)"); ax.set_ylabel("ratio"); ax.legend(fontsize=8)
-ax.set_title("002 Theorem 1")
-glue("fig_wyz1", fig, display=False)
-plt.close(fig)
-
-glue("wyz1_formula_ok", "yes" if wyz1_formula_ok else "no", display=False)
-glue_all(fail1_glue)
-glue("wyz1_exp", f"{exp1:.2f}", display=False)
-glue("wyz1_last_bracket", f"[{wyz1['ratio >='].iloc[-1]:.2f}, {wyz1['ratio <='].iloc[-1]:.2f}]", display=False)
-glue("wyz1_Mmax", int(wyz1.index[-1]), display=False)
-glue("wyz1_nmax", int(wyz1["n"].iloc[-1]), display=False)
-glue("wyz1_nM", len(wyz1), display=False)
-glue("wyz1_closed_n", len(_cf1), display=False)
-glue("heavy_exp", f"{exp_heavy:.2f}", display=False)
-summary_rows.append({
-    "construction": "002 Thm 1 (MC-SF; the paper's X, Y)",
-    "claimed (paper's)": "ratio ≥ (2/13)√M",
-    "measured": f"{wyz1['ratio >='].iloc[-1]:.2f}–{wyz1['ratio <='].iloc[-1]:.2f} at M = {wyz1.index[-1]:,}; bounded (≤ 1.6 + o(1))",
-    "verdict": (f"fails from M = {first_fail1} on (errata)" if first_fail1 else "not refuted in range"),
-})
-summary_rows.append({
-    "construction": "our variant: √M × (M-1, 1) + M × (1, 2)",
-    "claimed (paper's)": "(not the paper's)",
-    "measured": f"MC-SF ratio ~ M^{exp_heavy:.2f}",
-    "verdict": "unbounded (002's claim holds)",
-})
+glue_section(lbp.wyz1_section(twyz.frame, wyz_opt, theavy.frame), "fig_wyz1")
 
 # %% [markdown]
 # **What we find.** 002 states Theorem 1 as $M \to \infty$ and reports no numbers for particular $M$;
@@ -945,19 +640,7 @@ summary_rows.append({
 # ::::
 
 # %%
-ec1 = wyz_frame("ec1", "TEL(MC-SF2)", "tel_mc_sf2", "(2/3) sqrt(M) (paper's)")
-glue("lb_tbl_ec1", wyz_show(ec1, "TEL(MC-SF2)", "(2/3) sqrt(M) (paper's)", "paper's (2/3)√M"), display=False)
-first_fail_ec1, fail_ec1_glue = first_failure(ec1, "ec1", "TEL(MC-SF2)", "(2/3) sqrt(M) (paper's)")
-exp_ec1 = fit_exponent(ec1.index, ec1["ratio >="])
-glue_all(fail_ec1_glue)
-glue("ec1_exp", f"{exp_ec1:.2f}", display=False)
-glue("ec1_last_bracket", f"[{ec1['ratio >='].iloc[-1]:.2f}, {ec1['ratio <='].iloc[-1]:.2f}]", display=False)
-summary_rows.append({
-    "construction": "002 Thm EC.1 (MC-SF2; the paper's X, Y)",
-    "claimed (paper's)": "ratio ≥ (2/3)√M",
-    "measured": f"{ec1['ratio >='].iloc[-1]:.2f}–{ec1['ratio <='].iloc[-1]:.2f} at M = {ec1.index[-1]:,}; exponent {exp_ec1:.2f}",
-    "verdict": (f"fails from M = {first_fail_ec1} on (errata)" if first_fail_ec1 else "not refuted in range"),
-})
+glue_section(lbp.ec1_section(twyz.frame, wyz_opt))
 
 # %% [markdown]
 # MC-SF2's ratio is in {glue:text}`ec1_last_bracket:s` at the largest $M$ (fitted exponent
@@ -1018,57 +701,7 @@ summary_rows.append({
 # optimum (`kvlib.optimum.exact`).
 
 # %%
-tp = ttp.frame.assign(instance=lambda d: np.where(d["yes"], "yes", "no"))
-tp = tp[["m", "trial", "instance", "b", "target", "lower", "upper", "proved", "tel_triples"]].rename(columns={
-    "instance": "yes", "b": "items x", "lower": "OPT ≥", "upper": "OPT ≤",
-    "proved": "proved", "tel_triples": "TEL of triples"})
-tpp = ttpp.frame.assign(instance=lambda d: np.where(d["yes"], "yes", "no"))
-tpp = tpp[["m", "trial", "instance", "target", "triples_fit", "max_per_round", "lower", "upper", "proved"]].rename(
-    columns={"instance": "yes", "triples_fit": "one triple per round fits",
-             "max_per_round": "most per round", "lower": "OPT ≥", "upper": "OPT ≤", "proved": "proved"})
-for _d in (tp, tpp):
-    for _c in ("proved", "one triple per round fits"):
-        if _c in _d:
-            _d[_c] = [("-" if v is None or (isinstance(v, float) and np.isnan(v)) else "yes" if v else "no")
-                      for v in _d[_c]]
-offer_csv(tpp, "lowerbounds", "tp-paper")
-offer_csv(tp, "lowerbounds", "tp-ours")
-glue("lb_tbl_tpp", tbl(tpp), display=False)
-glue("lb_tbl_tp", tbl(tp).set_properties(subset=["items x"], **{"min-width": "9em", "text-align": "left"}),
-     display=False)
-# ours -- yes: OPT proved equal to the target; no: the certified lower bound already exceeds it
-_tp_yes = ttp.frame[ttp.frame["yes"].astype(bool)]
-_tp_no = ttp.frame[~ttp.frame["yes"].astype(bool)]
-tp_ok = bool((_tp_yes["has_triples"].astype(bool) & (_tp_yes["lower"] == _tp_yes["target"])
-              & (_tp_yes["upper"] == _tp_yes["target"]) & (_tp_yes["tel_triples"] == _tp_yes["target"])).all()
-             and (~_tp_no["has_triples"].astype(bool) & (_tp_no["lower"] > _tp_no["target"])).all())
-# the paper's -- on a yes-instance the proof's schedule does not fit and OPT exceeds the target
-_tpp_yes = ttpp.frame[ttpp.frame["yes"].astype(bool)]
-tpp_yes_fail = int(((_tpp_yes["lower"] > _tpp_yes["target"]) & ~_tpp_yes["triples_fit"].astype(bool)).sum())
-tpp_fit = int(_tpp_yes["triples_fit"].astype(bool).sum())
-gap_inst = adv.three_partition_instance_ours([2, 2, 2, 13, 10, 11], 20, strict=False)
-gap_rep = check_schedule(gap_inst, Schedule((0, 0, 0, 0, 1, 1))).raise_if_invalid()
-assert adv.find_three_partition([2, 2, 2, 13, 10, 11], 20) is None
-glue("tp_gap_tel", gap_rep.tel, display=False)
-glue("tp_gap_target", adv.three_partition_target(2), display=False)
-glue("tp_ok", "yes" if tp_ok else "no", display=False)
-glue("tp_count", len(tp), display=False)
-glue("tp_ms", ", ".join(map(str, sorted(set(tp["m"])))), display=False)
-glue("tpp_yes", len(_tpp_yes), display=False)
-glue("tpp_yes_fail", tpp_yes_fail, display=False)
-glue("tpp_fit", tpp_fit, display=False)
-summary_rows.append({
-    "construction": "002 Thm 2, the paper's reduction (M = T)",
-    "claimed (paper's)": "OPT = 3m(m+1)/2 iff yes",
-    "measured": f"OPT > 3m(m+1)/2 on {tpp_yes_fail} of {len(_tpp_yes)} yes-instances (certified)",
-    "verdict": "fails (errata)" if tpp_yes_fail else "holds",
-})
-summary_rows.append({
-    "construction": "002 Thm 2, our reduction (M = T + 3)",
-    "claimed (paper's)": "OPT = 3m(m+1)/2 iff yes",
-    "measured": f"certified OPT on {len(tp)} instances (m = {', '.join(map(str, sorted(set(tp['m']))))})",
-    "verdict": "holds" if tp_ok else "fails",
-})
+glue_section(lbp.three_partition_section(ttp.frame, ttpp.frame))
 
 # %% [markdown]
 # **002's reduction** ($M = T$): on {glue:text}`tpp_yes_fail:,d` of the {glue:text}`tpp_yes:,d`
@@ -1113,47 +746,8 @@ summary_rows.append({
 # partition exists; otherwise the makespan is at least 3.
 
 # %%
-prow = []
-while len(prow) < 8:
-    n_items = int(rng.integers(4, 8))
-    x = [int(v) for v in rng.integers(1, 9, size=n_items)]
-    if sum(x) % 2 or 2 * (max(x) + 1) > sum(x):
-        continue
-    k_paper, sch_p = adv.min_rounds_unit(adv.partition_instance(x))
-    k_ours, sch_o = adv.min_rounds_unit(adv.partition_instance_ours(x))
-    check_schedule(adv.partition_instance(x), sch_p).raise_if_invalid()
-    check_schedule(adv.partition_instance_ours(x), sch_o).raise_if_invalid()
-    prow.append({"x": " ".join(map(str, x)), "partition exists": adv.has_partition(x),
-                 "min makespan, 002's reduction": k_paper, "min makespan, ours": k_ours})
-part = pd.DataFrame(prow)
-glue("lb_tbl_part", tbl(part.assign(**{"partition exists": part["partition exists"].map({True: "yes", False: "no"})})),
-     display=False)
-part_ok = bool(all((r["min makespan, ours"] == 2) == r["partition exists"] and r["min makespan, ours"] >= 2
-                   for r in prow))
-part_yes = [r for r in prow if r["partition exists"]]
-part_paper_fail = sum(1 for r in part_yes if r["min makespan, 002's reduction"] > 2)
-glue("part_ok", "yes" if part_ok else "no", display=False)
-glue("part_n", len(prow), display=False)
-glue("part_yes", len(part_yes), display=False)
-glue("part_paper_fail", part_paper_fail, display=False)
-summary_rows.append({
-    "construction": "002 Thm EC.2, the paper's reduction (M = T)",
-    "claimed (paper's)": "makespan 2 iff yes, else ≥ 3",
-    "measured": f"makespan > 2 on {part_paper_fail} of {len(part_yes)} yes-instances (exhaustive)",
-    "verdict": "fails (errata)" if part_paper_fail else "holds",
-})
-summary_rows.append({
-    "construction": "002 Thm EC.2, our reduction (M = 2T)",
-    "claimed (paper's)": "makespan 2 iff yes, else ≥ 3",
-    "measured": f"exhaustive min makespan on {len(prow)} random instances",
-    "verdict": "holds" if part_ok else "fails",
-})
-summary_rows.append({  # 003 Theorem 2: its section points to the A_min chapter
-    "construction": "003 Thm 2 (A_max, s = 0, M = l u)",
-    "claimed (paper's)": "see the A_min chapter",
-    "measured": "-",
-    "verdict": "covered there",
-})
+glue_section(lbp.partition_section(rng))
+summary_rows.append(dict(lbp.SUMMARY_003))  # 003 Theorem 2: its section points to the A_min chapter
 
 # %% [markdown]
 # On {glue:text}`part_n:,d` random instances, {glue:text}`part_yes:,d` of them yes-instances: under
@@ -1200,49 +794,8 @@ small_gen = smallest_non_optimal("mc-sf", equal_prompt=False, max_n=search_gener
                                  max_M=search_general_max_M)
 
 # %%
-def small_table(rows):
-    """The instances found, with tuples as text (no raw column names)."""
-    if not rows:
-        return tbl(pd.DataFrame({"result": ["none found in the searched range"]}))
-    d = pd.DataFrame(rows)
-    return tbl(d.assign(**{c: d[c].map(lambda v: str(tuple(v))) for c in ("prompts", "outputs", "optimal starts")}))
-
-
-glue("lb_tbl_small_eq", small_table(small_eq), display=False)
-glue("lb_tbl_small_gen", small_table(small_gen), display=False)
-if small_eq:
-    e0 = small_eq[0]
-    inst0 = Instance.at_zero(e0["prompts"], e0["outputs"], e0["M"])
-    check_schedule(inst0, Schedule(e0["optimal starts"])).raise_if_invalid()
-    glue("lb_tbl_small_sched", tbl(pd.DataFrame({
-        "schedule": ["MC-SF", "optimal"],
-        "starts": [str(tuple(simulate(inst0, make_policy("mc-sf")).schedule.starts)), str(tuple(e0["optimal starts"]))]})),
-        display=False)
-    glue("small_eq", f"n = {e0['n']}, M = {e0['M']}, s = {e0['prompts'][0]}, o = {tuple(e0['outputs'])}", display=False)
-    glue("small_eq_alg", e0["TEL(MC-SF)"], display=False)
-    glue("small_eq_opt", e0["OPT"], display=False)
-    glue("small_eq_count", len(small_eq), display=False)
-else:
-    glue("lb_tbl_small_sched", tbl(pd.DataFrame({"result": ["none found in the searched range"]})), display=False)
-    for k in ("small_eq", "small_eq_alg", "small_eq_opt", "small_eq_count"):
-        glue(k, "none found", display=False)
-if small_gen:
-    g0 = small_gen[0]
-    glue("small_gen", f"n = {g0['n']}, M = {g0['M']}, (s, o) = {tuple(zip(g0['prompts'], g0['outputs']))}", display=False)
-    glue("small_gen_alg", g0["TEL(MC-SF)"], display=False)
-    glue("small_gen_opt", g0["OPT"], display=False)
-else:
-    for k in ("small_gen", "small_gen_alg", "small_gen_opt"):
-        glue(k, "none found", display=False)
-summary_rows.append({
-    "construction": "smallest instance, all at 0, MC-SF not optimal",
-    "claimed (paper's)": "004 Thm 4.2: optimal when all arrive at 0",
-    "measured": (f"equal prompts: n = {small_eq[0]['n']}, M = {small_eq[0]['M']}, TEL {small_eq[0]['TEL(MC-SF)']} vs OPT {small_eq[0]['OPT']}"
-                 if small_eq else "none in the searched range"),
-    "verdict": "counterexample (MC-SF chapter)" if small_eq else "no counterexample in range",
-})
-summary = pd.DataFrame(summary_rows)
-glue("summary_table", styled(summary), display=False)
+glue_section(lbp.smallest_section(small_eq, small_gen))
+glue("summary_table", styled(pd.DataFrame(summary_rows)), display=False)
 
 # %% [markdown]
 # With one prompt size for all requests, the smallest instance found is {glue:text}`small_eq:s`:
