@@ -149,70 +149,41 @@ gpu_sizes = None  # numbers of requests of the 002 and 003 runs on each GPU; Non
 code_rates = None  # mean arrival rates (per second) of the Splitwise code-trace runs; None: [0.25, 0.5, 1]
 
 # %%
+import functools
 import os
 import time as _time
 
 _T0 = _time.perf_counter()
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import display
-
-from kvlib.serving.batchtime import EMBEDDED, fit_from_csv, profile_points
-from kvlib.serving.gpus import equal_utilisation_rate, model_for, reference_round_ms
-from kvlib.serving.measured import EMBEDDED as MEASURED, HARDWARE as HW_FILES
-from kvlib.book import realtrace_gpus as RG
-from kvlib.policies import POLICIES
-from kvlib.serving.experiments import (build_workload, format_alpha, policy_label, slope_of,
-                                      smallest_stable_alpha)
-from kvlib.book.gluing import glue_figure
-from kvlib.book.gluing import glue_value as g
-from kvlib.book.tables import offer_csv, styled
-from kvlib.book.realtrace_page import (coefficient_table, compress_points, data_files_display, files_as_code,
-                                       fit_mixture_table, fit_statistics_table, policy_display, provenance_table, sweep_table,
-                                       WORKLOAD_NAMES, workload_table)
 from myst_nb import glue
-from IPython.display import Markdown
-from kvlib.book.provenance import data_files
-from kvlib.book.sweeps import run_specs
-from kvlib.book.realtrace import (PAPER_CONFIGS, PAPER_LENGTHS_001, PAPER_TABLE1, TIMING_COLUMNS, paper_name,
-                                  capacity_row, memory_profile_stats, realtrace_row, sweep_verdicts)
-from kvlib.book.store import Store, key_json
+
+from kvlib.serving.batchtime import EMBEDDED, fit_from_csv
+from kvlib.serving.gpus import model_for, reference_round_ms
+from kvlib.serving.measured import EMBEDDED as MEASURED
+from kvlib.policies import POLICIES
+from kvlib.serving.experiments import build_workload, policy_label, smallest_stable_alpha
+from kvlib.serving.workloads import SYNTHETIC_LABEL, lmsys_fit_table, resolve_shared_dir
 from kvlib.book import realtrace_data as RD
-from kvlib.serving.workloads import (ARXIV_CSV, CODE_CSV, SPLITWISE_CSV, SYNTHETIC_LABEL, lmsys_fit_table, load_arxiv,
-                             load_splitwise, resolve_shared_dir)
+from kvlib.book import realtrace_figures as RF
+from kvlib.book import realtrace_gpus as RG
+from kvlib.book import realtrace_plan as RP
+from kvlib.book import realtrace_results as RR
+from kvlib.book.gluing import glue_all, glue_figure
+from kvlib.book.gluing import glue_value as g
+from kvlib.book.realtrace import capacity_row
+from kvlib.book.realtrace_page import (coefficient_table, data_files_display, fit_mixture_table, fit_statistics_table,
+                                       policy_display, provenance_table)
+from kvlib.book.store import Store
+from kvlib.book.sweeps import run_specs
+from kvlib.book.tables import offer_csv, styled
 
 if mode not in ("quick", "full"):
     raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}")
 Q = mode == "quick"
-DEFAULTS = {
-    "rates": [50.0, 10.0],
-    "fig3_sizes": [250, 500, 1000] if Q else list(range(1000, 10001, 1000)),
-    "fig3_runs": 1 if Q else 3,
-    "table1_n": 500 if Q else 1000,
-    "table1_runs": 4 if Q else 50,
-    "alpha_grid": [0.1, 0.2, 0.3, 0.4] if Q else [round(a, 2) for a in np.arange(0.0, 0.401, 0.01)],
-    "alpha_grid_n": 500 if Q else 1000,
-    "alpha_grid_seeds": 1 if Q else 3,
-    # 001 Appendix C Figures 7-8 and 10-11: beta-clearing against alpha (beta = 0.1, 0.2) and
-    # against beta (alpha = 0.1, 0.2); 10,000 requests as in 001 Section 5.2's setup
-    "sweep_n": 500 if Q else 10000,
-    "sweep_seeds": 1 if Q else 3,
-    "sweep_alphas": [0.05, 0.1, 0.2, 0.3] if Q else [0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5],
-    "sweep_betas": [0.05, 0.1, 0.2, 0.5] if Q else [0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0],
-    "sizes_002": [200, 400] if Q else list(range(200, 2001, 200)),
-    "lp_sizes_002": [200, 400] if Q else list(range(200, 2001, 200)),
-    "lp_exact_n": 60 if Q else 100,
-    "sizes_003": [400, 800] if Q else list(range(200, 2001, 200)),
-    "splitwise_rates": [0.5, 1.0, 2.0],
-    "splitwise_n": 200 if Q else 2000,
-    "gpus": ["a100", "h100", "h200"],
-    "gpu_runs": 2 if Q else 20,
-    "gpu_sizes": [400] if Q else [400, 1200, 2000],
-    "code_rates": [0.25, 0.5, 1.0],
-}
+DEFAULTS = RP.defaults(Q)
 P = {k: (globals()[k] if globals()[k] is not None else v) for k, v in DEFAULTS.items()}
 RATE_HI, RATE_LO = P["rates"]
 SHARED = resolve_shared_dir(shared_dir)
@@ -222,26 +193,9 @@ print(f"This chapter was produced in {mode!r} mode with seed {seed}"
 # keys name the shared data (data = "shared") whether or not it is present here.  Quick mode computes
 # everything live from what is here (data = "embedded": synthetic stand-ins where the files are absent).
 DATA = "shared" if (SHARED or not Q) else "embedded"
-print("shared data directory: " + ("found" if SHARED else
-      ("not found -> stored rows are read; they record the checksums of the files they were computed from"
-       if not Q else "not found -> embedded coefficients and synthetic stand-ins"))
-      + f"; user CSV: {Path(user_csv).name if user_csv else 'none (LMSYS-like generator)'}")
+print(RP.data_note(SHARED, Q, user_csv))
 LM_LABEL = f"user CSV {Path(user_csv).name}" if user_csv else SYNTHETIC_LABEL
-g("rt_mode", mode)
-g("rt_lmlabel", LM_LABEL)
-for _k in ("fig3_runs", "table1_n", "splitwise_n"):
-    g(f"rt_{_k}", P[_k])
-g("rt_fig3_sizes", ", ".join(f"{n:,}" for n in P["fig3_sizes"]))
-g("rt_sizes_002", ", ".join(f"{n:,}" for n in P["sizes_002"]))
-g("rt_sizes_003", ", ".join(f"{n:,}" for n in P["sizes_003"]))
-
-
-BASE = {"shared_dir": str(SHARED) if SHARED else None, "user_csv": user_csv, "memory": memory}
-
-
-def run_all(specs, desc):
-    return run_specs(specs, base=BASE, n_jobs=n_jobs, backend=backend, desc=desc, progress=False)
-
+glue_all(RP.parameter_values(mode, LM_LABEL, P))
 
 # The simulations behind the tables and figures below are rows of stored tables (kvlib.book.store):
 # one row = one (configuration, rate, size, seed) run of kvlib.book.realtrace.realtrace_row.
@@ -251,125 +205,34 @@ store = Store("realtrace", mode=mode, parameters={k: globals()[k] for k in ("see
 LMK = {"workload": "lmsys", "memory": memory, **({"user_csv": user_csv} if user_csv else {})}
 DATAK = {"memory": memory, "data": DATA, **({"user_csv": user_csv} if user_csv else {})}
 
-
-def cfg(policy, alpha=None, beta=None, **extra):
-    """A configuration as key entries: only the options it has."""
-    return {"policy": policy, **({"alpha": alpha} if alpha is not None else {}),
-            **({"beta": beta} if beta is not None else {}), **extra}
-
-
-def _opt(df, col):
-    return [None if v is None or (isinstance(v, float) and np.isnan(v)) else v
-            for v in (df[col] if col in df else [None] * len(df))]
-
-
-def stored(name, keys):
-    """The stored table ``name`` (one realtrace_row per key), its frame with the paper's names."""
-    tab = store.table(name, realtrace_row, keys, timing=TIMING_COLUMNS, jobs=n_jobs)
-    df = tab.frame.copy()
-    if len(df):
-        df["name"] = [paper_name(p, a, b) for p, a, b in zip(df["policy"], _opt(df, "alpha"), _opt(df, "beta"))]
-    return tab, df
-
-
-_NAMES = (ARXIV_CSV, SPLITWISE_CSV, CODE_CSV, *dict.fromkeys(f for h in HW_FILES.values() for f in h.values()))
-if Q:
-    FILES = data_files(SHARED, _NAMES, extra=[user_csv] if user_csv else ())
-else:  # the checksums recorded when the stored rows were computed (the files need not be here)
-    _ft = store.table("data_files", RD.data_file_row, [{"file": f, "data": "shared"} for f in _NAMES])
-    FILES = pd.concat([RD.files_frame(_ft.frame.to_dict("records")),
-                       data_files(None, (), extra=[user_csv] if user_csv else ())], ignore_index=True)
+# the data files; in full mode the checksums recorded when the stored rows were computed
+FILES = RP.data_files_frame(store, SHARED, Q, user_csv)
 offer_csv(FILES, "realtrace", "files")  # the full SHA-256 checksums
 glue("rt-tab-files", styled(data_files_display(FILES)), display=False)
 
 # MC-SF, MC-Benchmark and the six benchmark configurations of 001 Section 5.2, named as the paper does
-CONFIGS = [cfg(p, a, b) for p, a, b in PAPER_CONFIGS]
-ORDER1 = [paper_name(p, a, b) for p, a, b in PAPER_CONFIGS]
-have = set(POLICIES)
-P002 = [("fcfs", {}), ("mc-sf", {})]
-P002 += [(p, o) for p, o in [("sorted-f", {"selector": "swap"}), ("sorted-f", {"selector": "quantile"})] if p in have]
-LP002 = [(p, {}) for p in ("sorted-lp", "lp-swap") if p in have]
-pending = [p for p in ("sorted-f", "sorted-lp", "lp-swap", "a-max", "a-min", "h-sf") if p not in have]
-if pending:
-    print("policies pending (not in kvlib.policies.POLICIES yet):", pending)
+ORDER1 = RP.paper_configs()[1]  # the configurations' names
+POL = RP.policy_sets(set(POLICIES))
+if POL.pending:
+    print("policies pending (not in kvlib.policies.POLICIES yet):", POL.pending)
 grid, nG = P["alpha_grid"], P["alpha_grid_n"]
-# seed-major, then the high rate: a partial table holds whole grids at lambda = 50 first
-G_KEYS = [{**LMK, **cfg("alpha-greedy", a), "n": nG, "rate": r, "seed": seed + k}
-          for k in range(P["alpha_grid_seeds"]) for r in P["rates"] for a in grid]
-# run-major, then the high rate: a partial table covers every configuration at lambda = 50 first
-F3_KEYS = [{**LMK, **c, "n": n, "rate": r, "seed": seed + k}
-           for k in range(P["fig3_runs"]) for r in P["rates"] for n in P["fig3_sizes"] for c in CONFIGS]
-# run-major: a partial table holds whole runs of all eight configurations
-T1_KEYS = [{**LMK, **c, "n": P["table1_n"], "rate": RATE_HI, "seed": seed + 1000 + k}
-           for k in range(P["table1_runs"]) for c in CONFIGS]
 SA, SB = P["sweep_alphas"], P["sweep_betas"]
-SWEEP_FIX = (0.1, 0.2)  # 001 Figures 7/10 fix beta at 0.1 and 0.2; Figures 8/11 fix alpha at 0.1 and 0.2
-_sw = []
-for k in range(P["sweep_seeds"]):  # seed-major, then the high rate, alpha sweep before beta sweep
-    for r in P["rates"]:
-        _sw += [cfg("alpha-beta-clearing", a, b) | {"rate": r, "seed": seed + 2000 + k} for b in SWEEP_FIX for a in SA]
-        _sw += [cfg("alpha-beta-clearing", a, b) | {"rate": r, "seed": seed + 2000 + k} for a in SWEEP_FIX for b in SB]
-SW_KEYS = [{**LMK, "n": P["sweep_n"], **d} for d in {key_json(d): d for d in _sw}.values()]  # drop repeated points
-# size-major (002's subsamples 200, 400, ..., 2,000): a partial table holds every scheduler at the smaller sizes
-M2_KEYS = [{**DATAK, "workload": "mixed002", "n": n, "seed": seed, "policy": p, **o}
-           for n in sorted(set(P["sizes_002"]) | set(P["lp_sizes_002"]))
-           for p, o in (P002 if n in P["sizes_002"] else []) + (LP002 if n in P["lp_sizes_002"] else [])]
-P003 = [p for p in ("a-max", "a-min", "h-sf") if p in have]
-PREDS = ["wide", "buckets", 0.1, 0.95, 0.99]
-# size-major (003's subsets 200, 400, ..., 2,000): a partial table holds every prediction and policy at the smaller sizes
-M3_KEYS = [{**LMK, "n": n, "seed": seed, "policy": p, "pred": pr} for n in P["sizes_003"] for pr in PREDS for p in P003]
-SWP = [cfg("mc-sf"), cfg("mc-benchmark"), cfg("alpha-greedy", 0.3)]  # fcfs is mc-benchmark
-SP_KEYS = [{**DATAK, "workload": "splitwise", "n": P["splitwise_n"], "rate": r, "seed": seed, **c}
-           for r in P["splitwise_rates"] for c in SWP]
-nC = 200 if Q else 400
-ALL = [cfg("mc-sf"), cfg("mc-benchmark"), cfg("mc-sf2"), cfg("alpha-greedy", 0.3), cfg("alpha-beta-clearing", 0.2, 0.2)]
-ALL += [cfg(p, **o) for p, o in P002[2:] + LP002]
-ALL += [cfg(p, pred=0.5) for p in P003]
-C_KEYS = [{**DATAK, "workload": "mixed002", "n": nC, "seed": seed, **c} for c in ALL]
+nC = 200 if Q else 400  # requests of the table of every policy
+KEYS = RP.experiment_keys(P, seed, LMK, DATAK, POL, nC)
 # The hardware comparison: each GPU's capacity per workload first (the same-utilisation rates derive from it)
 GPUS_ = list(dict.fromkeys(P["gpus"]))
 OTHER = [h for h in GPUS_ if h != "a100"]
-CAP_KEYS = [{**LMK, "n": P["table1_n"], "seed": seed, "hardware": h} for h in dict.fromkeys(["a100", *GPUS_])]
-CAP_KEYS += [{**DATAK, "workload": wl, "n": P["splitwise_n"], "seed": seed, "hardware": h}
-             for wl in ("splitwise", "splitwise-code") for h in dict.fromkeys(["a100", *GPUS_])]
+CAP_KEYS = RP.capacity_keys(P, seed, LMK, DATAK)
 tab_cap = store.table("gpu_capacity", capacity_row, CAP_KEYS, jobs=n_jobs)
 CAP = tab_cap.frame
-
-
-def _cap(wl, h):
-    return float(CAP[(CAP.workload == wl) & (CAP.hardware == h)].throughput.iloc[0])
-
-
-def rates_on(wl, h, rates):
-    """(comparison, rate) pairs on GPU h: the papers' rates, and on H100/H200 the same-utilisation rates."""
-    out = [("rate", float(r)) for r in rates]
-    return out + ([("load", equal_utilisation_rate(r, _cap(wl, h), _cap(wl, "a100"))) for r in rates] if h != "a100" else [])
-
-
-GT1_KEYS = [{**LMK, **c, "n": P["table1_n"], "rate": r, "seed": seed + 1000 + k, "hardware": h}
-            for k in range(P["gpu_runs"]) for h in OTHER for _, r in rates_on("lmsys", h, [RATE_HI]) for c in CONFIGS]
-GT1_KEYS += [{**LMK, **c, "n": P["table1_n"], "rate": RATE_HI, "seed": seed + 1000 + k, "attention": "derived"}
-             for k in range(P["gpu_runs"]) for c in CONFIGS]  # the A100 with the assumed attention, for comparison
-GA_KEYS = [{**LMK, **cfg("alpha-greedy", a), "n": nG, "rate": r, "seed": seed, "hardware": h}
-           for h in OTHER for _, r in rates_on("lmsys", h, P["rates"]) for a in grid]
-GM2_KEYS = [{**DATAK, "workload": "mixed002", "n": n, "seed": seed, "policy": p, **o, "hardware": h}
-            for h in OTHER for n in P["gpu_sizes"] for p, o in P002]
-GM3_KEYS = [{**LMK, "n": n, "seed": seed, "policy": p, "pred": "wide", "hardware": h}
-            for h in OTHER for n in P["gpu_sizes"] for p in P003]
-SW_RATES = {"splitwise": P["splitwise_rates"], "splitwise-code": P["code_rates"]}
-GSW_KEYS = [{**DATAK, "workload": wl, "n": P["splitwise_n"], "rate": r, "seed": seed, **c, "hardware": h}
-            for wl in SW_RATES for h in GPUS_ if not (wl == "splitwise" and h == "a100")  # A100: table splitwise
-            for _, r in rates_on(wl, h, SW_RATES[wl]) for c in SWP]
-PLAN = [("table1", T1_KEYS), ("fig3", F3_KEYS), ("mixed002", M2_KEYS), ("intervals003", M3_KEYS),
-        ("splitwise", SP_KEYS), ("gpu_table1", GT1_KEYS), ("gpu_mixed002", GM2_KEYS), ("gpu_intervals003", GM3_KEYS),
-        ("gpu_splitwise", GSW_KEYS), ("allpolicies", C_KEYS), ("alpha_grid", G_KEYS), ("gpu_alpha", GA_KEYS),
-        ("sweeps", SW_KEYS)]
-TABS = {name: stored(name, keys) for name, keys in PLAN}
+rates_on = functools.partial(RP.comparison_rates, CAP)  # (comparison, rate) pairs of a workload on a GPU
+KEYS.update(RP.gpu_keys(P, seed, LMK, DATAK, POL, rates_on))
+SW_RATES = RP.splitwise_rates(P)
+PLAN = [(name, KEYS[name]) for name in RP.PLAN_ORDER]
+TABS = {name: RP.stored(store, name, keys, n_jobs) for name, keys in PLAN}
 
 TABS["gpu_capacity"] = (tab_cap, CAP)
-glue("rt-tab-plan", styled(pd.DataFrame([{"table": f"<code>{name}</code>", "rows": len(keys),
-                                           "stored or computed": TABS[name][0].n_rows, "where from": TABS[name][0].label}
-                                          for name, keys in [("gpu_capacity", CAP_KEYS), *PLAN]])), display=False)
+glue("rt-tab-plan", styled(RP.plan_table(TABS, [("gpu_capacity", CAP_KEYS), *PLAN])), display=False)
 
 # %% [markdown]
 # (sec-rt-batchtime)=
@@ -422,74 +285,21 @@ else:
     print("CSV profiles absent: using the EMBEDDED coefficients (fitted from the files named below)")
 
 # %%
-g("rt_refit_note", "the batch-time model's refit from the CSVs equals the embedded coefficients"
-  + (" (checked in this build)" if agree else " (NOT in this build: see the printed check)" if agree is False
-     else " (not checked in this build, whose machine lacks the CSVs; tests/test_batchtime.py checks it where "
-          "they are)"))
+g("rt_refit_note", RR.refit_note(agree))
 prov = EMBEDDED["provenance"]
-_PROV_KEYS = ("mlp_csv", "mlp_sha256", "allreduce_csv", "allreduce_sha256", "fit_date", "layer_r2",
-              "layer_median_rel_err", "layer_max_rel_err", "allreduce_r2")
-PROV = pd.DataFrame({"entry": list(_PROV_KEYS), "value": [str(prov[k]) for k in _PROV_KEYS]})
-offer_csv(PROV, "realtrace", "batchtime-provenance")  # full checksums
-glue("rt-tab-prov", styled(provenance_table(prov, _PROV_KEYS)), display=False)
+offer_csv(RR.provenance_frame(prov), "realtrace", "batchtime-provenance")  # full checksums
+glue("rt-tab-prov", styled(provenance_table(prov, RR.PROVENANCE_KEYS)), display=False)
 glue("rt-tab-coef", styled(coefficient_table(coef), formats={c: "{:.6g}" for c in coef.columns}), display=False)
-g("rt_r2", prov["layer_r2"])
-g("rt_relerr", 100 * prov["layer_median_rel_err"])
-g("rt_ms1", model.batch_ms(0, 1, 100))
-g("rt_ms200", model.batch_ms(0, 200, 16000))
-g("rt_ms_pre", model.batch_ms(2000, 0, 0, 2000**2))
-fig, ax = plt.subplots(1, 3, figsize=(11, 3.4))
-T = np.arange(1, 4097)
-if SHARED and (SHARED / "a100_llama2_70b_mlp.csv").exists():
-    Tm, ym = profile_points(SHARED)
-    ax[0].plot(Tm, ym, ".", ms=3, label="Vidur profile (median, TP=2)")
-ax[0].plot(T, model.base.layer_linear_ms(T), "-", label="fit f(T)")
-ax[0].set(xscale="log", yscale="log", xlabel="tokens in batch T", ylabel="ms per layer", title="non-attention operators")
-ax[0].legend(fontsize=7)
-D = np.arange(1, 401)
-for kv_per in (100, 500, 2000):
-    ax[1].plot(D, model.batch_ms(0, D, D * kv_per), label=f"{kv_per} cached tokens / request")
-ax[1].set(xlabel="decode requests D", ylabel="ms per batch", title="decode-only batches")
-ax[1].legend(fontsize=7)
-Pp = np.arange(0, 4001, 50)
-for d in (0, 50, 150):
-    ax[2].plot(Pp, model.batch_ms(Pp, d, d * 200, Pp**2), label=f"prompt of P tokens + {d} decodes")
-ax[2].set(xlabel="prefill tokens P", ylabel="ms per batch", title="batches with a prefill")
-ax[2].legend(fontsize=7)
-fig.tight_layout()
-glue_figure("rt-batchtime", fig)
+glue_all(RR.batchtime_values(model, prov))
+glue_figure("rt-batchtime", RF.batchtime_figure(model, SHARED))
 
 # derived against measured attention on Vidur's A100 rows (stored: reading them needs no data)
 if SHARED or not Q:
-    _ak = [{"kind": k, "batch_lo": lo, "batch_hi": hi, "data": "shared"} for k, lo, hi in RD.ATTENTION_GROUPS]
-    tab_att = store.table("attention_check", RD.attention_check_row, _ak)
-    ATT = tab_att.frame
-    _dec, _pre = ATT[ATT.kind == "decode"], ATT[ATT.kind == "prefill"]
-    # the stored medians are per group of batch sizes: their range
-    glue("rt_att_text", Markdown(
-        f"On Vidur's {int(ATT['rows'].sum()):,} A100 attention rows the assumption is too fast on "
-        f"{'every row' if (ATT.too_fast_share == 1).all() else 'most rows'}, by a median "
-        f"{100 * _dec.median_abs_rel_err.min():.0f}-{100 * _dec.median_abs_rel_err.max():.0f} % per layer for "
-        f"decode (from large to small batches) and {100 * _pre.median_abs_rel_err.iloc[0]:.0f} % for prefill, "
-        f"missing up to {100 * ATT.max_round_err.max():.1f} % of a batch's time"), display=False)
-    g("cap_attcheck", tab_att.label)
-    _at = pd.DataFrame({
-        "rows": [f"{k} {lo}-{hi} requests" if k == "decode" else "prefill, one prompt"
-                 for k, lo, hi in zip(ATT.kind, ATT.batch_lo, ATT.batch_hi)],
-        "profile rows": ATT["rows"], "median error (%)": 100 * ATT.median_abs_rel_err,
-        "max error (%)": 100 * ATT.max_abs_rel_err, "attention's share of the batch (%)": 100 * ATT.median_attention_share,
-        "missed share of the batch, median (%)": 100 * ATT.median_round_err,
-        "missed share of the batch, max (%)": 100 * ATT.max_round_err})
-    glue("rt-tab-attcheck", styled(_at, precision=1), display=False)
+    tab_att = store.table("attention_check", RD.attention_check_row, RR.attention_keys())
+    glue_all(RR.attention_values(tab_att.frame, tab_att.label))
 else:
-    glue("rt_att_text", Markdown("The comparison with Vidur's attention profile needs that file, which this build's "
-                                 "data folder lacks; the full-mode pages show it from stored rows"), display=False)
-    g("cap_attcheck", "not computed in this quick build (the attention profile is absent)")
-    glue("rt-tab-attcheck", styled(pd.DataFrame({"rows": ["no attention profile here"]})), display=False)
-glue("rt-tab-fitq", styled(RG.fit_quality_table(MEASURED), formats={"R²": "{:.4f}", "median rel. error": "{:.3f}",
-                                                                      "max rel. error": "{:.3f}"}), display=False)
-glue("rt-tab-hwfiles", styled(RG.files_table(MEASURED).assign(file=lambda d: [files_as_code(f, html=True) for f in d.file])),
-     display=False)
+    glue_all(RR.attention_values(None))
+glue_all(RR.hardware_values(MEASURED))
 
 # %% [markdown]
 # The fit of the per-layer operators ({numref}`fig-rt-batchtime`, folded) has $R^2 =$ {glue:text}`rt_r2:.4f` and a median
@@ -589,31 +399,10 @@ glue("rt-tab-hwfiles", styled(RG.files_table(MEASURED).assign(file=lambda d: [fi
 fit = lmsys_fit_table(refit=not Q)
 glue("rt-tab-fit", styled(fit_statistics_table(fit)), display=False)
 glue("rt-tab-mix", styled(fit_mixture_table(fit), precision=5), display=False)
-_lmw = build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_csv": user_csv}).summary()
-_lmw["label"] = LM_LABEL
+_lm = build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_csv": user_csv})
 _tk = [{"workload": t, "seed": seed, "data": DATA} for t in ("arxiv", "splitwise", "splitwise-code")]
 _tr = store.table("traces", RD.trace_summary_row, _tk).frame.to_dict("records")  # the traces' length statistics
-wl = [_lmw] + [{"name": r["trace"], "label": r["label"], "n": r["n"], "sha256": r["data_sha256"],
-                **{c: r[c] for c in ("prompt_mean", "prompt_median", "output_mean", "output_median")}} for r in _tr]
-WL = pd.DataFrame(wl)
-glue("rt_sw_label", Markdown(files_as_code(WL.loc[2, "label"])), display=False)
-glue("rt_code_label", Markdown(files_as_code(WL.loc[3, "label"])), display=False)
-glue("rt_ax_label", Markdown(files_as_code(WL.loc[1, "label"])), display=False)
-glue("rt-tab-workloads", styled(workload_table(wl, LM_LABEL), precision=1), display=False)
-_lm = build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_csv": user_csv})
-LEN = pd.DataFrame([
-    {"source": "paper 001 Section 5.2 (10,000 conversations)", "unit": PAPER_LENGTHS_001["unit"],
-     **{k: PAPER_LENGTHS_001[k] for k in ("prompt_mean", "prompt_median", "output_mean", "output_median")}},
-    {"source": "paper 002 Section 7", "unit": "tokens", "prompt_mean": 41.84, "prompt_median": 12.0,
-     "output_mean": 85.35, "output_median": 43.0},
-    {"source": "paper 003 Section 6 (2,000 conversations)", "unit": "tokens", "prompt_mean": 41.0,
-     "prompt_median": 11.0, "output_mean": 85.0, "output_median": 43.0},
-    {"source": f"ours: {LM_LABEL}, {_lm.n:,} requests (seed {seed})", "unit": "tokens",
-     "prompt_mean": float(_lm.prompt.mean()), "prompt_median": float(np.median(_lm.prompt)),
-     "output_mean": float(_lm.output.mean()), "output_median": float(np.median(_lm.output))}])
-g("rt_len_prompt_mean", LEN.prompt_mean.iloc[-1])
-g("rt_len_output_mean", LEN.output_mean.iloc[-1])
-glue("rt-tab-lengths", styled(LEN.rename(columns=lambda c: c.replace("_", " ")), precision=2), display=False)
+glue_all(RR.workload_values(_lm, LM_LABEL, _tr, seed))
 
 # %% [markdown]
 # ::::{dropdown} The four workloads and their lengths
@@ -679,38 +468,8 @@ glue("rt-tab-lengths", styled(LEN.rename(columns=lambda c: c.replace("_", " ")),
 # ("≤ a" when even the smallest grid value never looped).
 
 # %%
-grid = P["alpha_grid"]
-nG = P["alpha_grid_n"]
 tab_grid, G = TABS["alpha_grid"]
-
-
-def _smallest(rate):
-    try:
-        return smallest_stable_alpha(G, rate)
-    except KeyError:  # no stored run at this rate yet
-        return float("nan")
-
-
-A_HI, A_LO = _smallest(RATE_HI), _smallest(RATE_LO)
-def _fa(a, rate):
-    if len(G) == 0 or not (G.rate == rate).any():
-        return "no stored run"
-    # format_alpha writes "<= x" for the grid's smallest value: shown as the sign a reader expects
-    if not np.isnan(a) and a == 0 == min(grid):
-        return "0 (no loop at any α of the grid)"
-    return "not reached on the grid" if np.isnan(a) else format_alpha(a, grid).replace("<=", "≤")
-
-
-g("rt_alpha_hi", _fa(A_HI, RATE_HI))
-g("rt_alpha_lo", _fa(A_LO, RATE_LO))
-g("cap_alpha_grid", tab_grid.label)
-g("rt_alpha_grid_txt", f"{grid[0]}, {grid[1]}, ..., {grid[-1]}" if len(grid) > 2 else ", ".join(map(str, grid)))
-g("rt_alpha_grid_n", nG)
-glue("rt-tab-alpha", styled(pd.DataFrame({
-    "rate (requests/s)": [RATE_HI, RATE_LO], "smallest α, ours": [_fa(A_HI, RATE_HI), _fa(A_LO, RATE_LO)],
-    "smallest α, 001": [0.21, 0.24], "grid of α": [f"{grid[0]} to {grid[-1]}"] * 2, "requests per run": [nG] * 2,
-    "runs": [int((G.rate == r).sum()) if len(G) else 0 for r in (RATE_HI, RATE_LO)]}),
-    formats={"smallest α, 001": "{:.2f}"}), display=False)
+glue_all(RR.alpha_values(G, grid, nG, RATE_HI, RATE_LO, tab_grid.label))
 
 # %% [markdown]
 # :::{glue:figure} rt-tab-alpha
@@ -733,40 +492,9 @@ glue("rt-tab-alpha", styled(pd.DataFrame({
 tab_f3, F3 = TABS["fig3"]
 assert F3["valid"].dropna().all()
 g("cap_fig3", tab_f3.label)
-fig, ax = plt.subplots(1, 2, figsize=(9, 3.3), sharey=False)
-slopes = []
-for j, r in enumerate(P["rates"]):
-    sub = F3[F3.rate == r].groupby(["name", "n"])["avg_latency"].mean().unstack(0)
-    sub = sub[[c for c in ORDER1 if c in sub.columns]]
-    for c in sub.columns:
-        y = sub[c].dropna()
-        ax[j].plot(y.index, y.values, "o-", label=c)
-        if len(y) >= 2:
-            slopes.append({"rate": r, "policy": c, "slope (s per request)": np.polyfit(y.index, y.values, 1)[0]})
-    ax[j].set(title=f"λ = {r:g}/s", xlabel="number of requests", ylabel="average latency (s)")
-    ax[j].legend(fontsize=6)
-fig.tight_layout()
-glue_figure("rt-fig3", fig)
-S = pd.DataFrame(slopes, columns=["rate", "policy", "slope (s per request)"])
-S["1/slope"] = 1 / S["slope (s per request)"]
-paper_slope = {(RATE_HI, "MC-SF"): "1/6", (RATE_LO, "MC-SF"): "1/800"}
-S["paper (001)"] = [paper_slope.get((r, p), "best benchmark ~1/2" if r == RATE_HI else "best benchmark ~1/100")
-                    for r, p in zip(S.rate, S.policy)]
-
-
-def _best_bench(rate):
-    v = [slope_of(S, rate, nm) for nm in ORDER1[1:]]
-    v = [x for x in v if not np.isnan(x)]
-    return min(v) if v else float("nan")
-
-
-g("rt_s_sf_hi", 1 / slope_of(S, RATE_HI, "MC-SF"))
-g("rt_s_b_hi", 1 / _best_bench(RATE_HI))
-g("rt_s_sf_lo", 1 / slope_of(S, RATE_LO, "MC-SF"))
-g("rt_s_b_lo", 1 / _best_bench(RATE_LO))
-g("rt_fig3_sizes_note", "the paper's" if not Q else "fewer and smaller than the paper's 1,000 to 10,000")
-glue("rt-tab-slopes", styled(S.rename(columns={"rate": "rate (requests/s)", "paper (001)": "001's slope"}),
-                             formats={"slope (s per request)": "{:.5f}", "1/slope": "{:.1f}"}), display=False)
+glue_figure("rt-fig3", RF.fig3_figure(F3, P["rates"], ORDER1))
+S = RR.slope_table(F3, P["rates"], ORDER1)
+glue_all(RR.fig3_values(S, ORDER1, RATE_HI, RATE_LO, Q))
 
 # %% [markdown]
 # ```{glue:figure} rt-fig3
@@ -801,42 +529,8 @@ glue("rt-tab-slopes", styled(S.rename(columns={"rate": "rate (requests/s)", "pap
 # %%
 tab_t1, T1 = TABS["table1"]
 assert T1["valid"].dropna().all()
-_fin = T1[T1.completed.astype(bool)]
-tab1 = _fin.groupby("name")["avg_latency"].agg(["mean", "std", "max", "min"]).reindex(ORDER1)
-tab1["runs"] = T1.groupby("name").size().reindex(ORDER1).fillna(0).astype(int)
-tab1["unfinished runs"] = T1.groupby("name")["completed"].apply(lambda c: int((~c.astype(bool)).sum())).reindex(
-    ORDER1).fillna(0).astype(int)
-for j, stat in enumerate(("mean", "std", "max", "min")):
-    tab1[f"paper {stat}"] = [PAPER_TABLE1[nm][j] for nm in tab1.index]
-_ours = np.array([tab1.loc[k, "mean"] for k in ORDER1[:3]])
-_order_ok = bool(_ours[0] < _ours[1] < _ours[2])
-
-g("rt_t1_sf", tab1.loc["MC-SF", "mean"])
-g("rt_t1_mb", tab1.loc["MC-Benchmark", "mean"])
-g("rt_t1_a3", tab1.loc["Benchmark α = 0.3", "mean"])
-g("rt_t1_n", P["table1_n"])
-g("rt_t1_order", "agrees with the paper's (MC-SF < MC-Benchmark < alpha = 0.3)" if _order_ok
-     else "differs from the paper's (MC-SF < MC-Benchmark < alpha = 0.3)")
-g("rt_t1_ratio", float(np.nanmean(tab1["mean"] / tab1["paper mean"])))
-g("rt_t1_order_short", "in the paper's order" if _order_ok else "in a different order from the paper's")
-g("rt_t1_scale_note", "with the paper's 1,000 requests per run" if P["table1_n"] == 1000
-  else f"with {P['table1_n']:,} requests per run against the paper's 1,000")
-g("rt_t1_runs", int(tab1["runs"].min()))
-g("rt_t1_std_lo", float(tab1["std"].min()))
-g("rt_t1_std_hi", float(tab1["std"].max()))
-g("rt_t1_unfinished", int(tab1["unfinished runs"].sum()))
-g("rt_t1_unfinished_cfg", ", ".join(f"{nm} ({k})" for nm, k in tab1["unfinished runs"].items() if k) or "none")
-g("cap_table1", tab_t1.label)
-g("rt_t1_rate", RATE_HI)
-_t1 = tab1.rename_axis("configuration").reset_index()
-glue("rt-tab-table1", styled(_t1[["configuration", "mean", "std", "paper mean", "paper std", "runs", "unfinished runs"]]
-                             .rename(columns={"mean": "mean (s)", "std": "std (s)", "paper mean": "001 mean (s)",
-                                              "paper std": "001 std (s)", "unfinished runs": "unfinished"}),
-                             precision=3).set_properties(subset=["configuration"], **{"white-space": "nowrap"}),
-     display=False)
-glue("rt-tab-table1-range", styled(_t1[["configuration", "min", "max", "paper min", "paper max"]]
-                                   .rename(columns={"min": "min (s)", "max": "max (s)", "paper min": "001 min (s)",
-                                                    "paper max": "001 max (s)"}), precision=3), display=False)
+tab1 = RR.table1_frame(T1, ORDER1)
+glue_all(RR.table1_values(tab1, P["table1_n"], RATE_HI, tab_t1.label))
 
 # %% [markdown]
 # :::{glue:figure} rt-tab-table1
@@ -878,31 +572,12 @@ glue("rt-tab-table1-range", styled(_t1[["configuration", "min", "max", "paper mi
 # %%
 _MEMP = [("mc-sf", {}, RATE_HI), ("mc-sf", {}, RATE_LO), ("mc-benchmark", {}, RATE_HI),
          ("alpha-beta-clearing", {"alpha": 0.1, "beta": 0.1}, RATE_HI)]
-MEM = run_all([{"workload": "lmsys", "n": P["table1_n"], "rate": r, "seed": seed, "policy": p, "opts": o,
-                "keep_trace": True} for p, o, r in _MEMP], "memory traces")
-fig, axs = plt.subplots(2, 2, figsize=(9, 4.0), sharey=True)
-ax = axs.ravel()
-for a_, (_, r) in zip(ax, MEM.iterrows()):
-    ts, mem = r["trace"]
-    a_.plot(ts, mem, lw=0.6)
-    a_.axhline(memory, color="k", ls=":", lw=0.8)
-    a_.set(title=paper_name(r["policy"], r["opts"].get("alpha"), r["opts"].get("beta")) + f", λ = {r['rate']:g}/s"
-           + ("" if r["completed"] else "\nendless clearing: stopped"),
-           xlabel="time (s)")
-for _, r in MEM.iterrows():
-    if r["policy"] == "mc-sf":
-        _ms = memory_profile_stats(*r["trace"], memory)
-        _tag = "hi" if r["rate"] == RATE_HI else "lo"
-        g(f"rt_mem_{_tag}_peak", _ms["peak"])
-        g(f"rt_mem_{_tag}_mean", 100 * _ms["mean_fraction"])
-        g(f"rt_mem_{_tag}_within", "yes" if _ms["within"] else "no")
-        if _tag == "lo":
-            g("rt_mem_lo_verdict", "close to full, as 001 reads its Figure 9" if _ms["mean_fraction"] >= 0.8
-              else "well below the near-full use 001 reads in its Figure 9")
-ax[0].set_ylabel("KV tokens held")
-ax[2].set_ylabel("KV tokens held")
-fig.tight_layout()
-glue_figure("rt-memory", fig)
+BASE = {"shared_dir": str(SHARED) if SHARED else None, "user_csv": user_csv, "memory": memory}
+MEM = run_specs([{"workload": "lmsys", "n": P["table1_n"], "rate": r, "seed": seed, "policy": p, "opts": o,
+                  "keep_trace": True} for p, o, r in _MEMP],
+                base=BASE, n_jobs=n_jobs, backend=backend, desc="memory traces", progress=False)
+glue_figure("rt-memory", RF.memory_figure(MEM, memory))
+glue_all(RR.memory_values(MEM, memory, RATE_HI))
 
 # %% [markdown]
 # ::::{dropdown} The memory over time (figure)
@@ -931,83 +606,8 @@ glue_figure("rt-memory", fig)
 
 # %%
 tab_sw, SW = TABS["sweeps"]
-g("cap_sweeps", tab_sw.label)
-g("rt_sweep_n", P["sweep_n"])
-
-
-def _all_or_nan(v):
-    """Mean latency of a point, NaN (not drawn) if any of its runs was stopped as an endless loop."""
-    return float(v.mean()) if len(v) and v.notna().all() else float("nan")
-
-
-fig, ax = plt.subplots(2, 2, figsize=(9, 4.6))
-for j, r in enumerate(P["rates"]):
-    d = SW[SW.rate == r] if len(SW) else SW
-    for b in SWEEP_FIX:
-        e = d[(d.beta == b) & d.alpha.isin(SA)].groupby("alpha")["avg_latency"].agg(_all_or_nan)
-        ax[j, 0].plot(e.index, e.values, "o-", label=f"β = {b:g}")
-    for a in SWEEP_FIX:
-        e = d[(d.alpha == a) & d.beta.isin(SB)].groupby("beta")["avg_latency"].agg(_all_or_nan)
-        ax[j, 1].plot(e.index, e.values, "o-", label=f"α = {a:g}")
-    ax[j, 0].set(xlabel="α", ylabel="average latency (s)", title=f"α sweep, λ = {r:g}/s (001 Fig. {7 if j == 0 else 10})")
-    ax[j, 1].set(xlabel="β", ylabel="average latency (s)", title=f"β sweep, λ = {r:g}/s (001 Fig. {8 if j == 0 else 11})")
-for a_ in ax.ravel():
-    a_.legend(fontsize=7)
-fig.tight_layout()
-_swt = SW.groupby(["rate", "alpha", "beta"]).agg(runs=("avg_latency", "size"), finished=("completed", "sum"),
-                                                 latency=("avg_latency", "mean")).reset_index() if len(SW) else SW
-for j, r in enumerate(P["rates"]):
-    d = _swt[(_swt.rate == r) & (_swt.finished == _swt.runs)] if len(_swt) else _swt
-    best = d.loc[d.latency.idxmin()] if len(d) else None
-    if best is not None:
-        g(f"rt_sw_best_{j}", f"α = {best.alpha:g}, β = {best.beta:g} ({best.latency:.1f} s)")
-    else:
-        g(f"rt_sw_best_{j}", "no point with every run finished" if len(_swt) and (_swt.rate == r).any()
-          else "no stored run yet")
-glue_figure("rt-sweeps", fig)
-
-SV = sweep_verdicts(SW, {RATE_HI: "high", RATE_LO: "low"}, fixed=SWEEP_FIX, tol=0.05) if len(SW) else None
-
-
-def _sv_sentence(rate, swept):
-    """Our minimiser(s) for both fixed values of the other parameter, and whether they lie in 001's range."""
-    if SV is None:
-        return "no stored run yet"
-    d = SV[(SV.rate == rate) & (SV.swept == swept)]
-    grid_ = SA if swept == "alpha" else SB
-    parts = []
-    for _, r in d.iterrows():
-        fixed_ = r["fixed"].replace("alpha", "α").replace("beta", "β")
-        if r["minimiser in range"] is None:
-            parts.append(f"{fixed_}: no finished point")
-        else:
-            parts.append(f"{fixed_}: {compress_points(r['minimiser'], grid_)} ({r['min latency']:.2f} s), "
-                         + ("inside" if r["minimiser in range"] else "outside") + f" 001's {r['paper range']}")
-    return "; ".join(parts)
-
-
-for j, r in enumerate(P["rates"]):
-    for sw_ in ("alpha", "beta"):
-        g(f"rt_sv_{sw_}_{j}", _sv_sentence(r, sw_))
-if SV is not None:
-    g("rt_sv_inside", int(SV["minimiser in range"].eq(True).sum()))
-    g("rt_sv_total", int(len(SV)))
-    _greek = {"alpha": "α", "beta": "β"}
-    g("rt_sv_outside", "; ".join(f"λ = {r['rate']:g}/s, {_greek[r['swept']]} sweep at "
-                                  + r["fixed"].replace("alpha", "α").replace("beta", "β")
-                                  for _, r in SV[SV["minimiser in range"].eq(False)].iterrows()) or "none")
-    _svd = sweep_table(SV, {"alpha": SA, "beta": SB})
-else:
-    g("rt_sv_inside", 0)
-    g("rt_sv_total", 0)
-    g("rt_sv_outside", "no stored run yet")
-    _svd = pd.DataFrame({"λ (1/s)": [], "swept": []})
-# short headers (the caption defines them), so that the table fits its dropdown
-_svd = _svd.rename(columns={"our minimiser(s)": "argmin", "min latency (s)": "min (s)",
-                            "within 5 % of min": "≤ 5 % above", "missing": "looped",
-                            "001's range": "001 range", "minimiser in range": "in 001?",
-                            "range within 5 %": "001 ≤ 5 %?"})
-glue("rt-tab-sweep-verdicts", styled(_svd, precision=2), display=False)
+glue_figure("rt-sweeps", RF.sweeps_figure(SW, P["rates"], SA, SB, RP.SWEEP_FIX))
+glue_all(RR.sweep_values(SW, P["rates"], {"alpha": SA, "beta": SB}, RP.SWEEP_FIX, tab_sw.label, P["sweep_n"]))
 
 # %% [markdown]
 # ::::{dropdown} The sweeps (figure)
@@ -1089,63 +689,18 @@ glue("rt-tab-sweep-verdicts", styled(_svd, precision=2), display=False)
 # ::::
 
 # %%
-from kvlib.policies.wyz_lp import auto_time_step, compare_lp_orders, default_horizon
-from kvlib.core.model import Instance
-
 tab_m2, M2 = TABS["mixed002"]
-g("cap_mixed002", tab_m2.label)
-M2["name"] = [policy_label(p, {"selector": sel} if sel else {}) for p, sel in zip(M2["policy"], _opt(M2, "selector"))]
-M2 = M2.sort_values(["name", "n"], kind="stable")
+M2 = RR.mixed002_frame(M2)
 assert M2["valid"].all()
-nmax2 = int(M2.n.max())
-ORDER2 = [c for c in (policy_label(p, o) for p, o in P002 + LP002) if c in set(M2.name)]
-fig, ax = plt.subplots(figsize=(7, 3.2))
-for nm in ORDER2:
-    d = M2[M2.name == nm]
-    ax.plot(d.n, d.avg_latency, "o-", label=policy_display(nm))
-ax.set(xlabel="number of requests", ylabel="average latency (s)")
-ax.legend(fontsize=7)
-fig.tight_layout()
-glue_figure("rt-002-fig8", fig)
+ORDER2, _nonlp = RR.schedulers002(M2, POL)
+glue_figure("rt-002-fig8", RF.mixed002_figure(M2, ORDER2, "avg_latency", "average latency (s)"))
 T2 = M2.pivot_table(index="n", columns="name", values="avg_latency")[ORDER2]
-_nonlp = [c for c in ORDER2 if c not in {policy_label(p, o) for p, o in LP002}]
-nmax2 = int(max((n for n in T2.index if T2.loc[n, _nonlp].notna().all()), default=T2.index.max()))  # largest complete size
-g("rt_002_n", nmax2)
-g("rt_002_sf", T2.loc[nmax2, "mc-sf"])
-g("rt_002_fcfs", T2.loc[nmax2, "fcfs"])
-g("rt_002_sorted", T2.loc[nmax2, "sorted-f(selector=swap)"] if "sorted-f(selector=swap)" in T2 else float("nan"))
-g("rt_002_quant", T2.loc[nmax2, "sorted-f(selector=quantile)"] if "sorted-f(selector=quantile)" in T2 else float("nan"))
-g("rt_002_quant_ratio", T2.loc[nmax2, "sorted-f(selector=quantile)"] / T2.loc[nmax2, "sorted-f(selector=swap)"]
-  if {"sorted-f(selector=quantile)", "sorted-f(selector=swap)"} <= set(T2) else float("nan"))
-g("rt_sizes_002_note", "002's" if not Q else "fewer than 002's 200, 400, ..., 2,000")
-glue("rt-tab-002", styled(T2.rename(columns=policy_display).rename_axis("requests").reset_index(), precision=2),
-     display=False)
+nmax2 = RR.largest_complete_size(T2, _nonlp)  # the largest size with every scheduler without an LP
+glue_all(RR.mixed002_values(T2, nmax2, Q, tab_m2.label))
 
-big = M2[M2.n == nmax2].set_index("name").loc[[c for c in ORDER2 if c in set(M2[M2.n == nmax2].name)]]
-SRC = (("LMSYS-like", "lmsys"), ("arXiv", "arxiv"))
-STATS = ("mean", "median", "p90")
-EC2 = pd.DataFrame({nm: {f"{src} {stat}": r[f"{tag}_{stat}"] for src, tag in SRC for stat in STATS}
-                    for nm, r in big.iterrows()}).T
-EC2["scheduler time (s)"] = big["scheduler_s"]
-fig, ax = plt.subplots(1, 2, figsize=(8, 3.6), sharey=True)
-xs = np.arange(len(STATS))
-for j, (src, tag) in enumerate(SRC):
-    wd = 0.8 / max(len(big), 1)
-    for i, (nm, r) in enumerate(big.iterrows()):
-        ax[j].bar(xs + i * wd, [r[f"{tag}_{st}"] for st in STATS], wd, label=policy_display(nm))
-    ax[j].set_xticks(xs + 0.4 - wd / 2, STATS)
-    ax[j].set(title=f"{src} requests ({int(big.iloc[0][f'{tag}_count'])} of {nmax2})")
-    ax[j].legend(fontsize=6)
-ax[0].set_ylabel("latency (s)")
-fig.tight_layout()
-glue_figure("rt-002-ec2", fig)
-g("rt_ec2_sf_ax", EC2.loc["mc-sf", "arXiv mean"])
-g("rt_ec2_sf_lm", EC2.loc["mc-sf", "LMSYS-like mean"])
-g("rt_ec2_fcfs_lm", EC2.loc["fcfs", "LMSYS-like mean"])
-g("rt_ec2_fcfs_ax", EC2.loc["fcfs", "arXiv mean"])
-glue("rt-tab-ec2", styled(EC2.rename(columns=lambda c: c if c.endswith("(s)") else f"{c} (s)").T
-                          .rename(columns=policy_display).rename_axis("latency statistic").reset_index(),
-                          precision=2), display=False)
+big = RR.rows_at_size(M2, nmax2, ORDER2)
+glue_figure("rt-002-ec2", RF.per_source_figure(big, nmax2))
+glue_all(RR.per_source_values(RR.per_source_table(big)))
 
 # %% [markdown]
 # ```{glue:figure} rt-002-fig8
@@ -1204,56 +759,19 @@ glue("rt-tab-ec2", styled(EC2.rename(columns=lambda c: c if c.endswith("(s)") el
 # ### Scheduler computation time and the LP
 
 # %%
-fig, ax = plt.subplots(figsize=(7, 3.0))
-for nm in ORDER2:
-    d = M2[M2.name == nm]
-    ax.plot(d.n, d.scheduler_s, "o-", label=policy_display(nm))
-ax.set(xlabel="number of requests", ylabel="scheduler time (s)", yscale="log")
-ax.legend(fontsize=7)
-fig.tight_layout()
-glue_figure("rt-002-sched", fig)
+glue_figure("rt-002-sched", RF.mixed002_figure(M2, ORDER2, "scheduler_s", "scheduler time (s)", height=3.0, log=True))
 TS = M2.pivot_table(index="n", columns="name", values="scheduler_s")[ORDER2]
 _hk = {"n": nmax2, "seed": seed, "memory": memory, "data": DATA, **({"user_csv": user_csv} if user_csv else {})}
 _hr = store.table("lp_horizon", RD.lp_horizon_row, [_hk]).frame.iloc[0]
-_H, STEP_MAX = int(_hr["horizon"]), int(_hr["auto_step"])
-_lpn = [n for n in TS.index if all(nm in TS and pd.notna(TS.loc[n, nm]) for nm in ("sorted-lp", "lp-swap"))]
-NLP = max(_lpn) if _lpn else max(P["lp_sizes_002"])  # the largest size with both LP schedulers stored
-g("rt_lp_H", int(_H))
-g("rt_lp_mvars", float(_hr["lp_variables_millions"]))
-g("rt_lp_step", int(STEP_MAX))
-g("rt_lp_nmax", int(NLP))
-for key, nm in (("slp", "sorted-lp"), ("lps", "lp-swap"), ("sfs", "sorted-f(selector=swap)")):
-    g(f"rt_002_t_{key}", TS.loc[NLP, nm] if nm in TS and NLP in TS.index else float("nan"))
-    g(f"rt_002_{key}", T2.loc[NLP, nm] if nm in T2 and NLP in T2.index else float("nan"))
-glue("rt-tab-sched", styled(TS.rename(columns=policy_display).rename_axis("requests").reset_index(), precision=2),
-     display=False)
+STEP_MAX = int(_hr["auto_step"])
+NLP = RR.largest_lp_size(TS, P["lp_sizes_002"])  # the largest size with both LP schedulers stored
+glue_all(RR.lp_size_values(_hr, NLP, TS, T2))
 
-_steps = [None] + sorted({25, 50, 100, int(STEP_MAX)})
+_steps = [None] + sorted({25, 50, 100, STEP_MAX})
 _xk = {"n": P["lp_exact_n"], "seed": seed, "memory": memory, "steps": _steps, "data": DATA,
        **({"user_csv": user_csv} if user_csv else {})}
 _xr = store.table("lp_orders", RD.lp_orders_row, [_xk], timing=RD.lp_orders_timing(_steps)).frame.iloc[0].to_dict()
-LPX = RD.lp_orders_frame(_xr)
-g("rt_lpx_n", int(P["lp_exact_n"]))
-g("rt_lpx_H", int(LPX.horizon.iloc[0]))
-g("rt_lpx_exact_s", float(LPX.exact_seconds.iloc[0]))
-g("rt_lpx_tau_min", float(LPX.kendall_tau.min()))
-g("rt_lpx_dslp_max", 100 * float(LPX.tel_change_sorted_lp.abs().max()))
-g("rt_lpx_dlps_max", 100 * float(LPX.tel_change_lp_swap.abs().max()))
-g("rt_lpx_dslp_big", 100 * float(LPX.loc[LPX.step == STEP_MAX, "tel_change_sorted_lp"].iloc[0]))
-g("rt_lpx_dlps_big", 100 * float(LPX.loc[LPX.step == STEP_MAX, "tel_change_lp_swap"].iloc[0]))
-_lpx = LPX.rename(columns={
-    "step": "step D (rounds)", "approx_seconds": "approximate LP (s)", "exact_value": "exact LP value",
-    "approx_value": "approximate LP value", "kendall_tau": "Kendall tau", "max_rank_shift": "max rank shift",
-    "exact_tel_sorted_lp": "Sorted-LP TEL, exact LP", "approx_tel_sorted_lp": "Sorted-LP TEL, approx.",
-    "tel_change_sorted_lp": "Sorted-LP TEL change", "exact_tel_lp_swap": "LP-Swap TEL, exact LP",
-    "approx_tel_lp_swap": "LP-Swap TEL, approx.", "tel_change_lp_swap": "LP-Swap TEL change"})
-glue("rt_lpx_label", Markdown(files_as_code(_xr["label"])), display=False)
-glue("rt-tab-lpx", styled(_lpx[["step D (rounds)", "approximate LP (s)", "exact LP value", "approximate LP value",
-                                "Kendall tau", "max rank shift"]], precision=4), display=False)
-glue("rt-tab-lpx-tel", styled(_lpx[["step D (rounds)", "Sorted-LP TEL, exact LP", "Sorted-LP TEL, approx.",
-                                    "Sorted-LP TEL change", "LP-Swap TEL, exact LP", "LP-Swap TEL, approx.",
-                                    "LP-Swap TEL change"]].rename(columns=lambda c: c.replace(" TEL", "")),
-                              precision=4), display=False)
+glue_all(RR.lp_check_values(RD.lp_orders_frame(_xr), _xr["label"], STEP_MAX, P["lp_exact_n"]))
 
 # %% [markdown]
 # At {glue:text}`rt_lp_nmax:d` requests ({numref}`fig-rt-002-sched`, folded) Sorted-LP reaches an average latency of
@@ -1325,59 +843,24 @@ glue("rt-tab-lpx-tel", styled(_lpx[["step D (rounds)", "Sorted-LP TEL, exact LP"
 
 # %%
 tab_m3, M3 = TABS["intervals003"]
-M3 = M3.sort_values("n", kind="stable")
+M3 = RR.intervals003_frame(M3)
 assert M3["valid"].all()
-M3["pred"] = M3["pred"].map(lambda x: {"wide": "[1,1000]", "buckets": "10 buckets"}.get(x, f"x={x}"))
 T3 = M3.pivot_table(index=["pred", "n"], columns="policy", values="avg_latency")
-n3 = int(max((n for n in T3.index.get_level_values(1) if (M3.n == n).sum() == len(PREDS) * len(P003)),
-              default=M3.n.min()))  # the largest size with every prediction and policy stored
-
-if {"a-max", "a-min", "h-sf"} <= set(P003):
-    g("rt_003_n", n3)
-    for pr_key, pr_name in (("wide", "[1,1000]"), ("x01", "x=0.1"), ("x099", "x=0.99"), ("buckets", "10 buckets")):
-        for pol in ("a-max", "a-min", "h-sf"):
-            g(f"rt_003_{pr_key}_{pol.replace('-', '')}", T3.loc[(pr_name, n3), pol])
-    g("rt_003_wide_ratio", T3.loc[("[1,1000]", n3), "a-min"] / T3.loc[("[1,1000]", n3), "h-sf"])
-    _better = [pr for pr in T3.index.get_level_values(0).unique() if T3.loc[(pr, n3), "a-min"] < T3.loc[(pr, n3), "a-max"]]
-    g("rt_003_amin_better", ", ".join(_better) if _better else "none")
+n3 = RR.largest_full_size(M3, T3, len(RP.PREDICTIONS) * len(POL.p003))  # every prediction and policy stored
+if {"a-max", "a-min", "h-sf"} <= set(POL.p003):
+    glue_all(RR.intervals003_values(T3, n3))
 g("cap_intervals003", tab_m3.label)
-fig, axs = plt.subplots(2, 3, figsize=(11, 5.0))
-ax = axs.ravel()
-ax[-1].axis("off")
-for a_, (pr, d) in zip(ax, M3.groupby("pred", sort=False)):
-    for p, e in d.groupby("policy"):
-        a_.plot(e.n, e.avg_latency, "o-", label=policy_display(p))
-    a_.set(title=f"prediction {pr}", xlabel="requests", ylabel="average latency (s)")
-ax[0].legend(fontsize=7)
-fig.tight_layout()
-glue_figure("rt-003", fig)
+glue_figure("rt-003", RF.intervals003_figure(M3))
 _t3 = T3.rename(columns=policy_display).reset_index().rename(columns={"pred": "prediction", "n": "requests"})
 offer_csv(_t3, "realtrace", "intervals003")
 glue("rt-tab-003", styled(_t3, precision=2), display=False)
 
 tab_sp, SP = TABS["splitwise"]
 assert SP["valid"].dropna().all()
-g("cap_splitwise", tab_sp.label)
-glue("rt-tab-splitwise", styled(SP.pivot_table(index="rate", columns="name", values="avg_latency").reset_index()
-                                .rename(columns={"rate": "rate (requests/s)"}), precision=2), display=False)
+glue_all(RR.splitwise_values(SP, tab_sp.label))
 
 tab_c, C = TABS["allpolicies"]
-C["name"] = [nm if p in ("mc-sf", "mc-benchmark", "alpha-greedy", "alpha-beta-clearing")
-             else policy_label(p, {"selector": sel} if sel else {})
-             for nm, p, sel in zip(C["name"], C["policy"], _opt(C, "selector"))]
-C["pred"] = _opt(C, "pred")
-C["name"] = [policy_display(nm) for nm in C["name"]]
-g("rt_all_n", nC)
-g("rt_memory", memory)
-g("cap_allpolicies", tab_c.label)
-_cs = C.sort_values("avg_latency")
-g("rt_all_best", f"{_cs['name'].iloc[0]}'s, {_cs['avg_latency'].iloc[0]:.1f} s")
-g("rt_all_worst", f"{_cs['name'].iloc[-1]}'s, {_cs['avg_latency'].iloc[-1]:.1f} s")
-glue("rt-tab-all", styled(C[["name", "pred", "completed", "valid", "avg_latency", "makespan", "evictions", "scheduler_s"]]
-                          .sort_values("avg_latency")
-                          .rename(columns={"name": "policy", "pred": "x", "avg_latency": "avg latency (s)",
-                                           "makespan": "makespan (s)", "scheduler_s": "sched. time (s)"})),
-     display=False)
+glue_all(RR.all_policies_values(C, nC, memory, tab_c.label))
 
 # %% [markdown]
 # ::::{dropdown} 003 Figures 5-7: the latency curves (figure)
@@ -1482,11 +965,7 @@ glue("rt-tab-all", styled(C[["name", "pred", "completed", "valid", "avg_latency"
 # ::::
 
 # %%
-def gpu_rows(name, h):
-    df = TABS[name][1]
-    return df[df["hardware"] == h] if len(df) and "hardware" in df else df.iloc[:0]
-
-
+gpu_rows = functools.partial(RP.rows_on_gpu, TABS)  # the rows of a gpu_* table run on one GPU
 cells = RG.verdict_cells(GPUS_, rates_on, {"table1": T1, "alpha": G, "mixed": M2, "intervals": M3, "splitwise": SP},
                          gpu_rows, rate_hi=RATE_HI, rate_lo=RATE_LO, grid=grid, sizes=P["gpu_sizes"],
                          sw_rates=SW_RATES, smallest=smallest_stable_alpha, policy_label=policy_label)
@@ -1501,33 +980,12 @@ _n_cells, _n_held = RG.decided(VERDICT, GPUS_)
 g("rt_gpu_cells", _n_cells)
 g("rt_gpu_held", _n_held)
 g("rt_gpu_runs", P["gpu_runs"])
-glue("cap_gpu", Markdown("; ".join(f"`{nm}`: {TABS[nm][0].label}" for nm in (
-    "gpu_capacity", "gpu_table1", "gpu_mixed002", "gpu_intervals003", "gpu_splitwise", "gpu_alpha"))), display=False)
 for h in ("a100", "h100", "h200"):
     g(f"rt_ref_{h}", reference_round_ms(h))
-_capf = RG.capacity_frame(CAP)
-for h in ("h100", "h200"):
-    for wl, tag in (("lmsys", "lm"), ("splitwise-code", "code")):
-        _v = _capf[(_capf.workload == wl) & (_capf.hardware == h)]["relative to A100"]
-        g(f"rt_cap_{h}_{tag}", float(_v.iloc[0]) if len(_v) else float("nan"))
-glue("rt-tab-capacity", styled(_capf.assign(GPU=_capf.hardware.map(RG.GPU_NAMES),
-                                            workload=[LM_LABEL if w == "lmsys" else WORKLOAD_NAMES.get(w, w)
-                                                      for w in _capf.workload])
-                               [["workload", "GPU", "n_requests", "throughput", "relative to A100", "mean_round_ms"]]
-                               .rename(columns={"n_requests": "requests", "throughput": "capacity (requests/s)",
-                                                "mean_round_ms": "mean round (ms)"}), precision=2), display=False)
+glue_all(RR.capacity_values(CAP, LM_LABEL))
 # 001 Table 1 on every GPU, side by side (mean latency of the finished runs, s)
-_t1 = {"A100": T1}
-for h in OTHER:
-    for comp, r in rates_on("lmsys", h, [RATE_HI]):
-        _t1[f"{RG.GPU_NAMES[h]}, {r:g}/s"] = RG.at_rates(gpu_rows("gpu_table1", h), [r])
-_gt = TABS["gpu_table1"][1]
-_t1["A100, assumed attention"] = _gt[_gt["attention"] == "derived"] if len(_gt) and "attention" in _gt else _gt.iloc[:0]
-T1G = pd.DataFrame({k: d[d.completed.astype(bool)].groupby("name")["avg_latency"].mean() if len(d) else pd.Series(dtype=float)
-                    for k, d in _t1.items()}).reindex(ORDER1).rename_axis("configuration").reset_index()
-_d = _t1["A100, assumed attention"]
-g("rt_att_t1_sf", float(_d[(_d.name == "MC-SF") & _d.completed.astype(bool)].avg_latency.mean()) if len(_d) else float("nan"))
-glue("rt-tab-gpu-t1", styled(T1G, precision=2), display=False)
+_t1g = RR.table1_on_gpus(T1, TABS["gpu_table1"][1], gpu_rows, rates_on, OTHER, RATE_HI)
+glue_all(RR.gpu_values(_t1g, ORDER1, TABS))
 
 # %% [markdown]
 # ::::{dropdown} The runs behind the verdicts: the numbers, capacity, 001 Table 1 on each GPU
