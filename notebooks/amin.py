@@ -121,19 +121,19 @@ cor2_M = [100]          # memories of the Corollary 2 runs (n is 10 M)
 cor2_seeds = 1          # run seeds per distribution there
 
 # %%
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import sympy as sp
-from IPython.display import Markdown, Math, display
+from IPython.display import Markdown, display
 from myst_nb import glue
-from scipy.optimize import curve_fit
 
 from kvlib.policies.cyz import interval_instance
 from kvlib.theory import cyz_experiments as cx
 from kvlib.book import amin as ab
-from kvlib.book.amin_page import as_fraction, joined, readable, rows_note, table, without_constant
-from kvlib.book.gluing import glue_all
+from kvlib.book import amin_algebra as aa
+from kvlib.book import amin_figures as af
+from kvlib.book import amin_page as pg
+from kvlib.book.amin_page import readable, rows_note, table
+from kvlib.book.gluing import glue_all, glue_figure
 from kvlib.book.store import Store
 from kvlib.book.tables import offer_csv, styled
 from kvlib.theory import amin_periods as ap
@@ -231,28 +231,11 @@ glue("ex1_amin", int(ex1_tel["a-min"]), display=False)
 thm2_tab = store.table("theorem2", cx.theorem2_row, cx.theorem2_keys((4, 9), thm2_scales, reps, seed))
 thm2 = cx.theorem2_summary(thm2_tab.frame)
 glue_rows("cap_thm2", thm2_tab)
-thm2_inst, thm2_ratios = ab.theorem2_display(thm2)
-thm2_names = {"alpha": "α", "reps": "seeds", "M (tokens)": "M", "batch A_max / H-SF (closed form)":
-              "batch A_max / H-SF (closed)"}
-thm2_inst, thm2_seeds = without_constant(thm2_inst, "reps")
-glue("thm2_seeds_s", f"{thm2_seeds} seed{'s' * (thm2_seeds != 1)}" if thm2_seeds else "the seeds of column “seeds”", display=False)
-glue("amin-tab-thm2-inst", table(joined(thm2_inst.assign(alpha=thm2_inst.alpha.map(as_fraction)), ["l", "u"],
-                                        "(l, u)", template="({}, {})").rename(columns=thm2_names),
-                                 formats={"A_max TEL (mean)": "{:,.1f}"}), display=False)
-glue("amin-tab-thm2-ratio", table(thm2_ratios.assign(alpha=thm2_ratios.alpha.map(as_fraction))
-                                  .rename(columns=thm2_names)), display=False)
+glue_all(pg.theorem2_tables(thm2))
 glue_all(ab.theorem2_facts(thm2))
-glue("thm2_formula_a9_half", float(9 * (1 + 9 / 2) / 2), display=False)
 glue("thm2_hsf_exact", str(True), display=False)
-s_ = sp.Symbol("sigma", positive=True)  # sigma = sqrt(alpha)
-coinc = sp.solve(sp.Eq((1 + s_) ** 2 / (s_**2 * (1 + s_**2 + 2 * s_**3)), (1 + 1 / s_) / (2 * s_**2)), s_)
-glue("thm2_coinc", ", ".join(str(c**2) for c in sorted(coinc)), display=False)
-# the proof's own bound (u/l) (a u + b l)(a + b) / (u a^2 + 2 l a b + u b^2) at a/b = alpha^(1/2)
-# (u = 1, l = alpha = sigma^2, a = sigma, b = 1), against the paper's formula
-proof_bound = lambda sig: (1 / sig**2) * (sig + sig**2) * (sig + 1) / (sig**2 + 2 * sig**3 + 1)
-for key, inv in (("a4", 4), ("a9", 9)):
-    val = sp.nsimplify(proof_bound(1 / sp.sqrt(sp.Integer(inv))))
-    glue(f"thm2_proof_{key}", str(val), display=False)
+# the proof's own bound at a/b = alpha^(1/2) and the batch limit against the paper's formula (SymPy)
+glue_all(aa.theorem2_algebra())
 
 # %% [markdown]
 # ::::{dropdown} The three quantities compared, and the tables of the instances and ratios
@@ -326,16 +309,7 @@ thm1 = cx.theorem1_worst(thm1_tab.frame)
 alphas, worst = list(thm1.alpha), list(thm1.worst)
 glue_rows("cap_thm1", thm1_tab)
 glue("thm1_runs", int(thm1.runs.min()), display=False)
-fig, ax = plt.subplots(figsize=(5, 3.2))
-ag = np.linspace(0.15, 1, 100)
-ax.plot(1 / ag, ry.amax_theorem1_bound(ag), label=r"Theorem 1 bound (paper's)")
-ax.plot(1 / ag, ry.amax_theorem2_ratio(ag), "--", label=r"Theorem 2 limit (paper's)")
-ax.plot(1 / ag, ry.thm2_batch_ratio_limit(ag), ":", label="synchronous-batch A_max (ours)")
-ax.plot([1 / a for a in alphas], worst, "o", label="worst simulated A_max / H-SF")
-ax.set_xlabel(r"$\alpha^{-1} = u/l$"); ax.set_ylabel("ratio to H-SF"); ax.legend(fontsize=8)
-fig.tight_layout()
-glue("amin-fig-thm1", fig, display=False)
-plt.close(fig)
+glue_figure("amin-fig-thm1", af.theorem1_figure(alphas, worst))
 glue("thm1_worst", float(max(worst)), display=False)
 assert all(w <= ry.amax_theorem1_bound(a) + 1e-9 for w, a in zip(worst, alphas))
 
@@ -378,25 +352,10 @@ assert all(w <= ry.amax_theorem1_bound(a) + 1e-9 for w, a in zip(worst, alphas))
 ec1_prop = ms.proposition_ec1_example()
 ec7 = ms.coupled_expectations((2, 2, 2, 4), 2, 12, 6, 2, 4)  # l = 2, u = 4: alpha M = M/2
 ec7_all = ce.ec7_instance((2, 2, 2, 4), 2, 2, 4, 12)  # both readings of A_random and of eq. (3)
-ec7_r = ec7_all["readings"]
-assert (ec7_r[("stop", "engine")]["E_tel_M"], ec7_r[("stop", "engine")]["E_tel_small"]) == (ec7["E_tel_M"], ec7["E_tel_small"])
-glue("ec7_skip_same", str(ec7_r[("skip", "engine")]["quotient"] == ec7["quotient"]), display=False)
-glue("ec7_eq3_M", str(ec7_r[("stop", "eq3")]["E_tel_M"]), display=False)
-glue("ec7_eq3_small", str(ec7_r[("stop", "eq3")]["E_tel_small"]), display=False)
-glue("ec7_eq3_quot", str(ec7_r[("stop", "eq3")]["quotient"]), display=False)
-glue("ec7_eq3_skip_same", str(ec7_r[("skip", "eq3")]["quotient"] == ec7_r[("stop", "eq3")]["quotient"]), display=False)
-glue("ec7_defs_ok", str(all(v["pairs_meeting_definitions"] == ec7_all["perms"] for v in ec7_r.values())), display=False)
-assert not any(v["holds"] for v in ec7_r.values())
-ec1_tab = (ab.ec1_display(ec1_prop, ec7).set_index("statement").T.astype(str)
-           .rename(index={"beta M": "βM", "TEL under beta M": "TEL under βM", "1/beta": "1/β"})
-           .rename_axis("quantity").reset_index())
-ec1_tab.columns = ["quantity", "Proposition EC.1 (two schedules)", "eq. (EC.7) (A_random, all orders)"]
-glue("amin-tab-ec1", table(ec1_tab), display=False)
+glue_all(pg.ec7_facts(ec7, ec7_all))
+glue("amin-tab-ec1", table(pg.ec1_table(ec1_prop, ec7)), display=False)
 glue("ec1_tel_M", int(ec1_prop["tel_M"]), display=False)
 glue("ec1_tel_bM", int(ec1_prop["tel_betaM"]), display=False)
-glue("ec7_quot", str(ec7["quotient"]), display=False)
-glue("ec7_E_M", str(ec7["E_tel_M"]), display=False)
-glue("ec7_E_small", str(ec7["E_tel_small"]), display=False)
 assert not ec1_prop["holds"] and not ec7["holds"]
 
 # How often (EC.7)'s inequality fails on random coupled pairs (stored table)
@@ -405,64 +364,25 @@ cpl_tab = store.table("ec7_coupling", ms.coupling_row, ms.coupling_keys([tuple(x
 cpl = ab.coupling_summary(cpl_tab.frame)
 glue_rows("cap_cpl", cpl_tab)
 assert (cpl.inv_beta == 2).all()  # beta = 1/2 throughout (the caption says so)
-glue("amin-tab-cpl", table(joined(cpl.drop(columns="inv_beta"), ["n", "M", "small_M"], "n; M → βM",
-                                  template="{}; {} → {}").rename(columns={
-                                                "instances": "inst.", "violating": "pairs > 1/β",
-                                                "violating_with_hypotheses": "of which both defs",
-                                                "instances_violating_mean": "inst. mean > 1/β",
-                                                "largest_pair_quotient": "max pair",
-                                                "largest_mean_quotient": "max mean",
-                                                "inv_beta": "1/β"})), display=False)
-glue("cpl_perms_n", int(cpl_perms), display=False)
-glue("cpl_pairs", int(cpl.pairs.sum()), display=False)
-glue("cpl_viol", int(cpl.violating.sum()), display=False)
-glue("cpl_viol_hyp", int(cpl.violating_with_hypotheses.sum()), display=False)
-glue("cpl_inst", int(cpl.instances.sum()), display=False)
-glue("cpl_inst_mean", int(cpl.instances_violating_mean.sum()), display=False)
-glue("cpl_max_mean", float(cpl.largest_mean_quotient.max()), display=False)
+glue("amin-tab-cpl", table(pg.coupling_table(cpl)), display=False)
+glue_all(pg.coupling_facts(cpl, cpl_perms))
 
 # Lemma EC.1, exactly on small grids
 lec1 = pd.DataFrame(ms.lemma_ec1_summary([(3, 1, 3, 1, 12), (4, 1, 2, 1, 6), (4, 2, 4, 1, 10),
                                           (4, 1, 4, 0, 16), (5, 1, 2, 1, 6), (5, 2, 4, 1, 10)]))
-lec1_fail = int((lec1.instances - lec1.ec8_holds).sum() + lec1.tel_worse.sum() + lec1.start_later.sum())
-glue("amin-tab-lec1", table(joined(joined(lec1.assign(max_quotient=lec1.max_quotient.map(str)), ["n", "l", "u", "s"],
-                                         "n, l, u, s"), ["M", "alpha_M"], "M → αM", template="{} → {}").rename(columns={
-    "instances": "inst.", "pairs": "pairs", "ec8_holds": "(EC.8) holds",
-    "tel_worse": "TEL larger", "start_later": "start later",
-    "max_quotient": "max quotient"})), display=False)
-glue("lec1_inst", int(lec1.instances.sum()), display=False)
-glue("lec1_pairs", int(lec1.pairs.sum()), display=False)
-glue("lec1_fail", lec1_fail, display=False)
-glue("lec1_max", str(max(lec1.max_quotient)), display=False)
+glue("amin-tab-lec1", table(pg.lemma_ec1_table(lec1)), display=False)
+glue_all(pg.lemma_ec1_facts(lec1))
 
 # Theorem EC.1, eq. (EC.5), exactly on three requests
-ec5 = {pol: ms.theorem_ec1_part1(pol) for pol in ("a-max", "a-random")}
-glue("amin-tab-ec5", table(readable(ab.ec5_display(ec5), {"sup over {l..u}^n": "sup over {1,2,3}³",
-                                                          "sup over {l, u}^n": "sup over {1,3}³"})),
-     display=False)
-for pol, key in (("a-max", "amax"), ("a-random", "arand")):
-    glue(f"ec5_{key}_all", f"{ec5[pol]['sup_all'].numerator}/{ec5[pol]['sup_all'].denominator}", display=False)
-    glue(f"ec5_{key}_end", f"{ec5[pol]['sup_ends'].numerator}/{ec5[pol]['sup_ends'].denominator}", display=False)
-assert not any(r["holds"] for r in ec5.values())
+glue_all(pg.ec5_facts({pol: ms.theorem_ec1_part1(pol) for pol in ("a-max", "a-random")}))
 
 # Theorem EC.1, eq. (EC.6): the proof's last maximisation (SymPy) and simulated A_random
-ec6_val, ec6_arg = ms.ec6_proof_maximum(0)
-a_sym = sp.Symbol("alpha", positive=True)
-ec6_ok = sp.simplify(ec6_val - (1 + 1 / a_sym) / 2) == 0
-ec6_val1, _ = ms.ec6_proof_maximum(1)
-ec6_s1_ok = all(float(ec6_val1.subs(a_sym, av)) <= float(ms.ec6_bound(av)) for av in np.linspace(0.02, 0.98, 49))
-glue("ec6_max", Math(r"\max_{t \ge 0} = " + sp.latex(ec6_val) + r"\quad\text{at } t = " + sp.latex(ec6_arg)),
-     display=False)
-glue("ec6_ok", str(bool(ec6_ok)), display=False)
-glue("ec6_s1_ok", str(bool(ec6_s1_ok)), display=False)
+glue_all(aa.ec6_algebra())
 ar_tab = store.table("ec6_a_random", ms.a_random_two_point_row,
                      ms.two_point_keys([tuple(x) for x in ar_pairs], ar_prompts, ar_M, 1, seed))
 ec6_sum = ab.ec6_summary(ar_tab.frame)
 glue_rows("cap_ar", ar_tab)
-glue("amin-tab-ec6", table(joined(ec6_sum.assign(alpha=ec6_sum.alpha.map(as_fraction)), ["l", "u"], "(l, u)",
-                                  template="({}, {})").rename(columns={"alpha": "α", "worst": "worst A_random / H-SF",
-                                                    "ec6": "(1 + 1/α)/2 (paper's)",
-                                                    "worst_over_bound": "worst / bound"})), display=False)
+glue("amin-tab-ec6", table(pg.ec6_table(ec6_sum)), display=False)
 glue_all(ab.ec6_facts(ec6_sum))
 assert (ec6_sum.worst <= ec6_sum.ec6).all()
 
@@ -635,89 +555,30 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 
 # %%
 # B_u: H-SF's fluid TEL as a quadratic form (coefficient identity), and the tridiagonal inverse
-u4 = 4
-x = sp.symbols(f"x1:{u4 + 1}")
-xv = sp.Matrix(x)
-s_ = sp.Symbol("s", nonnegative=True)
-w = [k * (s_ + k) for k in range(1, u4 + 1)]
-tel_expr = sum(x[k] * (sum(x[j] * w[j] for j in range(k)) + x[k] * w[k] / 2) for k in range(u4))
-Bs = sp.Matrix(u4, u4, lambda i, j: w[min(i, j)] / 2)
-ident_B = sp.expand(tel_expr - (xv.T * Bs * xv)[0]) == 0
-cross_B = all(sp.expand(tel_expr).coeff(x[i]).coeff(x[j]) == 2 * Bs[i, j] for i in range(u4) for j in range(i + 1, u4))
-glue("ident_B", str(ident_B and cross_B), display=False)
-tri_ok = all(ry.B_sym(u).inv() == ry.B_inv_tridiagonal(u) for u in range(1, u_sym + 1))
-tri_ok_s = all(ry.B_sym(u, 3).inv() == ry.B_inv_tridiagonal(u, 3) for u in range(1, u_sym + 1))
-glue("tri_ok", str(tri_ok and tri_ok_s), display=False)
+glue("ident_B", str(aa.hsf_form_identity(4)), display=False)
+glue("tri_ok", str(aa.tridiagonal_inverse_ok(u_sym)), display=False)
 glue("tri_umax", int(u_sym), display=False)
 
 # A_u: the one cross term that Theorem 6's two-point value forces; Corollary 1's matrices; T_A identity
-l_, u_, a_, lam_ = sp.symbols("l u a lambda", positive=True)
-A2 = sp.Matrix([[l_**2 / 2, a_], [a_, u_**2 / 2]])
-B2 = sp.Matrix([[l_**2 / 2, l_**2 / 2], [l_**2 / 2, u_**2 / 2]])
-roots = sp.solve(sp.Eq((A2 - lam_ * B2).det(), 0), lam_)
-lam_big = [r for r in roots if sp.simplify(r.subs({l_: 1, u_: 2, a_: 1}) - max(rr.subs({l_: 1, u_: 2, a_: 1}) for rr in roots)) == 0][0]
-a_sol = sp.solve(sp.Eq(lam_big, (3 - l_ / u_) / 2), a_)
-a_sol = [sp.factor(v) for v in a_sol if v.subs({l_: 1, u_: 2}) > 0][0]
-m_, M_ = sp.symbols("m M", positive=True)
-a_formula = ry.a_entry(m_, M_)
-same = sp.simplify(a_sol.subs({l_: m_, u_: M_}) - a_formula) == 0
-glue("lam_big_latex", Math(r"\lambda = " + sp.latex(sp.simplify(lam_big))), display=False)
-glue("a_lu_latex", Math(r"a_{lu} = " + sp.latex(a_sol)), display=False)
-glue("a_formula_ok", str(same), display=False)
-glue("cor1_half", str(all(ry.corollary1_A_sym(u) == 2 * ry.A_sym(u) and ry.corollary1_B_sym(u) == 2 * ry.B_sym(u)
-                          for u in range(1, u_sym + 1))), display=False)
-TA = sp.Rational(1, 4) * sum((k + 1) * x[k] for k in range(u4)) ** 2 + sum(
-    x[k] * (sum(x[j] * ((j + 1) ** 2 - sp.Rational((j + 1) ** 3, 2 * (k + 1))) for j in range(k)) + x[k] * sp.Rational((k + 1) ** 2, 4))
-    for k in range(u4))
-As4 = ry.A_sym(u4)
-ident_A = sp.expand(TA - (xv.T * As4 * xv)[0]) == 0
-cross_A = all(sp.expand(TA).coeff(x[i]).coeff(x[j]) == 2 * As4[i, j] for i in range(u4) for j in range(i + 1, u4))
-glue("ident_A", str(ident_A and cross_A), display=False)
+glue_all(aa.a_entry_from_theorem6())
+glue("cor1_half", str(aa.corollary1_halved(u_sym)), display=False)
+glue("ident_A", str(aa.amin_form_identity(4)), display=False)
 
 # the trace identity (symbolic k, exact matrices, numerics) and Lemma 3's Fourier transform
-k_ = sp.Symbol("k", positive=True)
-term = sp.simplify(2 / (2 * k_ - 1) * (ry.a_entry(k_, k_) - 2 * ry.a_entry(k_ - 1, k_) + ry.a_entry(k_ - 1, k_ - 1)))
-first = ry.a_entry(sp.Integer(1), sp.Integer(1)) * 2  # k = 1: (2/Δw_1) a_11
-glue("trace_term", Math(r"\frac{2}{2k-1}\left(a_{kk}-2a_{k,k-1}+a_{k-1,k-1}\right) = " + sp.latex(term)), display=False)
-glue("trace_first", int(first), display=False)
-Hn = lambda u: sum(sp.Rational(1, k) for k in range(1, u + 1))
-tr_rows = []
-for u in range(1, u_sym + 1):
-    t_new = (ry.B_sym(u).inv() * ry.A_sym(u)).trace()
-    t_old = (ry.B_sym(u).inv() * ry.A_candidate_sym(u)).trace()
-    tr_rows.append(dict(u=u, trace_A=str(t_new), H_u=str(Hn(u)), equal=(t_new == Hn(u)), trace_old_candidate=str(t_old)))
-trdf = pd.DataFrame(tr_rows)
+glue_all(aa.trace_term_facts())
+trdf = aa.trace_table(u_sym)
 glue("amin-tab-trace", table(trdf.rename(columns={"trace_A": "tr(B⁻¹A)", "H_u": "H_u", "equal": "equal",
                                                    "trace_old_candidate": "tr(B⁻¹A), rejected candidate"})),
      display=False)
 glue("tr_exact_ok", str(bool(trdf.equal.all())), display=False)
-big_u = 10**5 if mode == "quick" else 10**6
-kk = np.arange(1, big_u + 1, dtype=float)
-tr_big = ry.trace_Binv_A_u(big_u)
-H_big = float(np.sum(1.0 / kk))
-u_dense = 600 if mode == "quick" else 3000
-tr_dense = float(np.trace(np.linalg.solve(ry.B_matrix(u_dense), ry.A_matrix(u_dense))))
-H_dense = float(np.sum(1.0 / np.arange(1, u_dense + 1)))
-glue("tr_big_u", int(big_u), display=False)
-glue("tr_big_err", float(abs(tr_big - H_big)), display=False)
-glue("tr_dense_u", int(u_dense), display=False)
-glue("tr_dense_err", float(abs(tr_dense - H_dense)), display=False)
 glue("tr_old_u3", trdf.loc[2, "trace_old_candidate"], display=False)
-
-d, xi = sp.symbols("d xi", real=True)
-gft = sp.simplify(2 * sp.integrate((2 * sp.exp(-d) - sp.exp(-2 * d)) * sp.cos(xi * d), (d, 0, sp.oo), conds="none"))
-target = 12 / ((1 + xi**2) * (4 + xi**2))
-gft_ok = sp.simplify(gft - target) == 0
-glue("gft", Math(r"\hat g(\xi) = " + sp.latex(sp.factor(gft))), display=False)
-glue("gft_ok", str(gft_ok), display=False)
-mins = {u: (float(np.linalg.eigvalsh(ry.lemma3_kernel(u))[0]), float(np.linalg.eigvalsh(ry.A_matrix(u))[0]),
-            float(np.linalg.eigvalsh(ry.B_matrix(u))[0])) for u in (5, 50, 500)}
-glue("amin-tab-mineig", table(pd.DataFrame([{"u": u, "min eig G": g_, "min eig A_u": a_, "min eig B_u": b_}
-                                              for u, (g_, a_, b_) in mins.items()]),
-                               formats={c: "{:.3g}" for c in ("min eig G", "min eig A_u", "min eig B_u")}),
+glue_all(aa.trace_numerics(10**5 if mode == "quick" else 10**6, 600 if mode == "quick" else 3000))
+glue_all(aa.lemma3_transform())
+mins = aa.min_eigenvalues((5, 50, 500))
+glue("amin-tab-mineig", table(mins, formats={c: "{:.3g}" for c in ("min eig G", "min eig A_u", "min eig B_u")}),
      display=False)
-glue("mineig_G500", float(mins[500][0]), display=False)
-glue("mineig_A500", float(mins[500][1]), display=False)
+glue("mineig_G500", float(mins["min eig G"].iloc[-1]), display=False)
+glue("mineig_A500", float(mins["min eig A_u"].iloc[-1]), display=False)
 
 # %% [markdown]
 # The folded checks establish: H-SF's fluid TEL is $x^\top B_u x$ ({glue:text}`ident_B:s`) and
@@ -860,50 +721,16 @@ glue("mineig_A500", float(mins[500][1]), display=False)
 # %%
 us = np.unique(np.round(np.logspace(0, np.log10(u_max), 18 if mode == "quick" else 30)).astype(int))
 lam, vmin = ry.lambda_max_curve(us, dense_max=300)
-fitf = lambda u, a, b, c: a * np.log(u + b) + c
-popt, _ = curve_fit(fitf, us.astype(float), lam, p0=(0.25, 0.3, 1.1), bounds=([0, -0.99, -10], [10, 100, 10]))
-big = us >= 10
-popt10, _ = curve_fit(fitf, us[big].astype(float), lam[big], p0=(0.25, 0.3, 1.1), bounds=([0, -9.9, -10], [10, 100, 10]))
-paper = 0.2555 * np.log(us + 0.2793) + 1.1587
-Hu = np.array([np.sum(1.0 / np.arange(1, u + 1)) for u in us])
-fig, ax = plt.subplots(figsize=(5.5, 3.4))
-ax.semilogx(us, lam, "o", ms=4, label=r"$\lambda_{\max}(A_u,B_u)$ (Corollary 1)")
-ax.semilogx(us, fitf(us, *popt), "-", label=f"our fit {popt[0]:.4f} log(u{popt[1]:+.4f}){popt[2]:+.4f}")
-ax.semilogx(us, paper, "--", label="paper's fit 0.2555 log(u+0.2793)+1.1587")
-ax.semilogx(us, Hu, ":", label=r"$H_u = \mathrm{tr}(B_u^{-1}A_u)$")
-ax.set_xlabel("u"); ax.set_ylabel("ratio"); ax.legend(fontsize=7)
-fig.tight_layout()
-glue("amin-fig-fig1", fig, display=False)
-plt.close(fig)
-fig1 = pd.DataFrame(dict(u=us, lam_max=lam, paper_fit=paper, H_u=Hu, min_entry_of_v=vmin))
-fig1_show = fig1.rename(columns={"lam_max": "λ_max", "paper_fit": "paper's fit",
-                                 "min_entry_of_v": "min entry of v / max"})
+popt, popt10 = af.figure1_fits(us, lam)  # a log(u + b) + c over all points and over u >= 10
+glue_figure("amin-fig-fig1", af.figure1_figure(us, lam, popt))
+fig1_show = af.figure1_table(us, lam, vmin)
 glue("amin-tab-fig1", table(fig1_show, precision=4, formats={"min entry of v / max": "{:.2e}"}), display=False)
 offer_csv(fig1_show, "amin", "fig1")
-glue("fig1_rows", int(len(fig1)), display=False)
+glue("fig1_rows", int(len(fig1_show)), display=False)
 # maximum over x >= 0 against the unconstrained eigenvalue (small u, multiplicative ascent)
-cmp_rows = []
-for u in (5, 20, 80):
-    A, B = ry.A_matrix(u), ry.B_matrix(u)
-    lv, v = ry.largest_generalized(A, B)
-    mx, _ = ry.max_over_simplex(A, B, x0=np.abs(v), iters=300)
-    cmp_rows.append(dict(u=u, eig=lv, max_x_ge_0=mx, min_entry_of_v=v.min()))
-glue("amin-tab-simplex", table(pd.DataFrame(cmp_rows).rename(columns={
-    "eig": "λ_max", "max_x_ge_0": "max over x ≥ 0", "min_entry_of_v": "min entry of v"}), precision=4,
-    formats={"min entry of v": "{:.2e}"}), display=False)
-glue("fig1_fit", f"{popt[0]:.4f} log(u {popt[1]:+.4f}) {popt[2]:+.4f}", display=False)
-glue("fig1_r2", float(1 - np.sum((lam - fitf(us, *popt)) ** 2) / np.sum((lam - lam.mean()) ** 2)), display=False)
-glue("fig1_fit10", f"{popt10[0]:.4f} log(u {popt10[1]:+.4f}) {popt10[2]:+.4f}", display=False)
-glue("fig1_lam_umax", float(lam[-1]), display=False)
-glue("fig1_paper_umax", float(paper[-1]), display=False)
-glue("fig1_H_umax", float(Hu[-1]), display=False)
-glue("fig1_umax", int(us[-1]), display=False)
-glue("fig1_dev10", float(np.max(np.abs(lam[big] - paper[big]))), display=False)
-glue("fig1_dev_small", float(np.max(np.abs(lam[~big] - paper[~big]))), display=False)
-glue("fig1_dev100", float(np.max(np.abs(lam[us >= 100] - paper[us >= 100]))), display=False)
-glue("fig1_nonneg", str(bool(min(vmin) >= -1e-10)), display=False)
-glue("fig1_minv", float(min(vmin)), display=False)
-glue("fig1_loose", float(Hu[-1] / lam[-1]), display=False)
+glue("amin-tab-simplex", table(af.simplex_comparison((5, 20, 80)), precision=4,
+                               formats={"min entry of v": "{:.2e}"}), display=False)
+glue_all(af.figure1_facts(us, lam, vmin, popt, popt10))
 
 # %% [markdown]
 # ```{glue:figure} amin-fig-fig1
@@ -968,27 +795,9 @@ per_tab = store.table("periods", ap.periods_row, ap.periods_keys(per_scales, per
 per_j = ap.periods_frame(per_tab.frame)
 per_sum = ab.periods_summary(per_tab.frame)
 glue_rows("cap_per", per_tab)
-per_j_show = readable(per_j, {
-    "scale": "c", "M": "M (tokens)", "load": "n/M", "first_share": "c(l,j) / (x(j)·n)",
-    "prop1_first": "(s+l)/(s+j) (paper's)", "frac_inputs": "c(l,j) / b(l,j), inputs",
-    "frac_requests": "c(l,j) / b(l,j), requests", "inputs_per_request": "inputs per request"})
-offer_csv(per_j_show, "amin", "periods")
+offer_csv(pg.periods_csv_frame(per_j), "amin", "periods")
 assert (per_j.load == 10).all()  # n = 10 M (the text says so)
-readings = {"a-min": "literal", "a-min-progress": "progress"}
-per_j_tab, per_seeds_v = without_constant(per_j.drop(columns="load"), "runs")
-per_sum_tab, _ = without_constant(per_sum, "runs") if per_seeds_v else (per_sum, None)
-glue("per_seeds_s", f"{per_seeds_v} seed{'s' * (per_seeds_v != 1)}" if per_seeds_v else "the seeds of column “runs”", display=False)
-glue("amin-tab-periods", table(joined(readable(per_j_tab, {
-    "first_share": "c(l,j) / (x(j)·n)", "prop1_first": "(s+l)/(s+j) (paper's)",
-    "frac_inputs": "per input", "frac_requests": "per request",
-    "inputs_per_request": "inputs / request"}, readings).rename(
-    columns={"policy": "reading"}), ["scale", "M", "s"], "c, M, s"), font_size="0.85em"), display=False)
-glue("per_rows", int(len(per_j)), display=False)
-glue("amin-tab-periods-sum", table(joined(readable(per_sum_tab, {
-    "lemma1_dev_inputs": "Lemma 1, inputs", "lemma1_dev_requests": "Lemma 1, requests",
-    "prop1_later_dev": "Prop. 1, i > l", "ratio": "A_min / H-SF", "lemma2": "Lemma 2"}, readings).rename(
-    columns={"policy": "reading"}), ["scale", "M", "s"], "c, M, s"), formats={"evictions": "{:,.1f}"},
-                                        font_size="0.85em"), display=False)
+glue_all(pg.periods_tables(per_j, per_sum))
 glue_all(ab.periods_facts(per_j, per_sum))
 
 # %% [markdown]
@@ -1067,22 +876,14 @@ glue_all(ab.periods_facts(per_j, per_sum))
 c = l2_scale
 one_tab = store.table("single_length", cx.single_length_row,  # 240: divisible by k = 1..6
                       [dict(M=M, k=k, load=6, upper=8, seed=seed) for M in (240, pair_M + 1) for k in range(1, 7)])
-one = one_tab.frame
 glue_rows("cap_one", one_tab)
-glue("amin-tab-one", table(one.pivot(index="k", columns="M", values="amin_over_hsf")
-                            .rename(columns=lambda m: f"A_min / H-SF, M = {m}").reset_index(), precision=4),
-     display=False)
-glue("one_len_equal", str(bool((one[one.M == 240].amin_over_hsf == 1.0).all())), display=False)
+glue_all(pg.single_length_facts(one_tab.frame, 240))
 glue("one_len_M2", int(pair_M + 1), display=False)
-glue("one_len_min", float(one.amin_over_hsf.min()), display=False)
-glue("one_len_max", float(one.amin_over_hsf.max()), display=False)
 
 tp_tab = store.table("theorem6", cx.distribution_row, cx.two_point_keys(tp_ls, tp_M, tp_load, l2_seeds, seed))
 tp = cx.two_point_frame(tp_tab.frame)
 glue_rows("cap_tp", tp_tab)
-glue("amin-tab-tp", table(joined(ab.theorem6_display(tp), ["l", "u"], "(l, u)", template="({}, {})").rename(columns={
-    "AMinProgress (min)": "progress reading (min)", "AMinProgress (max)": "progress reading (max)"}), precision=4),
-    display=False)
+glue("amin-tab-tp", table(pg.theorem6_table(tp), precision=4), display=False)
 glue_all(ab.theorem6_facts(tp))
 glue("tp_ls_s", ", ".join(str(int(v)) for v in sorted(tp.l.unique())), display=False)
 
@@ -1090,39 +891,18 @@ u_m = 4
 meas_tab = store.table("cross_terms", cx.cross_term_row, cx.cross_term_keys(u_m, c, pair_M, pair_ratio * pair_M, reps, seed))
 meas, pure = cx.cross_terms_summary(meas_tab.frame)
 glue_rows("cap_meas", meas_tab)
-glue("amin-tab-meas", table(joined(meas, ["i", "j"], "(i, j)", template="({}, {})").rename(columns={
-    "reps": "seeds", "amin_measured": "A_min measured", "A_corollary1": "a(i,j) (Cor. 1, halved)",
-    "hsf_measured": "H-SF measured", "B": "b(i,j)", "amin_rel_dev": "A_min rel. dev.",
-    "hsf_rel_dev": "H-SF rel. dev."})), display=False)
-glue("amin-tab-meas-diag", table(pd.DataFrame({
-    "k": range(1, u_m + 1), "A_min (pure run)": [pure[("a-min", k)] for k in range(1, u_m + 1)],
-    "H-SF (pure run)": [pure[("h-sf", k)] for k in range(1, u_m + 1)],
-    "k²/2": [k * k / 2 for k in range(1, u_m + 1)]}), formats={"k²/2": "{:.1f}"}), display=False)
+glue_all(pg.cross_terms_tables(meas, pure, u_m))
 glue("meas_c", int(c), display=False)
 glue("meas_M", int(pair_M), display=False)
 glue("meas_n", int(pair_ratio * pair_M), display=False)
-glue("meas_amin_dev", float(meas.amin_rel_dev.abs().max()), display=False)
-glue("meas_amin_dev_mean", float(meas.amin_rel_dev.abs().mean()), display=False)
-glue("meas_hsf_dev", float(meas.hsf_rel_dev.abs().max()), display=False)
-worst = meas.iloc[int(meas.amin_rel_dev.abs().idxmax())]
-glue("meas_worst_pair", f"{{{int(worst.i)}, {int(worst.j)}}}", display=False)
-glue("meas_n_below", int((meas.amin_rel_dev < 0).sum()), display=False)
-glue("meas_n_pairs", int(len(meas)), display=False)
+glue_all(pg.cross_terms_facts(meas))
 
-dists = {
-    "uniform on c{1..4}": (c * np.arange(1, 5), np.ones(4) / 4),
-    "two-point c{1,4}, p=0.8": (c * np.array([1, 4]), np.array([0.8, 0.2])),
-    "geometric q=0.5 on c{1..8}": (c * np.arange(1, 9), 0.5 ** np.arange(8) / (0.5 ** np.arange(8)).sum()),
-    "uniform on c{2..8}": (c * np.arange(2, 9), np.ones(7) / 7),
-}
+dists = pg.lemma2_distributions(c)
 lem2_tab = store.table("lemma2", cx.lemma2_row, cx.lemma2_keys(dists, M_list, n_per_M, l2_seeds, seed))
 lem2_all, lem2 = lem2_tab.frame, cx.lemma2_summary(lem2_tab.frame)
 glue_rows("cap_lem2", lem2_tab)
 assert (lem2.n == n_per_M * lem2.M).all()  # n = n_per_M M (the text says so)
-glue("amin-tab-lem2", table(lem2.drop(columns="n").rename(columns={
-    "dist": "lengths", "M": "M (tokens)", "hsf_over_fluid": "H-SF / fluid", "ratio_min": "A_min / H-SF (min)",
-    "ratio_max": "A_min / H-SF (max)", "lemma2": "Lemma 2", "rel_dev_max": "max rel. dev."}), precision=4),
-    display=False)
+glue("amin-tab-lem2", table(pg.lemma2_table(lem2), precision=4), display=False)
 glue("l2_c", int(c), display=False)
 glue("l2_Ms_s", ", ".join(str(int(m)) for m in sorted(lem2.M.unique())), display=False)
 glue("l2_load", int(n_per_M), display=False)
@@ -1130,13 +910,7 @@ glue_all(ab.lemma2_facts(lem2, lem2_all))
 
 geo_tab = store.table("geometric", cx.geometric_row, [dict(q=float(q), u=12, scale=l2_scale, M=max(M_list),
                                                            n=n_per_M * max(M_list), seed=seed) for q in geo_qs])
-geo_sim = geo_tab.frame
-glue("amin-tab-geo", table(geo_sim[["q", "M", "n", "amin_over_hsf", "lemma2"]].rename(
-    columns={"M": "M (tokens)", "amin_over_hsf": "A_min / H-SF", "lemma2": "Lemma 2"}), precision=4), display=False)
-glue("geo_sim_max", float(geo_sim.amin_over_hsf.max()), display=False)
-glue("geo_sim_l2", float(geo_sim.lemma2.max()), display=False)
-glue("geo_qs_s", ", ".join(f"{float(q):g}" for q in geo_sim.q), display=False)
-glue("geo_M", int(geo_sim.M.max()), display=False)
+glue_all(pg.geometric_runs_facts(geo_tab.frame))
 glue_rows("cap_geo", geo_tab)
 
 # %% [markdown]
@@ -1287,16 +1061,8 @@ glue_rows("cap_geo", geo_tab)
 t3_tab = store.table("decision_times", cx.decision_time_row, [dict(M=M, load=3, max_length=8, seed=seed) for M in
                      ([200, 800, 3200] if mode == "quick" else [200, 800, 3200, 12800])],
                      timing=["mean_us", "per_MlogM_ns"])
-timing = t3_tab.frame[["M", "rounds", "mean_us", "per_MlogM_ns"]]
 glue_rows("cap_t3", t3_tab)
-glue("amin-tab-t3", table(timing.rename(columns={"M": "M (tokens)", "mean_us": "mean per step (µs)",
-                                                  "per_MlogM_ns": "per M log M (ns)"}), precision=0), display=False)
-glue("t3_us", f"{timing.mean_us.iloc[-1]:.0f}", display=False)
-glue("t3_M", int(timing.M.iloc[-1]), display=False)
-t3_ratio = float(timing.per_MlogM_ns.iloc[-1] / timing.per_MlogM_ns.iloc[0])
-glue("t3_ratio", t3_ratio, display=False)
-glue("t3_trend", "it does not grow, consistent with Theorem 3" if t3_ratio <= 1.2 else
-     "it grows with M here, more than Theorem 3's bound allows for large M", display=False)
+glue_all(pg.decision_time_facts(t3_tab.frame[["M", "rounds", "mean_us", "per_MlogM_ns"]]))
 
 # %% [markdown]
 # At $M$ =
@@ -1342,10 +1108,7 @@ cor2_tab = store.table("corollary2", cx.corollary2_row,
                        cx.corollary2_keys(cx.corollary2_dists(8), [1, 2, 4, 8], 4, cor2_M, cor2_seeds, seed))
 cor2 = ab.corollary2_summary(cor2_tab.frame)
 glue_rows("cap_cor2", cor2_tab)
-glue("amin-tab-cor2", table(cor2.rename(columns={
-    "dist": "lengths (on c{1..8})", "M": "M (tokens)", "multi": "revised A_min / H-SF (worst)",
-    "single": "A_min on [c, 8c] / H-SF (worst)", "lemma2_single": "Lemma 2 (single interval)",
-    "lambda_max": "λ_max(A₈, B₈)"})), display=False)
+glue("amin-tab-cor2", table(pg.corollary2_table(cor2)), display=False)
 glue_all(ab.corollary2_facts(cor2_tab.frame, cor2))
 
 # %% [markdown]
@@ -1378,32 +1141,9 @@ glue_all(ab.corollary2_facts(cor2_tab.frame, cor2))
 # ({glue:text}`t6_ok:s`; details in the dropdown).
 
 # %%
-p = sp.Symbol("p", positive=True)
-Rl = sp.Symbol("alpha", positive=True)  # l = alpha, u = 1 (homogeneity)
-xx = sp.Matrix([p, 1 - p])
-A2n = sp.Matrix([[Rl**2 / 2, ry.a_entry(Rl, sp.Integer(1))], [ry.a_entry(Rl, sp.Integer(1)), sp.Rational(1, 2)]])
-B2n = sp.Matrix([[Rl**2 / 2, Rl**2 / 2], [Rl**2 / 2, sp.Rational(1, 2)]])
-Rp = sp.simplify((xx.T * A2n * xx)[0] / (xx.T * B2n * xx)[0])
-crit = sp.solve(sp.diff(Rp, p), p)
-vals = []
-for cr in crit:
-    cr = sp.simplify(cr)
-    ok_interior = all(0 < cr.subs(Rl, av) < 1 for av in (sp.Rational(1, 10), sp.Rational(1, 2), sp.Rational(9, 10)))
-    vals.append((cr, sp.simplify(Rp.subs(p, cr)), ok_interior))
-best = [v for v in vals if v[2] and sp.simplify(v[1] - (3 - Rl) / 2) == 0]
-glue("t6_crit", Math(r"\begin{array}{lll}\text{critical } p & R(p) & \text{interior}\\ \hline "
-                     + r"\\ ".join(f"{sp.latex(cr)} & {sp.latex(v)} & \\text{{{'yes' if ok_ else 'no'}}}"
-                                   for cr, v, ok_ in vals)
-                     + r"\end{array}"), display=False)
-glue("t6_ok", str(len(best) == 1), display=False)
-glue("t6_pstar", Math(r"p^* = " + (sp.latex(best[0][0]) if best else r"\text{none}")), display=False)
-
+glue_all(aa.theorem6_critical_points())  # R(p) on {l, u} with l = alpha, u = 1 (homogeneity)
 astar = ry.theorem7_threshold()
-astar_ok = sp.simplify(astar - (3 - sp.sqrt(5)) / 2) == 0 and sp.expand(astar**2 - 3 * astar + 1) == 0
-meet = 1 + sp.Rational(1, 2) / (2 * (1 - sp.Rational(1, 2))) == 1 + 2 * sp.Rational(1, 2) ** 2
-glue("astar", Math(r"\alpha^* = " + sp.latex(astar)), display=False)
-glue("astar_f", float(astar), display=False)
-glue("astar_ok", str(bool(astar_ok and meet)), display=False)
+glue_all(aa.theorem7_threshold_facts(astar))
 
 fig2_u = [10, 13, 15, 20] if mode == "quick" else [7, 8, 10, 12, 13, 15, 17, 20, 25]
 fig2_p = (0.0, 0.4, 0.5, 0.67, 0.8) if mode == "quick" else (0.0, 0.2, 0.4, 0.5, 0.6, 0.67, 0.75, 0.8, 0.9)
@@ -1413,25 +1153,11 @@ fig2_tab = store.table("fig2_sweep", cx.sweep_row, cx.sweep_keys(fig2_M, fig2_u,
 fig2 = cx.sweep_worst(fig2_tab.frame, fig2_pol)
 fig2_Ms = sorted(set(fig2.index.get_level_values("M")))  # the memories the (possibly partial) table holds
 glue_rows("cap_fig2", fig2_tab)
-fig2_show = fig2.reset_index().rename(columns={"M": "M (tokens)", "alpha": "α", "a-l": "A_l (worst)",
-                                               "a-min": "A_min (worst)", "a-random": "A_random (worst)",
-                                               "theorem7": "Theorem 7 bound", "runs": "runs"})
+fig2_show = pg.figure2_table(fig2)
 glue("amin-tab-fig2", table(fig2_show), display=False)
 offer_csv(fig2_show, "amin", "fig2")
 glue("fig2_rows", int(len(fig2_show)), display=False)
-fig, ax = plt.subplots(figsize=(5.5, 3.4))
-for M in fig2_Ms:
-    sub = fig2.loc[M]
-    ax.plot(sub.index, sub["a-l"], "o-", label=f"A_l, M={M}")
-    ax.plot(sub.index, sub["a-min"], "s:", label=f"A_min, M={M}")
-ag = np.linspace(0.18, 0.75, 200)
-ax.plot(ag, ry.theorem6_bound(ag), "k--", lw=1, label=r"$(3-\alpha)/2$ (paper's Thm 6, A_min)")
-ax.plot(ag, ry.theorem7_bound(ag), "k-.", lw=1, label="paper's Thm 7 bound (A_l)")
-ax.axvline(float(astar), c="grey", lw=0.8, ls=":")
-ax.set_xlabel(r"$\alpha = l/u$"); ax.set_ylabel("worst simulated ratio to H-SF"); ax.legend(fontsize=6.5)
-fig.tight_layout()
-glue("amin-fig-fig2", fig, display=False)
-plt.close(fig)
+glue_figure("amin-fig-fig2", af.figure2_figure(fig2, fig2_Ms, astar))
 glue("fig2_l", int(fig2_l), display=False)
 glue("fig2_p_s", ", ".join(f"{v:g}" for v in fig2_p), display=False)
 glue("fig2_seeds", int(1 if mode == "quick" else reps), display=False)
@@ -1520,57 +1246,12 @@ glue_all(ab.fig2_facts(fig2, float(astar)))
 # form.
 
 # %%
-xAx_g, xBx_g, R_g = ry.geometric_forms_sym()
-q = sorted(R_g.free_symbols, key=str)[0]
-lim1 = sp.limit(R_g, q, 1, "-")
-lim_ok = sp.simplify(lim1 - (10 - 12 * sp.log(2))) == 0
-qgrid = np.linspace(0.005, 0.995, 199)
-Rvals = np.array([float(R_g.subs(q, g)) for g in qgrid])
-assert sp.limit(R_g, q, 0, "+") == 1
-glue("geo_xBx", Math(r"x^\top B x = " + sp.latex(xBx_g)), display=False)
-# the closed form, written compactly (over two lines, to fit the column) and checked against SymPy's
-geo_N = 3 * q**2 + 2 * q - (q**2 + 4 * q + 1) * sp.log(1 + q)
-assert sp.simplify(R_g - (q + 1)**2 * geo_N / (q * (q**2 + 1))) == 0
-glue("geo_R", Math(r"\begin{aligned} R(q) &= \frac{x^\top A x}{x^\top B x} = \frac{(q+1)^2\, N(q)}{q\,(q^2+1)}, \\"
-                   r" N(q) &= " + sp.latex(geo_N) + r"\end{aligned}"), display=False)
-glue("geo_lim_sym", Math(r"\lim_{q\to1^-} R(q) = " + sp.latex(lim1)), display=False)
-glue("geo_lim", float(lim1), display=False)
-glue("geo_lim_ok", str(lim_ok), display=False)
-glue("geo_increasing", str(bool(np.all(np.diff(Rvals) > 0))), display=False)
-# Theorem 8: Lemma 2's sums for LG(p) in closed form, against the paper's rational function and 14/9
-_, _, R_lg = ry.lg_forms_sym(q)
-lg_same = sp.simplify(R_lg - ry.theorem8_ratio(q)) == 0
-lim_lg = sp.limit(R_lg, q, 1, "-")
-LGvals = np.array([float(ry.theorem8_ratio(g)) for g in qgrid])
-glue("lg_R", Math(r"\mathrm{LG}(p):\ \frac{x^\top A x}{x^\top B x} = " + sp.latex(sp.factor(R_lg))), display=False)
-glue("lg_lim_sym", Math(r"\mathrm{LG}(p):\ \lim_{q\to1^-} \frac{x^\top A x}{x^\top B x} = " + sp.latex(lim_lg)), display=False)
-glue("lg_same", str(bool(lg_same and lim_lg == ry.THEOREM8_BOUND)), display=False)
-glue("lg_max", float(LGvals.max()), display=False)
-glue("lg_increasing", str(bool(np.all(np.diff(LGvals) > 0) and LGvals.max() < float(ry.THEOREM8_BOUND))), display=False)
-# the closed forms against the truncated matrices (independent numerics)
+# G(p): our closed form R(q) and its limit; LG(p): Lemma 2's sums against Theorem 8's formula and 14/9;
+# both against the truncated matrices at the q below (independent numerics)
 qs = [0.1, 0.3, 0.5, 0.7, 0.9, 0.95] if mode == "quick" else [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98]
-geo = [ry.geometric_ratio_truncated(qq) for qq in qs]
-lg_num = [ry.rayleigh(ry.A_matrix(1500), ry.B_matrix(1500), ry.lg_weights(1500, qq)) for qq in qs]
-glue("geo_num_err", float(max(abs(g - float(R_g.subs(q, qq))) for qq, g in zip(qs, geo))), display=False)
-glue("lg_num_err", float(max(abs(g - float(ry.theorem8_ratio(qq))) for qq, g in zip(qs, lg_num))), display=False)
-fig, ax = plt.subplots(figsize=(5, 3.0))
-ax.plot(qgrid, Rvals, "-", label="closed form R(q), G(p)")
-ax.plot(qs, geo, "o", label="G(p), truncated matrices")
-ax.plot(qgrid, LGvals, "-", label="LG(p): paper's Thm 8 formula")
-ax.plot(qs, lg_num, "s", ms=4, label="LG(p), truncated matrices (u = 1500)")
-ax.axhline(float(lim1), ls=":", c="k", label=r"$10-12\ln 2$ ($q\to1$)")
-ax.axhline(1.7, ls="--", c="r", label="1.7 (paper's Fig. 3 bound)")
-ax.axhline(14 / 9, ls="-.", c="g", label="14/9 (paper's Thm 8)")
-ax.set_xlabel("q"); ax.set_ylabel("ratio"); ax.legend(fontsize=6.5)
-fig.tight_layout()
-glue("amin-fig-geo", fig, display=False)
-plt.close(fig)
-
-# Independent check of the G(p) limit: as q -> 1 the scaled geometric lengths become Exp(1);
-# cont(g) = E g(min(X, Y), max(X, Y)), X, Y iid Exp(1).
-cont = ry.exponential_pair_expectation
-lim_cont = sp.simplify(cont(lambda m, Mx: m * Mx / 4 + m**2 / 2 - m**3 / (4 * Mx)) / cont(lambda m, Mx: m**2 / 2))
-glue("geo_lim_cont_ok", str(sp.simplify(lim_cont - lim1) == 0), display=False)
+geo_facts, geo_curves = aa.geometric_quotients(qs)
+glue_all(geo_facts)
+glue_figure("amin-fig-geo", af.geometric_figure(geo_curves))
 
 # %% [markdown]
 # ```{glue:figure} amin-fig-geo
