@@ -202,20 +202,18 @@ regret_opt_time_limit = 5.0  # seconds per IP solve of those optima
 # %%
 from fractions import Fraction
 
-import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
-import sympy as sp
-from IPython.display import Markdown, Math, display
+from IPython.display import Markdown, display
 from myst_nb import glue
 
-from kvlib import Instance, Schedule, check_schedule, make_policy, memory_profile, simulate
+from kvlib import Instance, Schedule, check_schedule
+from kvlib.book import mcsf_ratio_figures as F
+from kvlib.book import mcsf_ratio_values as V
 from kvlib.book import offcouple_rows as OR
 from kvlib.book import ratio_rows as rr
-from kvlib.book.mcsf_ratio_page import label_md, range_summary, source_md, step_table
-from kvlib.book.recording import QueueRecorder
+from kvlib.book.gluing import glue_all, glue_figure
+from kvlib.book.mcsf_ratio_page import completions_table, schedules_table, table_sources, words
 from kvlib.book.runs import run_checked
-from kvlib.book.stats import fit_exponent
 from kvlib.book.store import Store
 from kvlib.book.tables import offer_csv, styled
 from kvlib.optimum.bruteforce import brute_force_opt
@@ -243,11 +241,6 @@ def mcsf(inst):
     return run_checked(inst, "mc-sf")[0]  # simulated, schedule re-checked by kvlib.core.checker
 
 
-def words(xs, unit=""):  # [50, 100, 200] -> "50, 100 and 200" (+ unit)
-    xs = [f"{x:,}" if isinstance(x, int) else str(x) for x in xs]
-    return (", ".join(xs[:-1]) + " and " + xs[-1] if len(xs) > 1 else xs[0]) + (f" {unit}" if unit else "")
-
-
 glue("cap_time", f"M = {words(list(timing_memories), 'tokens')}, n = 3M requests; timed live", display=False)
 glue("c1", LEMMA44_C1, display=False)
 glue("c2", LEMMA44_C2, display=False)
@@ -257,47 +250,13 @@ glue("prov_loops", Markdown("were computed live for this page, at CI scale" if s
                             "are read from stored tables in `results/mcsf_ratio/`, computed at the commits the "
                             "banner and the captions name"), display=False)
 glue("c2_corrected", T43.C44_Y_CORRECTED, display=False)
-p43_rows = [T43.chain_row(seed * 1000 + k, n_max=p43_nmax) for k in range(p43_trials)]
-p43_b3 = [T43.b3_row(n, s_, o_, M_) for M_ in range(8, p43_b3_M + 1, 2) for s_ in (1, 2, 3) for o_ in (1, 2, 3, 5)
-          if M_ >= 2 * (s_ + o_) for n in (M_ // (s_ + o_) + 1, 2 * (M_ // (s_ + o_)) + 1, 4 * (M_ // (s_ + o_)))]
-p43_steps = T43.summarize_steps(p43_rows + p43_b3)
-p43_sym = T43.sympy_checks()
-step_of = p43_steps.set_index("step")
-glue("p43_nmax", p43_nmax, display=False)
-glue("p43_b3_M", p43_b3_M, display=False)
-glue("p43_b3_n", len(p43_b3), display=False)
-glue("p43_sympy", f"{sum(p43_sym.values())} of {len(p43_sym)} identities hold; the one that does not is "
-     "the 'equality' of case 1 of Lemma B.2, which is an inequality", display=False)
-fails = list(p43_steps.loc[p43_steps["holds on"] < p43_steps["instances"], "step"])
-glue("p43_fail", Markdown(", ".join(f"`{s}`" for s in fails) or "none"), display=False)
-glue("p43_trials", len(p43_rows), display=False)
-b2d = step_of.loc["B2.display"]
-glue("b2_display_fail", f"{int(b2d['instances'] - b2d['holds on'])} of {int(b2d['instances'])}", display=False)
-glue("b2_corrected_max", f"{T43.B2_RATIO * step_of.loc['B2.corrected', 'largest lhs / rhs']:.3f}", display=False)
-c46_seeded = int(step_of.loc["C46", "instances"])
-glue("c46_seeded", c46_seeded, display=False)
-glue("c46_proof_seeded", int(step_of.loc["C46.proof", "instances"]), display=False)
-# display (8): the hand instance of the errata (s = 1, outputs (1, 2), M = 6)
-eq8_hand = T43.chain_inequalities(Instance.at_zero([1, 1], [1, 2], 6))
-glue("eq8_printed", int(eq8_hand["eq8.rhs"]), display=False)
-glue("eq8_derived", int(eq8_hand["eq8.corrected.rhs"]), display=False)
-steps_tab = step_table(p43_steps)
+# every displayed step of 001's proof, with the paper's objects, on seeded instances and an identical-request grid
+p43_values, steps_tab = V.paper_chain(seed, p43_trials, p43_nmax, p43_b3_M)
 offer_csv(steps_tab, "mcsf_ratio", "steps")
-glue("mr-tab-steps", styled(steps_tab).set_properties(subset=["step", "what it checks"], **{"text-align": "left"}),
-     display=False)
-c46_inst = [(n, o, M) for (o, M) in [(3, 12), (4, 10), (6, 14)] for n in (15, 21, 30)]
-c46 = pd.DataFrame([{"n": n, "o": o, "M": M, **{k: r[k] for k in (
-    "C46.cases", "C46.holds", "C46.proof.holds", "C46.only_group.holds", "L45.peak_full.holds")}}
-    for n, o, M in c46_inst for r in [T43.chain_inequalities(Instance.at_zero([1] * n, [o] * n, M))]])
-c46_ok = bool(c46[["C46.holds", "C46.proof.holds", "C46.only_group.holds", "L45.peak_full.holds"]].all().all())
-glue("c46_triples", int(c46["C46.cases"].sum()), display=False)
-glue("c46_n", len(c46), display=False)
-glue("c46_verdict", "held on every one of them" if c46_ok else "failed on at least one of them (see the table)",
-     display=False)
-glue("mr-tab-c46", styled(c46.rename(columns={"M": "M (tokens)", "C46.cases": "triples", "C46.holds": "Claim 4.6",
-                                               "C46.proof.holds": "as the proof uses it",
-                                               "C46.only_group.holds": "only its group runs",
-                                               "L45.peak_full.holds": "full peaks (Lemma 4.5)"})), display=False)
+glue_all(p43_values)
+# Claim 4.6 on instances built for it (n identical requests (1, o) at t = 0 with memory M)
+c46 = V.claim46_frame(V.CLAIM46_CASES)
+glue_all(V.claim46_values(c46))
 
 # %% [markdown]
 # On these {glue:text}`p43_trials:d` instances and the grid, the steps that fail somewhere are:
@@ -503,81 +462,14 @@ df = tab_chain.frame.copy()
 # %%
 glue("n_max", n_max, display=False)
 glue("exact_time_limit", f"{exact_time_limit:g}", display=False)
-glue("lab_chain", label_md(tab_chain.label), display=False)
-glue("src_chain", source_md(tab_chain), display=False)
-df["ratio_ub"] = df.mcsf / df.opt_lower  # >= MC-SF / OPT
-df["L44_loose"] = df.L44 / df.mcsf
-df["L47_loose"] = df.opt_upper / df.L47
-df["OS_loose"] = df.opt_upper / df.OS
-checks = {
-    "MC-SF ≤ Lemma 4.4": bool((df.mcsf <= df.L44).all()),
-    "OPT ≥ OS ≥ LB₂ (ours)": bool(((df.opt_lower >= df.OS) & (df.OS >= df.L47 - 1e-9)).all()),
-    "OPT ≥ our LP": bool((df.opt_lower >= df.LPcvxpy - 1e-6).all()),
-    "our LP: cvxpy = greedy": bool(np.allclose(df.LPcvxpy, df.LPgreedy, rtol=1e-7, atol=1e-6)),
-    "mean slots non-decreasing (greedy)": bool(df.tstar_sorted_greedy.all()),
-    "mean slots non-decreasing (cvxpy)": bool(df.tstar_sorted_cvxpy.all()),
-    "mean-slot upper bound (ours)": bool(df.claim48.all()),
-}
-glue("mr-tab-checks", styled(pd.DataFrame({"check": list(checks),
-                                           "holds on every instance": ["yes" if v else "NO" for v in checks.values()]})),
-     display=False)
-glue("mr-tab-random", styled(range_summary(df, [
-    ("requests n", "n", "{:,.0f}"), ("memory M (tokens)", "M", "{:,.0f}"), ("TEL of MC-SF", "mcsf", "{:,.0f}"),
-    ("OPT (upper end)", "opt_upper", "{:,.0f}"), ("MC-SF / OPT (lower end)", "ratio_ub", "{:.3f}"),
-    ("Lemma 4.4 bound / MC-SF", "L44_loose", "{:,.0f}"), ("OPT / LB₂", "L47_loose", "{:.2f}"),
-    ("OPT / OS", "OS_loose", "{:.3f}"), ("span constant (ours)", "L45_need", "{:.2f}")])), display=False)
-glue("rand_trials", len(df), display=False)
-glue("rand_certified", int(df.optimal.sum()), display=False)
-glue("rand_all_hold", "all hold" if all(checks.values()) else "NOT all hold", display=False)
-glue("rand_ratio_max", f"{df.ratio_ub.max():.3f}", display=False)
-glue("rand_exact_share", int((df.mcsf == df.opt_upper).sum()), display=False)
-glue("rand_L44_min", f"{df.L44_loose.min():.0f}", display=False)
-glue("rand_L44_med", f"{df.L44_loose.median():.0f}", display=False)
-glue("rand_L47_max", f"{df.L47_loose.max():.2f}", display=False)
-glue("rand_OS_max", f"{df.OS_loose.max():.3f}", display=False)
-glue("rand_L45_max", f"{df.L45_need.max():.2f}", display=False)
-am1 = PAPER_SECTION51["AM1"]
-glue("mr-tab-paper", styled(pd.DataFrame({
-    "quantity": ["instances", "MC-SF = OPT (certified)", "mean MC-SF / OPT", "worst MC-SF / OPT"],
-    "ours": [str(len(df)), str(int(((df.mcsf == df.opt_upper) & df.optimal.astype(bool)).sum())),
-             f"≤ {df.ratio_ub.mean():.3f}", f"≤ {df.ratio_ub.max():.3f}"],
-    "paper (001 Section 5.1, AM1)": ["200", am1["exact matches"], f"{am1['average']:.3f}", f"{am1['worst']:.3f}"]})),
-     display=False)
+glue_all(table_sources("chain", tab_chain))
+df = V.chain_ratios(df)  # adds MC-SF / OPT (against OPT's certified lower end) and the bounds' looseness
+glue_all(V.random_values(df, PAPER_SECTION51["AM1"]))
 tab_adv = store.table("adversarial", rr.adversarial_restart_row,
                       rr.adversarial_keys(seed, adv_restarts, n_max, adv_iters, exact_time_limit * 3), **rr.CHAIN_COLUMNS)
-adf = tab_adv.frame.copy()
-adf["ratio_ub"] = adf.mcsf / adf.opt_lower
-adv_hold = bool((adf.mcsf <= adf.L44).all() and (adf.opt_lower >= adf.OS).all() and (adf.OS >= adf.L47 - 1e-9).all()
-                and np.allclose(adf.LPcvxpy, adf.LPgreedy, atol=1e-6) and adf.claim48.all() and adf.tstar_sorted_greedy.all())
-adv_show = pd.DataFrame({
-    "restart": adf.restart.astype(int), "n": adf.n.astype(int), "M": adf.M.astype(int), "s": adf.s.astype(int),
-    "TEL of MC-SF": adf.mcsf.astype(int),
-    "OPT": [f"{int(up):,}" if np.ceil(lo - 1e-9) >= up else f"{int(np.ceil(lo - 1e-9)):,} to {int(up):,}"
-            for lo, up in zip(adf.opt_lower, adf.opt_upper)],
-    "OS": adf.OS.astype(int), "MC-SF / OS": adf.proxy, "MC-SF / OPT": adf.ratio_ub, "span constant": adf.L45_need})
-adv_outputs = pd.DataFrame({"restart": adf.restart.astype(int), "outputs (tokens)": adf.outputs.map(str)})
-glue("mr-tab-adv", styled(adv_show), display=False)
-glue("mr-tab-adv-outputs", styled(adv_outputs), display=False)
-glue("adv_max", f"{adf.ratio_ub.max():.3f}", display=False)
-glue("adv_proxy_max", f"{adf.proxy.max():.3f}", display=False)
-glue("adv_hold", "holds" if adv_hold else "FAILS", display=False)
-glue("lab_adv", label_md(tab_adv.label), display=False)
-glue("src_adv", source_md(tab_adv), display=False)
-worst_ratio = max(df.ratio_ub.max(), adf.ratio_ub.max())
-glue("worst_ratio", f"{worst_ratio:.3f}", display=False)
-
-fig, axes = plt.subplots(1, 3, figsize=(11, 2.9))
-axes[0].scatter(df.opt_upper, df.L44_loose, s=12)
-axes[0].set(xscale="log", yscale="log", xlabel="OPT", ylabel="Lemma 4.4 bound / MC-SF", title="Lemma 4.4 looseness")
-axes[1].scatter(df.opt_upper, df.L47_loose, s=12, label="OPT / LB₂ (ours)")
-axes[1].scatter(df.opt_upper, df.OS_loose, s=12, label="OPT / OS")
-axes[1].set(xscale="log", xlabel="OPT", ylabel="ratio", title="lower bounds")
-axes[1].legend(fontsize=8)
-axes[2].hist(df.ratio_ub, bins=20)
-axes[2].set(xlabel="MC-SF / OPT (certified lower bound)", ylabel="instances", title="MC-SF / OPT")
-fig.tight_layout()
-glue("fig_loose", fig, display=False)
-plt.close(fig)
+glue_all(table_sources("adv", tab_adv))
+glue_all(V.adversarial_values(tab_adv.frame, df))
+glue_figure("fig_loose", F.looseness_figure(df))
 
 # %% [markdown]
 # The search ({glue:md}`lab_adv`) reached MC-SF / OS = {glue:text}`adv_proxy_max:s`; on the instances it
@@ -640,182 +532,37 @@ plt.close(fig)
 # one stored row per case (M, s, o, n): MC-SF (simulated), the batch form, our LP, OPT (branch and bound) and
 # the quantities of our volume-LP section below
 tab_ident = store.table("identical", rr.identical_case_row, rr.identical_keys(ident_M_max, ident_n_max), rtol=1e-6)
-idf = tab_ident.frame.sort_values(["M", "s", "o", "n"]).reset_index(drop=True)
-idf["stagger"] = idf.stagger.astype(bool)
-b, q, k_, o_ = sp.symbols("b q k o", positive=True, integer=True)
-batch_sum = sp.simplify(sp.summation(k_ * b * o_, (b, 1, q)))
-
-
-def batch_formula(n, s, o, M):  # the SymPy sum above plus the last, partial batch
-    qq, rr = divmod(n, M // (s + o))
-    return int(batch_sum.subs({k_: M // (s + o), q: qq, o_: o})) + rr * (qq + 1) * o
-
-
-# the SymPy sum must equal the stored batch form on every case
-bad_batch = [(r.n, r.s, r.o, r.M) for r in idf.itertuples() if batch_formula(r.n, r.s, r.o, r.M) != r.batch]
-assert not bad_batch, f"the SymPy batch sum differs from identical_batch_tel at (n, s, o, M) = {bad_batch[:3]}"
-glue("batch_sum_math", Math(r"\sum_{b=1}^{q} k\,b\,o = " + sp.latex(sp.factor(batch_sum))), display=False)
-nostag = idf[~idf.stagger]
-stag = idf[idf.stagger]
+idf = V.identical_frame(tab_ident.frame)
+# the SymPy sum must equal the stored batch form on every case (V.check_batch_sum stops the chapter otherwise)
+glue("batch_sum_math", V.check_batch_sum(idf), display=False)
 glue("ident_M_max", int(ident_M_max), display=False)
 glue("ident_n_max", int(ident_n_max), display=False)
-glue("lab_ident", label_md(tab_ident.label), display=False)
-glue("src_ident", source_md(tab_ident), display=False)
-glue("ident_cases", len(idf), display=False)
-glue("ident_nostag", len(nostag), display=False)
-glue("ident_nostag_eq", int((nostag.mcsf == nostag.batch).sum()), display=False)
-glue("ident_stag", len(stag), display=False)
-glue("ident_stag_diff", int((stag.mcsf != stag.batch).sum()), display=False)
-glue("ident_stag_below", int((stag.mcsf < stag.batch).sum()), display=False)
-ex = stag[stag.mcsf < stag.batch].sort_values(["n", "M"]).iloc[0]
-ex_inst = Instance.at_zero([int(ex.s)] * int(ex.n), [int(ex.o)] * int(ex.n), int(ex.M))
-glue("ident_ex", f"n = {int(ex.n)}, s = {int(ex.s)}, o = {int(ex.o)}, M = {int(ex.M)}", display=False)
-glue("ident_ex_starts", str(mcsf(ex_inst).schedule.starts), display=False)
-glue("ident_ex_tel", int(ex.mcsf), display=False)
-glue("ident_ex_batch", int(ex.batch), display=False)
-stag43 = stag[(stag.mcsf < stag.batch) & (stag.M >= 2 * (stag.s + stag.o))].sort_values(["n", "M"])
-ex43 = stag43.iloc[0]
-ex43_inst = Instance.at_zero([int(ex43.s)] * int(ex43.n), [int(ex43.o)] * int(ex43.n), int(ex43.M))
-glue("ident_ex43", f"n = {int(ex43.n)}, s = {int(ex43.s)}, o = {int(ex43.o)}, M = {int(ex43.M)}", display=False)
-glue("ident_ex43_starts", str(mcsf(ex43_inst).schedule.starts), display=False)
-glue("ident_ex43_tel", int(ex43.mcsf), display=False)
-glue("ident_ex43_batch", int(ex43.batch), display=False)
-
-idf["ratio_lp"] = idf.mcsf / idf.LP
-idf["ratio_opt"] = idf.mcsf / idf.opt
-worst = idf.sort_values("ratio_opt", ascending=False).iloc[0]
-glue("ident_max_lp", f"{idf.ratio_lp.max():.3f}", display=False)
-glue("ident_max_opt", f"{idf.ratio_opt.max():.4f}", display=False)
-glue("ident_worst", f"n = {int(worst.n)}, s = {int(worst.s)}, o = {int(worst.o)}, M = {int(worst.M)} "
-                    f"(MC-SF {int(worst.mcsf)}, OPT {int(worst.opt)})", display=False)
-glue("ident_nonopt", int((idf.mcsf > idf.opt).sum()), display=False)
+glue_all(table_sources("ident", tab_ident))
+glue_all(V.staggering_values(idf))
+glue_all(V.identical_ratio_values(idf))
 
 # dense grid of s, o, q = n / M for the LP-based ratio (larger M than the exact grid)
 tab_dense = store.table("dense", rr.dense_case_row, rr.dense_keys(dense_memories))
 ddf = tab_dense.frame
-glue("dense_memories", words([int(x) for x in dense_memories], "tokens"), display=False)
-glue("lab_dense", label_md(tab_dense.label), display=False)
-glue("src_dense", source_md(tab_dense), display=False)
-glue("dense_cases", len(ddf), display=False)
-glue("dense_max", f"{ddf.ratio_lp.max():.3f}", display=False)
-dmax = ddf.sort_values("ratio_lp", ascending=False).iloc[0]
-glue("dense_argmax", f"M = {int(dmax.M)}, s = {int(dmax.s)}, o = {int(dmax.o)}, n = {int(dmax.n)}", display=False)
-
-fig, ax = plt.subplots(1, 2, figsize=(10, 3.0))
-ax[0].scatter(idf.n * (idf.s + idf.o) / idf.M, idf.ratio_opt, s=8)
-ax[0].axhline(4, color="r", ls="--", label="paper's ratio 4")
-ax[0].set(xlabel="n (s + o) / M", ylabel="MC-SF / OPT", title="identical requests, certified OPT")
-ax[0].legend(fontsize=8)
-for qn, grp in ddf.groupby("q"):
-    ax[1].scatter(grp.o / grp.M, grp.ratio_lp, s=8, label=f"q = {qn}")
-ax[1].axhline(4, color="r", ls="--")
-ax[1].set(xscale="log", xlabel="o / M", ylabel="MC-SF / our LP", title="dense grid (upper bound on ratio)")
-ax[1].legend(fontsize=7)
-fig.tight_layout()
-glue("fig_ident", fig, display=False)
-plt.close(fig)
-# --- SymPy: our Lemma V.1 (base, the step that reduces to t + 1, value, optimal T*, strong duality) ---
-n_, s_, o2, t_, T_, tau, j_, kk_, M_ = sp.symbols("n s o t T tau j k M", positive=True)
-v_ = s_ * o2 + o2 * (o2 + 1) / 2
-lam_, mu_ = T_, 1 / v_
-L = lambda t: lam_ - v_ * sp.summation(mu_, (tau, t, T_ - 1))  # L(t) for o <= t <= T
-b1_base = sp.simplify(L(o2) - o2)
-b1_step = sp.simplify((L(t_) + v_ * mu_) - (t_ + 1) - (L(t_) - t_))  # L(t+1) = L(t) + v mu_t; 0 if L(t) = t
-b1_closed = sp.simplify(L(t_) - t_)
-D_ = n_ * lam_ - M_ * sp.summation(tau * mu_, (tau, o2, T_ - 1))
-D_form = n_ * T_ - M_ * (T_ * (T_ - 1) - o2 * (o2 - 1)) / (2 * v_)
-b1_value = sp.simplify(D_ - D_form)
-b1_diff = sp.simplify(D_form.subs(T_, T_ + 1) - D_form - (n_ - M_ * T_ / v_))
-primal_obj = o2 * M_ * o2 / v_ + sp.summation(t_ * M_ / v_, (t_, o2 + 1, T_ - 1)) + T_ * (n_ - M_ * (T_ - 1) / v_)
-b1_strong = sp.simplify(primal_obj - D_form)
-# --- SymPy: our Lemma V.2 (rho < 3 for k >= 2; the two cases) ---
-om_over_v = sp.simplify(o2 * (s_ + o2) / v_)
-b2_omv = sp.simplify(2 - om_over_v)  # > 0
-b2_rho3 = sp.factor(3 - sp.Rational(3, 2) * om_over_v)  # rho < (3/2)(om/v) for k >= 2
-b2_rho2 = sp.factor(2 - (2 * s_ + o2) / (s_ + o2) * om_over_v)  # k = 1, no staggering
-b2_case2 = sp.simplify(sp.Rational(4, 3) * (j_ - 1) - j_)
-b1_ok = b1_base == 0 and b1_step == 0 and b1_closed == 0 and b1_value == 0 and b1_diff == 0 and b1_strong == 0
-b2_ok = all(bool(e.is_positive) for e in (b2_omv, b2_rho3, b2_rho2)) and sp.simplify(b2_case2 - (j_ - 4) / 3) == 0
-sympy_rows = [("V.1", "L(o) − o", b1_base), ("V.1", "L(t+1) − (t+1) given L(t) = t", b1_step),
-              ("V.1", "L(t) − t", b1_closed), ("V.1", "dual value − D(T)", b1_value),
-              ("V.1", "D(T+1) − D(T) − (n − MT/v)", b1_diff), ("V.1", "primal − dual", b1_strong),
-              ("V.2", "2 − om/v", b2_omv), ("V.2", "3 − (3/2) om/v", b2_rho3),
-              ("V.2", "k = 1 without staggering", b2_rho2), ("V.2", "case 2: (4/3)(j−1) − j", b2_case2)]
-glue("mr-tab-sympy", styled(pd.DataFrame([(lem, what, str(e)) for lem, what, e in sympy_rows],
-                                         columns=["lemma", "quantity", "SymPy (simplified)"])), display=False)
-assert b1_ok and b2_ok
-glue("b1_ok", "all reduce to 0" if b1_ok else "NOT all 0", display=False)
-o_s, m_s, v_s = sp.symbols("o m v", positive=True)
-glue("b2_rho3", Math(sp.latex(sp.Eq(3 - sp.Rational(3, 2) * o_s * m_s / v_s, b2_rho3, evaluate=False))), display=False)
-glue("b2_ok", "all positive" if b2_ok else "NOT verified", display=False)
-
-# --- the exact grid (columns of the stored table): dual <= certified OPT, MC-SF completions <= o ceil(i/k),
-# dual feasibility and strong duality (exact rationals), LP (TI) between D and OPT ---
-comp_ok, feas_ok, strong_ok = (bool(idf[c].astype(bool).all()) for c in ("comp_ok", "feas_ok", "strong_ok"))
-ti_ok = bool(((idf.D <= idf.TI + 1e-6) & (idf.TI <= idf.opt + 1e-6)).all())
-glue("b3_ti_ok", "yes" if ti_ok else "NO", display=False)
-glue("b3_grid_max_opt_ti", f"{(idf.opt / idf.TI).max():.3f}", display=False)
-glue("b3_grid_max_ti_dual", f"{(idf.TI / idf.D).max():.3f}", display=False)
-# the dense grid's worst MC-SF / LP (V) case: is MC-SF optimal there? (M = s + o forces one request at a time)
-seq = ddf[ddf.M == ddf.s + ddf.o]
-glue("b3_seq_max", f"{seq.ratio_lp.max():.3f}", display=False)
-glue("b3_dense_argmax_seq", "yes" if int(dmax.M) == int(dmax.s) + int(dmax.o) else "no", display=False)
-grid_ok = bool((idf.D <= idf.opt + 1e-9).all() and (idf.mcsf <= idf.batch).all()
-               and (idf.batch[idf.rho <= 3] <= 4 * idf.D[idf.rho <= 3] + 1e-9).all())
-glue("b3_grid_ok", "yes" if (grid_ok and comp_ok and feas_ok and strong_ok) else "NO", display=False)
-glue("b3_grid_max_opt_dual", f"{(idf.opt / idf.D).max():.3f}", display=False)
-glue("b3_grid_max_mcsf_dual", f"{(idf.mcsf / idf.D).max():.3f}", display=False)
+glue_all(table_sources("dense", tab_dense))
+glue_all(V.dense_values(ddf, dense_memories))
+glue_figure("fig_ident", F.identical_figure(idf, ddf))
+# SymPy: our Lemma V.1 (base, the step that reduces to t + 1, value, optimal T*, strong duality) and V.2
+glue_all(V.volume_lp_sympy())
+# the exact grid (columns of the stored table): dual <= certified OPT, MC-SF completions <= o ceil(i/k),
+# dual feasibility and strong duality (exact rationals), LP (TI) between D and OPT
+glue_all(V.exact_grid_values(idf))
 
 # --- dense grid of s, o, q = n / M (closed forms, vectorised): U / D(T*) ---
 b3, b3_points = batch_dual_grid(b3_s_values, b3_o_max)
-proved = b3[b3.rho <= 3]
-assump = b3[b3.k >= 2]
-open_ = b3[b3.rho > 3]
-glue("b3_o_max", f"{int(b3_o_max):,}", display=False)
-glue("b3_s_values", words([int(x) for x in b3_s_values]), display=False)
-glue("b3_cases", len(b3), display=False)
-glue("b3_points", int(b3_points), display=False)
-glue("b3_sup_proved", f"{proved['U/D'].max():.3f}", display=False)
-glue("b3_sup_assump", f"{assump['U/D'].max():.3f}", display=False)
-wa = assump.sort_values("U/D").iloc[-1]
-glue("b3_sup_assump_at", f"s = {int(wa.s)}, o = {int(wa.o)}, M = {int(wa.M)} (k = {int(wa.k)}), n = {int(wa.n_worst)}",
-     display=False)
-glue("b3_sup_open", f"{open_['U/D'].max():.3f}", display=False)
-wo = open_.sort_values("U/D").iloc[-1]
-glue("b3_sup_open_at", f"s = {int(wo.s)}, o = {int(wo.o)}, M = {int(wo.M)}, n = {int(wo.n_worst)}", display=False)
-glue("b3_open_cases", len(open_), display=False)
-glue("b3_rho_max_assump", f"{assump.rho.max():.4f}", display=False)
-glue("b3_large_q", f"{assump['U/D at q >= 1'].max():.3f}", display=False)
-glue("mr-tab-b3k", styled(b3.groupby(b3.k.clip(upper=3)).agg(cases=("U/D", "size"), max_rho=("rho", "max"),
-                                                           sup_U_over_D=("U/D", "max"))
-                          .rename(index={3: "3 or more"}).rename_axis("k").reset_index()
-                          .rename(columns={"cases": "triples (s, o, M)", "max_rho": "largest ρ",
-                                           "sup_U_over_D": "largest U / D"})), display=False)
+glue_all(V.batch_dual_values(b3, b3_points, b3_s_values, b3_o_max))
 
 # --- the open region (k = 1, staggering, rho > 3): MC-SF itself, simulated, against D(T*) ---
 tab_open = store.table("open_region", rr.open_region_row, rr.open_region_keys(b3_sim_outputs, b3_sim_n))
 sdf3 = tab_open.frame
-glue("lab_open", label_md(tab_open.label), display=False)
-glue("src_open", source_md(tab_open), display=False)
-glue("b3_sim_cases", len(sdf3), display=False)
-glue("b3_sim_max", f"{sdf3['MC-SF / D'].max():.3f}", display=False)
-glue("b3_sim_U_max", f"{sdf3['U / D'].max():.3f}", display=False)
-
-fig, ax = plt.subplots(1, 2, figsize=(10, 3.0))
-for lab, grp in (("k = 1", b3[b3.k == 1]), ("k = 2", b3[b3.k == 2]), ("k >= 3", b3[b3.k >= 3])):
-    ax[0].scatter(grp.rho, grp["U/D"], s=6, label=lab)
-ax[0].axhline(4, color="r", ls="--", label="4")
-ax[0].axvline(3, color="k", ls=":", lw=1)
-ax[0].set(xlabel=r"$\rho = oM/(k\,\mathrm{vol}_o)$", ylabel=r"$\sup_n U / D(T^*)$", title="batch bound / dual")
-ax[0].legend(fontsize=7)
-ax[1].scatter(sdf3.n, sdf3["U / D"], s=8, label="U / D (batch bound)")
-ax[1].scatter(sdf3.n, sdf3["MC-SF / D"], s=8, label="MC-SF / D (simulated)")
-ax[1].axhline(4, color="r", ls="--")
-ax[1].set(xlabel="n", ylabel="ratio to the dual", title=r"$k = 1$ with staggering, $\rho > 3$")
-ax[1].legend(fontsize=7)
-fig.tight_layout()
-glue("fig_b3", fig, display=False)
-plt.close(fig)
+glue_all(table_sources("open", tab_open))
+glue_all(V.open_region_values(sdf3))
+glue_figure("fig_b3", F.batch_dual_figure(b3, sdf3))
 
 # %% [markdown]
 # Over {glue:text}`ident_cases:d` cases ($M$ up to {glue:text}`ident_M_max:d` tokens, $s \le 3$, every valid
@@ -1045,40 +792,9 @@ plt.close(fig)
 # $s \sim U\{1..10\}$, $o \sim U\{1..M/4\}$.
 
 # %%
-trows = []
-for M in timing_memories:
-    n = 3 * M
-    inst = Instance.at_zero(rng.integers(1, 11, size=n).tolist(), rng.integers(1, M // 4 + 1, size=n).tolist(), M)
-    pol = QueueRecorder(make_policy("mc-sf"))
-    res = simulate(inst, pol, record_decision_times=True)
-    assert check_schedule(inst, res.schedule).valid
-    dt = np.asarray(res.decision_times)
-    trows.append({"M": M, "n": n, "rounds": len(dt), "mean us": 1e6 * dt.mean(), "max us": 1e6 * dt.max(),
-                  "mean running": float(np.mean(pol.running)), "mean waiting": float(np.mean(pol.waiting)),
-                  "times": dt, "waiting": np.asarray(pol.waiting)})
-tdf = pd.DataFrame(trows)
-glue("mr-tab-time", styled(tdf.drop(columns=["times", "waiting"]).rename(columns={
-    "M": "M (tokens)", "n": "requests", "mean us": "mean (µs)", "max us": "max (µs)",
-    "mean running": "running (mean)", "mean waiting": "waiting (mean)"}), precision=1), display=False)
-slope = fit_exponent(tdf.M, tdf["mean us"], points=len(tdf))
-glue("time_slope", f"{slope:.2f}", display=False)
-glue("time_maxM", int(tdf.M.max()), display=False)
-glue("time_mean_maxM", f"{tdf['mean us'].iloc[-1]:.0f}", display=False)
-glue("time_running_maxM", f"{tdf['mean running'].iloc[-1]:.1f}", display=False)
-glue("time_waiting_maxM", f"{tdf['mean waiting'].iloc[-1]:.0f}", display=False)
-fig, ax = plt.subplots(1, 2, figsize=(10, 2.9))
-ax[0].loglog(tdf.M, tdf["mean us"], "o-", label="mean")
-ax[0].loglog(tdf.M, tdf["max us"], "s-", label="max")
-ax[0].loglog(tdf.M, tdf["mean us"].iloc[0] * (tdf.M / tdf.M.iloc[0]) ** 2, "k--", label="slope 2 (M^2)")
-ax[0].set(xlabel="M", ylabel="decision time (us)")
-ax[0].legend(fontsize=8)
-for r in trows:
-    ax[1].scatter(r["waiting"], 1e6 * r["times"], s=3, label=f"M = {r['M']}")
-ax[1].set(xlabel="waiting requests", ylabel="decision time (us)", yscale="log")
-ax[1].legend(fontsize=8, loc="upper left")
-fig.tight_layout()
-glue("fig_time", fig, display=False)
-plt.close(fig)
+trows = V.timing_rows(timing_memories, rng)  # n = 3M requests at t = 0 per M; every decision timed
+glue_all(V.timing_values(trows))
+glue_figure("fig_time", F.timing_figure(trows))
 
 # %% [markdown]
 # The mean decision time grows like $M^{\text{slope}}$ with a fitted slope of
@@ -1123,30 +839,12 @@ plt.close(fig)
 tab_sweep = store.table("sweep004", rr.sweep004_row, rr.sweep004_keys(sweep_M_max, sweep_n_max, sweep_o_max, confirm_max),
                         ignore=["highs_confirmed"])
 sw = tab_sweep.frame
-bad = pd.DataFrame(rr.sweep004_cases(sw), columns=["n", "M", "s", "outputs", "mcsf", "opt", "thm43"])
-bad = bad.sort_values(["n", "M", "s"], kind="stable")
-assert int(sw.highs_contradictions.sum()) == 0, sw[sw.highs_contradictions > 0]
-confirmed = int(sw.highs_confirmed.sum())
+bad = V.sweep_counterexamples(sw)  # fewest requests first; stops if a HiGHS interval contradicts the B&B
 glue("sweep_M_max", int(sweep_M_max), display=False)
 glue("sweep_n_max", int(sweep_n_max), display=False)
 glue("sweep_o_max", int(sweep_o_max), display=False)
-glue("sweep_confirm_scope", "every counterexample is" if confirm_max is None else
-     f"the first {confirm_max} counterexample{'s' if confirm_max != 1 else ''} of every group (M, s, n) "
-     f"{'are' if confirm_max != 1 else 'is'}", display=False)
-glue("lab_sweep", label_md(tab_sweep.label), display=False)
-glue("src_sweep", source_md(tab_sweep), display=False)
-glue("sweep_n", int(sw.instances.sum()), display=False)
-glue("sweep_bad", len(bad), display=False)
-glue("sweep_confirmed", confirmed, display=False)
-glue("sweep_exact_pct", f"{100 * (1 - len(bad) / sw.instances.sum()):.1f}", display=False)
-glue("sweep_bad_thm43", int(bad.thm43.sum()), display=False)
-glue("sweep_thm43", int(sw.thm43.sum()), display=False)
-glue("sweep_worst", f"{(bad.mcsf / bad.opt).max():.3f}" if len(bad) else "1", display=False)
-bad_show = bad.head(8)[["n", "M", "s", "outputs", "mcsf", "opt", "thm43"]].assign(
-    outputs=lambda d: d.outputs.map(str), thm43=lambda d: d.thm43.map(lambda v: "yes" if v else "no"))
-glue("mr-tab-sweep", styled(bad_show.rename(columns={"n": "requests", "M": "M (tokens)", "outputs": "outputs (tokens)",
-                                                     "mcsf": "TEL of MC-SF", "opt": "OPT",
-                                                     "thm43": "M ≥ 2(s + max o)"})), display=False)
+glue_all(table_sources("sweep", tab_sweep))
+glue_all(V.sweep_values(sw, bad, confirm_max))
 
 # %% [markdown]
 # Of {glue:text}`sweep_n:d` instances ({glue:md}`lab_sweep`), MC-SF is optimal on
@@ -1186,10 +884,7 @@ assert (int(smallest.n), int(smallest.M)) == (4, 5)
 
 # %%
 # memory_profile(...)[t] is the memory held at time t = 0, 1, ..., makespan (0 at t = 0: nothing has run yet)
-display(styled(pd.DataFrame([{"schedule": name, "starts": str(st), "TEL": check_schedule(ce, Schedule(st)).tel,
-                              "memory (tokens) at t = 0, 1, 2, ...":
-                                  str([int(x) for x in memory_profile(ce, Schedule(st))])}
-                             for name, st in (("MC-SF", ce_mc.schedule.starts), ("optimal", ce_starts))])))
+display(styled(schedules_table(ce, {"MC-SF": ce_mc.schedule.starts, "optimal": ce_starts})))
 glue("ce_mc", ce_mc.tel, display=False)
 glue("ce_opt", ce_opt, display=False)
 glue("ce_mc_starts", str(ce_mc.schedule.starts), display=False)
@@ -1294,11 +989,8 @@ assert check_schedule(hand, Schedule(hand_off)).tel == hand_opt
 assert check_schedule(hand, Schedule(hand_cr.starts)).valid
 
 # %%
-display(styled(pd.DataFrame([
-    {"schedule": name, "starts (A, B)": str(st), "completions": str(tuple(int(p + o) for p, o in zip(st, hand.output))),
-     "TEL": check_schedule(hand, Schedule(st)).tel}
-    for name, st in (("MC-SF (online)", hand_on), ("OFF (hindsight optimum)", hand_off),
-                     ("Off-Couple from t = 0", hand_cr.starts))])))
+display(styled(completions_table(hand, {"MC-SF (online)": hand_on, "OFF (hindsight optimum)": hand_off,
+                                        "Off-Couple from t = 0": hand_cr.starts})))
 glue("hand_that", hand_cr.t_hat, display=False)
 glue("hand_mcsf", hand_tel, display=False)
 glue("hand_opt", hand_opt, display=False)
@@ -1327,125 +1019,27 @@ glue("hand_mem", f"{hand_chk['mem_oc']} against {hand_chk['mem_off']}", display=
 
 # %%
 tab_cpl = store.table("coupling", OR.coupling_row, OR.coupling_keys(coupling_horizons, coupling_reps, seed))
-cpl = tab_cpl.frame
-cpl_sum = (cpl.groupby(["regime", "T"], sort=False)
-           .agg(instances=("n", "size"), requests=("n", "sum"), times=("times", "sum"), differ=("differ", "sum"),
-                CP_pos=("cp_pos", "sum"), identity=("identity", "all"), fail_i=("fail_lemma54_i", "sum"),
-                fail_ii=("fail_lemma54_ii", "sum"), fail_iii=("fail_lemma54_iii", "sum"),
-                fail_state=("fail_same_state", "sum"), fail_eq7=("fail_eq7", "sum"), fail_bound=("fail_bound", "sum"),
-                max_span=("max_span", "max"), regret=("mcsf", "sum")).reset_index())
-cpl_sum["regret"] = [(g.mcsf.sum() - g.opt.sum()) / g.n.sum() for _, g in cpl.groupby(["regime", "T"], sort=False)]
-
-# two tables of the same rows (one would be too wide for the page): the proof's terms, and where its steps fail
-cpl_terms = cpl_sum[["regime", "T", "instances", "requests", "times", "differ", "CP_pos", "identity", "regret"]].assign(
-    identity=lambda d: d.identity.map(lambda v: "yes" if v else "NO")).rename(columns={
-    "instances": "draws", "times": "decision times", "differ": "OFF differs", "CP_pos": "CP > 0",
-    "identity": "Σ CP = TEL − OPT", "regret": "(TEL − OPT) / n"})
-cpl_fails = cpl_sum[["regime", "T", "fail_i", "fail_ii", "fail_iii", "fail_state", "fail_eq7", "fail_bound",
-                     "max_span"]].rename(columns={
-    "fail_i": "5.4 (i)", "fail_ii": "5.4 (ii)", "fail_iii": "5.4 (iii)", "fail_state": "state at t̂",
-    "fail_eq7": "(7) not exact", "fail_bound": "CP bound", "max_span": "largest t̂ − t"})
-glue("mr-tab-cpl-terms", styled(cpl_terms, precision=3), display=False)
-glue("mr-tab-cpl-fails", styled(cpl_fails), display=False)
-glue("lab_cpl", label_md(tab_cpl.label), display=False)
-glue("src_cpl", source_md(tab_cpl), display=False)
-glue("cpl_identity", "holds on every instance" if bool(cpl.identity.all()) else "FAILS", display=False)
-glue("cpl_times", int(cpl.times.sum()), display=False)
-glue("cpl_differ", int(cpl.differ.sum()), display=False)
-glue("cpl_fail_i", int(cpl.fail_lemma54_i.sum()), display=False)
-glue("cpl_fail_ii", int(cpl.fail_lemma54_ii.sum()), display=False)
-glue("cpl_fail_iii", int(cpl.fail_lemma54_iii.sum()), display=False)
-glue("cpl_fail_state", int(cpl.fail_same_state.sum()), display=False)
-glue("cpl_fail_bound", int(cpl.fail_bound.sum()), display=False)
-glue("cpl_span_max", int(cpl.max_span.max()), display=False)
-glue("oc_load_stable", f"{OC.load_factor(**{k: OR.REGIMES['stable'][k] for k in ('M', 's', 'B', 'p', 'o_max')}):.3f}",
-     display=False)
-glue("oc_load_over", f"{OC.load_factor(**{k: OR.REGIMES['overloaded'][k] for k in ('M', 's', 'B', 'p', 'o_max')}):.3f}",
-     display=False)
-
-hoef = pd.DataFrame([OC.hoeffding_display(1, Fraction(OR.REGIMES["stable"]["p"]).limit_denominator(100),
-                                          Fraction(3, 4), hoeffding_window, T) for T in hoeffding_horizons])
-glue("mr-tab-hoef", styled(hoef.assign(holds=hoef.holds.map(lambda v: "yes" if v else "NO")).rename(columns={
-    "T": "T (rounds)", "C": "window (rounds)", "E": "E[N]", "prob": "Pr(N ≥ (1 + 1/T) E[N]), exact",
-    "bound": "Hoeffding bound", "holds": "display holds", "one_minus_bound": "1 − bound"}), precision=4,
-    formats={"1 − bound": "{:.1e}"}), display=False)
-glue("hoeffding_window", int(hoeffding_window), display=False)
-glue("hoef_holds", "holds" if bool(hoef.holds.all()) else "FAILS", display=False)
-glue("hoef_prob_last", f"{hoef.prob.iloc[-1]:.3f}", display=False)
-_pmin, _pmax = f"{hoef.prob.min():.3f}", f"{hoef.prob.max():.3f}"
-glue("hoef_prob_range", f"{_pmin} at every horizon of the table" if _pmin == _pmax
-     else f"between {_pmin} and {_pmax} over the horizons of the table", display=False)
-glue("hoef_bound_last", f"1 - {hoef.one_minus_bound.iloc[-1]:.1e}", display=False)
-glue("hoef_T_last", int(hoef["T"].iloc[-1]), display=False)
+glue_all(table_sources("cpl", tab_cpl))
+glue_all(V.coupling_values(tab_cpl.frame))  # the proof's terms per (regime, T), and the counts the prose quotes
+glue_all(V.load_values())
+# Lemma 5.5's display with Bernoulli arrivals: both sides exact
+glue_all(V.hoeffding_values(hoeffding_window, hoeffding_horizons))
 # Lemma 5.6's display Pr(o_min <= x) = 1 - (1 - F(x))^|R| on MC-SF's waiting queues (overloaded regime)
-mo = [OC.min_output_display(OR.regime_instance("overloaded", min_output_T, r, seed), 1, 4) for r in range(min_output_reps)]
-mo_exp, mo_obs, mo_times = sum(r["expected"] for r in mo), sum(r["observed"] for r in mo), sum(r["times"] for r in mo)
-glue("mo_exp", f"{mo_exp:.1f}", display=False)
-glue("mo_obs", mo_obs, display=False)
-glue("mo_times", mo_times, display=False)
-glue("mo_setup", f"{min_output_reps} overloaded instances of T = {min_output_T} rounds, computed live", display=False)
+glue_all(V.min_output_values(min_output_T, min_output_reps, seed))
 tab_ro = store.table("regret_opt", OR.regret_opt_row,
                      OR.regret_opt_keys(regret_opt_horizons, ("stable", "overloaded"), regret_opt_reps, seed,
                                         regret_opt_time_limit), **OR.REGRET_OPT_COLUMNS)
-ro = tab_ro.frame.copy()
-ro["regret_lo"] = (ro.mcsf - ro.opt_upper) / ro.n
-ro["regret_hi"] = (ro.mcsf - ro.opt_lower) / ro.n
-ro_sum = (ro.groupby(["regime", "T"], sort=False)
-          .agg(instances=("n", "size"), requests=("n", "mean"), proved=("proved", "sum"),
-               regret_lo=("regret_lo", "mean"), regret_hi=("regret_hi", "mean"), aopt=("opt_upper", "sum"))
-          .reset_index())
-ro_sum["avg latency OPT"] = [g.opt_upper.sum() / g.n.sum() for _, g in ro.groupby(["regime", "T"], sort=False)]
-ro_sum = ro_sum.drop(columns="aopt")
-
-glue("mr-tab-ro", styled(ro_sum.rename(columns={"instances": "draws", "requests": "requests (mean)",
-                                                "proved": "OPT proved", "regret_lo": "regret (lower end)",
-                                                "regret_hi": "regret (upper end)",
-                                                "avg latency OPT": "OPT average latency"}), precision=3),
-     display=False)
-fig, ax = plt.subplots(figsize=(6, 2.8))
-for reg, grp in ro_sum.groupby("regime", sort=False):
-    ax.fill_between(grp["T"], grp.regret_lo, grp.regret_hi, alpha=0.3)
-    ax.plot(grp["T"], grp.regret_lo, "o-", label=f"{reg}")
-ax.set(xscale="log", xlabel="horizon T (rounds)", ylabel="(MC-SF - OPT) / n", title="regret, certified OPT")
-ax.legend(fontsize=8)
-fig.tight_layout()
-glue("fig_regret_opt", fig, display=False)
-plt.close(fig)
-glue("lab_ro", label_md(tab_ro.label), display=False)
-glue("src_ro", source_md(tab_ro), display=False)
-for reg, key in (("stable", "st"), ("overloaded", "ov")):
-    g_ = ro_sum[ro_sum.regime == reg]
-    glue(f"ro_{key}_first", f"{g_.regret_lo.iloc[0]:.3f}", display=False)
-    glue(f"ro_{key}_last", f"{g_.regret_lo.iloc[-1]:.3f} to {g_.regret_hi.iloc[-1]:.3f}", display=False)
-glue("ro_T_first", int(ro_sum["T"].min()), display=False)
-glue("ro_T_last", int(ro_sum["T"].max()), display=False)
+ro_sum = V.regret_opt_summary(tab_ro.frame)
+glue_all(V.regret_opt_values(ro_sum))
+glue_figure("fig_regret_opt", F.regret_opt_figure(ro_sum))
+glue_all(table_sources("ro", tab_ro))
 
 cap = volume_capacity(60, 5, 15)  # requests per round whose expected volume fills M = 60
 tab_reg = store.table("regret", rr.regret_row, rr.regret_keys((0.7, 1.3), regret_horizons, regret_seeds, seed))
-rdf = (tab_reg.frame.groupby(["load", "T"]).agg(seeds=("rep", "size"), **{c: (c, "mean") for c in
-       ("n", "avg mcsf", "avg LB", "gap")}).reset_index())
-glue("lab_reg", label_md(tab_reg.label), display=False)
-glue("src_reg", source_md(tab_reg), display=False)
-glue("regret_seeds", int(regret_seeds), display=False)
-glue("mr-tab-reg", styled(rdf.rename(columns={"T": "T (rounds)", "seeds": "replicates", "n": "requests (mean)",
-                                             "avg mcsf": "MC-SF avg latency", "avg LB": "lower bound avg",
-                                             "gap": "gap (rounds)"}), precision=2), display=False)
-fig, ax = plt.subplots(figsize=(6, 2.8))
-for load, grp in rdf.groupby("load"):
-    ax.plot(grp["T"], grp["gap"], "o-", label=f"load {load}")
-ax.set(xscale="log", yscale="log", xlabel="horizon T", ylabel="avg latency: MC-SF - lower bound")
-ax.legend(fontsize=8)
-fig.tight_layout()
-glue("fig_regret", fig, display=False)
-plt.close(fig)
-lo, hi = rdf[rdf.load == 0.7], rdf[rdf.load == 1.3]
-glue("reg_cap", f"{cap:.3f}", display=False)
-glue("reg_lo_first", f"{lo.gap.iloc[0]:.2f}", display=False)
-glue("reg_lo_last", f"{lo.gap.iloc[-1]:.2f}", display=False)
-glue("reg_hi_first", f"{hi.gap.iloc[0]:.2f}", display=False)
-glue("reg_hi_last", f"{hi.gap.iloc[-1]:.2f}", display=False)
-glue("reg_T_first", int(rdf["T"].min()), display=False)
-glue("reg_T_last", int(rdf["T"].max()), display=False)
+rdf = V.regret_summary(tab_reg.frame)
+glue_all(table_sources("reg", tab_reg))
+glue_all(V.regret_values(rdf, cap, regret_seeds))
+glue_figure("fig_regret", F.regret_figure(rdf))
 
 # %% [markdown]
 # Over {glue:text}`cpl_times:d` decision times ({glue:md}`lab_cpl`), the telescoping identity
@@ -1606,15 +1200,7 @@ glue("reg_T_last", int(rdf["T"].max()), display=False)
 
 # %%
 paper_slopes = {"high (50/s)": (Fraction(1, 6), Fraction(1, 2)), "low (10/s)": (Fraction(1, 800), Fraction(1, 100))}
-sec82 = pd.DataFrame([{"demand": case, "slope, Algorithm 2": str(a), "slope, best benchmark": str(b),
-                       "ratio": str(b / a), "rise, Algorithm 2 (s)": float(a * 9000),
-                       "rise, benchmark (s)": float(b * 9000)} for case, (a, b) in paper_slopes.items()])
-glue("mr-tab-s82", styled(sec82, precision=1), display=False)
-glue("s82_ratio_hi", str(sec82["ratio"].iloc[0]), display=False)
-glue("s82_ratio_lo", str(sec82["ratio"].iloc[1]), display=False)
-glue("s82_rise_alg2", f"{sec82.iloc[0, 4]:.0f}", display=False)
-glue("s82_gap_hi", f"{sec82.iloc[0, 5] - sec82.iloc[0, 4]:.0f}", display=False)
-glue("s82_gap_lo", f"{sec82.iloc[1, 5] - sec82.iloc[1, 4]:.1f}", display=False)
+glue_all(V.sec82_values(V.sec82_frame(paper_slopes)))
 
 # %% [markdown]
 # (a) The ratios of the stated slopes ({numref}`tbl-mcsf-ratio-s82`) are {glue:text}`s82_ratio_hi:s` and {glue:text}`s82_ratio_lo:s`, as

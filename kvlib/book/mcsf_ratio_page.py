@@ -7,7 +7,11 @@ The chapter only narrates; these functions turn computed frames into the tables 
 * :func:`range_summary` -- min / median / max of chosen columns, one row per quantity, each with its
   own number format (integer counts stay integers), instead of a raw ``DataFrame.describe()``;
 * :func:`label_md` -- a stored table's provenance label with its file path as a code literal;
-* :func:`source_md` -- the same in a few words, for a figure caption after the full label was given.
+* :func:`source_md` -- the same in a few words, for a figure caption after the full label was given;
+* :func:`table_sources` -- both for one stored table, as the glue keys ``lab_KEY`` and ``src_KEY``;
+* :func:`words` -- a list in prose (``50, 100 and 200 tokens``);
+* :func:`schedules_table` and :func:`completions_table` -- schedules of one instance side by side
+  (starts, TEL, and the memory profile or the completion times), checked by :mod:`kvlib.core.checker`.
 
 Nothing here computes a result; no stored table depends on this module.
 """
@@ -16,7 +20,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["STEP_WORDS", "STEP_ORDER", "step_table", "range_summary", "label_md", "source_md"]
+__all__ = ["STEP_WORDS", "STEP_ORDER", "step_table", "range_summary", "label_md", "source_md", "table_sources",
+           "words", "schedules_table", "completions_table"]
 
 #: What each step of :mod:`kvlib.theory.thm43_paper` checks, in words (plain text: no TeX).
 #: o-bar is the largest output of a group (written ō), o-underbar the smallest (written o̲).
@@ -141,3 +146,50 @@ def source_md(table):
     from IPython.display import Markdown
 
     return Markdown(source_text(table))
+
+
+def table_sources(key: str, table) -> dict:
+    """The provenance of a stored table for the prose: ``{"lab_KEY": label_md(table.label),
+    "src_KEY": source_md(table)}`` (the full label, and the few words for a later caption)."""
+    return {f"lab_{key}": label_md(table.label), f"src_{key}": source_md(table)}
+
+
+def words(xs, unit: str = "") -> str:
+    """A list in prose: ``[50, 100, 200]`` -> ``"50, 100 and 200"``, followed by ``unit`` if given.
+    Integers get thousands separators; other items are written with ``str``.  Raises ``ValueError``
+    on an empty list."""
+    xs = [f"{x:,}" if isinstance(x, int) else str(x) for x in xs]
+    if not xs:
+        raise ValueError("words: nothing to list")
+    return (", ".join(xs[:-1]) + " and " + xs[-1] if len(xs) > 1 else xs[0]) + (f" {unit}" if unit else "")
+
+
+def _checked_tel(instance, starts) -> int:
+    from kvlib.core.checker import check_schedule
+    from kvlib.core.model import Schedule
+
+    return check_schedule(instance, Schedule(starts)).tel
+
+
+def schedules_table(instance, schedules: dict):
+    """One row per named schedule (``name -> starts``) of ``instance``: its starts, its TEL (from the
+    independent checker) and the memory held at ``t = 0, 1, ...`` up to the makespan
+    (:func:`kvlib.core.model.memory_profile`, 0 at ``t = 0``)."""
+    import pandas as pd
+
+    from kvlib.core.model import Schedule, memory_profile
+
+    return pd.DataFrame([{"schedule": name, "starts": str(st), "TEL": _checked_tel(instance, st),
+                          "memory (tokens) at t = 0, 1, 2, ...":
+                              str([int(x) for x in memory_profile(instance, Schedule(st))])}
+                         for name, st in schedules.items()])
+
+
+def completions_table(instance, schedules: dict, who: str = "A, B"):
+    """One row per named schedule (``name -> starts``) of ``instance``: its starts (column header
+    ``starts (WHO)``), completion times ``start + output`` and TEL (from the independent checker)."""
+    import pandas as pd
+
+    return pd.DataFrame([{"schedule": name, f"starts ({who})": str(st),
+                          "completions": str(tuple(int(p + o) for p, o in zip(st, instance.output))),
+                          "TEL": _checked_tel(instance, st)} for name, st in schedules.items()])
