@@ -102,30 +102,24 @@ order_trials = None  # Table EC.1 instances per distribution for the observation
 # %%
 import time
 
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 import sympy as sp
 from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
-from kvlib import Instance, simulate
+from kvlib import Instance
+from kvlib.book import sortedf_chain as SC
+from kvlib.book import sortedf_experiments as SE
+from kvlib.book.gluing import glue_all, glue_figure
 from kvlib.book.runs import run_checked
-from kvlib.book.sortedf_page import dropped_sentence, fallback_sentence, percent_phrase, plain, summary_table, transposed
-from kvlib.book.stats import ci
+from kvlib.book.sortedf_page import summary_table
 from kvlib.book.tables import offer_csv, styled
 from kvlib.book.store import Store
-from kvlib.book.sortedf_rows import EC1_POLICIES, SECTION7_POLICIES, TABLE3_SELECTORS, chain_frame, slug, sortedf_tables, table_keys
-from kvlib.book.synthetic import EC1_DISTRIBUTIONS, EC1_N
+from kvlib.book.sortedf_rows import chain_frame, sortedf_tables, table_keys
+from kvlib.book.synthetic import EC1_DISTRIBUTIONS
 from kvlib.optimum.certify import certify
 from kvlib.theory.chain48 import link_table, telescoped
-from kvlib.policies.wyz import (
-    F_exact,
-    lemma1_tally,
-    phase1_selector,
-    CHAIN_LINKS,
-    sorted_f,
-)
+from kvlib.policies.wyz import F_exact, lemma1_tally, phase1_selector
 
 QUICK = mode == "quick"
 n = n or (30 if QUICK else 100)
@@ -332,42 +326,16 @@ glue("mid_n", n, display=False)
 nb, bad, nh, nh_bad = lemma1_tally(ALL_BATCHES)  # Lemma 1 on the batches so far (the final counts: last section)
 assert not bad
 opt_f = TABS["theorem3"].frame
-proved = opt_f["proved"].astype(bool)
-small = opt_f[proved].rename(columns={"upper": "OPT", "tel_sorted_f": "Sorted-F", "tel_sorted_f_lookahead": "Sorted-F (lookahead)",
-                                      "tel_mc_sf": "MC-SF", "separate": "Sorted-F_separate"}).reset_index(drop=True)
-for col in ("Sorted-F", "Sorted-F (lookahead)", "MC-SF"):
-    small[col + " / OPT"] = small[col] / small["OPT"]
-summary = small[[c for c in small if c.endswith("/ OPT")]].agg(["mean", "max"]).T
-worst = small.loc[small["Sorted-F / OPT"].idxmax()]
-unc_hi = (opt_f.loc[~proved, "tel_sorted_f"] / opt_f.loc[~proved, "lower"]).tolist()
+small = SC.theorem3_small(opt_f)  # the instances the IP proved optimal, with the ratios to OPT
 # the adversarial search (section "Adversarial search")
 adv_f = TABS["adversarial"].frame
-best_of_obj = adv_f.loc[adv_f.groupby("objective")["best_value"].idxmax()].set_index("objective")
-cur = best_of_obj.loc["Sorted-F / OPT"]
-_adv = best_of_obj.reset_index()
-_adv_opt = _adv["best_opt"].where(_adv["best_opt"] >= 0)  # -1: the search needs no optimum
-glue("tbl_adv", styled(pd.DataFrame({
-    "search maximises": _adv["objective"].map(plain), "best value": _adv["best_value"],
-    "TEL of Sorted-F (rounds)": _adv["best_tel_sorted_f"], "OPT (rounds)": _adv_opt.map(lambda v: "not needed" if pd.isna(v) else f"{v:,.0f}"),
-    "restart": _adv["restart"], "steps": _adv["steps"], "IP solves not closed": _adv["unclosed"]}), precision=4), display=False)
-glue("tbl_adv_inst", styled(pd.DataFrame({
-    "search maximises": _adv["objective"].map(plain), "M (tokens)": _adv["best_M"],
-    "prompts s (tokens)": _adv["best_s"].astype(str), "outputs o (tokens)": _adv["best_o"].astype(str)})), display=False)
+best_of_obj = SC.best_of_each_search(adv_f)
+tbl_adv, tbl_adv_inst = SC.adversarial_tables(best_of_obj)
+glue("tbl_adv", styled(tbl_adv, precision=4), display=False)
+glue("tbl_adv_inst", styled(tbl_adv_inst), display=False)
 glue("adv_steps", adv_steps, display=False)
-glue("adv_ratio", f"{cur['best_value']:.4f}", display=False)
-glue("adv_inst", f"M = {cur['best_M']}, s = {cur['best_s']}, o = {cur['best_o']}", display=False)
-glue("adv_tel", int(cur["best_tel_sorted_f"]), display=False)
-glue("adv_opt", int(cur["best_opt"]), display=False)
-display(styled(summary.rename(index={"Sorted-F (lookahead) / OPT": "Sorted-F (look-ahead) / OPT"},
-                              columns={"mean": "mean", "max": "largest"}).rename_axis("ratio of TELs").reset_index(),
-               precision=4))
-glue("opt_n", len(small), display=False)
-glue("opt_dropped_text", dropped_sentence(int((~proved).sum()), max(unc_hi) if unc_hi else 0.0, time_limit), display=False)
-glue("ratio_max", f"{small['Sorted-F / OPT'].max():.4f}", display=False)
-glue("ratio_mean", f"{small['Sorted-F / OPT'].mean():.4f}", display=False)
-glue("ratio_max_la", f"{small['Sorted-F (lookahead) / OPT'].max():.4f}", display=False)
-glue("ratio_max_mcsf", f"{small['MC-SF / OPT'].max():.4f}", display=False)
-glue("ratio_worst_inst", f"M = {worst['M']}, s = {worst['s']}, o = {worst['o']}", display=False)
+display(styled(SC.ratio_summary(small), precision=4))
+glue_all(SC.theorem3_values(opt_f, small, best_of_obj, time_limit))  # opt_n, ratio_max, adv_ratio, ...
 
 # %% [markdown]
 # On {glue:text}`opt_n:d` instances with certified optima ({glue:text}`opt_dropped_text:s`) the largest ratio
@@ -514,118 +482,40 @@ glue("ratio_worst_inst", f"M = {worst['M']}, s = {worst['s']}, o = {worst['o']}"
 from kvlib.theory import wyz_chain_paper as W58
 
 w58 = pd.DataFrame([W58.chain_row(seed=seed, trial=t, n=3 + t % 3, memory=12) for t in range(w58_trials)])
-_w58_names = {"thm4": "Theorem 4: Sorted-F / separate", "thm5": "Theorem 5: separate / group", "thm6": "Theorem 6: group / align",
-              "thm8": "Theorem 8: align / Optimal (align)", "thm7": "Theorem 7: Optimal (align) / OPT", "thm3": "Theorem 3: Sorted-F / OPT"}
-w58_links = pd.DataFrame([{"link (002's objects)": _w58_names[k.replace("_ratio", "")],
-                           "claimed": f"{ {'<=': '≤', '<': '&lt;'}[rel]} {c}", "largest measured": w58[k].max(),
-                           "violations": int((~w58[k.replace("ratio", "holds")]).sum())} for k, rel, c in W58.CLAIMS])
-w58_cex = W58.chain_values(Instance.at_zero([1, 1, 1], [1, 4, 4], 7))
-glue("w58_n", len(w58), display=False)
-glue("w58_mode", mode, display=False)
-glue("w58_thm8_bad", int((~w58["thm8_holds"]).sum()), display=False)
-glue("w58_other_bad", int(w58_links.loc[~w58_links["link (002's objects)"].str.startswith("Theorem 8"), "violations"].sum()),
-     display=False)
-glue("w58_thm3_max", f"{w58['thm3_ratio'].max():.4f}", display=False)
-glue("w58_cex_align", f"{w58_cex['tel_align']:g}", display=False)  # exact rationals; 13 and 23/2 here
-glue("w58_cex_optalign", f"{w58_cex['tel_opt_align']:g}", display=False)
-glue("w58_cex_opt", int(w58_cex["tel_opt"]), display=False)
+w58_links = SC.paper_links_table(w58)
+w58_cex = W58.chain_values(Instance.at_zero([1, 1, 1], [1, 4, 4], 7))  # the smallest counterexample to Theorem 8
+glue_all(SC.paper_chain_values(w58, w58_links, w58_cex, mode))  # w58_n, w58_thm8_bad, ...
 
 # 002's optimum-free links at the Table EC.1 size (section 'Theorems 4-6 and Lemmas 1-2')
 from kvlib.book.sortedf_rows import paper_chain_ec1_row
 
 side = pd.DataFrame([paper_chain_ec1_row(seed=seed, trial=t, distribution=d) for d in EC1_DISTRIBUTIONS for t in range(side_trials)])
-side_tab = side.groupby("distribution", sort=False).agg(
-    instances=("n", "size"), batches=("K", "mean"), groups=("groups", "mean"), largest_group=("group_size_max", "max"),
-    thm4_max=("thm4_ratio", "max"), thm5_max=("thm5_ratio", "max"), thm6_max=("thm6_ratio", "max"),
-    lemma1=("lemma1_holds", "sum"), lemma2=("lemma2_holds", "sum"), ec3=("ec3_holds", "sum"))
-glue("tbl_side", styled(transposed(side_tab, [
-    ("instances", "instances", 0), ("Phase-1 batches (mean)", "batches", 1), ("groups (mean)", "groups", 1),
-    ("largest group (batches)", "largest_group", 0), ("Theorem 4: Sorted-F / separate, largest (claimed ≤ 1)", "thm4_max", 4),
-    ("Theorem 5: separate / group, largest (claimed below 4)", "thm5_max", 4),
-    ("Theorem 6: group / align, largest (claimed below 2)", "thm6_max", 4), ("Lemma 1 holds (instances)", "lemma1", 0),
-    ("Lemma 2 holds (instances)", "lemma2", 0), ("(EC.3) holds (instances)", "ec3", 0)])), display=False)
-side_bad = int((~side[["thm4_holds", "thm5_holds", "thm6_holds", "lemma1_holds", "lemma2_holds", "ec3_holds"]]).sum().sum())
+glue("tbl_side", styled(SC.side_table(side)), display=False)
+side_values = SC.side_values(side)  # side_n, side_bad (violations of any link or lemma), side_l4, ...
 glue("side_trials", side_trials, display=False)
-glue("side_n", len(side), display=False)
-glue("side_bad", side_bad, display=False)
-glue("side_l5", float(round(side["thm5_ratio"].max(), 4)), display=False)
-glue("side_l6", float(round(side["thm6_ratio"].max(), 4)), display=False)
-glue("side_l4", float(round(side["thm4_ratio"].max(), 4)), display=False)
-glue("side_amax", int(side["group_size_max"].max()), display=False)
-glue("side_single", f"{side['groups'].sum() / side['K'].sum():.3f}", display=False)
-assert side_bad == 0
+glue_all(side_values)
+assert side_values["side_bad"] == 0
 
 # Lemma 2 on the spread family
 spread = pd.DataFrame([W58.sorted_f_side(W58.spread_instance(seed=seed, trial=t)) for t in range(spread_trials)])
-spread_tab = pd.DataFrame({"quantity": [
-    "instances", "with a group of ≥ 3 batches", "largest group (batches)", "largest ρ (claimed ≤ 1)", "Lemma 2 holds (instances)",
-    "(EC.3) holds (instances)", "sum ≤ 4 · terminal holds (instances)", "Theorem 5: separate / group, largest (claimed below 4)",
-    "Theorem 6: group / align, largest (claimed below 2)"], "value": [
-    f"{len(spread):,d}", f"{int((spread['group_size_max'] >= 3).sum()):,d}", f"{int(spread['group_size_max'].max()):d}",
-    f"{spread['lemma2_worst'].max():.4f}", f"{int(spread['lemma2_holds'].sum()):,d}", f"{int(spread['ec3_holds'].sum()):,d}",
-    f"{int(spread['lemma2_sum_le_4'].sum()):,d}", f"{spread['thm5_ratio'].max():.4f}", f"{spread['thm6_ratio'].max():.4f}"]})
-glue("tbl_spread", styled(spread_tab), display=False)
+glue("tbl_spread", styled(SC.spread_table(spread)), display=False)
 sym = W58.sympy_identities()
-_series = lambda a: sum(sp.Rational(1, 2 ** ((a - i) // 2)) for i in range(1, a + 1))
-_middle = lambda a: 2 * (1 - sp.Rational(1, 2 ** ((a - 1) // 2))) / sp.Rational(1, 2)
-glue("tbl_l2_series", styled(pd.DataFrame({
-    "group size a": list(range(1, 9)), "sum of (1/2)^⌊(a−i)/2⌋ over i ≤ a": [str(_series(a)) for a in range(1, 9)],
-    "002's middle line": [str(_middle(a)) for a in range(1, 9)],
-    "sum minus middle line": [str(_series(a) - _middle(a)) for a in range(1, 9)]})), display=False)
+glue("tbl_l2_series", styled(SC.lemma2_series_table(8)), display=False)
 assert sym["lemma2_series_even"] and sym["lemma2_series_odd"] and sym["lemma2_middle_gap_even"] and sym["lemma2_middle_gap_odd"]
 assert not sym["lemma2_middle_line_as_printed_bounds_sum"]
-glue("spread_n", len(spread), display=False)
-glue("spread_long", int((spread["group_size_max"] >= 3).sum()), display=False)
-glue("spread_amax", int(spread["group_size_max"].max()), display=False)
-glue("spread_rho", f"{spread['lemma2_worst'].max():.4f}", display=False)
-glue("spread_bad", int((~spread[["lemma2_holds", "ec3_holds", "lemma2_sum_le_4", "thm4_holds", "thm5_holds", "thm6_holds"]]).sum().sum()),
-     display=False)
-glue("spread_l5", float(round(spread["thm5_ratio"].max(), 4)), display=False)
-glue("l2_sum1", str(_series(1)), display=False)
-glue("l2_mid1", str(_middle(1)), display=False)
+glue_all(SC.spread_values(spread))  # spread_n, spread_long, spread_rho, ...
+glue("l2_sum1", str(SC.lemma2_series(1)), display=False)
+glue("l2_mid1", str(SC.lemma2_middle_line(1)), display=False)
 
 # Definition 1 and Inequalities (2)-(3)
-def _eps_row(f, has_W):
-    return {"instances": len(f), "eps_M": (f["eps"] / f["M"]).max(), "fill": f["def1_terminal_fill_min"].min(),
-            "def1": int(f["def1_eps_holds"].sum()), "eta": f["ineq2_eta_min"].min(), "half": int(f["ineq2_holds"].sum()),
-            "ineq2": int(f["ineq2_eps_holds"].sum()), "W_fill": f["eq3_W_fill_min"].min() if has_W else np.nan,
-            "eq3": int(f["eq3_eps_holds"].sum()) if has_W else np.nan}
-
-
-eps_tab = pd.DataFrame({"small (optimum known)": _eps_row(w58, True), "Table EC.1": _eps_row(side, False),
-                        "spread": _eps_row(spread, False)}).T
-glue("tbl_eps", styled(transposed(eps_tab, [
-    ("instances", "instances", 0), ("ε / M, largest", "eps_M", 3), ("terminal batch's fill / M, smallest", "fill", 3),
-    ("Definition 1 with ε holds (instances)", "def1", 0), ("smallest quantity of (2)", "eta", 3),
-    ("(2) above 1/2 holds (instances)", "half", 0), ("(2) with ε holds (instances)", "ineq2", 0),
-    ("fill of a batch W / M, smallest", "W_fill", 3), ("(3) with ε holds (instances)", "eq3", 0)], first="quantity (family →)")),
-     display=False)
-for k, f in (("small", w58), ("ec1", side), ("spread", spread)):
-    glue(f"eps_{k}_half", int(f["ineq2_holds"].sum()), display=False)
-    glue(f"eps_{k}_n", len(f), display=False)
-glue("eps_all_ok", "all" if all(f[c].all() for f, c in ((w58, "def1_eps_holds"), (w58, "ineq2_eps_holds"), (w58, "eq3_eps_holds"),
-                                                       (side, "def1_eps_holds"), (side, "ineq2_eps_holds"),
-                                                       (spread, "def1_eps_holds"), (spread, "ineq2_eps_holds"))) else "not all",
-     display=False)
-glue("eps_ec1_eta", f"{side['ineq2_eta_min'].min():.3f}", display=False)
+glue("tbl_eps", styled(SC.eps_table(w58, side, spread)), display=False)
+glue_all(SC.eps_values(w58, side, spread))  # eps_small_half, eps_small_n, ..., eps_all_ok, eps_ec1_eta
 
 # the two displayed equalities
 hb = W58.chain_values(Instance.at_zero([1, 1, 6], [5, 5, 1], 12))
 hd = W58.chain_values(Instance.at_zero([6, 2], [4, 5], 12))
-glue("hb_sep", int(hb["tel_separate"]), display=False)
-glue("hb_sep_paper", int(hb["tel_separate_paper"]), display=False)
-glue("hb_group", int(hb["tel_group"]), display=False)
-glue("hd_opt", int(hd["tel_opt"]), display=False)
-glue("hd_expr", int(hd["thm7_final_expr"]), display=False)
-glue("w58_thm7_identity", int((~w58["thm7_final_identity_holds"]).sum()), display=False)
-glue("w58_thm7_identity_T", int(w58["thm7_identity_with_T_holds"].sum()), display=False)
-glue("sep_formula_off", int((~side["thm5_separate_formula_exact"]).sum()), display=False)
-glue("sep_formula_bound", int(side["thm5_holds_paper_formula"].sum()), display=False)
-glue("tbl_equalities", styled(pd.DataFrame([
-    {"step of 002": "Theorem 5, last line: TEL of Sorted-F (separate)", "instance": "s = (1, 1, 6), o = (5, 5, 1), M = 12",
-     "002's expression": hb["tel_separate_paper"], "true value": hb["tel_separate"], "true value is": "the checker's TEL"},
-    {"step of 002": "Theorem 7, last equality (scaled cut times as printed)", "instance": "s = (6, 2), o = (4, 5), M = 12",
-     "002's expression": hd["thm7_final_expr"], "true value": hd["tel_opt"], "true value is": "OPT"}])), display=False)
+glue_all(SC.equality_values(hb, hd, w58, side))  # hb_sep, hb_sep_paper, hd_opt, hd_expr, sep_formula_off, ...
+glue("tbl_equalities", styled(SC.equalities_table(hb, hd)), display=False)
 display(styled(w58_links, formats={"largest measured": "{:.4f}"}))
 
 # %% [markdown]
@@ -858,95 +748,21 @@ display(styled(w58_links, formats={"largest measured": "{:.4f}"}))
 # %%
 chain = chain_frame(opt_f)  # the proved rows of `theorem3`, in the columns of kvlib.theory.chain48.link_table
 links, ratios = link_table(chain)
-adv_max = adv_f.filter(like="max_").max()  # the searches' largest value of each link over every instance they visited
-links["searches' max"] = [adv_max.get("max_" + slug(lab.split(":")[0]), np.nan) for lab in links.index]
-_short = {lab: lab.split(":")[0].replace("Thm", "Theorem") for lab in links.index}  # columns: the links of the table above
-glue("tbl_links", styled(transposed(
-    links.assign(status=links["status"].str.replace("<=", "≤").str.replace(">=", "≥")).rename(index=_short),
-    [("002's constant", "claimed bound", 0), ("instances", "instances", 0), ("largest ratio", "max ratio", 4),
-     ("mean ratio", "mean ratio", 4), ("violations", "violations", 0), ("largest reverse ratio", "max reverse ratio", 4),
-     ("searches' largest", "searches' max", 4), ("remark", "status", 0)], first="link of our variant")), display=False)
+links["searches' max"] = SC.searches_max(links, adv_f)  # the searches' largest value of each link over every instance they visited
+glue("tbl_links", styled(SC.variant_links_table(links)), display=False)
 full = telescoped(chain)  # asserts that the five links multiply to TEL(Sorted-F) / OPT on every instance
 glue("cap_chain", f"{len(chain)} random small instances with a certified optimum; {TABS['theorem3'].label}", display=False)
-adv7, adv5 = best_of_obj.loc["Optimal_align / OPT"], best_of_obj.loc["separate / group"]
-
-_rows = (len(CHAIN_LINKS) + 1) // 2
-fig, axes = plt.subplots(_rows, 2, figsize=(8, 2.6 * _rows))
-axes = axes.ravel()
-for ax in axes[len(CHAIN_LINKS):]:
-    ax.axis("off")
-for ax, (label, num, den, const) in zip(axes, CHAIN_LINKS):
-    r = np.asarray(ratios[label], dtype=float)  # bins span the drawn axis (data and claimed bound): none is too thin to see
-    ax.hist(r, bins=np.linspace(min(r.min(), 1.0) - 0.05, max(r.max(), const or 0.0) + 0.05, 41), color="tab:blue", alpha=0.8)
-    if const is not None:
-        ax.axvline(const, color="tab:red", linestyle="--", label=f"claimed {const:g}")
-        ax.legend(fontsize=7)
-    ax.set_title(plain(label), fontsize=9)
-    ax.set(xlabel="ratio", ylabel="instances")
-fig.tight_layout()
-glue("fig_chain_links", fig, display=False)
-plt.close(fig)
-
-L = links[["max ratio", "searches' max"]].max(axis=1)
-glue("chain_inst", len(full), display=False)
-glue("chain_inst_all", int(len(chain) + adv_f["visited"].sum()), display=False)
-for key, label in (("l4", "Thm 4: SF / separate"), ("l5", "Thm 5: separate / group"), ("l6", "Thm 6: group / align"),
-                   ("lb", "bridge: align / Optimal_align"), ("l7", "Thm 7: Optimal_align / OPT")):
-    glue(f"chain_{key}_max", float(round(L[label], 4)), display=False)
-    glue(f"chain_{key}_viol", int(links.loc[label, "violations"]), display=False)
-    glue(f"chain_{key}_n", int(links.loc[label, "instances"]), display=False)
-glue("chain_l6_rev", float(round(links.loc["Thm 6: group / align", "max reverse ratio"], 4)), display=False)
-glue("chain_l5_rev", float(round(links.loc["Thm 5: separate / group", "max reverse ratio"], 4)), display=False)
-rev6 = chain.loc[(chain["align"] / chain["group"]).idxmax()]
-glue("rev6_inst", f"M = {rev6['M']}, s = {rev6['s']}, o = {rev6['o']}", display=False)
-glue("rev6_tels", f"group {rev6['group']}, align {rev6['align']}", display=False)
-glue("rev6_count", int((chain["align"] >= 2 * chain["group"]).sum()), display=False)
-rev6_inst = Instance.at_zero(rev6["s"], rev6["o"], int(rev6["M"]))
-rev6_b = sorted_f()
-simulate(rev6_inst, rev6_b)
-from kvlib.policies.wyz import align_starts, group_order, group_starts
-glue("tbl_rev6", styled(pd.DataFrame({"schedule": ["group", "align"],
-                      "batches (group order)": [str([b.tolist() for b in group_order(rev6_b.batches, rev6_inst.output)])] * 2,
-                      "starts": [group_starts(rev6_b.batches, rev6_inst.output).tolist(),
-                                 align_starts(rev6_b.batches, rev6_inst.output).tolist()],
-                      "TEL (rounds)": [rev6["group"], rev6["align"]]}).astype({"starts": str})), display=False)
-glue("chain_prod4_max", float(round(full["product of the four bounded links"].max(), 4)), display=False)
-glue("chain_prod_of_max", float(round(L["Thm 4: SF / separate"] * L["Thm 5: separate / group"]
-                                      * L["Thm 6: group / align"] * L["Thm 7: Optimal_align / OPT"], 4)), display=False)
-glue("chain_sfopt_max", float(round(full["SF / OPT"].max(), 4)), display=False)
-for k, row in (("adv7", adv7), ("adv5", adv5)):
-    glue(f"{k}_val", float(round(row["best_value"], 4)), display=False)
-    glue(f"{k}_inst", f"M = {row['best_M']}, s = {row['best_s']}, o = {row['best_o']}", display=False)
+glue_figure("fig_chain_links", SC.chain_links_figure(ratios))
+glue_all(SC.variant_values(links, chain, full, adv_f, best_of_obj))  # chain_l4_max, chain_l4_viol, ..., chain_failures
 glue("chain_steps", chain_steps, display=False)
 glue("adv_link_steps", 4 * chain_steps, display=False)
-bad_links = [plain(label) for label in links.index if links.loc[label, "violations"] > 0]
-glue("chain_failures", "none" if not bad_links else ", ".join(bad_links), display=False)
+glue_all(SC.rev6_values(chain))  # the instance with the largest align / group
+glue("tbl_rev6", styled(SC.rev6_table(chain)), display=False)
 
 # the links at the Table EC.1 size (the stored table `chain_sweep`)
-th4 = small["Sorted-F"] <= small["Sorted-F_separate"]
-mid = pd.concat([pd.DataFrame({"constraint": c, "Sorted-F": mid_f[f"tel_{c}"], **{k: mid_f[f"{k}_{c}"] for k in ("separate", "group", "align")}})
-                 for c in ("peak", "lookahead")], ignore_index=True)  # the stored `chain_sweep` table, one row per run
-mid["holds"] = mid["Sorted-F"] <= mid["separate"]
-mid["ratio"] = mid["Sorted-F"] / mid["separate"]
-mid["separate / group"] = mid["separate"] / mid["group"]
-mid["align / group"] = mid["align"] / mid["group"]
-_mid = mid.groupby("constraint")[["holds", "ratio", "separate / group", "align / group"]].agg(["mean", "min", "max"])
-_mid = _mid.rename(columns={"holds": "Theorem 4 holds (share)", "ratio": "Sorted-F / separate", "min": "smallest", "max": "largest"},
-                   index={"lookahead": "look-ahead"})
-_mid.columns = [f"{a}, {b}" for a, b in _mid.columns]
-_mid = _mid.T.map(lambda v: ("yes" if v else "no") if isinstance(v, (bool, np.bool_)) else f"{v:.4f}")  # one row per quantity
-_mid = _mid.rename(index={"Theorem 4 holds (share), mean": "Theorem 4 holds: share of the runs",
-                          "Theorem 4 holds (share), smallest": "Theorem 4 holds on every run",
-                          "Theorem 4 holds (share), largest": "Theorem 4 holds on some run"})
-glue("tbl_mid", styled(_mid.rename_axis("quantity (constraint →)").reset_index().rename_axis(columns=None)), display=False)
-glue("th4_small_holds", int(th4.sum()), display=False)
-glue("th4_small_n", len(small), display=False)
-glue("th4_mid_holds", int(mid["holds"].sum()), display=False)
-glue("th4_mid_n", len(mid), display=False)
-glue("th4_mid_ratio", f"{mid['ratio'].max():.4f}", display=False)
-glue("th4_small_ratio", f"{(small['Sorted-F'] / small['Sorted-F_separate']).max():.4f}", display=False)
-glue("mid_l5_max", float(round(mid["separate / group"].max(), 4)), display=False)
-glue("mid_l6_rev", float(round(mid["align / group"].max(), 4)), display=False)
+mid = SC.chain_sweep_runs(mid_f)  # one row per run
+glue("tbl_mid", styled(SC.chain_sweep_table(mid)), display=False)
+glue_all(SC.theorem4_values(small, mid))  # th4_small_holds, th4_mid_holds, ...
 
 # %% [markdown]
 # No link of our variant violates 002's constant (links with a violation: {glue:text}`chain_failures:s`): over
@@ -1046,39 +862,9 @@ glue("mid_l6_rev", float(round(mid["align / group"].max(), 4)), display=False)
 # and Sorted-F:
 
 # %%
-from kvlib.theory.adversary import wyz_ec1_instance, wyz_thm1_instance
-
-rows = []
-for M in ([9, 36, 81] if QUICK else [9, 36, 81, 144, 324]):
-    for fam, gen in (("Theorem 1", wyz_thm1_instance), ("Theorem EC.1", wyz_ec1_instance)):
-        inst = gen(M)
-        row = {"family": fam, "M": M, "n": inst.n}
-        row["MC-SF"] = run(inst, "mc-sf")[0].tel
-        row["MC-SF2 (s+o first)"] = run(inst, "mc-sf2")[0].tel
-        row["Sorted-F (Swap)"] = run(inst, "sorted-f", selector="swap")[0].tel
-        row["Sorted-F (DP)"] = run(inst, "sorted-f")[0].tel if M <= (36 if QUICK else 81) else np.nan
-        rows.append(row)
-two = pd.DataFrame(rows)
-two["Sorted-F (DP)"] = two["Sorted-F (DP)"].astype("Int64")  # TEL is an integer; missing where not run
-two["MC-SF / Sorted-F"] = two["MC-SF"] / two["Sorted-F (Swap)"]
-two["MC-SF2 / Sorted-F"] = two["MC-SF2 (s+o first)"] / two["Sorted-F (Swap)"]
-glue("two_rows", len(two), display=False)
-glue("two_swap_eq_mcsf2", int((two["Sorted-F (Swap)"] == two["MC-SF2 (s+o first)"]).sum()), display=False)
-_dp = two[two.family == "Theorem EC.1"].dropna(subset=["Sorted-F (DP)"]).iloc[-1]
-glue("two_dp_M", int(_dp["M"]), display=False)
-glue("two_dp_e1_mcsf", f"{_dp['MC-SF'] / _dp['Sorted-F (DP)']:.3f}", display=False)
-glue("two_dp_e1_swap", f"{_dp['Sorted-F (Swap)'] / _dp['Sorted-F (DP)']:.3f}", display=False)
-_two = two.rename(columns={"M": "M (tokens)", "MC-SF2 (s+o first)": "MC-SF2", "Sorted-F (Swap)": "Swap", "Sorted-F (DP)": "DP",
-                           "MC-SF / Sorted-F": "MC-SF ÷ Swap", "MC-SF2 / Sorted-F": "MC-SF2 ÷ Swap"})
-_two = _two.assign(**{c: _two[c].map(lambda v: "not run" if pd.isna(v) else f"{v:,.0f}")  # exact DP skipped at large M
-                      for c in _two.columns if _two[c].isna().any()})
-glue("tbl_two", styled(_two, formats={"MC-SF ÷ Swap": "{:.3f}", "MC-SF2 ÷ Swap": "{:.3f}"}), display=False)
-t1 = two[two.family == "Theorem 1"].iloc[-1]
-e1 = two[two.family == "Theorem EC.1"].iloc[-1]
-glue("two_M", int(t1["M"]), display=False)
-glue("two_t1_ratio", f"{t1['MC-SF / Sorted-F']:.3f}", display=False)
-glue("two_e1_ratio", f"{e1['MC-SF2 / Sorted-F']:.3f}", display=False)
-glue("two_e1_mcsf", f"{e1['MC-SF / Sorted-F']:.3f}", display=False)
+two = SE.two_type_runs(run, [9, 36, 81] if QUICK else [9, 36, 81, 144, 324], dp_max=36 if QUICK else 81)  # the exact DP where small
+glue("tbl_two", styled(SE.two_type_table(two), formats={"MC-SF ÷ Swap": "{:.3f}", "MC-SF2 ÷ Swap": "{:.3f}"}), display=False)
+glue_all(SE.two_type_values(two))  # two_M, two_t1_ratio, two_e1_ratio, two_dp_M, ...
 
 # %% [markdown]
 # At $M =$ {glue:text}`two_M:d` MC-SF is {glue:text}`two_t1_ratio:s` times Sorted-F (Swap) on the Theorem 1
@@ -1136,35 +922,12 @@ glue("two_e1_mcsf", f"{e1['MC-SF / Sorted-F']:.3f}", display=False)
 
 # %%
 t3f = TABS["table3"].frame
-tab3 = pd.concat([pd.DataFrame({"M": t3f["M"], "n": t3f["n"], "selector": lab, "ms": t3f[f"ms_{slug(lab)}"],
-                                "F / F(DP)": t3f[f"f_ratio_{slug(lab)}"], "Sorted-F TEL / TEL(DP)": t3f[f"tel_{slug(lab)}"] / t3f["tel_exact_dp"],
-                                "Sorted-F s": t3f[f"sf_s_{slug(lab)}"]}) for lab in TABLE3_SELECTORS], ignore_index=True)
-for k, (val, prec) in enumerate((("ms", 2), ("F / F(DP)", 4), ("Sorted-F TEL / TEL(DP)", 4), ("Sorted-F s", 2))):
-    glue(f"tbl_t3_{k}", styled(tab3.pivot_table(index=["M", "n"], columns="selector", values=val).reset_index()
-                              .rename(columns={"M": "M (tokens)"}), precision=prec), display=False)
+tab3 = SE.table3_long(t3f)  # one row per instance and selector
+for k, (val, prec) in enumerate(SE.TABLE3_MEASURES):
+    glue(f"tbl_t3_{k}", styled(SE.table3_pivot(tab3, val), precision=prec), display=False)
 offer_csv(tab3.rename(columns={"M": "M (tokens)", "ms": "one selection (ms)", "Sorted-F s": "whole schedule (s)"}), "sortedf", "table3")
-PAPER_T3 = {"exact DP (Alg. 2)": ("optimal", "O(n² M)", "n ≤ 100", 100), "scaled DP (Alg. 3)": ("(1+ε)-approx.", "O(nB/ε)", "n ≤ 200", 200),
-            "swap (Alg. 4)": ("local optimum", "O(n²)", "n ≤ 500", 500), "quantile (Alg. 5)": ("heuristic", "O(n)", "n ≥ 1000", max(tab3.n))}
-display(styled(pd.DataFrame([{"selector": k, "optimality (paper)": v[0], "complexity (paper)": v[1], "scale (paper); our n": f"{v[2]}; {v[3]:,}",
-                              **tab3[(tab3.selector == k) & (tab3.n == v[3])][["ms", "Sorted-F s", "F / F(DP)"]].max()
-                              .rename({"ms": "one selection (ms)", "Sorted-F s": "whole schedule (s)"})}
-                             for k, v in PAPER_T3.items()]), precision=3))
-ns = sorted(set(tab3.n))
-Ms = [tab3[tab3.n == max(ns)].M.max()]  # the largest M measured at the largest n
-big = tab3[(tab3.n == max(ns)) & (tab3.M == max(Ms))].groupby("selector").mean(numeric_only=True)
-glue("t3_n", int(max(ns)), display=False)
-glue("t3_M", int(max(Ms)), display=False)
-glue("t3_dp_ms", f"{big.loc['exact DP (Alg. 2)', 'ms']:.1f}", display=False)
-glue("t3_swap_ms", f"{big.loc['swap (Alg. 4)', 'ms']:.1f}", display=False)
-glue("t3_worst_swap", f"{tab3[tab3.selector == 'swap (Alg. 4)']['F / F(DP)'].max():.4f}", display=False)
-glue("t3_worst_q", f"{tab3[tab3.selector == 'quantile (Alg. 5)']['F / F(DP)'].max():.4f}", display=False)
-glue("t3_worst_sc", f"{tab3[tab3.selector == 'scaled DP (Alg. 3)']['F / F(DP)'].max():.4f}", display=False)
-glue("t3_min_sc", f"{tab3[tab3.selector == 'scaled DP (Alg. 3)']['F / F(DP)'].min():.4f}", display=False)
-glue("t3_grid", len(t3f), display=False)
-glue("t3_swap_match", int((tab3[tab3.selector == 'swap (Alg. 4)']['F / F(DP)'] == 1).sum()), display=False)
-glue("t3_dp_sf_s", f"{big.loc['exact DP (Alg. 2)', 'Sorted-F s']:.1f}", display=False)
-glue("t3_swap_sf_s", f"{big.loc['swap (Alg. 4)', 'Sorted-F s']:.1f}", display=False)
-glue("t3_q_match", int((tab3[tab3.selector == 'quantile (Alg. 5)']['F / F(DP)'] == 1).sum()), display=False)
+display(styled(SE.table3_beside_paper(tab3), precision=3))
+glue_all(SE.table3_values(tab3, t3f))  # t3_n, t3_M, t3_dp_ms, t3_worst_swap, ...
 
 # %% [markdown]
 # At $n =$ {glue:text}`t3_n:d`, $M =$ {glue:text}`t3_M:d` one exact-DP selection takes {glue:text}`t3_dp_ms:s` ms
@@ -1243,76 +1006,24 @@ glue("t3_q_match", int((tab3[tab3.selector == 'quantile (Alg. 5)']['F / F(DP)'] 
 
 # %%
 ec1_f = TABS["ec1"].frame
-ec1 = pd.concat([pd.DataFrame({"distribution": ec1_f["distribution"], "n": ec1_f["n"], "trial": ec1_f["trial"], "policy": lab,
-                               "TEL": ec1_f[f"tel_{slug(lab)}"], "seconds": ec1_f[f"s_{slug(lab)}"]}) for lab in EC1_POLICIES], ignore_index=True)
-ec1["avg latency"] = ec1["TEL"] / ec1["n"]
-POLS = EC1_POLICIES
-PAPER_EC1 = pd.DataFrame({"Sorted-LP": [9763.0, 9397.3, 10943.0, 6015.7, 22133.2], "Sorted-F (Swap)": [9748.3, 9416.9, 10696.7, 6016.9, 22100.1],
-                          "LP-Swap": [9771.4, 9385.3, 10665.7, 6016.0, 22128.2]}, index=list(EC1_DISTRIBUTIONS))  # 002 Table EC.1
-ours_tel = ec1.pivot_table(index="distribution", columns="policy", values="TEL", aggfunc="mean").reindex(PAPER_EC1.index)
-_trials = ec1_f.groupby("distribution").size().reindex(PAPER_EC1.index)
-ec1_ratio = pd.DataFrame({"n": [EC1_N[d] for d in PAPER_EC1.index], "trials (ours)": _trials}, index=PAPER_EC1.index)
-ec1_abs = pd.DataFrame(index=PAPER_EC1.index)
-for p_ in PAPER_EC1:
-    ec1_abs[f"{p_}: paper"] = PAPER_EC1[p_].map("{:,.1f}".format)
-    ec1_abs[f"{p_}: ours"] = ours_tel[p_]
-for p_ in ("Sorted-LP", "LP-Swap"):
-    ec1_ratio[f"{p_}: paper"] = PAPER_EC1[p_] / PAPER_EC1["Sorted-F (Swap)"]
-    ec1_ratio[f"{p_}: ours"] = ours_tel[p_] / ours_tel["Sorted-F (Swap)"]
-glue("tbl_ec1_ratio", styled(ec1_ratio.rename_axis("distribution").reset_index(), precision=4), display=False)
-glue("tbl_ec1_abs", styled(ec1_abs.rename_axis("distribution").reset_index(), precision=1), display=False)
-glue("ec1_ue_paper", f"{PAPER_EC1.loc['Uniform', 'Sorted-F (Swap)'] / PAPER_EC1.loc['Exponential', 'Sorted-F (Swap)']:.2f}", display=False)
-glue("ec1_ue_ours", f"{ours_tel.loc['Uniform', 'Sorted-F (Swap)'] / ours_tel.loc['Exponential', 'Sorted-F (Swap)']:.1f}", display=False)
-n_fallbacks = int(ec1_f.filter(like="lp_step_").gt(0).sum().sum())  # LP runs on the fallback grid
-tab = ec1.pivot_table(index=["distribution", "n"], columns="policy", values="avg latency", aggfunc=ci)
-tab = tab[list(POLS)]
-glue("tbl_ec1_ci", styled(tab.reset_index("n", drop=True).T.rename_axis("policy").reset_index()), display=False)
-means = ec1.pivot_table(index="distribution", columns="policy", values="avg latency", aggfunc="mean")
-best_per = means.idxmin(axis=1)
-glue("tbl_ec1_time", styled(ec1.groupby("policy")["seconds"].mean().rename("mean time per instance (s)").reset_index()), display=False)
-glue("ec1_trials", int(ec1_f.groupby("distribution").size().min()), display=False)
-glue("ec1_n", EC1_N["Uniform"], display=False)
-glue("ec1_best", ", ".join(f"{d}: {p}" for d, p in best_per.items()), display=False)
-glue("ec1_fcfs_ratio", f"{(means['FCFS'] / means['Sorted-F (Swap)']).min():.2f}", display=False)
-glue("ec1_mcsf_ratio", f"{(means['MC-SF'] / means['Sorted-F (Swap)']).mean():.3f}", display=False)
-order_per = {d: " < ".join(means.loc[d].sort_values().index) for d in means.index}
-glue("tbl_ec1_order", styled(pd.DataFrame({"distribution": list(order_per),
-                                           "policies by mean average latency (best first)": list(order_per.values())})), display=False)
-paper_group = ["Sorted-LP", "Sorted-F (Swap)", "LP-Swap"]
-spread = (means[paper_group].max(axis=1) / means[paper_group].min(axis=1) - 1)
-glue("ec1_group_spread", float(round(100 * spread.max(), 2)), display=False)
-glue("ec1_paper_spread", float(round(100 * (PAPER_EC1.max(axis=1) / PAPER_EC1.min(axis=1) - 1).max(), 2)), display=False)
-glue("ec1_mcsf_vs_group", float(round(100 * (means["MC-SF"] / means[paper_group].min(axis=1) - 1).min(), 2)), display=False)
-glue("ec1_mcsf_vs_group_max", float(round(100 * (means["MC-SF"] / means[paper_group].min(axis=1) - 1).max(), 2)), display=False)
-glue("ec1_fallback_text", fallback_sentence(n_fallbacks, lp_fallback_step), display=False)
+ec1 = SE.ec1_long(ec1_f)  # one row per instance and policy
+tbl_ec1_ratio, tbl_ec1_abs, ours_tel = SE.ec1_paper_tables(ec1, ec1_f)  # beside 002 Table EC.1 (SE.PAPER_EC1_VALUES)
+glue("tbl_ec1_ratio", styled(tbl_ec1_ratio, precision=4), display=False)
+glue("tbl_ec1_abs", styled(tbl_ec1_abs, precision=1), display=False)
+glue("tbl_ec1_ci", styled(SE.ec1_ci_table(ec1)), display=False)
+means = SE.ec1_means(ec1)  # mean average latency per distribution and policy
+glue("tbl_ec1_time", styled(SE.ec1_time_table(ec1)), display=False)
+glue("tbl_ec1_order", styled(SE.ec1_order_table(means)), display=False)
+glue_all(SE.ec1_values(ec1_f, ours_tel, means, lp_fallback_step))  # ec1_ue_paper, ec1_best, ec1_group_spread, ...
 
 # Appendix EC.4.2's observations (computed live)
-from kvlib.book.sortedf_rows import EC1_ORDER_POLICIES, ec1_order_row
+from kvlib.book.sortedf_rows import ec1_order_row
 
 order = pd.DataFrame([ec1_order_row(seed=seed, trial=t, distribution=d, lp_fallback_step=lp_fallback_step)
                       for d in EC1_DISTRIBUTIONS for t in range(order_trials)])
-_meas = {"rho_o": "ρ(start, o)", "rho_s": "ρ(start, s)", "early_s": "early s / mean s"}
-order_tab = pd.DataFrame([{"distribution": d, "measure": lab,
-                           **{p: order.loc[order["distribution"] == d, f"{k}_{slug(p)}"].mean() for p in EC1_ORDER_POLICIES}}
-                          for d in EC1_DISTRIBUTIONS for k, lab in _meas.items()])
-glue("tbl_order", styled(order_tab, precision=3), display=False)
-_ro = {lab: order[f"rho_o_{slug(lab)}"] for lab in EC1_ORDER_POLICIES}
-_rs = {lab: order[f"rho_s_{slug(lab)}"] for lab in EC1_ORDER_POLICIES}
+glue("tbl_order", styled(SE.order_table(order), precision=3), display=False)
 glue("order_trials", order_trials, display=False)
-glue("order_lp_o_min", f"{_ro['Sorted-LP'].min():.2f}", display=False)
-glue("order_lp_o_gt_s", int((_ro["Sorted-LP"] > _rs["Sorted-LP"]).sum()), display=False)
-glue("order_n", len(order), display=False)
-glue("order_swap_s_gt_lp", int((_rs["Sorted-F (Swap)"] > _rs["Sorted-LP"]).sum()), display=False)
-glue("order_lpswap_s_gt_lp", int((_rs["LP-Swap"] > _rs["Sorted-LP"]).sum()), display=False)
-obs3 = means.loc["Mixed", "Sorted-F (Swap)"] / means.loc["Mixed", "LP-Swap"]
-glue("obs3_mixed", f"{obs3:.4f}", display=False)
-glue("obs3_paper", f"{PAPER_EC1.loc['Mixed', 'Sorted-F (Swap)'] / PAPER_EC1.loc['Mixed', 'LP-Swap']:.4f}", display=False)
-glue("obs3_lpswap_worst", f"{(means['LP-Swap'] / means[paper_group].min(axis=1)).max():.4f}", display=False)
-_half = len(order) / 2
-glue("obs1_verdict", "holds on every instance" if int((_ro["Sorted-LP"] > _rs["Sorted-LP"]).sum()) == len(order)
-     else ("holds on most instances" if (_ro["Sorted-LP"] > _rs["Sorted-LP"]).sum() > _half else "does not hold on most instances"), display=False)
-glue("obs2_verdict", "supports" if (_rs["LP-Swap"] > _rs["Sorted-LP"]).sum() > _half else "does not support", display=False)
-glue("obs3_verdict", "better" if obs3 < 1 else "not better", display=False)
+glue_all(SE.observation_values(order, means))  # order_n, order_lp_o_gt_s, obs1_verdict, obs3_mixed, ...
 
 # %% [markdown]
 # :::{glue:figure} tbl_ec1_ratio
@@ -1419,42 +1130,13 @@ glue("obs3_verdict", "better" if obs3 < 1 else "not better", display=False)
 
 # %%
 s7 = TABS["section7"].frame
-S7 = s7.groupby("n")[[f"avg_{slug(p)}" for p in SECTION7_POLICIES]].mean().set_axis(list(SECTION7_POLICIES), axis=1)
-T7 = s7.groupby("n")[[f"s_{slug(p)}" for p in SECTION7_POLICIES]].mean().set_axis(list(SECTION7_POLICIES), axis=1)
-fig, ax = plt.subplots(figsize=(6.4, 3.0))
-S7.plot(ax=ax, marker="o", ms=3)
-ax.set(xlabel="number of requests", ylabel="average latency (rounds)")
-fig.tight_layout()
-glue("fig_s7", fig, display=False)
-plt.close(fig)
-
-
-def _arxiv_part(workload):
-    """The arXiv part of a stored workload label, in words (a file name as a code literal)."""
-    part = workload.split(" + ", 1)[-1]
-    return f"its arXiv part is the real trace `{part[len('real trace: '):]}`" if part.startswith("real trace: ") \
-        else f"its arXiv part is {part}"
-
-
-glue("s7_workload", Markdown("; ".join(_arxiv_part(w) for w in sorted(set(s7["workload"])))), display=False)
-glue("tbl_s7", styled(S7.reset_index().rename(columns={"n": "requests"}).assign(seeds=s7.groupby("n").size().values),
-                      precision=1), display=False)
-claims = {"MC-SF above Sorted-F (Swap) and Sorted-LP": (S7["MC-SF"] > S7[["Sorted-F (Swap)", "Sorted-LP"]].max(axis=1)),
-          "quantile faster than swap": (T7["Sorted-F (Quantile)"] < T7["Sorted-F (Swap)"]),
-          "swap below quantile in latency": (S7["Sorted-F (Swap)"] < S7["Sorted-F (Quantile)"]),
-          "LP-Swap below Sorted-LP": (S7["LP-Swap"] < S7["Sorted-LP"]),
-          "LP-Swap within 1% of Sorted-F (Swap) (Figure EC.2)": ((S7["LP-Swap"] / S7["Sorted-F (Swap)"] - 1).abs() < 0.01),
-          "Sorted-F (Swap) computes faster than LP-Swap": (T7["Sorted-F (Swap)"] < T7["LP-Swap"])}
-glue("tbl_s7_claims", styled(pd.DataFrame({"002 Section 7 claim (paraphrased)": list(claims), "sizes where it holds (ours)":
-                                           [f"{int(v.sum())} of {len(v)}" for v in claims.values()]})), display=False)
-glue("s7_sizes", len(S7), display=False)
-glue("s7_lpswap_lp", int(claims["LP-Swap below Sorted-LP"].sum()), display=False)
-glue("s7_nmax", int(S7.index.max()), display=False)
-glue("s7_lps_gap", float(round(100 * (S7["LP-Swap"] / S7["Sorted-F (Swap)"] - 1).iloc[-1], 2)), display=False)
-glue("s7_lp_gap", float(round(100 * (S7["LP-Swap"] / S7["Sorted-LP"] - 1).iloc[-1], 2)), display=False)
-glue("s7_lps_gap_text", percent_phrase(100 * (S7["LP-Swap"] / S7["Sorted-F (Swap)"] - 1).iloc[-1]), display=False)
-glue("s7_lp_gap_text", percent_phrase(100 * (S7["LP-Swap"] / S7["Sorted-LP"] - 1).iloc[-1]), display=False)
-glue("s7_q_gap", float(round(S7["Sorted-F (Quantile)"].iloc[-1] / S7["Sorted-F (Swap)"].iloc[-1], 3)), display=False)
+S7, T7 = SE.section7_means(s7)  # mean latency (rounds) and wall time (s) per size and policy
+glue_figure("fig_s7", SE.section7_figure(S7))
+glue("s7_workload", Markdown(SE.workload_text(s7)), display=False)
+glue("tbl_s7", styled(SE.section7_table(S7, s7), precision=1), display=False)
+claims = SE.section7_claims(S7, T7)  # 002's claims, size by size
+glue("tbl_s7_claims", styled(SE.claims_table(claims)), display=False)
+glue_all(SE.section7_values(S7, claims))  # s7_sizes, s7_lpswap_lp, s7_nmax, s7_lps_gap_text, ...
 
 # %% [markdown]
 # ```{glue:figure} fig_s7
@@ -1506,17 +1188,9 @@ glue("s7_q_gap", float(round(S7["Sorted-F (Quantile)"].iloc[-1] / S7["Sorted-F (
 # ## Lemma 1 on every batch of this chapter
 
 # %%
-nb, bad, nh, nh_bad = lemma1_tally(ALL_BATCHES)  # the schedules built live in this page
-# plus the stored tables' counts: F-minimising selectors (exact / DP) and 002's swap search
-stored = [(opt_f, "batches", "lemma1_bad"), (mid_f, "batches_peak", "lemma1_bad_peak"),
-          (mid_f, "batches_lookahead", "lemma1_bad_lookahead"), (ec1_f, "batches_sorted_f_dp", "lemma1_bad_sorted_f_dp")]
-nb += sum(int(f[b].sum()) for f, b, _ in stored)
-n_bad = len(bad) + sum(int(f[v].sum()) for f, _, v in stored)
-glue("lemma1_batches", nb, display=False)
-glue("lemma1_bad", n_bad, display=False)
-glue("lemma1_heur_batches", nh + int(ec1_f["batches_sorted_f_swap"].sum()), display=False)
-glue("lemma1_heur_bad", nh_bad + int(ec1_f["lemma1_bad_sorted_f_swap"].sum()), display=False)
-assert n_bad == 0
+lemma1 = SE.lemma1_values(lemma1_tally(ALL_BATCHES), opt_f, mid_f, ec1_f)  # live schedules plus the stored tables' counts
+glue_all(lemma1)  # lemma1_batches, lemma1_bad, lemma1_heur_batches, lemma1_heur_bad
+assert lemma1["lemma1_bad"] == 0
 glue("elapsed", f"{time.perf_counter() - T0:.0f}", display=False)
 
 # %% [markdown]
