@@ -269,7 +269,7 @@ def test_decision_time_facts_trend():
 
 
 def test_math_wraps_latex():
-    m = aa.math(r"x^2")
+    m = aa.display_math(r"x^2")
     assert type(m).__name__ == "Math" and m.data == "x^2"
 
 

@@ -28,13 +28,13 @@ import sympy as sp
 
 from kvlib.theory import rayleigh as ry
 
-__all__ = ["math", "theorem2_algebra", "ec6_algebra", "hsf_form_identity", "tridiagonal_inverse_ok",
+__all__ = ["display_math", "theorem2_algebra", "ec6_algebra", "hsf_form_identity", "tridiagonal_inverse_ok",
            "a_entry_from_theorem6", "corollary1_halved", "amin_form_identity", "trace_term_facts",
            "trace_table", "trace_numerics", "lemma3_transform", "min_eigenvalues", "theorem6_critical_points",
            "theorem7_threshold_facts", "geometric_quotients"]
 
 
-def math(latex: str):
+def display_math(latex: str):
     """``IPython.display.Math(latex)``, for a ``{glue:math}`` directive."""
     from IPython.display import Math
 
@@ -72,7 +72,7 @@ def ec6_algebra(grid: int = 49) -> dict:
     ok = sp.simplify(val - (1 + 1 / a) / 2) == 0
     val1, _ = ms.ec6_proof_maximum(1)
     s1_ok = all(float(val1.subs(a, av)) <= float(ms.ec6_bound(av)) for av in np.linspace(0.02, 0.98, grid))
-    return {"ec6_max": math(r"\max_{t \ge 0} = " + sp.latex(val) + r"\quad\text{at } t = " + sp.latex(arg)),
+    return {"ec6_max": display_math(r"\max_{t \ge 0} = " + sp.latex(val) + r"\quad\text{at } t = " + sp.latex(arg)),
             "ec6_ok": str(bool(ok)), "ec6_s1_ok": str(bool(s1_ok))}
 
 
@@ -112,8 +112,8 @@ def a_entry_from_theorem6() -> dict:
     a_sol = [sp.factor(v) for v in a_sol if v.subs({l_: 1, u_: 2}) > 0][0]
     m_, M_ = sp.symbols("m M", positive=True)
     same = sp.simplify(a_sol.subs({l_: m_, u_: M_}) - ry.a_entry(m_, M_)) == 0
-    return {"lam_big_latex": math(r"\lambda = " + sp.latex(sp.simplify(lam_big))),
-            "a_lu_latex": math(r"a_{lu} = " + sp.latex(a_sol)), "a_formula_ok": str(same)}
+    return {"lam_big_latex": display_math(r"\lambda = " + sp.latex(sp.simplify(lam_big))),
+            "a_lu_latex": display_math(r"a_{lu} = " + sp.latex(a_sol)), "a_formula_ok": str(same)}
 
 
 def corollary1_halved(u_max: int) -> bool:
@@ -144,7 +144,7 @@ def trace_term_facts() -> dict:
     k = sp.Symbol("k", positive=True)
     term = sp.simplify(2 / (2 * k - 1) * (ry.a_entry(k, k) - 2 * ry.a_entry(k - 1, k) + ry.a_entry(k - 1, k - 1)))
     first = ry.a_entry(sp.Integer(1), sp.Integer(1)) * 2  # k = 1: (2/Δw_1) a_11
-    return {"trace_term": math(r"\frac{2}{2k-1}\left(a_{kk}-2a_{k,k-1}+a_{k-1,k-1}\right) = " + sp.latex(term)),
+    return {"trace_term": display_math(r"\frac{2}{2k-1}\left(a_{kk}-2a_{k,k-1}+a_{k-1,k-1}\right) = " + sp.latex(term)),
             "trace_first": int(first)}
 
 
@@ -178,7 +178,7 @@ def lemma3_transform() -> dict:
     d, xi = sp.symbols("d xi", real=True)
     gft = sp.simplify(2 * sp.integrate((2 * sp.exp(-d) - sp.exp(-2 * d)) * sp.cos(xi * d), (d, 0, sp.oo), conds="none"))
     ok = sp.simplify(gft - 12 / ((1 + xi**2) * (4 + xi**2))) == 0
-    return {"gft": math(r"\hat g(\xi) = " + sp.latex(sp.factor(gft))), "gft_ok": str(ok)}
+    return {"gft": display_math(r"\hat g(\xi) = " + sp.latex(sp.factor(gft))), "gft_ok": str(ok)}
 
 
 def min_eigenvalues(us=(5, 50, 500)):
@@ -209,10 +209,10 @@ def theorem6_critical_points() -> dict:
         vals.append((cr, sp.simplify(Rp.subs(p, cr)), interior))
     best = [v for v in vals if v[2] and sp.simplify(v[1] - (3 - al) / 2) == 0]
     rows = r"\\ ".join(f"{sp.latex(cr)} & {sp.latex(v)} & \\text{{{'yes' if ok else 'no'}}}" for cr, v, ok in vals)
-    return {"t6_crit": math(r"\begin{array}{lll}\text{critical } p & R(p) & \text{interior}\\ \hline "
+    return {"t6_crit": display_math(r"\begin{array}{lll}\text{critical } p & R(p) & \text{interior}\\ \hline "
                             + rows + r"\end{array}"),
             "t6_ok": str(len(best) == 1),
-            "t6_pstar": math(r"p^* = " + (sp.latex(best[0][0]) if best else r"\text{none}"))}
+            "t6_pstar": display_math(r"p^* = " + (sp.latex(best[0][0]) if best else r"\text{none}"))}
 
 
 def theorem7_threshold_facts(astar) -> dict:
@@ -222,7 +222,7 @@ def theorem7_threshold_facts(astar) -> dict:
     ok = sp.simplify(astar - (3 - sp.sqrt(5)) / 2) == 0 and sp.expand(astar**2 - 3 * astar + 1) == 0
     half = sp.Rational(1, 2)
     meet = 1 + half / (2 * (1 - half)) == 1 + 2 * half**2
-    return {"astar": math(r"\alpha^* = " + sp.latex(astar)), "astar_f": float(astar), "astar_ok": str(bool(ok and meet))}
+    return {"astar": display_math(r"\alpha^* = " + sp.latex(astar)), "astar_f": float(astar), "astar_ok": str(bool(ok and meet))}
 
 
 def geometric_quotients(qs) -> tuple[dict, dict]:
@@ -246,10 +246,10 @@ def geometric_quotients(qs) -> tuple[dict, dict]:
     geo_N = 3 * q**2 + 2 * q - (q**2 + 4 * q + 1) * sp.log(1 + q)
     assert sp.simplify(R_g - (q + 1)**2 * geo_N / (q * (q**2 + 1))) == 0
     facts = {
-        "geo_xBx": math(r"x^\top B x = " + sp.latex(xBx_g)),
-        "geo_R": math(r"\begin{aligned} R(q) &= \frac{x^\top A x}{x^\top B x} = \frac{(q+1)^2\, N(q)}{q\,(q^2+1)}, \\"
+        "geo_xBx": display_math(r"x^\top B x = " + sp.latex(xBx_g)),
+        "geo_R": display_math(r"\begin{aligned} R(q) &= \frac{x^\top A x}{x^\top B x} = \frac{(q+1)^2\, N(q)}{q\,(q^2+1)}, \\"
                       r" N(q) &= " + sp.latex(geo_N) + r"\end{aligned}"),
-        "geo_lim_sym": math(r"\lim_{q\to1^-} R(q) = " + sp.latex(lim1)),
+        "geo_lim_sym": display_math(r"\lim_{q\to1^-} R(q) = " + sp.latex(lim1)),
         "geo_lim": float(lim1), "geo_lim_ok": str(lim_ok),
         "geo_increasing": str(bool(np.all(np.diff(Rvals) > 0)))}
     # Theorem 8: Lemma 2's sums for LG(p) in closed form, against the paper's rational function and 14/9
@@ -258,8 +258,8 @@ def geometric_quotients(qs) -> tuple[dict, dict]:
     lim_lg = sp.limit(R_lg, q, 1, "-")
     LGvals = np.array([float(ry.theorem8_ratio(g)) for g in qgrid])
     facts.update({
-        "lg_R": math(r"\mathrm{LG}(p):\ \frac{x^\top A x}{x^\top B x} = " + sp.latex(sp.factor(R_lg))),
-        "lg_lim_sym": math(r"\mathrm{LG}(p):\ \lim_{q\to1^-} \frac{x^\top A x}{x^\top B x} = " + sp.latex(lim_lg)),
+        "lg_R": display_math(r"\mathrm{LG}(p):\ \frac{x^\top A x}{x^\top B x} = " + sp.latex(sp.factor(R_lg))),
+        "lg_lim_sym": display_math(r"\mathrm{LG}(p):\ \lim_{q\to1^-} \frac{x^\top A x}{x^\top B x} = " + sp.latex(lim_lg)),
         "lg_same": str(bool(lg_same and lim_lg == ry.THEOREM8_BOUND)), "lg_max": float(LGvals.max()),
         "lg_increasing": str(bool(np.all(np.diff(LGvals) > 0) and LGvals.max() < float(ry.THEOREM8_BOUND)))})
     # the closed forms against the truncated matrices (independent numerics)
