@@ -212,8 +212,10 @@ def lambda_max(u: int, *, dense_max: int = 300) -> tuple[float, np.ndarray]:
 
     Up to ``u = dense_max`` a dense symmetric eigensolver on the whitened matrix
     (:func:`largest_generalized`); beyond, Lanczos (``scipy.sparse.linalg.eigsh``, tolerance
-    ``1e-12``) on the same whitened matrix, so no dense inverse is formed.  The vector is
-    ``C^-T y`` (suffix differences), normalised so its largest entry in absolute value is positive.
+    ``1e-12``) on the same whitened matrix, so no dense inverse is formed, started from the all-ones
+    vector (ARPACK's own start is random and unseeded, which changed the last digits from run to run).
+    The vector is ``C^-T y`` (suffix differences), normalised so its largest entry in absolute value is
+    positive.
     """
     if u < 1:
         raise ValueError(f"u must be a positive integer, got {u!r}")
@@ -222,7 +224,8 @@ def lambda_max(u: int, *, dense_max: int = 300) -> tuple[float, np.ndarray]:
         return largest_generalized(A)
     from scipy.sparse.linalg import eigsh
 
-    vals, vecs = eigsh(whitened(A), k=1, which="LA", tol=1e-12)
+    W = whitened(A)
+    vals, vecs = eigsh(W, k=1, which="LA", tol=1e-12, v0=np.ones(W.shape[0]))
     lv, y = float(vals[0]), vecs[:, 0]
     wk = np.concatenate([[0.0], hsf_weights(u)])
     z = y / np.sqrt(np.diff(wk) / 2.0)
