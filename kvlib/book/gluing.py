@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plain", "glue_value", "glue_all", "glue_figure", "first_failure"]
+__all__ = ["plain", "glue_value", "glue_all", "glue_figure", "markdown", "first_failure"]
 
 
 def plain(value):
@@ -35,6 +35,14 @@ def glue_figure(name: str, fig) -> None:
 
     glue(name, fig, display=False)
     plt.close(fig)
+
+
+def markdown(text: str):
+    """``text`` as an IPython ``Markdown`` object, glued for ``{glue:md}`` (imported here: only chapters need
+    IPython)."""
+    from IPython.display import Markdown
+
+    return Markdown(text)
 
 
 def glue_all(values: dict) -> None:

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from kvlib.book.mcsf_ratio_page import step_table, range_summary, words
+from kvlib.book.gluing import markdown
 from kvlib.book.tables import styled
 from kvlib.core.model import Instance
 
@@ -45,12 +46,6 @@ __all__ = ["paper_chain", "CLAIM46_CASES", "claim46_frame", "claim46_values", "c
            "sweep_counterexamples", "sweep_values", "coupling_summary", "coupling_values", "load_values",
            "hoeffding_values", "min_output_values", "regret_opt_summary", "regret_opt_values",
            "regret_summary", "regret_values", "sec82_frame", "sec82_values"]
-
-
-def _markdown(text: str):
-    from IPython.display import Markdown
-
-    return Markdown(text)
 
 
 def _yes(v) -> str:
@@ -92,7 +87,7 @@ def paper_chain(seed: int, trials: int, n_max: int, b3_M: int) -> tuple[dict, pd
         "p43_nmax": n_max, "p43_b3_M": b3_M, "p43_b3_n": len(b3),
         "p43_sympy": f"{sum(sym.values())} of {len(sym)} identities hold; the one that does not is "
                      "the 'equality' of case 1 of Lemma B.2, which is an inequality",
-        "p43_fail": _markdown(", ".join(f"`{s}`" for s in fails) or "none"),
+        "p43_fail": markdown(", ".join(f"`{s}`" for s in fails) or "none"),
         "p43_trials": len(rows),
         "b2_display_fail": f"{int(b2d['instances'] - b2d['holds on'])} of {int(b2d['instances'])}",
         "b2_corrected_max": f"{T43.B2_RATIO * step_of.loc['B2.corrected', 'largest lhs / rhs']:.3f}",

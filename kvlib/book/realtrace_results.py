@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from kvlib.book.realtrace_page import compress_points, files_as_code, policy_display, sweep_table
+from kvlib.book.gluing import markdown
 from kvlib.book.tables import styled
 
 __all__ = ["refit_note", "PROVENANCE_KEYS", "provenance_frame", "batchtime_values", "ATTENTION_UNAVAILABLE", "attention_keys",
@@ -25,13 +26,6 @@ __all__ = ["refit_note", "PROVENANCE_KEYS", "provenance_frame", "batchtime_value
            "largest_lp_size", "lp_size_values", "LPX_COLUMNS", "lp_check_values", "PREDICTION_NAMES",
            "intervals003_frame", "largest_full_size", "intervals003_values", "splitwise_values",
            "all_policies_values", "capacity_values", "table1_on_gpus", "gpu_values"]
-
-
-def _markdown(text: str):
-    """``text`` as an IPython Markdown object (glued with ``{glue:md}``)."""
-    from IPython.display import Markdown
-
-    return Markdown(text)
 
 
 # ----------------------------------------------------------------------------------------------- batch time
@@ -89,7 +83,7 @@ def attention_values(att: pd.DataFrame | None, label: str | None = None) -> dict
     """The sentence, caption and table of the assumed against the measured attention; ``att`` the stored
     rows of the check (None: the profile is absent, and the values say so)."""
     if att is None:
-        return {"rt_att_text": _markdown(ATTENTION_UNAVAILABLE),
+        return {"rt_att_text": markdown(ATTENTION_UNAVAILABLE),
                 "cap_attcheck": "not computed in this quick build (the attention profile is absent)",
                 "rt-tab-attcheck": styled(pd.DataFrame({"rows": ["no attention profile here"]}))}
     dec, pre = att[att.kind == "decode"], att[att.kind == "prefill"]
@@ -99,7 +93,7 @@ def attention_values(att: pd.DataFrame | None, label: str | None = None) -> dict
             f"{100 * dec.median_abs_rel_err.min():.0f}-{100 * dec.median_abs_rel_err.max():.0f} % per layer for "
             f"decode (from large to small batches) and {100 * pre.median_abs_rel_err.iloc[0]:.0f} % for prefill, "
             f"missing up to {100 * att.max_round_err.max():.1f} % of a batch's time")
-    return {"rt_att_text": _markdown(text), "cap_attcheck": label,
+    return {"rt_att_text": markdown(text), "cap_attcheck": label,
             "rt-tab-attcheck": styled(attention_table(att), precision=1)}
 
 
@@ -149,8 +143,8 @@ def workload_values(lm, lm_label: str, traces: list[dict], seed: int) -> dict:
                   for r in traces]
     labels = pd.DataFrame(wl)["label"]
     length = lengths_table(lm, lm_label, seed)
-    return {"rt_sw_label": _markdown(files_as_code(labels[2])), "rt_code_label": _markdown(files_as_code(labels[3])),
-            "rt_ax_label": _markdown(files_as_code(labels[1])),
+    return {"rt_sw_label": markdown(files_as_code(labels[2])), "rt_code_label": markdown(files_as_code(labels[3])),
+            "rt_ax_label": markdown(files_as_code(labels[1])),
             "rt-tab-workloads": styled(workload_table(wl, lm_label), precision=1),
             "rt_len_prompt_mean": length.prompt_mean.iloc[-1], "rt_len_output_mean": length.output_mean.iloc[-1],
             "rt-tab-lengths": styled(length.rename(columns=lambda c: c.replace("_", " ")), precision=2)}
@@ -471,7 +465,7 @@ def lp_check_values(lpx: pd.DataFrame, label: str, step_max: int, n: int) -> dic
         "rt_lpx_dlps_max": 100 * float(lpx.tel_change_lp_swap.abs().max()),
         "rt_lpx_dslp_big": 100 * float(lpx.loc[big, "tel_change_sorted_lp"].iloc[0]),
         "rt_lpx_dlps_big": 100 * float(lpx.loc[big, "tel_change_lp_swap"].iloc[0]),
-        "rt_lpx_label": _markdown(files_as_code(label)),
+        "rt_lpx_label": markdown(files_as_code(label)),
         "rt-tab-lpx": styled(shown[["step D (rounds)", "approximate LP (s)", "exact LP value", "approximate LP value",
                                     "Kendall tau", "max rank shift"]], precision=4),
         "rt-tab-lpx-tel": styled(shown[["step D (rounds)", "Sorted-LP TEL, exact LP", "Sorted-LP TEL, approx.",
@@ -585,7 +579,7 @@ def gpu_values(runs: dict, order, tabs: dict) -> dict:
                         else pd.Series(dtype=float) for k, d in runs.items()}).reindex(order)
     d = runs["A100, assumed attention"]
     names = ("gpu_capacity", "gpu_table1", "gpu_mixed002", "gpu_intervals003", "gpu_splitwise", "gpu_alpha")
-    return {"cap_gpu": _markdown("; ".join(f"`{nm}`: {tabs[nm][0].label}" for nm in names)),
+    return {"cap_gpu": markdown("; ".join(f"`{nm}`: {tabs[nm][0].label}" for nm in names)),
             "rt_att_t1_sf": float(d[(d.name == "MC-SF") & d.completed.astype(bool)].avg_latency.mean()) if len(d)
             else float("nan"),
             "rt-tab-gpu-t1": styled(t1g.rename_axis("configuration").reset_index(), precision=2)}
