@@ -67,6 +67,9 @@ def demo_repo(tmp_path, monkeypatch):
     (repo / "chapters").mkdir()
     monkeypatch.setenv("KVBOOK_RESULTS_DIR", str(repo / "results"))
     monkeypatch.setenv("DEMO_INTERRUPT", str(tmp_path / "interrupt"))
+    # the kernel runs in the demo repository, whose stand-in kvlib/ (no __init__.py) would be imported as a
+    # namespace package ahead of an editable install's finder; this checkout's kvlib on PYTHONPATH wins over it
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     saved = dict(os.environ)  # run_one sets the kernels' environment (TQDM_DISABLE, KVBOOK_*) in this process
     yield repo, run_chapters, tmp_path / "interrupt"
     os.environ.clear()
