@@ -43,6 +43,8 @@ finding names the page, the kind of defect and the culprit:
 ``scale``       a chapter page (``chapters/*.html`` but the status page) without the
                 banner saying whether it shows CI-scale or paper-scale numbers;
 ``words``       the words "issue", "session" or "previous reading" in the prose;
+``repr``        a Python repr where a value belongs (``np.float64(1.03)``, ``<Figure at 0x7f...>``)
+                in the prose, tables or cell outputs (code cells' sources are exempt);
 ``console``     an error in the browser's console (script error, missing file, ...).
 
 Exit status: 0 if no finding (or ``--report-only``), 1 if any finding, 2 if the
@@ -77,7 +79,7 @@ CHROMIUM_FLAGS = (
     "--disable-dev-shm-usage", "--hide-scrollbars",
 )
 KINDS = ("math", "mathwidth", "tablefig", "tablewidth", "rows", "identifier", "height", "overflow", "figure",
-         "nan", "highs", "path", "words", "console")
+         "nan", "highs", "path", "words", "repr", "console")
 MAX_ROWS = 25  # rows of a table shown in the flow (a longer one is folded)
 MATH_FILL = 0.98  # a display equation wider than this share of its box is reported
 HEIGHT_BUDGET = 15000  # px, a chapter page at 1280 px with its dropdowns closed
@@ -435,6 +437,15 @@ const wordRe = /\b(issues?|sessions?|previous reading)\b/i;
 for (const n of textNodes(main, SKIP_TEXT + ',' + CODE + ',.citation,dl.citation,.bibliography')) {
   const t = n.nodeValue; const m = wordRe.exec(t);
   if (m) addLimited('words', `'${m[0]}' in "${snippet(t, m.index, m[0].length)}" ${where(n)}`);
+}
+
+// Python reprs where a value belongs (a NumPy scalar glued or printed as is, an object's address)
+const reprRe = /\bnp\.(float|int|uint|bool|str)[a-z0-9_]*\(|<[A-Za-z_.][\w.]* (object )?at 0x[0-9a-f]+>/;
+for (const n of textNodes(main, SKIP_TEXT + ',.cell_input')) {
+  const el = n.parentElement;
+  if (el && el.closest('div[class*="highlight-"]') && !el.closest('.cell')) continue;
+  const t = n.nodeValue; const m = reprRe.exec(t);
+  if (m) addLimited('repr', `"${snippet(t, m.index, m[0].length)}" ${where(n)}`);
 }
 return out;
 """

@@ -49,6 +49,7 @@ CLEAN = """
 <div class="math"><mjx-container display="true" style="display: block; overflow-x: auto"><mjx-math display="true"
  style="display: inline-block; width: 300px">a = b</mjx-math></mjx-container></div>
 <div class="highlight-bash"><pre>jupytext -o /tmp/model.ipynb</pre></div>
+<div class="cell"><div class="cell_input"><pre>x = np.float64(1.5)  # code may build NumPy scalars</pre></div></div>
 <figure class="kvbook-table"><figcaption>Table 2.1 Ratios per arrival model.</figcaption>
 <table><tr><th>model</th><th>ratio</th></tr><tr><td>AM1</td><td>1.03</td></tr></table></figure>
 <p>The memory limit <code>tp_load</code> is named in code; <a href="#sec">Sorted-F (align)</a> in words.</p>
@@ -72,6 +73,7 @@ DEFECTS = {
     "highs": "<div class=\"cell_output\"><pre>Running HiGHS 1.16.0 (git hash: f3f113d)</pre></div>",
     "path": "<div class=\"cell\"><pre>wrote /tmp/kvbook-model-abc/out.csv</pre></div>",
     "words": "<p>As discussed in the issue, the numbers differ.</p>",
+    "repr": "<p>The average ratio is np.float64(1.0336).</p>",
     "console": "<script>throw new Error('boom');</script>",
     # the checks added for the findings-first layout: each page fails only through its new check
     "tablefig": "<figure><table><tr><td>1</td></tr></table><figcaption>Fig. 3.2 A table.</figcaption></figure>",
@@ -93,6 +95,8 @@ MORE_DEFECTS = {
     "math-fills-box": ("mathwidth", '<div class="math"><mjx-container display="true" style="display: block; '
                        'overflow-x: auto"><mjx-math display="true" style="display: inline-block; width: 596px">'
                        'a + b + c</mjx-math></mjx-container></div>'),
+    "repr-in-output": ("repr", '<div class="cell"><div class="cell_output"><pre>&lt;matplotlib.figure.Figure '
+                               'object at 0x7f3a2c1d9e50&gt;</pre></div></div>'),
     "math-hits-its-number": ("mathwidth", '<div class="math"><mjx-container display="true" style="display: block; '
                              'position: relative"><mjx-math display="true" style="display: block; width: 100%">'
                              '<mjx-c style="display: inline-block; width: 560px">x</mjx-c></mjx-math><mjx-labels '
