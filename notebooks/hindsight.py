@@ -69,28 +69,23 @@ search_windows = 12  # CP-SAT windows of the primal search per trial of the solv
 search_jobs = 2  # trials of the primal search computed at once
 
 # %%
-import re
 import time
 
 import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import display
 from myst_nb import glue
 
-from kvlib.optimum.bounds import latest_starts, left_shift_horizon, volume_lower_bound
 from kvlib.core.checker import check_schedule
-from kvlib.optimum.exact import PAPER_SECTION51, heuristic_incumbent, lp_relaxation, section51_summary, solve
-from kvlib.core.instances import section51
+from kvlib.optimum.exact import lp_relaxation, solve
 from kvlib.core.model import Instance, Schedule
 from kvlib.policies import make_policy
 from kvlib.core.simulate import simulate
-from kvlib.book.figures import schedule_figure
+from kvlib.book import hindsight_bench as bench
+from kvlib.book import hindsight_page as page
+from kvlib.book.hindsight_page import glue_values
 from kvlib.book.section51 import (SMALL_SIZES, SMALL_TABLE_OPTIONS, best_policy_trial, certified_small_keys,
-                                  certified_small_trial, certified_trial, match_count_test, match_share_upper,
-                                  tiebreak_trial)
-from kvlib.book.section51_search import combine_with_pipeline, search_trial
-from kvlib.book.section51_verdict import intervals, verdicts
+                                  certified_small_trial, certified_trial, tiebreak_trial)
+from kvlib.book.section51_search import search_trial
 from kvlib.book.store import Store
 
 if mode not in ("quick", "full"):
@@ -113,29 +108,10 @@ store = Store("hindsight", mode=mode, parameters=dict(
     horizon_max=horizon_max, time_limit=time_limit, threads=threads, scan_trials=scan_trials,
     search_evaluations=search_evaluations, search_windows=search_windows))
 CHAPTER_START = time.perf_counter()
-glue("hs-mode", mode, display=False)
-glue("hs-seed", seed, display=False)
-glue("hs-trials", trials, display=False)
-glue("hs-nmin", n_min, display=False)
-glue("hs-nmax", n_max, display=False)
-glue("hs-hmin", horizon_min, display=False)
-glue("hs-hmax", horizon_max, display=False)
-glue("hs-timelimit", f"{time_limit:g}", display=False)
 PAPER_SCALE = (n_min, n_max, horizon_min, horizon_max) == (40, 60, 40, 60)
-
-
-def pad(styler):
-    """A table glued into a dropdown gets the cell padding that tables in cell outputs get from the CSS."""
-    return styler.set_table_styles([
-        {"selector": "", "props": "font-size: 0.85em; border-collapse: collapse; margin: 0.5em 0;"},
-        {"selector": "th, td", "props": "padding: 0.2em 0.5em; border-bottom: 1px solid #ddd;"},
-        {"selector": "thead th", "props": "border-bottom: 2px solid #999;"}], overwrite=False)
-
-
-glue("hs-scale-words", f"the paper's sizes ({trials} trials per arrival model)" if PAPER_SCALE else
-     "small sizes in this quick build (a smoke test; the verdicts in bold are the full build's)", display=False)
-glue("hs-rows-source", "read from stored tables of this chapter" if store.policy != "off" else
-     "computed when this page was built", display=False)
+glue_values(page.chapter_values(mode=mode, seed=seed, trials=trials, n_min=n_min, n_max=n_max,
+                                horizon_min=horizon_min, horizon_max=horizon_max, time_limit=time_limit,
+                                paper_scale=PAPER_SCALE, stored=store.policy != "off"))
 
 # %% [markdown]
 # (hindsight-ip)=
@@ -232,18 +208,10 @@ assert check_schedule(tiny, tiny_mcsf.schedule).valid
 tiny_lp = lp_relaxation(tiny)
 
 # %%
-glue("hs-tiny-table", pad(pd.DataFrame({"request": range(tiny.n), "arrival a": tiny.arrival,
-                                   "prompt s (tokens)": tiny.prompt, "output o (rounds)": tiny.output,
-                                   "optimal start": tiny_res.starts, "MC-SF start": tiny_mcsf.schedule.starts})
-     .style.hide(axis="index")), display=False)
-glue("hs-tiny-opt", int(tiny_res.upper), display=False)
-glue("hs-tiny-mcsf", int(tiny_mcsf.tel), display=False)
-glue("hs-tiny-lp", f"{tiny_lp:.2f}", display=False)
-glue("hs-tiny-seconds", f"{tiny_res.seconds:.2f}", display=False)
+glue_values(page.tiny_values(tiny, tiny_res, tiny_mcsf, tiny_lp))
 
 # %%
-fig = schedule_figure(tiny, {f"hindsight optimum, TEL {tiny_res.upper}": tiny_res.starts,
-                             f"MC-SF, TEL {tiny_mcsf.tel}": tiny_mcsf.schedule}, figsize=(8, 4.6))
+fig = page.tiny_figure(tiny, tiny_res, tiny_mcsf)
 glue("hs-fig-tiny", fig, display=False)
 plt.close(fig)
 
@@ -275,52 +243,14 @@ plt.close(fig)
 # program, {term}`MIP`, over peak conflicts):
 
 # %%
-lp_rows = []
 lp_sizes = [6, 8, 10] if mode == "quick" else [6, 8, 10, 12]
-for k, n in enumerate(lp_sizes):
-    inst = section51(np.random.default_rng([seed, 7, k]), 1, n_range=(n, n))
-    r = solve(inst, time_limit=time_limit, threads=threads, method="ip")  # the IP path described here
-    lp = lp_relaxation(inst, upper=r.upper)
-    mc = simulate(inst, make_policy("mc-sf"), seed=0).tel
-    lp_rows.append(dict(n=n, M=inst.memory, volume_LB=volume_lower_bound(inst), LP=round(lp, 2),
-                        separation_LB=r.extra["separation_lb"], lower_from=r.extra["lower_source"], IP_lower=r.lower,
-                        IP_upper=r.upper, proved=r.optimal, seconds=round(r.seconds, 1), MC_SF=mc,
-                        LP_over_IPupper=round(lp / r.upper, 3)))
-lp_table = pd.DataFrame(lp_rows)
-_lp = lp_table.rename(columns={"M": "M (tokens)", "seconds": "solve (s)", "MC_SF": "MC-SF", "volume_LB": "volume bound",
-                                "separation_LB": "separation bound", "lower_from": "lower bound from",
-                                "IP_lower": "IP lower", "IP_upper": "IP upper", "LP_over_IPupper": "LP / IP upper"})
-display(_lp[["n", "M (tokens)", "volume bound", "LP", "separation bound", "IP lower", "IP upper", "MC-SF"]]
-        .style.hide(axis="index").format({"LP": "{:.2f}"})
-        .set_caption("TEL (rounds): bounds, certified IP interval and MC-SF"))
-glue("hs-lp-source-table", pad(_lp[["n", "M (tokens)", "lower bound from", "proved", "solve (s)", "LP / IP upper"]]
-        .style.hide(axis="index").format({"solve (s)": "{:.1f}", "LP / IP upper": "{:.3f}"})
-        .set_caption("where the IP's lower bound came from")), display=False)
-glue("hs-lp-ratio-min", f"{lp_table.LP_over_IPupper.min():.3f}", display=False)
-glue("hs-lp-ratio-max", f"{lp_table.LP_over_IPupper.max():.3f}", display=False)
-glue("hs-lp-by-mip", int(((lp_table.lower_from == "peak-conflict MIP") & lp_table.proved).sum()), display=False)
-glue("hs-lp-n", int(len(lp_table)), display=False)
+lp_table = page.lp_comparison(seed, lp_sizes, time_limit=time_limit, threads=threads)
+display(page.lp_display(lp_table))
+glue_values(page.lp_values(lp_table))
 
 # %%
-size_rows = []
-for k, n in enumerate([10, 20, 40, 60]):
-    inst = section51(np.random.default_rng([seed, 8, k]), 1, n_range=(n, n))
-    start_inc, U, src = heuristic_incumbent(inst)
-    L = latest_starts(inst, U)
-    width = L - inst.arrival + 1
-    size_rows.append(dict(n=n, M=inst.memory, horizon=int((L + inst.output).max()),
-                          left_shift_horizon=left_shift_horizon(inst), incumbent_makespan=int((start_inc + inst.output).max()),
-                          columns=int(width.sum()), nonzeros_row3=int((width * inst.output).sum())))
-size_table = pd.DataFrame(size_rows)
-glue("hs-size-table", pad(size_table.rename(columns={"M": "M (tokens)", "horizon": "horizon (rounds)",
-                                   "left_shift_horizon": "left-shift horizon (rounds)",
-                                   "incumbent_makespan": "incumbent makespan (rounds)",
-                                   "nonzeros_row3": "non-zeros in (3)"}).style.hide(axis="index").format(thousands=",")), display=False)
-last = size_table.iloc[-1]
-glue("hs-size-cols60", f"{int(last['columns']):,}", display=False)
-glue("hs-size-nnz60", f"{size_table.nonzeros_row3.iloc[-1]:,}", display=False)
-glue("hs-size-h60", int(size_table.horizon.iloc[-1]), display=False)
-glue("hs-size-mk60", int(size_table.incumbent_makespan.iloc[-1]), display=False)
+size_table = page.model_sizes(seed, [10, 20, 40, 60])
+glue_values(page.size_values(size_table))
 
 # %% [markdown]
 # ::::{dropdown} Where each lower bound of the table above came from
@@ -439,246 +369,20 @@ glue("hs-tiny-cp-seconds", f"{tiny_cp.seconds:.1f}", display=False)
 # ::::
 
 # %%
-# the benchmark files of the exact solver (read, not recomputed): suite, scaling, alone; tables shown folded
-import json
-from pathlib import Path
-
-from kvlib.book.scaling import (beyond_lp_counts, beyond_lp_table, lift_closed, lift_table, longer_limit_table,
-                                lp_method_pairs, lp_method_table, paired_solver_table, scaling_table)
-
-
-def benchmark_rows(path: str) -> pd.DataFrame:
-    """The rows of a committed benchmark file (one JSON object per line)."""
-    return pd.DataFrame([json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()])
-
-
-bench = benchmark_rows("benchmarks/exact_suite_results.jsonl")
-bench = bench[bench.time_limit == 30]
-order = ["windows+warm+sym", "sparse", "sparse+cpsat", "sparse+cpsat+nopresolve", "sparse+cpsat+nopresolve+sep",
-         "sparse+cpsat+nopresolve+sep+mip"]
-bench = bench[bench.config.isin(order)]
-# short column names: each configuration adds one idea to the one before
-IDEA_NAMES = dict(zip(order, ["IP via cvxpy", "sparse build", "+ CP-SAT", "+ presolve off", "+ separation", "+ MIP"]))
-cell = bench.assign(cell=[f"{100 * g:.1f}\u00a0/\u00a0{t:.0f}{chr(0xa0) + '*' if o else ''}"  # no line breaks
-                          for g, t, o in zip(bench.gap, bench.seconds, bench.optimal)])
-ideas = cell.pivot(index="instance", columns="config", values="cell")[order]
-ideas = ideas.loc[list(dict.fromkeys(bench.instance))]
-glue("hs-tbl-ideas", pad(ideas.rename(columns=IDEA_NAMES).reset_index().rename_axis(columns=None)
-     .style.hide(axis="index").set_caption("final gap (upper - lower) / upper in % / wall time of the whole call "
-                                           "in s, 30 s limit; * proved optimal")), display=False)
-before = bench[bench.config == "windows+warm+sym"].set_index("instance")
-after = bench[bench.config == "sparse+cpsat+nopresolve+sep+mip"].set_index("instance")
-glue("hs-bench-proved-before", int(before.optimal.sum()), display=False)
-glue("hs-bench-proved-after", int(after.optimal.sum()), display=False)
-glue("hs-bench-instances", int(len(after)), display=False)
-glue("hs-bench-gap-before-min", float(100 * before.gap.min()), display=False)
-glue("hs-bench-gap-before-max", float(100 * before.gap.max()), display=False)
-glue("hs-bench-gap-after-min", float(100 * after.gap.min()), display=False)
-glue("hs-bench-gap-after-max", float(100 * after.gap.max()), display=False)
-glue("hs-bench-sec-before-max", float(before.seconds.max()), display=False)
-glue("hs-bench-sec-after-max", float(after.seconds.max()), display=False)
-glue("hs-bench-build-before-max", float(before.build_seconds.max()), display=False)
-glue("hs-bench-build-after-max", float(after.build_seconds.max()), display=False)
-# the bounds solve() recorded in the same runs (volume, separation LP and its time)
-sep_tab = after.loc[ideas.index, ["volume_lb", "separation_lb", "separation_seconds"]].rename(
-    columns={"volume_lb": "volume", "separation_lb": "separation", "separation_seconds": "seconds"})
-sep_tab = sep_tab.astype({"volume": int, "separation": int}).round({"seconds": 2})
-sep_tab["reported_lower"] = after.lower
-sep_tab["sep_is_lower"] = (sep_tab.separation == sep_tab.reported_lower) & (sep_tab.separation > sep_tab.volume)
-glue("hs-tbl-sep", pad(sep_tab.reset_index().rename_axis(columns=None)
-        .rename(columns={"volume": "volume bound", "separation": "separation bound", "seconds": "separation LP (s)",
-                         "reported_lower": "reported lower bound", "sep_is_lower": "separation is the lower bound"})
-        .style.hide(axis="index").format({"separation LP (s)": "{:.2f}",
-                                          "separation is the lower bound": lambda v: "yes" if v else "no"})
-        .set_caption("lower bounds (TEL, rounds) recorded in the runs of the last configuration")), display=False)
-glue("hs-sep-is-lower", int(sep_tab.sep_is_lower.sum()), display=False)
-glue("hs-sep-above-volume", int((sep_tab.separation > sep_tab.volume).sum()), display=False)
-glue("hs-sep-max-seconds", float(sep_tab.seconds.max()), display=False)
-
-scaling = benchmark_rows("benchmarks/exact_scaling_results.jsonl")
-scale_solvers = {"pipeline": "pipeline", "pipeline-v1": "pipeline without upper-bound search",
-                 "highs": "HiGHS (IP)", "cpsat": "CP-SAT (interval model)", "scip": "SCIP (IP)"}
-scale_tab = scaling_table(scaling, list(scale_solvers))
-glue("hs-tbl-scaling", pad(scale_tab.rename(columns=scale_solvers).style.hide(axis="index").set_caption(
-    "proved runs and time to proof, or final gap (upper - lower) / upper; 60 s per solve")), display=False)
-pipe = scaling[scaling.solver == "pipeline"]
-
-
-def _threads(rows: pd.DataFrame) -> str:
-    """Threads per solve as ``rows`` record them ("2", "1 or 2", "not recorded")."""
-    t = sorted(int(x) for x in rows.threads.dropna().unique())
-    if not t:
-        return "not recorded"
-    return str(t[0]) if len(t) == 1 else f"{t[0]} or {t[-1]}"
-
-
-def _setting(rows: pd.DataFrame) -> str:
-    """Time limit and threads per solve of ``rows`` ("60 s on 2 threads")."""
-    threads = _threads(rows)
-    return f"{rows.time_limit.iloc[0]:g} s on {threads} thread{'s' if threads != '1' else ''}"
-
-
-# SCIP's child process is always single-threaded, whatever its rows record
-glue("hs-bench-threads", "; ".join(f"{label}: {'1' if s == 'scip' else _threads(scaling[scaling.solver == s])}"
-                                   for s, label in scale_solvers.items()), display=False)
-glue("hs-pipe-seeds", int(pipe.seed.nunique()), display=False)
-glue("hs-pipe-proved-max-n", int(pipe[pipe.optimal].n.max()), display=False)
-glue("hs-pipe-proved", int(pipe.optimal.sum()), display=False)
-glue("hs-pipe-runs", int(len(pipe)), display=False)
-# the upper-bound search's effect: the same instances (model, n, seed) with and without it, n >= 20
-paired = pipe.merge(scaling[scaling.solver == "pipeline-v1"], on=["model", "n", "seed"], suffixes=("", "_v1"))
-paired = paired[paired.n >= 20]
-glue("hs-pipe-paired", int(len(paired)), display=False)
-glue("hs-pipe-gap-big", float(100 * paired.gap.mean()), display=False)
-glue("hs-pipe-gap-big-v1", float(100 * paired.gap_v1.mean()), display=False)
-glue("hs-pipe-upper-better", int((paired.upper < paired.upper_v1).sum()), display=False)
-glue("hs-pipe-lower-better", int((paired.lower > paired.lower_v1).sum()), display=False)
-glue("hs-pipe-lower-gain", float(100 * ((paired.lower - paired.lower_v1) / paired.lower_v1).max()), display=False)
-glue("hs-pipe-gap20", f"{100 * pipe[pipe.n == 20].gap.min():.1f}-{100 * pipe[pipe.n == 20].gap.max():.1f}", display=False)
-glue("hs-pipe-gap40", f"{100 * pipe[pipe.n == 40].gap.min():.1f}-{100 * pipe[pipe.n == 40].gap.max():.1f}", display=False)
-glue("hs-highs-gap40", f"{100 * scaling[(scaling.solver == 'highs') & (scaling.n == 40)].gap.min():.1f}-"
-     f"{100 * scaling[(scaling.solver == 'highs') & (scaling.n == 40)].gap.max():.1f}", display=False)
-small = benchmark_rows("benchmarks/section51_certified_results.jsonl")
-proved = small[small.optimal]
-glue("hs-small-proved", int(len(proved)), display=False)
-glue("hs-small-total", int(len(small)), display=False)
-glue("hs-small-nmax", int(proved.n.max()), display=False)
-glue("hs-small-mean", float(proved.mcsf_over_opt.mean()), display=False)
-glue("hs-small-max", float(proved.mcsf_over_opt.max()), display=False)
-glue("hs-small-exact", int((proved.mcsf == proved.lower).sum()), display=False)
-
-alone = benchmark_rows("benchmarks/exact_alone_results.jsonl")
+# the benchmark files of the exact solver and of the LP (read, not recomputed); tables shown folded
+scaling = bench.benchmark_rows("benchmarks/exact_scaling_results.jsonl")
+alone = bench.benchmark_rows("benchmarks/exact_alone_results.jsonl")
 alone = alone[alone.solver == "pipeline"]
-shared = pipe[pipe.n.isin(alone.n.unique())]
-alone_tab = scaling_table(pd.concat([shared.assign(solver="shared"), alone.assign(solver="alone")]),
-                          ["shared", "alone"])
-glue("hs-tbl-alone", pad(alone_tab.rename(columns={"shared": "cores shared with other jobs", "alone": "alone on the machine"})
-        .style.hide(axis="index").set_caption(
-            f"the pipeline with {_setting(alone)} per solve, on a shared "
-            "and on a free machine; proved runs and time to proof, or final gap (upper - lower) / upper")), display=False)
-alone_small = alone[alone.n <= 15]
-shared_small = shared[shared.n <= 15]
-glue("hs-alone-small-proved", int(alone_small.optimal.astype(bool).sum()), display=False)
-glue("hs-alone-small-runs", int(len(alone_small)), display=False)
-glue("hs-alone-small-shared", int(shared_small.optimal.astype(bool).sum()), display=False)
-glue("hs-alone-nmax", int(alone_small.n.max()), display=False)
-open_small = alone_small[~alone_small.optimal.astype(bool)]
-glue("hs-alone-open-small", int(len(open_small)), display=False)
-glue("hs-alone-open-gap", float(100 * open_small.gap.max()) if len(open_small) else 0.0, display=False)
-# from n = 20 on: the mean gap per size on both machines, and which of the two bounds moved
-big_pair = alone[alone.n >= 20].merge(shared, on=["model", "n", "seed"], suffixes=("", "_sh"))
-glue("hs-alone-big-proved", int(big_pair.optimal.astype(bool).sum()), display=False)
-glue("hs-alone-gaps", "; ".join(f"n = {int(k)}: {100 * g.gap.mean():.1f}% alone, {100 * g.gap_sh.mean():.1f}% shared"
-                                for k, g in big_pair.groupby("n")), display=False)
-glue("hs-alone-big-runs", int(len(big_pair)), display=False)
-glue("hs-alone-big-same-lower", int((big_pair.lower == big_pair.lower_sh).sum()), display=False)
-glue("hs-alone-big-higher-lower", int((big_pair.lower > big_pair.lower_sh).sum()), display=False)
-glue("hs-alone-big-better-upper", int((big_pair.upper < big_pair.upper_sh).sum()), display=False)
-glue("hs-alone-big-min-gap", float(100 * big_pair.groupby("n").gap.mean().min()), display=False)
-
-# the benchmark files of the LP and beyond (read, not recomputed): column generation, lift, searches above the LP
-lp_rows = benchmark_rows("benchmarks/lp_colgen_results.jsonl")
-glue("hs-tbl-colgen", pad(lp_method_table(lp_rows).style.hide(axis="index").set_caption(
-    "the time-indexed LP solved whole and by column generation (CG), same budget, one thread: runs "
-    "converged, mean certified bound relative to the separation bound, which ended higher")), display=False)
-from kvlib.optimum.pipeline import LP_NNZ_PER_SECOND
-
-lp_wide = lp_method_pairs(lp_rows).xs(30.0, level="budget")  # the 30 s runs, one row per instance
-both_conv = lp_wide[lp_wide[("converged", "full")].astype(bool) & lp_wide[("converged", "colgen")].astype(bool)]
-lp60 = lp_wide.loc[60]
-skip60 = lp60[lp60[("nonzeros", "full")] > LP_NNZ_PER_SECOND * 30]
-cg_up = skip60[("bound", "colgen")] / skip60[("separation_lb", "colgen")] - 1
-glue("hs-cg-limit", f"{LP_NNZ_PER_SECOND:,}", display=False)
-glue("hs-cg-limit-30", f"{30 * LP_NNZ_PER_SECOND:,}", display=False)
-glue("hs-cg-n60", int(len(lp60)), display=False)
-glue("hs-cg-skipped", int(len(skip60)), display=False)
-glue("hs-cg-both-conv", int(len(both_conv)), display=False)
-glue("hs-cg-both-equal", int((both_conv[("bound", "full")] == both_conv[("bound", "colgen")]).sum()), display=False)
-glue("hs-cg-60-higher", int((lp60[("bound", "colgen")] > lp60[("bound", "full")]).sum()), display=False)
-mid = lp_wide[lp_wide.index.get_level_values("n") < 60]
-glue("hs-cg-mid-runs", int(len(mid)), display=False)
-glue("hs-cg-mid-higher", int((mid[("bound", "colgen")] > mid[("bound", "full")]).sum()), display=False)
-glue("hs-cg-mid-lower", int((mid[("bound", "colgen")] < mid[("bound", "full")]).sum()), display=False)
-glue("hs-cg-skip-above", int((cg_up > 0).sum()), display=False)
-glue("hs-cg-skip-detail", ", ".join(f"{100 * v:+.1f}%" for v in sorted(cg_up)), display=False)
-
-lift_rows = benchmark_rows("benchmarks/lp_lifted_results.jsonl")
-glue("hs-tbl-lift", pad(lift_table(lift_rows).style.hide(axis="index").set_caption(
-    "the strengthened LP and its level-one lifts over the same columns, against the proved optimum; "
-    "in brackets the share of the LP's gap closed")), display=False)
-lift_c = lift_closed(lift_rows, "completion")
-lift_r = lift_closed(lift_rows, "run")
-
-
-def _closed_by_n(df: pd.DataFrame) -> str:
-    """Mean share of the LP's gap closed per n ("n = 10: 30% (5 instances)")."""
-    return "; ".join(f"n = {int(k)}: {100 * g.closed.mean():.0f}% ({len(g)} instance{'s' if len(g) > 1 else ''})"
-                     for k, g in df.groupby("n"))
-
-
-glue("hs-lift-instances", int(lift_rows.groupby(["model", "n", "seed"]).ngroups), display=False)
-glue("hs-lift-per-n", "; ".join(f"n = {int(k)}: {g.groupby(['model', 'seed']).ngroups} instances (seeds "
-                                f"{', '.join(str(int(v)) for v in sorted(g.seed.unique()))})"
-                                for k, g in lift_rows.groupby("n")), display=False)
-glue("hs-lift-lpgap", "; ".join(f"n = {int(k)}: {100 * g.lp_gap.mean():.1f}%" for k, g in lift_c.groupby("n")),
-     display=False)
-glue("hs-lift-closed-c", _closed_by_n(lift_c), display=False)
-glue("hs-lift-closed-r", _closed_by_n(lift_r), display=False)
-glue("hs-lift-best", float(100 * pd.concat([lift_c, lift_r]).closed.max()), display=False)
-big_lift = lift_rows[(lift_rows.n == lift_rows.n.max()) & (lift_rows.conditional == "run")]
-glue("hs-lift-pairs", f"{int(big_lift.pairs.median()):,}", display=False)
-glue("hs-lift-seconds", float(big_lift.seconds.median()), display=False)
-glue("hs-lift-nmax", int(lift_rows.n.max()), display=False)
-_trend = lift_c.groupby("n").closed.mean()
-glue("hs-lift-trend", "a single size" if len(_trend) < 2 else
-     f"at completions: {100 * _trend.iloc[0]:.0f}% of the gap at n = {int(_trend.index[0])}, "
-     f"{100 * _trend.iloc[-1]:.0f}% at n = {int(_trend.index[-1])}: "
-     + ("less at the larger size" if _trend.iloc[-1] < _trend.iloc[0] else "not less at the larger size"),
-     display=False)
-
-beyond_rows = benchmark_rows("benchmarks/beyond_lp_results.jsonl")
-glue("hs-tbl-beyond", pad(beyond_lp_table(beyond_rows).style.hide(axis="index").set_caption(
-    "the LP bound against the best schedule known; what a search proved above the LP (destructive targets, "
-    "branch and bound), and the TEL of a longer search for schedules")), display=False)
-beyond = beyond_lp_counts(beyond_rows)
-for _key in ("instances", "raised", "targets_open", "bb_raised", "bb_nodes_max", "bb_root_only", "long_runs",
-             "long_better", "long_worse"):
-    glue(f"hs-beyond-{_key.replace('_', '-')}", beyond[_key], display=False)
-glue("hs-beyond-raised-max", beyond["raised_max"], display=False)
-glue("hs-beyond-bb-max", beyond["bb_max"], display=False)
-glue("hs-beyond-sizes", " and ".join(str(int(k)) for k in sorted(beyond_rows.n.unique())), display=False)
-_ran = beyond_rows.dropna(subset=["upper_long"]) if "upper_long" in beyond_rows else beyond_rows.iloc[:0]
-glue("hs-beyond-long-same", beyond["long_runs"] - beyond["long_better"] - beyond["long_worse"], display=False)
-glue("hs-beyond-long-gain", float(100 * ((_ran.ub - _ran.upper_long) / _ran.ub).max()) if len(_ran) else 0.0,
-     display=False)
-_ran_gap = 100 * (_ran.ub - _ran.lp) / _ran.ub
-glue("hs-beyond-long-lpgap", f"{_ran_gap.min():.1f}-{_ran_gap.max():.1f}" if len(_ran) else "-", display=False)
-# the prose below says the long search moves the best TEL far less than the LP is below it
-assert len(_ran) == 0 or float(((_ran.ub - _ran.upper_long) / _ran.ub).max()) < \
-    float(((_ran.ub - _ran.lp) / _ran.ub).min())
-
-destr_rows = benchmark_rows("benchmarks/exact_destructive_results.jsonl")
-destr_pair = paired_solver_table(alone, destr_rows, ("pipeline", "+ destructive"))
-glue("hs-tbl-destr", pad(destr_pair.style.hide(axis="index").set_caption(
-    f"the pipeline alone and the pipeline followed by destructive bounds, {_setting(destr_rows)} per solve, "
-    "on the same instances")), display=False)
-_both = alone.merge(destr_rows, on=["model", "n", "seed"], suffixes=("", "_d"))
-glue("hs-destr-sizes", " and ".join(str(int(k)) for k in sorted(_both.n.unique())), display=False)
-glue("hs-destr-instances", int(len(_both)), display=False)
-glue("hs-destr-proved", int(_both.optimal_d.astype(bool).sum()), display=False)
-glue("hs-destr-proved-pipe", int(_both.optimal.astype(bool).sum()), display=False)
-glue("hs-destr-higher", int((_both.lower_d > _both.lower).sum()), display=False)
-glue("hs-destr-worse", int((_both.upper_d > _both.upper).sum()), display=False)
-# the prose below says the destructive variant proves fewer and leaves wider gaps at every size
-assert all(g.optimal_d.astype(bool).sum() <= g.optimal.astype(bool).sum() and g.gap_d.mean() >= g.gap.mean()
-           for _, g in _both.groupby("n"))
+glue_values(bench.suite_values(bench.benchmark_rows("benchmarks/exact_suite_results.jsonl")))
+glue_values(bench.scaling_values(scaling))
+glue_values(bench.certified_small_bench_values(bench.benchmark_rows("benchmarks/section51_certified_results.jsonl")))
+glue_values(bench.alone_values(scaling, alone))
+glue_values(bench.colgen_values(bench.benchmark_rows("benchmarks/lp_colgen_results.jsonl")))
+glue_values(bench.lift_values(bench.benchmark_rows("benchmarks/lp_lifted_results.jsonl")))
+glue_values(bench.beyond_values(bench.benchmark_rows("benchmarks/beyond_lp_results.jsonl")))
+glue_values(bench.destructive_values(alone, bench.benchmark_rows("benchmarks/exact_destructive_results.jsonl")))
 # the pipeline's budgets, as the prose below states them
-from kvlib.optimum import pipeline as _pipe
-
-glue("hs-pipe-search-share", f"{100 * _pipe.SEARCH_SHARE:.0f}", display=False)
-glue("hs-pipe-search-lists", f"{_pipe.SEARCH_EVALUATIONS:,}", display=False)
-glue("hs-pipe-upper-share", f"{100 * _pipe.UPPER_SHARE:.0f}", display=False)
-glue("hs-pipe-exact-max-n", _pipe.EXACT_SEARCH_MAX_N, display=False)
+glue_values(bench.pipeline_budget_values())
 
 # %% [markdown]
 # (hindsight-solver-dev)=
@@ -1018,43 +722,10 @@ glue("hs-pipe-exact-max-n", _pipe.EXACT_SEARCH_MAX_N, display=False)
 scan_keys = [dict(trial=k, model=model, seed=seed) for k in range(scan_trials) for model in (1, 2)]
 scan_tab = store.table("scan", best_policy_trial, scan_keys)
 scan = scan_tab.frame.assign(model=lambda d: "AM" + d.model.astype(str))
-scan_summary = scan.groupby("model").agg(
-    trials=("trial", "size"),
-    average_lower_end=("ratio lower end", "mean"),
-    worst_lower_end=("ratio lower end", "max"),
-    mcsf_certified_not_optimal=("ratio lower end", lambda r: int((r > 1).sum())),
-)
-display(scan_summary.reset_index().rename(columns={
-    "average_lower_end": "average lower end", "worst_lower_end": "worst lower end",
-    "mcsf_certified_not_optimal": "MC-SF certified not optimal (trials)"}).style.hide(axis="index")
-    .format({"average lower end": "{:.4f}", "worst lower end": "{:.4f}"})
-    .set_caption(f"MC-SF / best found, a certified lower end of MC-SF / OPT ({scan_tab.label})"))
-POLICY_NAMES = {"mc-sf": "MC-SF", "mc-sf2": "MC-SF2", "mc-benchmark": "MC-Benchmark",
-                "mc-benchmark-scan": "MC-Benchmark, scanning"}
-glue("scan-best-table", pad(scan[scan.model == "AM1"]["best policy"].map(POLICY_NAMES).value_counts()
-     .rename("AM1 trials").rename_axis("smallest TEL (ties: MC-SF first)").reset_index().style.hide(axis="index")),
-     display=False)
-# MC-SF has the smallest TEL of the four (a tie counts as MC-SF's): the count the model chapter reports on
-# the same instances (its draw k is trial k of this table; tests/test_model_page.py checks it)
-_am1 = scan[scan.model == "AM1"]
-_others = _am1[[p for p in POLICY_NAMES if p != "mc-sf"]].min(axis=1)
-glue("scan-AM1-mcsf-best", int((_am1["mc-sf"] <= _others).sum()), display=False)
-glue("scan-AM1-mcsf-ties", int((_am1["mc-sf"] == _others).sum()), display=False)
-assert int((_am1["best policy"] == "mc-sf").sum()) == int((_am1["mc-sf"] <= _others).sum())
-# The prose below says our AM1 numbers contradict the paper's (43% not optimal, average 1.005);
-# fail loudly if a parameter change or a partial table makes that false.
-am1 = scan_summary.loc["AM1"]
-assert am1.mcsf_certified_not_optimal / am1.trials > 0.43 and am1.average_lower_end > 1.005, am1
-glue("scan-trials", int(am1.trials), display=False)
-glue("scan-seconds", f"{scan_tab.frame._wall_s.sum():.0f}", display=False)
-glue("scan-label", scan_tab.label, display=False)
-for m in ("AM1", "AM2"):
-    row = scan_summary.loc[m]
-    glue(f"scan-{m}-trials", int(row.trials), display=False)
-    glue(f"scan-{m}-avg", float(row.average_lower_end), display=False)
-    glue(f"scan-{m}-worst", float(row.worst_lower_end), display=False)
-    glue(f"scan-{m}-notopt", int(row.mcsf_certified_not_optimal), display=False)
-    glue(f"scan-{m}-notopt-pct", float(100 * row.mcsf_certified_not_optimal / row.trials), display=False)
+scan_summary = page.scan_summary(scan)
+display(page.scan_display(scan_summary, scan_tab.label))
+# also checks that the AM1 rows contradict the paper's numbers, as the prose below says
+glue_values(page.scan_values(scan, scan_summary, scan_tab))
 
 # %% [markdown]
 # On Arrival Model 1, MC-SF is certified **not** optimal in {glue:text}`scan-AM1-notopt:d` of
@@ -1099,42 +770,8 @@ tie_trials = scan_trials if mode == "full" else min(scan_trials, 40)
 tie_draws = 5
 tie_tab = store.table("tiebreak", tiebreak_trial, [dict(trial=k, seed=seed, draws=tie_draws) for k in range(tie_trials)])
 ties = tie_tab.frame
-readings = {"mcsf": "ties by index (ours)", **{f"mcsf_r{d}": f"ties in random order, seed {d}" for d in range(tie_draws)}}
-tie_summary = pd.DataFrame([{
-    "reading of Algorithm 1": label,
-    "certified not optimal": int((ties[c] > ties.best).sum()),
-    "equal to the best found": int((ties[c] == ties.best).sum()),
-    "mean MC-SF / best found": float((ties[c] / ties.best).mean()),
-} for c, label in readings.items()])
-# shown folded below the paragraph that reads it (Table "tbl-hs-ties")
-glue("tie-summary-table", tie_summary.style.hide(axis="index").format({"mean MC-SF / best found": "{:.4f}"}),
-     display=False)
-PAPER_MATCHES, PAPER_TRIALS, PAPER_AM1_MEAN = 114, 200, PAPER_SECTION51["AM1"]["average"]
-max_possible = int(tie_summary["equal to the best found"].max())  # the most favourable reading
-p_fisher = match_count_test(PAPER_MATCHES, PAPER_TRIALS, max_possible, len(ties))
-share_up = match_share_upper(max_possible, len(ties), 0.999)
-some_reading = int((ties.readings_optimal_possible > 0).sum())
-min_lower_mean = float(tie_summary["mean MC-SF / best found"].min())
-glue("tie-trials", int(len(ties)), display=False)
-glue("tie-label", tie_tab.label, display=False)
-glue("tie-label-md", Markdown(re.sub(r"(results/[A-Za-z0-9_./-]+\.csv)", r"`\1`", tie_tab.label)), display=False)
-glue("tie-ties-median", int(ties.ties.median()), display=False)
-glue("tie-index-notopt", int(tie_summary["certified not optimal"].iloc[0]), display=False)
-glue("tie-index-possible", int(tie_summary["equal to the best found"].iloc[0]), display=False)
-glue("tie-min-notopt", int(tie_summary["certified not optimal"].min()), display=False)
-glue("tie-max-possible", max_possible, display=False)
-glue("tie-some-reading", some_reading, display=False)
-glue("tie-index-mean", float(tie_summary["mean MC-SF / best found"].iloc[0]), display=False)
-glue("tie-min-mean", min_lower_mean, display=False)
-glue("tie-p-fisher", f"{p_fisher:.1e}", display=False)
-glue("tie-share-up", float(100 * share_up), display=False)
-glue("tie-paper-expected", float(PAPER_TRIALS * share_up), display=False)
-glue("tie-paper-excess", float(PAPER_MATCHES - PAPER_TRIALS * share_up), display=False)
-glue("tie-mean-shift", float(min_lower_mean - PAPER_AM1_MEAN), display=False)
-glue("tie-paper-matches", PAPER_MATCHES, display=False)
-glue("tie-paper-trials", PAPER_TRIALS, display=False)
-glue("tie-paper-pct", float(100 * PAPER_MATCHES / PAPER_TRIALS), display=False)
-glue("hs-paper-am1-notopt-pct", float(100 * (PAPER_TRIALS - PAPER_MATCHES) / PAPER_TRIALS), display=False)
+tie_summary = page.tie_summary(ties, tie_draws)  # shown folded below the paragraph that reads it
+glue_values(page.tie_values(ties, tie_summary, tie_tab.label))
 
 # %% [markdown]
 # The median trial has {glue:text}`tie-ties-median:d` requests whose output length is shared. With
@@ -1201,57 +838,8 @@ small_tab = store.table("certified_small", certified_small_trial,
                         **SMALL_TABLE_OPTIONS)
 cs = small_tab.frame.assign(model=lambda d: "AM" + d.model.astype(str))
 cs["optimal"] = cs.optimal.astype(bool)
-small_summary = cs.groupby(["model", "size"]).agg(
-    trials=("trial", "size"), n_mean=("n", "mean"), proved=("optimal", "sum"),
-    mcsf_optimal=("mcsf_optimal", lambda v: int((v == "yes").sum())),
-    mcsf_not_optimal=("mcsf_optimal", lambda v: int((v == "no").sum())),
-    ratio_mean_proved=("ratio_lo", lambda r: float(r[cs.loc[r.index, "optimal"]].mean())),
-    ratio_max_proved=("ratio_lo", lambda r: float(r[cs.loc[r.index, "optimal"]].max())),
-).reset_index()
-glue("small-table", pad(small_summary.rename(columns={
-    "model": "model", "size": "size", "n_mean": "mean n", "proved": "OPT proved",
-    "mcsf_optimal": "MC-SF optimal", "mcsf_not_optimal": "MC-SF not optimal",
-    "ratio_mean_proved": "mean ratio", "ratio_max_proved": "max ratio"})
-    .style.hide(axis="index").format({"mean n": "{:.1f}", "mean ratio": "{:.4f}", "max ratio": "{:.4f}"})
-    .set_caption("MC-SF against the proved optimum at small sizes: size is n requests (AM1) or the horizon T "
-                 "in rounds (AM2); MC-SF optimal: proved, not optimal: certified; ratio: MC-SF / OPT over the "
-                 f"instances proved ({small_tab.label})")), display=False)
-for m in ("AM1", "AM2"):
-    d = cs[cs.model == m]
-    pr = d[d.optimal]
-    key = m.lower()
-    glue(f"small-{key}-trials", int(len(d)), display=False)
-    glue(f"small-{key}-proved", int(len(pr)), display=False)
-    glue(f"small-{key}-yes", int((d.mcsf_optimal == "yes").sum()), display=False)
-    glue(f"small-{key}-no", int((d.mcsf_optimal == "no").sum()), display=False)
-    glue(f"small-{key}-yes-pct", float(100 * (pr.mcsf_optimal == "yes").mean()) if len(pr) else float("nan"),
-         display=False)
-    glue(f"small-{key}-mean", float(pr.ratio_lo.mean()) if len(pr) else float("nan"), display=False)
-    glue(f"small-{key}-max", float(pr.ratio_lo.max()) if len(pr) else float("nan"), display=False)
-glue("small-label", small_tab.label, display=False)
-glue("small-proved-all", int(cs.optimal.sum()), display=False)
-glue("small-trials-all", int(len(cs)), display=False)
-glue("small-nmin", int(min(small_sizes)), display=False)
-glue("small-nmax", int(max(small_sizes)), display=False)
-glue("small-limit", f"{small_limit:g}", display=False)
-
-fig, axes = plt.subplots(1, 2, figsize=(8, 3.2), sharey=True)
-for ax, m in zip(axes, ("AM1", "AM2")):
-    d = cs[cs.model == m]
-    x = d["size"] + np.linspace(-0.35, 0.35, 1 + int(d.groupby("size").size().max()))[d.groupby("size").cumcount()]
-    pr = d.optimal.to_numpy()
-    ax.vlines(x[~pr], d.ratio_lo[~pr], d.ratio_hi[~pr], color="0.6", lw=1, label="not proved: [MC-SF/upper, MC-SF/lower]")
-    ax.scatter(x[pr], d.ratio_lo[pr], s=12, color="C0", label="proved MC-SF / OPT")
-    ax.axhline(PAPER_AM1_MEAN if m == "AM1" else PAPER_SECTION51["AM2"]["average"], color="C3", ls="--", lw=1,
-               label=f"paper's mean ({m}, n = 40-60)")
-    ax.axhline(1.0, color="k", lw=0.5)
-    ax.set_title(f"{m}: MC-SF / OPT per instance")
-    ax.set_xlabel("n requests" if m == "AM1" else "horizon T")
-    ax.legend(fontsize=6)
-axes[0].set_ylabel("ratio")
-top = float(np.nanmax(cs.ratio_lo[cs.optimal])) if cs.optimal.any() else 1.1
-axes[0].set_ylim(0.99, max(1.15, min(top + 0.02, 1.6)))
-fig.tight_layout()
+glue_values(page.small_values(cs, small_tab.label, small_sizes, small_limit))
+fig = page.small_figure(cs)
 glue("small-fig", fig, display=False)
 plt.close(fig)
 
@@ -1289,35 +877,7 @@ plt.close(fig)
 # ### The small instances with fifteen minutes
 
 # %%
-long_rows = benchmark_rows("benchmarks/exact_long_results.jsonl")
-long_tab = longer_limit_table(scaling, long_rows)
-long_pipe = long_rows[long_rows.solver == "pipeline"]
-long_proved = long_pipe[long_pipe.optimal.astype(bool)]
-LONG_SIZES = (12, 15)  # the --sizes of the longer run
-short_pipe = scaling[(scaling.solver == "pipeline") & scaling.n.isin(LONG_SIZES)]
-glue("hs-tbl-long", pad(long_tab.style.hide(axis="index").set_caption(
-    f"n = {', '.join(str(int(k)) for k in sorted(long_pipe.n.unique()))}: the pipeline with "
-    f"{_setting(short_pipe)} and with {_setting(long_pipe)}; certified TEL and MC-SF / OPT from the longer run")), display=False)
-long_grid = int(len(short_pipe))
-glue("hs-long-runs", int(len(long_pipe)), display=False)
-glue("hs-long-coverage", "every one of them" if len(long_pipe) >= long_grid
-     else f"{len(long_pipe)} of them (the others have not been run at this limit yet)", display=False)
-glue("hs-long-grid", long_grid, display=False)
-was_open = long_pipe.merge(short_pipe, on=["model", "n", "seed"], suffixes=("", "_60"))
-was_open = was_open[~was_open.optimal_60.astype(bool)]
-glue("hs-long-was-open", int(len(was_open)), display=False)
-glue("hs-long-now-proved", int(was_open.optimal.astype(bool).sum()), display=False)
-glue("hs-long-slowest", float(long_proved.seconds.max()) if len(long_proved) else 0.0, display=False)
-still = long_pipe[~long_pipe.optimal.astype(bool)]
-glue("hs-long-rest", "all of them were proved" if still.empty else
-     f"{len(still)} stayed open, with final gaps of at most {100 * still.gap.max():.1f}%", display=False)
-long_ratio = long_proved.mcsf / long_proved.upper
-long_exact = int((long_proved.mcsf == long_proved.upper).sum())
-glue("hs-long-proved-n", int(len(long_proved)), display=False)  # for the errata page
-glue("hs-long-exact-n", long_exact, display=False)
-glue("hs-long-ratio", "none was proved, so MC-SF / OPT is known on none" if long_proved.empty else
-     f"on the {len(long_proved)} proved instances MC-SF / OPT has mean {long_ratio.mean():.4f} and maximum "
-     f"{long_ratio.max():.4f}, and MC-SF is optimal on {long_exact} of them", display=False)
+glue_values(bench.longer_limit_values(scaling, bench.benchmark_rows("benchmarks/exact_long_results.jsonl")))
 
 # %% [markdown]
 # Of the {glue:text}`hs-long-grid:d` instances at these sizes the file holds
@@ -1412,90 +972,14 @@ search_tab = store.table("section51_search", search_trial, search_keys, timing=[
                          ignore=["search", "source", "windows_improved", "starts"], jobs=search_jobs)
 
 # %%
-res = combine_with_pipeline(tab.frame, search_tab.frame).assign(model=lambda d: "AM" + d.model.astype(str))
-res["optimal"] = res.optimal.astype(bool)
-res = intervals(res)  # ratio_lo = MC-SF / upper, ratio_hi = MC-SF / lower, match (MC-SF = OPT proved), beaten
-PAPER = PAPER_SECTION51
-summary = section51_summary(res).rename(index={"trials": "trials"})
-display(summary.reset_index().rename(columns={"index": ""}).style.hide(axis="index")
-        .set_caption("MC-SF / OPT: ours as certified intervals [MC-SF/upper, MC-SF/lower], "
-                     "beside the paper's (columns 'paper': 001 Section 5.1, Gurobi, n in [40, 60], "
-                     f"200 trials per model). Ours: lower ends {tab.label}; upper ends the better of those and "
-                     f"{search_tab.label}"))
-glue("hs-s51-label", tab.label, display=False)
-glue("hs-search-label", search_tab.label, display=False)
-glue("hs-s51-rows", int(len(res)), display=False)
-glue("hs-s51-keys", int(len(keys)), display=False)
-glue("hs-threads", int(threads), display=False)
-glue("hs-search-evals", f"{search_evaluations:,}", display=False)
-glue("hs-search-windows", int(search_windows), display=False)
-glue("hs-search-seconds", f"{search_tab.frame.seconds.mean():.0f}", display=False)
-V = {m: verdicts(res, m) for m in ("AM1", "AM2") if (res.model == m).any()}
-for m in ("AM1", "AM2"):
-    d = res[res.model == m]
-    key = m.lower()
-    v = V[m]
-    glue(f"hs-{key}-trials", int(len(d)), display=False)
-    glue(f"hs-{key}-proved", int(d.optimal.sum()), display=False)
-    glue(f"hs-{key}-unproved", int((~d.optimal).sum()), display=False)
-    glue(f"hs-{key}-matches", int(d.match.sum()), display=False)
-    glue(f"hs-{key}-matches-hi", v["matches_hi"], display=False)
-    glue(f"hs-{key}-matches-verdict", v["matches"], display=False)
-    glue(f"hs-{key}-lb-volume", int((d.lower == d.volume_lb).sum()), display=False)
-    glue(f"hs-{key}-lb-sep", int(((d.lower == d.separation_lb) & (d.separation_lb > d.volume_lb)).sum()), display=False)
-    glue(f"hs-{key}-lb-lp", int((d.lower > np.maximum(d.separation_lb, d.volume_lb)).sum()), display=False)
-    glue(f"hs-{key}-lb-above-vol", float(100 * ((d.lower - d.volume_lb) / d.volume_lb).mean()), display=False)
-    glue(f"hs-{key}-gap-mean", float(100 * ((d.upper - d.lower) / d.upper).mean()), display=False)
-    glue(f"hs-{key}-gap-mean-pipeline", float(100 * ((d.upper_pipeline - d.lower) / d.upper_pipeline).mean()),
-         display=False)
-    glue(f"hs-{key}-improved", int((d.upper_pipeline < d.heuristic).sum()), display=False)
-    glue(f"hs-{key}-beaten", int(d.beaten.sum()), display=False)
-    glue(f"hs-{key}-not-beaten", int((~d.beaten).sum()), display=False)
-    glue(f"hs-{key}-search-better", int((d.search < d.upper_pipeline).sum()), display=False)
-    glue(f"hs-{key}-search-worse", int((d.search > d.upper_pipeline).sum()), display=False)
-    glue(f"hs-{key}-search-gain", float(100 * ((d.upper_pipeline - d.upper) / d.upper_pipeline).mean()),
-         display=False)
-    glue(f"hs-{key}-avg-lo-pipeline", f"{(d.mcsf / d.upper_pipeline).mean():.3f}", display=False)
-    glue(f"hs-{key}-verdict", v["average"], display=False)
-    glue(f"hs-{key}-status", "erratum" if v["average_refuted"] or v["worst_refuted"] else "not checked",
-         display=False)
-    glue(f"hs-{key}-avg-lo", f"{v['avg_lo']:.3f}", display=False)
-    glue(f"hs-{key}-avg-hi", f"{v['avg_hi']:.3f}", display=False)
-    glue(f"hs-{key}-worst-lo", f"{v['worst_lo']:.3f}", display=False)
-    glue(f"hs-{key}-worst-hi", f"{v['worst_hi']:.3f}", display=False)
-    glue(f"hs-{key}-best-lo", f"{v['best_lo']:.3f}", display=False)
-    glue(f"hs-{key}-best-hi", f"{v['best_hi']:.3f}", display=False)
-    glue(f"hs-{key}-best-verdict", v["best"], display=False)
-    glue(f"hs-paper-{key}-best", f"{PAPER[m]['best']:.3f}", display=False)
-    glue(f"hs-paper-{key}-worst", f"{PAPER[m]['worst']:.3f}", display=False)
-    glue(f"hs-paper-{key}-avg", f"{PAPER[m]['average']:.3f}", display=False)
-    glue(f"hs-{key}-above-paper-worst", v["above_paper_worst"], display=False)
-    glue(f"hs-{key}-worst-pnone", f"{v['p_worst']:.3f}", display=False)
-    glue(f"hs-{key}-worst-verdict", v["worst"], display=False)
-glue("hs-paper-am1-matches", "114 of 200", display=False)
-glue("hs-repro-seconds", f"{tab.frame._wall_s.sum():.0f}", display=False)
-# sentences whose truth depends on the build: a partial table, and the scale of the instances
-glue("hs-s51-coverage", f"all {len(res)} trials asked for" if len(res) == len(keys) else
-     f"the first {len(res)} of the {len(keys)} trials asked for (the table is partial)", display=False)
-glue("hs-s51-scale", "the paper's sizes, so the comparison is a reproduction, up to the time limit" if PAPER_SCALE
-     else "much smaller than the paper's, so the comparison is a smoke test of the pipeline, not a reproduction",
-     display=False)
+res = page.section51_rows(tab.frame, search_tab.frame)
+display(page.section51_display(res, tab.label, search_tab.label))
+glue_values(page.section51_values(res, tab, search_tab, n_keys=len(keys), threads=threads,
+                                  search_evaluations=search_evaluations, search_windows=search_windows,
+                                  paper_scale=PAPER_SCALE))
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(8, 3.2))
-for ax, m in zip(axes, ("AM1", "AM2")):
-    d = res[res.model == m]
-    top = float(d.ratio_hi.max()) if len(d) else 1.0
-    bins = np.linspace(1.0, max(1.3, top + 0.01), 30)
-    ax.hist(d.ratio_lo, bins=bins, alpha=0.6, label="MC-SF / upper (lower end)")
-    ax.hist(d.ratio_hi, bins=bins, alpha=0.6, label="MC-SF / lower (upper end)")
-    if d.optimal.any():
-        ax.hist(d[d.optimal].ratio_lo, bins=bins, histtype="step", color="k", lw=2, label="proved exact")
-    ax.set_title(f"{m}: ratio MC-SF / OPT ({len(d)} trials)")
-    ax.set_xlabel("ratio")
-    ax.set_ylabel("trials")
-    ax.legend(fontsize=7)
-fig.tight_layout()
+fig = page.ratio_histograms(res)
 glue("hs-fig-hist", fig, display=False)
 plt.close(fig)
 
