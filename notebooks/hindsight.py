@@ -926,8 +926,9 @@ glue_values(bench.longer_limit_values(scaling, bench.benchmark_rows("benchmarks/
 # {glue:text}`hs-am2-avg-lo-pipeline:s` to {glue:text}`hs-am2-avg-lo:s` (AM2).
 #
 # ::::{dropdown} How the primal search works, its budget and what it found
-# At these sizes the pipeline's lower bounds are far from its schedules, and its schedules come from
-# CP-SAT runs of a few seconds. The primal search looks harder, in two neighbourhoods used in turn:
+# At these sizes the pipeline's lower bounds are far from its schedules, and its own search (step 0 of the
+# pipeline) gets only a share of the time limit. The primal search here runs on its own, with fixed budgets,
+# in two neighbourhoods used in turn:
 #
 # - **List scheduling with local search.** A priority list of the requests becomes a schedule by placing
 #   each request, in list order, at its earliest round (not before its arrival) at which it fits beside

@@ -404,6 +404,12 @@ def test_section51_values():
     assert (v["hs-am1-search-better"], v["hs-am1-search-worse"], v["hs-am1-improved"]) == (2, 1, 3)
     assert v["hs-paper-am2-avg"] == f"{PAPER_SECTION51['AM2']['average']:.3f}"
     assert v["hs-am1-status"] in ("erratum", "not checked")
+    # with the pipeline's schedules alone: AM1 (110/106, 111/106, 112/106) puts 1.005 below, AM2 (110/106,
+    # 111/106, mean 1.0425 < 1.047 <= 1.105) inside
+    assert (v["hs-am1-avg-lo-pipeline"], v["hs-am2-avg-lo-pipeline"]) == ("1.047", "1.042")
+    assert (v["hs-am1-pipeline-position"], v["hs-am2-pipeline-position"]) == ("below the interval",
+                                                                            "inside the interval")
+    assert page._position(1.2, 1.0, 1.1) == "above the interval"
     w = page.section51_values(_res(), table, search, n_keys=5, threads=2, search_evaluations=1,
                               search_windows=1, paper_scale=True)
     assert w["hs-s51-coverage"] == "all 5 trials asked for" and w["hs-s51-scale"].startswith("the paper's sizes")
