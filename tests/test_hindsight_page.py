@@ -410,6 +410,10 @@ def test_section51_values():
     assert (v["hs-am1-pipeline-position"], v["hs-am2-pipeline-position"]) == ("below the interval",
                                                                             "inside the interval")
     assert page._position(1.2, 1.0, 1.1) == "above the interval"
+    # the search lowers AM1's upper ends, so the lower end of the average moves up from the pipeline's 1.047;
+    # equal at three decimals it reads "stays at"
+    assert v["hs-am1-avg-lo-move"] == f"moves from 1.047 to {v['hs-am1-avg-lo']}"
+    assert page._move("1.068", "1.068") == "stays at 1.068"
     w = page.section51_values(_res(), table, search, n_keys=5, threads=2, search_evaluations=1,
                               search_windows=1, paper_scale=True)
     assert w["hs-s51-coverage"] == "all 5 trials asked for" and w["hs-s51-scale"].startswith("the paper's sizes")

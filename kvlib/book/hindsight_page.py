@@ -359,6 +359,11 @@ def section51_display(res: pd.DataFrame, label: str, search_label: str):
                          f"{search_label}"))
 
 
+def _move(before: str, after: str) -> str:
+    """How a value shown with three decimals changes: ``"moves from 1.063 to 1.064"`` or ``"stays at 1.068"``."""
+    return f"stays at {after}" if before == after else f"moves from {before} to {after}"
+
+
 def _position(paper: float, lo: float, hi: float) -> str:
     """Where the paper's average lies against the interval ``[lo, hi]`` at the three decimals shown."""
     if paper < round(lo, 3):
@@ -385,6 +390,7 @@ def _model_values(d: pd.DataFrame, v: dict, paper: dict, key: str) -> dict:
         p + "search-worse": int((d.search > d.upper_pipeline).sum()),
         p + "search-gain": float(100 * ((d.upper_pipeline - d.upper) / d.upper_pipeline).mean()),
         p + "avg-lo-pipeline": f"{(d.mcsf / d.upper_pipeline).mean():.3f}",
+        p + "avg-lo-move": _move(f"{(d.mcsf / d.upper_pipeline).mean():.3f}", f"{v['avg_lo']:.3f}"),
         p + "pipeline-position": _position(float(paper["average"]), float((d.mcsf / d.upper_pipeline).mean()),
                                            v["avg_hi"]),
         p + "verdict": v["average"],
