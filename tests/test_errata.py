@@ -340,9 +340,10 @@ def test_001_am2_average_below_interval():
     v = verdicts(res, "AM2")
     assert v["trials"] == 200 and v["paper"]["average"] == 1.047
     assert v["avg_lo"] > 1.047 and v["p_avg"] < SIGNIFICANCE and v["average_refuted"]
-    # the pipeline's schedules alone left it inside the interval: the search is what decides it
+    # the pipeline's schedules alone (its step 0 is the same list search, with a share of the 30 s) already put
+    # the paper's average below the interval; the separate search only raises the lower end further
     d = res[res.model == "AM2"]
-    assert (d.mcsf / d.upper_pipeline).mean() < 1.047 < v["avg_lo"]
+    assert 1.047 < (d.mcsf / d.upper_pipeline).mean() <= v["avg_lo"]
     # AM1 as well (its erratum rests on the match count; the average agrees)
     assert verdicts(res, "AM1")["average_refuted"]
 
