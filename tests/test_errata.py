@@ -344,6 +344,9 @@ def test_001_am2_average_below_interval():
     # the paper's average below the interval; the separate search only raises the lower end further
     d = res[res.model == "AM2"]
     assert 1.047 < (d.mcsf / d.upper_pipeline).mean() <= v["avg_lo"]
+    # the mission table's note on this item states the draws' sizes (book/mission.yml)
+    assert (int(d.n.min()), int(d.n.max())) == (16, 101)
+    assert "16 to 101 requests in our draws" in (root / "book/mission.yml").read_text()
     # AM1 as well (its erratum rests on the match count; the average agrees)
     assert verdicts(res, "AM1")["average_refuted"]
 
