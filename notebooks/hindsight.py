@@ -82,7 +82,7 @@ from kvlib.policies import make_policy
 from kvlib.core.simulate import simulate
 from kvlib.book import hindsight_bench as bench
 from kvlib.book import hindsight_page as page
-from kvlib.book.hindsight_page import glue_values
+from kvlib.book.gluing import glue_all
 from kvlib.book.section51 import (SMALL_SIZES, SMALL_TABLE_OPTIONS, best_policy_trial, certified_small_keys,
                                   certified_small_trial, certified_trial, tiebreak_trial)
 from kvlib.book.section51_search import search_trial
@@ -109,7 +109,7 @@ store = Store("hindsight", mode=mode, parameters=dict(
     search_evaluations=search_evaluations, search_windows=search_windows))
 CHAPTER_START = time.perf_counter()
 PAPER_SCALE = (n_min, n_max, horizon_min, horizon_max) == (40, 60, 40, 60)
-glue_values(page.chapter_values(mode=mode, seed=seed, trials=trials, n_min=n_min, n_max=n_max,
+glue_all(page.chapter_values(mode=mode, seed=seed, trials=trials, n_min=n_min, n_max=n_max,
                                 horizon_min=horizon_min, horizon_max=horizon_max, time_limit=time_limit,
                                 paper_scale=PAPER_SCALE, stored=store.policy != "off"))
 
@@ -208,7 +208,7 @@ assert check_schedule(tiny, tiny_mcsf.schedule).valid
 tiny_lp = lp_relaxation(tiny)
 
 # %%
-glue_values(page.tiny_values(tiny, tiny_res, tiny_mcsf, tiny_lp))
+glue_all(page.tiny_values(tiny, tiny_res, tiny_mcsf, tiny_lp))
 
 # %%
 fig = page.tiny_figure(tiny, tiny_res, tiny_mcsf)
@@ -246,11 +246,11 @@ plt.close(fig)
 lp_sizes = [6, 8, 10] if mode == "quick" else [6, 8, 10, 12]
 lp_table = page.lp_comparison(seed, lp_sizes, time_limit=time_limit, threads=threads)
 display(page.lp_display(lp_table))
-glue_values(page.lp_values(lp_table))
+glue_all(page.lp_values(lp_table))
 
 # %%
 size_table = page.model_sizes(seed, [10, 20, 40, 60])
-glue_values(page.size_values(size_table))
+glue_all(page.size_values(size_table))
 
 # %% [markdown]
 # ::::{dropdown} Where each lower bound of the table above came from
@@ -373,16 +373,16 @@ glue("hs-tiny-cp-seconds", f"{tiny_cp.seconds:.1f}", display=False)
 scaling = bench.benchmark_rows("benchmarks/exact_scaling_results.jsonl")
 alone = bench.benchmark_rows("benchmarks/exact_alone_results.jsonl")
 alone = alone[alone.solver == "pipeline"]
-glue_values(bench.suite_values(bench.benchmark_rows("benchmarks/exact_suite_results.jsonl")))
-glue_values(bench.scaling_values(scaling))
-glue_values(bench.certified_small_bench_values(bench.benchmark_rows("benchmarks/section51_certified_results.jsonl")))
-glue_values(bench.alone_values(scaling, alone))
-glue_values(bench.colgen_values(bench.benchmark_rows("benchmarks/lp_colgen_results.jsonl")))
-glue_values(bench.lift_values(bench.benchmark_rows("benchmarks/lp_lifted_results.jsonl")))
-glue_values(bench.beyond_values(bench.benchmark_rows("benchmarks/beyond_lp_results.jsonl")))
-glue_values(bench.destructive_values(alone, bench.benchmark_rows("benchmarks/exact_destructive_results.jsonl")))
+glue_all(bench.suite_values(bench.benchmark_rows("benchmarks/exact_suite_results.jsonl")))
+glue_all(bench.scaling_values(scaling))
+glue_all(bench.certified_small_bench_values(bench.benchmark_rows("benchmarks/section51_certified_results.jsonl")))
+glue_all(bench.alone_values(scaling, alone))
+glue_all(bench.colgen_values(bench.benchmark_rows("benchmarks/lp_colgen_results.jsonl")))
+glue_all(bench.lift_values(bench.benchmark_rows("benchmarks/lp_lifted_results.jsonl")))
+glue_all(bench.beyond_values(bench.benchmark_rows("benchmarks/beyond_lp_results.jsonl")))
+glue_all(bench.destructive_values(alone, bench.benchmark_rows("benchmarks/exact_destructive_results.jsonl")))
 # the pipeline's budgets, as the prose below states them
-glue_values(bench.pipeline_budget_values())
+glue_all(bench.pipeline_budget_values())
 
 # %% [markdown]
 # (hindsight-solver-dev)=
@@ -725,7 +725,7 @@ scan = scan_tab.frame.assign(model=lambda d: "AM" + d.model.astype(str))
 scan_summary = page.scan_summary(scan)
 display(page.scan_display(scan_summary, scan_tab.label))
 # also checks that the AM1 rows contradict the paper's numbers, as the prose below says
-glue_values(page.scan_values(scan, scan_summary, scan_tab))
+glue_all(page.scan_values(scan, scan_summary, scan_tab))
 
 # %% [markdown]
 # On Arrival Model 1, MC-SF is certified **not** optimal in {glue:text}`scan-AM1-notopt:d` of
@@ -771,7 +771,7 @@ tie_draws = 5
 tie_tab = store.table("tiebreak", tiebreak_trial, [dict(trial=k, seed=seed, draws=tie_draws) for k in range(tie_trials)])
 ties = tie_tab.frame
 tie_summary = page.tie_summary(ties, tie_draws)  # shown folded below the paragraph that reads it
-glue_values(page.tie_values(ties, tie_summary, tie_tab.label))
+glue_all(page.tie_values(ties, tie_summary, tie_tab.label))
 
 # %% [markdown]
 # The median trial has {glue:text}`tie-ties-median:d` requests whose output length is shared. With
@@ -838,7 +838,7 @@ small_tab = store.table("certified_small", certified_small_trial,
                         **SMALL_TABLE_OPTIONS)
 cs = small_tab.frame.assign(model=lambda d: "AM" + d.model.astype(str))
 cs["optimal"] = cs.optimal.astype(bool)
-glue_values(page.small_values(cs, small_tab.label, small_sizes, small_limit))
+glue_all(page.small_values(cs, small_tab.label, small_sizes, small_limit))
 fig = page.small_figure(cs)
 glue("small-fig", fig, display=False)
 plt.close(fig)
@@ -877,7 +877,7 @@ plt.close(fig)
 # ### The small instances with fifteen minutes
 
 # %%
-glue_values(bench.longer_limit_values(scaling, bench.benchmark_rows("benchmarks/exact_long_results.jsonl")))
+glue_all(bench.longer_limit_values(scaling, bench.benchmark_rows("benchmarks/exact_long_results.jsonl")))
 
 # %% [markdown]
 # Of the {glue:text}`hs-long-grid:d` instances at these sizes the file holds
@@ -975,7 +975,7 @@ search_tab = store.table("section51_search", search_trial, search_keys, timing=[
 # %%
 res = page.section51_rows(tab.frame, search_tab.frame)
 display(page.section51_display(res, tab.label, search_tab.label))
-glue_values(page.section51_values(res, tab, search_tab, n_keys=len(keys), threads=threads,
+glue_all(page.section51_values(res, tab, search_tab, n_keys=len(keys), threads=threads,
                                   search_evaluations=search_evaluations, search_windows=search_windows,
                                   paper_scale=PAPER_SCALE))
 

@@ -419,12 +419,3 @@ def test_section51_values():
     assert w["hs-s51-coverage"] == "all 5 trials asked for" and w["hs-s51-scale"].startswith("the paper's sizes")
     assert "Ours: lower ends rows A; upper ends the better of those and rows B" in \
         html(page.section51_display(_res(), "rows A", "rows B"))
-
-
-def test_glue_values_glues_as_given(monkeypatch):
-    import myst_nb
-
-    seen = []
-    monkeypatch.setattr(myst_nb, "glue", lambda key, value, display=True: seen.append((key, value, display)))
-    page.glue_values({"a": np.int64(3), "b": "x"})
-    assert seen == [("a", np.int64(3), False), ("b", "x", False)] and type(seen[0][1]) is np.int64

@@ -3,7 +3,7 @@ and glued values.
 
 The chapter decides which instances are solved and which rows of its stored tables are asked for; this
 module only summarises what it gets back. Every ``*_values`` function returns the values the chapter
-glues, by glue key (numbers, sentences, and styled tables padded by
+glues (with :func:`kvlib.book.gluing.glue_all`), by glue key (numbers, sentences, and styled tables padded by
 :func:`kvlib.book.hindsight_bench.pad`); a ``*_figure`` function returns a Matplotlib figure for the
 chapter to glue and close. The benchmark files the chapter reads are summarised in
 :mod:`kvlib.book.hindsight_bench`.
@@ -30,7 +30,7 @@ import pandas as pd
 from kvlib.book.hindsight_bench import pad
 from kvlib.optimum.exact import PAPER_SECTION51
 
-__all__ = ["glue_values", "chapter_values", "tiny_values", "tiny_figure", "lp_comparison", "lp_display",
+__all__ = ["chapter_values", "tiny_values", "tiny_figure", "lp_comparison", "lp_display",
            "lp_values", "model_sizes", "size_values", "POLICY_NAMES", "scan_summary", "scan_display",
            "scan_values", "PAPER_MATCHES", "PAPER_TRIALS", "tie_summary", "tie_values", "small_summary",
            "small_values", "small_figure", "section51_rows", "section51_display", "section51_values",
@@ -41,15 +41,6 @@ POLICY_NAMES = {"mc-sf": "MC-SF", "mc-sf2": "MC-SF2", "mc-benchmark": "MC-Benchm
                 "mc-benchmark-scan": "MC-Benchmark, scanning"}
 #: 001 Section 5.1's count of trials in which MC-SF equals OPT on Arrival Model 1, and its trials (the paper's).
 PAPER_MATCHES, PAPER_TRIALS = 114, 200
-
-
-def glue_values(values: dict) -> None:
-    """``myst_nb.glue(key, value, display=False)`` for every item, each value glued as given (unlike
-    :func:`kvlib.book.gluing.glue_all`, NumPy scalars are not converted)."""
-    from myst_nb import glue
-
-    for key, value in values.items():
-        glue(key, value, display=False)
 
 
 def chapter_values(*, mode: str, seed: int, trials: int, n_min: int, n_max: int, horizon_min: int,
@@ -241,8 +232,7 @@ def tie_values(ties: pd.DataFrame, summary: pd.DataFrame, label: str) -> dict:
     most favourable reading, the Fisher exact test of the paper's count against that reading's possible
     matches, the Clopper-Pearson upper bound on the share of optimal instances, and what it implies for the
     paper's matches and average; ``label``: the rows' label (also as Markdown with the CSV path as code)."""
-    from IPython.display import Markdown
-
+    from kvlib.book.gluing import markdown
     from kvlib.book.section51 import match_count_test, match_share_upper
 
     paper_mean = PAPER_SECTION51["AM1"]["average"]
@@ -252,7 +242,7 @@ def tie_values(ties: pd.DataFrame, summary: pd.DataFrame, label: str) -> dict:
     return {
         "tie-summary-table": summary.style.hide(axis="index").format({"mean MC-SF / best found": "{:.4f}"}),
         "tie-trials": int(len(ties)), "tie-label": label,
-        "tie-label-md": Markdown(re.sub(r"(results/[A-Za-z0-9_./-]+\.csv)", r"`\1`", label)),
+        "tie-label-md": markdown(re.sub(r"(results/[A-Za-z0-9_./-]+\.csv)", r"`\1`", label)),
         "tie-ties-median": int(ties.ties.median()),
         "tie-index-notopt": int(summary["certified not optimal"].iloc[0]),
         "tie-index-possible": int(summary["equal to the best found"].iloc[0]),
