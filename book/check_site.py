@@ -43,7 +43,7 @@ finding names the page, the kind of defect and the culprit:
 ``scale``       a chapter page (``chapters/*.html`` but the status page) without the
                 banner saying whether it shows CI-scale or paper-scale numbers;
 ``words``       the words "issue", "session" or "previous reading" in the prose;
-``repr``        a Python repr where a value belongs (``np.float64(1.03)``, ``<Figure at 0x7f...>``)
+``repr``        a Python repr where a value belongs (``np.float64(1.03)``, ``np.True_``, ``<Figure at 0x7f...>``)
                 in the prose, tables or cell outputs (code cells' sources are exempt);
 ``console``     an error in the browser's console (script error, missing file, ...).
 
@@ -440,7 +440,7 @@ for (const n of textNodes(main, SKIP_TEXT + ',' + CODE + ',.citation,dl.citation
 }
 
 // Python reprs where a value belongs (a NumPy scalar glued or printed as is, an object's address)
-const reprRe = /\bnp\.(float|int|uint|bool|str)[a-z0-9_]*\(|<[A-Za-z_.][\w.]* (object )?at 0x[0-9a-f]+>/;
+const reprRe = /\bnp\.(float|int|uint|bool|str)[a-z0-9_]*\(|\bnp\.(True|False)_|<[A-Za-z_.][\w.]* (object )?at 0x[0-9a-f]+>/;
 for (const n of textNodes(main, SKIP_TEXT + ',.cell_input')) {
   const el = n.parentElement;
   if (el && el.closest('div[class*="highlight-"]') && !el.closest('.cell')) continue;

@@ -97,6 +97,7 @@ MORE_DEFECTS = {
                        'a + b + c</mjx-math></mjx-container></div>'),
     "repr-in-output": ("repr", '<div class="cell"><div class="cell_output"><pre>&lt;matplotlib.figure.Figure '
                                'object at 0x7f3a2c1d9e50&gt;</pre></div></div>'),
+    "repr-numpy-bool": ("repr", "<p>MC-SF is optimal: np.True_.</p>"),
     "math-hits-its-number": ("mathwidth", '<div class="math"><mjx-container display="true" style="display: block; '
                              'position: relative"><mjx-math display="true" style="display: block; width: 100%">'
                              '<mjx-c style="display: inline-block; width: 560px">x</mjx-c></mjx-math><mjx-labels '
