@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from kvlib.book.hindsight_bench import pad
+from kvlib.book.section51_verdict import position
 from kvlib.optimum.exact import PAPER_SECTION51
 
 __all__ = ["chapter_values", "tiny_values", "tiny_figure", "lp_comparison", "lp_display",
@@ -354,13 +355,6 @@ def _move(before: str, after: str) -> str:
     return f"stays at {after}" if before == after else f"moves from {before} to {after}"
 
 
-def _position(paper: float, lo: float, hi: float) -> str:
-    """Where the paper's average lies against the interval ``[lo, hi]`` at the three decimals shown."""
-    if paper < round(lo, 3):
-        return "below the interval"
-    return "above the interval" if paper > round(hi, 3) else "inside the interval"
-
-
 def _model_values(d: pd.DataFrame, v: dict, paper: dict, key: str) -> dict:
     """The values of one arrival model (rows ``d``, verdicts ``v`` of
     :func:`kvlib.book.section51_verdict.verdicts`, the paper's numbers ``paper``), keys ``hs-{key}-*``."""
@@ -381,8 +375,8 @@ def _model_values(d: pd.DataFrame, v: dict, paper: dict, key: str) -> dict:
         p + "search-gain": float(100 * ((d.upper_pipeline - d.upper) / d.upper_pipeline).mean()),
         p + "avg-lo-pipeline": f"{(d.mcsf / d.upper_pipeline).mean():.3f}",
         p + "avg-lo-move": _move(f"{(d.mcsf / d.upper_pipeline).mean():.3f}", f"{v['avg_lo']:.3f}"),
-        p + "pipeline-position": _position(float(paper["average"]), float((d.mcsf / d.upper_pipeline).mean()),
-                                           v["avg_hi"]),
+        p + "pipeline-position": position(float(paper["average"]), float((d.mcsf / d.upper_pipeline).mean()),
+                                          v["avg_hi"]) + " the interval",
         p + "verdict": v["average"],
         p + "status": "erratum" if v["average_refuted"] or v["worst_refuted"] else "not checked",
         p + "avg-lo": f"{v['avg_lo']:.3f}", p + "avg-hi": f"{v['avg_hi']:.3f}",

@@ -32,7 +32,7 @@ import numpy as np
 
 from kvlib.optimum.exact import PAPER_SECTION51
 
-__all__ = ["PAPER_TRIALS", "SIGNIFICANCE", "intervals", "load_stored", "verdicts", "mission_verdict"]
+__all__ = ["PAPER_TRIALS", "SIGNIFICANCE", "position", "intervals", "load_stored", "verdicts", "mission_verdict"]
 
 #: trials per arrival model in 001 Section 5.1
 PAPER_TRIALS = 200
@@ -74,6 +74,14 @@ def _fmt_p(p: float) -> str:
     return "below 0.0001" if p < 1e-4 else f"{p:.4f}" if p < 0.01 else f"{p:.2f}"
 
 
+def position(paper: float, lo: float, hi: float) -> str:
+    """Where the paper's number lies against our interval ``[lo, hi]`` at the three decimals the book shows:
+    ``"below"``, ``"inside"`` or ``"above"``."""
+    if paper < round(lo, 3):
+        return "below"
+    return "above" if paper > round(hi, 3) else "inside"
+
+
 def verdicts(res, model: str) -> dict:
     """Verdicts for arrival model ``model`` (``"AM1"`` or ``"AM2"``) on rows from :func:`intervals`.
 
@@ -98,7 +106,8 @@ def verdicts(res, model: str) -> dict:
                best_lo=float(lo.min()), best_hi=float(hi.min()), matches_lo=int(d.match.sum()),
                matches_hi=int((~d.beaten).sum()))
     # the average
-    if pa < round(avg_lo, 3):
+    where = position(pa, avg_lo, avg_hi)
+    if where == "below":
         p = _phi((pa - avg_lo) / (sd_lo * se)) if sd_lo > 0 else 0.0
         refuted = p < SIGNIFICANCE
         out["average"] = (f"below our certified interval [{avg_lo:.3f}, {avg_hi:.3f}]; "
@@ -106,7 +115,7 @@ def verdicts(res, model: str) -> dict:
                              "against true optima" if refuted else
                              f"draws alone would put it there with probability {_fmt_p(p)}, so sampling can explain "
                              "it: not refuted"))
-    elif pa > round(avg_hi, 3):
+    elif where == "above":
         p = _phi((avg_hi - pa) / (sd_hi * se)) if sd_hi > 0 else 0.0
         refuted = p < SIGNIFICANCE
         out["average"] = (f"above our certified interval [{avg_lo:.3f}, {avg_hi:.3f}]; draws alone would put it "
