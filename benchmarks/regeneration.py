@@ -11,6 +11,12 @@ of the machine that ran it.  With ``--run`` it first regenerates (``book/run_cha
 
     python benchmarks/regeneration.py
     python benchmarks/regeneration.py --run --only lowerbounds
+    python benchmarks/regeneration.py --overhead            # the cost of recording which code rows run
+
+``--overhead`` runs a sample of stored rows of three tables of different chapters twice, each time in a
+fresh interpreter: plainly, and with the record of the code they execute
+(:mod:`kvlib.book.fingerprint`, as a regeneration takes it), and prints the CPU seconds of the rows
+alone (the one-off instrumentation of a process is printed apart).
 """
 
 from __future__ import annotations
@@ -25,13 +31,77 @@ sys.path.insert(0, str(ROOT))
 
 from kvlib.book.store import full_regeneration, results_root, run_record, store_summary  # noqa: E402
 
+OVERHEAD_TABLES = ("realtrace/table1", "sortedf/theorem3", "amin/lemma2")
+_ROWS = r"""
+import json, sys, time
+from kvlib.book.store import load_manifest, read_rows, resolve_function, row_needs_shared_data, table_paths
+chapter, table, budget, record = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4] == "1"
+csv_path, man_path = table_paths(chapter, table)
+fn = resolve_function(load_manifest(man_path)["function"])
+_, rows = read_rows(csv_path)
+keys, spent = [], 0.0
+for r in rows:  # stored order, up to the budget of stored compute time
+    if spent >= budget:
+        break
+    if not row_needs_shared_data(r):
+        keys.append(json.loads(r["_key"]))
+        spent += float(r["_wall_s"] or 0)
+setup = 0.0
+if record:
+    from kvlib.book import fingerprint
+    t0 = time.process_time()
+    fingerprint.install()
+    setup = time.process_time() - t0
+cpu = 0.0
+for k in keys:
+    t0 = time.process_time()
+    if record:
+        with fingerprint.recording():
+            fn(**k)
+    else:
+        fn(**k)
+    cpu += time.process_time() - t0
+print(json.dumps({"rows": len(keys), "cpu": cpu, "setup": setup}))
+"""
+
+
+def overhead(tables=OVERHEAD_TABLES, budget: float = 10.0, reps: int = 2) -> int:
+    """Print the CPU time of a sample of rows with and without the record of the code they run."""
+    import json
+
+    print(f"{'table':<20} {'rows':>5} {'plain CPU s':>12} {'recorded CPU s':>15} {'overhead':>9} "
+          f"{'instrumenting s':>16}")
+    worst = float("-inf")
+    for t in tables:
+        chapter, table = t.split("/")
+        best: dict[bool, dict] = {}
+        for _ in range(reps):  # alternate, keep the fastest of each
+            for record in (False, True):
+                out = subprocess.run([sys.executable, "-c", _ROWS, chapter, table, str(budget), str(int(record))],
+                                     capture_output=True, text=True, check=True, cwd=ROOT)
+                got = json.loads(out.stdout.strip().splitlines()[-1])
+                if record not in best or got["cpu"] < best[record]["cpu"]:
+                    best[record] = got
+        plain, rec = best[False], best[True]
+        ratio = rec["cpu"] / plain["cpu"] - 1 if plain["cpu"] else float("nan")
+        worst = max(worst, ratio)
+        print(f"{t:<20} {plain['rows']:>5} {plain['cpu']:>12.2f} {rec['cpu']:>15.2f} {ratio:>+8.1%} "
+              f"{rec['setup']:>16.2f}")
+    print(f"largest overhead {worst:+.1%} (goal: under 30 %)")
+    return 0
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--run", action="store_true", help="regenerate first (resumes; add --fresh to recompute all)")
     ap.add_argument("--fresh", action="store_true", help="with --run: recompute every row")
     ap.add_argument("--only", nargs="+", metavar="CHAPTER")
+    ap.add_argument("--overhead", action="store_true",
+                    help="measure the cost of recording the code rows run (three tables, fresh interpreters)")
+    ap.add_argument("--budget", type=float, default=10.0, help="with --overhead: stored seconds of rows per table")
     args = ap.parse_args()
+    if args.overhead:
+        return overhead(budget=args.budget)
     if args.run:
         cmd = [sys.executable, str(ROOT / "book/run_chapters.py"), "--mode", "full", "--no-status"]
         cmd += ["--only", *args.only] if args.only else []

@@ -182,6 +182,46 @@ def table_depends(manifest: dict) -> list[str]:
     return manifest.get("depends") or ["kvlib"]
 
 
+def recorded_code(manifest: dict, n_rows: int) -> dict | None:
+    """The manifest's record of the code its rows executed (:mod:`kvlib.book.fingerprint`), if it covers
+    every stored row."""
+    rec = manifest.get("code")
+    if not isinstance(rec, dict) or int(rec.get("rows") or 0) < n_rows or n_rows == 0:
+        return None
+    return rec
+
+
+def table_staleness(manifest: dict, commits: Sequence[str], n_rows: int,
+                    sources: Any = None) -> tuple[str, list[str]]:
+    """Whether a stored table is stale: ``("no" | "yes" | "unknown", reasons)``.
+
+    With a record of the code its rows executed (every table computed since that record exists), the
+    table is stale exactly when a recorded function, a recorded module's top-level statements or a
+    recorded library version differs from today's (:func:`kvlib.book.fingerprint.changes`); no git
+    is needed.  A table computed before (no record, or one that misses rows) is judged the old way:
+    stale when a file of its row function's import closure changed since a commit that computed it
+    (``unknown`` where git cannot tell)."""
+    from kvlib.book import fingerprint
+
+    rec = recorded_code(manifest, n_rows)
+    if rec is not None:
+        reasons = fingerprint.changes(rec, sources)
+        return ("yes" if reasons else "no"), reasons
+    deps = table_depends(manifest)
+    flags = [code_changed_since(c, deps) for c in commits]
+    if any(f is None for f in flags):
+        return "unknown", ["no record of the code its rows ran, and git cannot tell"]
+    if any(flags):
+        return "yes", ["a file its row function imports changed (no record of the code its rows ran)"]
+    return "no", []
+
+
+def stale_reason_text(reasons: Sequence[str], limit: int = 3) -> str:
+    """The first few reasons a table is stale, as one clause."""
+    shown = "; ".join(reasons[:limit])
+    return shown + (f"; and {len(reasons) - limit} more" if len(reasons) > limit else "")
+
+
 def commit_date(commit: str) -> str | None:
     out = _git("show", "-s", "--format=%cs", commit.split("+")[0]) if commit != "unknown" else None
     return out or None
@@ -343,16 +383,17 @@ class Table:
     def path(self) -> str:
         return f"results/{self.chapter}/{self.name}.csv"
 
+    def staleness(self) -> tuple[str, list[str]]:
+        """``("no" | "yes" | "unknown", reasons)``: :func:`table_staleness` of this table."""
+        if getattr(self, "_stale_for", None) != (id(self.manifest), self.n_rows):  # judged once per state
+            self._stale, self._stale_for = table_staleness(self.manifest, self.commits, self.n_rows), (
+                id(self.manifest), self.n_rows)
+        return self._stale
+
     def stale(self) -> bool | None:
-        """True when the code the table depends on changed after (one of) the commits that computed it."""
-        fn = self.manifest.get("function")
-        if getattr(self, "_depends_for", ()) != fn:  # the import closure, read once per table and function
-            self._depends, self._depends_for = table_depends(self.manifest), fn
-        deps = self._depends
-        flags = [code_changed_since(c, deps) for c in self.commits]
-        if any(f is None for f in flags):
-            return None
-        return any(flags)
+        """True when the code that computed the table's rows has changed since (None: unknown)."""
+        state = self.staleness()[0]
+        return None if state == "unknown" else state == "yes"
 
     @property
     def label(self) -> str:
@@ -378,10 +419,10 @@ class Table:
         wall = self.manifest.get("wall_time_s")
         if wall:
             s += f", {_human_seconds(wall)} of computing on {self.manifest.get('machine', {}).get('cores', '?')} cores"
-        st = self.stale()
-        if st:
-            s += "; the code it depends on has changed since"
-        elif st is None and self.commits:
+        state, reasons = self.staleness()
+        if state == "yes":
+            s += "; the code it depends on has changed since (" + stale_reason_text(reasons) + ")"
+        elif state == "unknown" and self.commits:
             s += "; that commit is not in this clone's history"
         return s
 
@@ -531,8 +572,13 @@ class Store:
                 manifest = self._manifest(name, fn_path, key_cols, exact, interval, timing, ignore,
                                           rtol, atol, depends, len(keys), manifest)
                 manifest["status"] = "running"
+                if not header:  # no stored row is kept: neither is the record of the code rows ran
+                    manifest.pop("code", None)
                 _write_json(man_path, manifest)
                 writer = _RowWriter(csv_path, header)
+                from kvlib.book import fingerprint
+
+                sources, last_saved = fingerprint.Sources(), time.monotonic()
             show = progress if progress is not None else (sys.stderr.isatty()
                                                           and os.environ.get("TQDM_DISABLE") != "1")
             bar = None
@@ -541,7 +587,8 @@ class Store:
                 bar = tqdm(total=len(keys), initial=len(out_rows), desc=f"{self.chapter}/{name}")
             address = dask_address()
             executor = dask_executor(address) if address else None
-            for i, result, wall, host, cores in _compute(row, [keys[i] for i in missing], missing, jobs, executor):
+            for i, result, wall, host, cores, executed in _compute(row, [keys[i] for i in missing], missing, jobs,
+                                                                   executor, record=writer is not None):
                 if not isinstance(result, dict):
                     raise StoreError(f"row function {fn_path} returned {type(result).__name__} for key "
                                      f"{kjs[i]}, expected a dict of output columns")
@@ -553,6 +600,14 @@ class Store:
                        "_key": kjs[i], "_commit": commit, "_wall_s": round(wall, 3), "_host": host, "_cores": cores}
                 if writer is not None:
                     writer.write(rec, kjs[i])
+                    # the record of the code this row ran joins the table's (saved at most once a second,
+                    # and at the end: an interrupted run leaves a record that covers fewer rows than are
+                    # stored, which staleness then treats as no record)
+                    manifest["code"] = fingerprint.merge(manifest.get("code"),
+                                                         fingerprint.record_of(set(executed or ()), sources))
+                    if time.monotonic() - last_saved > 1.0:
+                        _write_json(man_path, manifest)
+                        last_saved = time.monotonic()
                 out_rows[kjs[i]] = {c: (_parse(_fmt(v)) if not isinstance(v, str) else _parse(v))
                                     for c, v in rec.items()}
                 out_rows[kjs[i]]["_key"] = kjs[i]
@@ -702,13 +757,22 @@ def load_manifest(path: Path) -> dict:
         raise StoreError(f"{path}: cannot read the manifest ({exc})") from None
 
 
-def _timed(fn, key):
-    """``fn(**key)`` with its wall time and where it ran (host name and core count of the worker)."""
+def _timed(fn, key, record: bool = False):
+    """``fn(**key)`` with its wall time, where it ran (host name and core count of the worker) and, with
+    ``record``, the ``kvlib`` functions it executed (:func:`kvlib.book.fingerprint.recording`; else None)."""
     import socket
 
+    if record:
+        from kvlib.book.fingerprint import recording
+
+        with recording() as executed:
+            t0 = time.perf_counter()
+            out = fn(**key)
+            wall = time.perf_counter() - t0
+        return out, wall, socket.gethostname(), os.cpu_count(), sorted(executed)
     t0 = time.perf_counter()
     out = fn(**key)
-    return out, time.perf_counter() - t0, socket.gethostname(), os.cpu_count()
+    return out, time.perf_counter() - t0, socket.gethostname(), os.cpu_count(), None
 
 
 def dask_address() -> str | None:
@@ -759,21 +823,22 @@ def dask_executor(address: str):
     return client.get_executor(pure=False)
 
 
-def _compute(fn, keys, indices, jobs, executor=None):
-    """Yield ``(index, result, seconds, host, cores)`` for every key: in order in this process (jobs=1 and no
+def _compute(fn, keys, indices, jobs, executor=None, record=False):
+    """Yield ``(index, result, seconds, host, cores, executed)`` for every key (``executed``: see
+    :func:`_timed`): in order in this process (jobs=1 and no
     executor), or as finished on ``executor`` (any ``concurrent.futures``-style executor, e.g. a Dask
     cluster's) or on a local process pool of ``jobs`` workers.  Results come back to this process, which
     alone writes the table."""
     import concurrent.futures as cf
 
     if executor is not None:
-        futs = {executor.submit(_timed, fn, k): i for i, k in zip(indices, keys)}
+        futs = {executor.submit(_timed, fn, k, record): i for i, k in zip(indices, keys)}
         for fut in cf.as_completed(futs):
             yield (futs[fut], *fut.result())
         return
     if jobs <= 1 or len(keys) <= 1:
         for i, k in zip(indices, keys):
-            yield (i, *_timed(fn, k))
+            yield (i, *_timed(fn, k, record))
         return
     import multiprocessing
 
@@ -782,7 +847,7 @@ def _compute(fn, keys, indices, jobs, executor=None):
     # workers die with this process (no orphan goes on computing after the driver is killed)
     with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
                                 initializer=die_with_parent) as pool:
-        futs = {pool.submit(_timed, fn, k): i for i, k in zip(indices, keys)}
+        futs = {pool.submit(_timed, fn, k, record): i for i, k in zip(indices, keys)}
         for fut in cf.as_completed(futs):
             yield (futs[fut], *fut.result())
 
@@ -1006,6 +1071,9 @@ def store_summary(root: Path | None = None) -> list[dict]:
     root = root or results_root()
     out = []
     runs: dict[str, dict] = {}  # one _run.json per chapter, read once
+    from kvlib.book.fingerprint import Sources
+
+    sources = Sources()  # each source file parsed once for all tables
     for chapter, table in list_tables(root):
         csv_path, man_path = table_paths(chapter, table, root)
         man = load_manifest(man_path)
@@ -1014,14 +1082,16 @@ def store_summary(root: Path | None = None) -> list[dict]:
         if chapter not in runs:
             runs[chapter] = run_record(chapter, root)
         run = runs[chapter]
-        deps = table_depends(man)
-        flags = [code_changed_since(c, deps) for c in commits]
+        state, reasons = table_staleness(man, commits, len(rows), sources)
         out.append({
             "chapter": chapter, "table": table, "rows": len(rows),
             "rows asked": man.get("n_expected"),
             "status": "complete" if len(rows) >= (man.get("n_expected") or 0) else "partial",
             "commits": ", ".join(code_commit_label(c) for c in commits),
-            "stale": ("unknown" if any(f is None for f in flags) else "yes" if any(flags) else "no"),
+            "stale": state,
+            "stale because": stale_reason_text(reasons) if state == "yes" else "",
+            "staleness judged by": ("the code its rows executed" if recorded_code(man, len(rows)) is not None
+                                    else "the files its row function imports (git)"),
             "updated": (man.get("updated") or "")[:10],
             "compute time (s)": round(sum(float(r.get("_wall_s") or 0) for r in rows), 1),
             "cores": (man.get("machine") or {}).get("cores"),
