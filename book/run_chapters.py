@@ -515,8 +515,9 @@ def run_one(
     """Convert and execute one chapter; never raises, returns a manifest record.
 
     ``fresh`` / ``resume_regeneration`` (with ``store="write"``): start / continue a full regeneration
-    of the chapter's stored results (:mod:`kvlib.book.regeneration`: the stored tables are moved aside,
-    so every row is computed anew, and each run's wall time is recorded as it goes).  ``executed_dir``:
+    of the chapter's stored results (:mod:`kvlib.book.regeneration`: every row is computed anew into a
+    staging folder, each table moved over the stored one once complete, and each run's wall time is
+    recorded as it goes).  ``executed_dir``:
     where the executed notebook goes (default ``chapters/``; ``--out DIR`` puts it in ``DIR/chapters``)."""
     import threading
 
@@ -527,8 +528,11 @@ def run_one(
     from kvlib.book import regeneration
 
     os.environ["KVBOOK_STORE"] = store
-    # a fresh run is a regeneration: the tables are moved aside, so the store has nothing to reuse
+    # a fresh run is a regeneration: its tables are computed anew into a staging folder (each moved over the
+    # stored one once complete), so the store has nothing to reuse there
     os.environ["KVBOOK_STORE_FRESH"] = "0"
+    os.environ.pop("KVBOOK_STORE_STAGING", None)
+    os.environ.pop("KVBOOK_REGENERATION_ID", None)
     out_dir = Path(executed_dir) if executed_dir else EXECUTED_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
     os.environ["KVBOOK_STORE_LOG"] = str(store_log_path(name, out_dir))
@@ -575,9 +579,12 @@ def run_one(
     if regen:
         try:
             if fresh:
-                regeneration.start(results, name, git["sha"])
+                ledger = regeneration.start(results, name, git["sha"])
             else:
-                regeneration.resume(results, name, git["sha"], REPO_ROOT)
+                ledger = regeneration.resume(results, name, git["sha"], REPO_ROOT)
+            os.environ["KVBOOK_STORE_STAGING"] = str(regeneration.staging_root(results))
+            # a ledger opened before staging existed has no id: its started time names it
+            os.environ["KVBOOK_REGENERATION_ID"] = ledger.get("id") or f"{name}@{ledger.get('started')}"
         except regeneration.RegenerationError as exc:
             record.update(status="failed", finished=now_iso(), wall_time_s=0.0,
                           error={"type": "RegenerationError", "ename": "RegenerationError", "evalue": str(exc)})

@@ -8,7 +8,7 @@ table.  A deterministic column that differs (a TEL, a decision, an instance hash
 a recomputed certified interval that does not intersect the stored one, or a stored interval with
 lower > upper fails the check with a message naming the table, the row and the column; so does a table
 whose bytes differ from the SHA-256 its manifest recorded (an edit outside the store, whichever rows
-it touched).  Rows computed
+it touched; an emptied or header-only CSV too), and a CSV without a manifest.  Rows computed
 from the shared data directory (``../shared/data``, never copied into the repository) are recomputed
 only where it exists; elsewhere they are reported as not eligible.
 
@@ -28,7 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kvlib.book.store import StoreError, list_tables, results_root, verify_table  # noqa: E402
+from kvlib.book.store import (MalformedStore, StoreError, list_tables, orphan_tables, results_root,  # noqa: E402
+                              verify_table)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,16 +51,25 @@ def main(argv: list[str] | None = None) -> int:
         if missing:
             print(f"verify_results: no stored tables for chapter(s) {missing} in {root}", file=sys.stderr)
             return 2
-    if not tables:
+    orphans = [p for p in orphan_tables(root) if not args.only or p.parent.name in args.only]
+    if not tables and not orphans:
         print(f"verify_results: no stored tables in {root}")
         return 0
     t0 = time.perf_counter()
-    failed = 0
+    failed = malformed = 0
+    for p in orphans:  # a table whose manifest is gone cannot be checked: it fails, named
+        print(f"FAIL results/{p.parent.name}/{p.name}: no manifest ({p.name[:-4]}.manifest.json is missing), "
+              "so nothing says how it was made and its bytes cannot be checked", file=sys.stderr)
+        failed += 1
     for chapter, table in tables:
         try:
             rep = verify_table(chapter, table, budget_s=args.budget, n_fixed=args.fixed,
                                n_seeded=args.seeded, seed=args.seed, root=root,
                                max_row_s=args.max_row)
+        except MalformedStore as exc:
+            print(f"FAIL results/{chapter}/{table}: malformed store: {exc}", file=sys.stderr)
+            malformed += 1
+            continue
         except StoreError as exc:
             print(f"FAIL results/{chapter}/{table}: {exc}", file=sys.stderr)
             failed += 1
@@ -80,9 +90,10 @@ def main(argv: list[str] | None = None) -> int:
         for m in rep.mismatches:
             print(f"     {m}", file=sys.stderr)
         failed += bool(rep.mismatches)
-    print(f"verify_results: {len(tables)} table(s), {failed} failing, {time.perf_counter() - t0:.0f} s "
-          f"(seed {args.seed})")
-    return 1 if failed else 0
+    print(f"verify_results: {len(tables) + len(orphans)} table(s), {failed + malformed} failing"
+          + (f" ({malformed} with a malformed manifest)" if malformed else "")
+          + f", {time.perf_counter() - t0:.0f} s (seed {args.seed})")
+    return 2 if malformed else 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -147,9 +147,13 @@ display(Markdown("\n".join(notes) if notes else
 # row (one too long for a single sitting is continued on the same code, and the wall times of its runs
 # are summed: "in N runs"; "of an earlier set of N rows" when tables or rows were added or recomputed
 # after it), measured on a shared machine (other chapters' runs may have been running at
-# the same time), or "not measured". *Stale* means that the code the table depends on changed after the
-# commit that computed its rows; CI recomputes a sample of every table's rows (`book/verify_results.py`)
-# and fails if a deterministic value differs.
+# the same time), or "not measured". *Stale* means that code the table's rows ran has changed since they
+# were computed: while a regeneration computes a row, the book records every function of the library the
+# row executes, with a fingerprint of its source (docstrings, comments and layout left out), of the
+# top-level statements of the modules involved and the versions of the numerical libraries; a table is
+# stale exactly when one of these differs today. A table computed before that record existed is judged
+# by the files its row function imports instead. Stale tables are listed first. CI recomputes a sample of
+# every table's rows (`book/verify_results.py`) and fails if a deterministic value differs.
 
 # %% tags=["hide-input"]
 from kvlib.book.store import store_summary
@@ -165,7 +169,8 @@ else:
         compute=("compute time (s)", "sum"), wall=("chapter run wall time (s)", "max"),
         full=("full regeneration wall time (s)", "max"), pieces=("full regeneration runs", "max"),
         full_rows=("full regeneration rows", "max"),
-        cores=("cores", "max"), size=("size (kB)", "sum")).reset_index()
+        cores=("cores", "max"), size=("size (kB)", "sum"),
+        stale=("stale", lambda v: int((v != "no").sum()))).reset_index()
     per_chapter["compute time"] = [f"{v / 60:.1f} min" for v in per_chapter.compute]
     per_chapter["chapter run"] = ["-" if pd.isna(v) else f"{v / 60:.1f} min" for v in per_chapter.wall]
     per_chapter["full regeneration"] = [
@@ -173,10 +178,13 @@ else:
         + ("" if pd.isna(fr) or int(fr) == int(n) else f" (of an earlier set of {int(fr):,} rows)")
         for v, k, fr, n in zip(per_chapter.full, per_chapter.pieces, per_chapter.full_rows, per_chapter.rows)]
     per_chapter["rows"] = [f"{a:,} of {b:,}" for a, b in zip(per_chapter.rows, per_chapter.rows_asked)]
-    display(per_chapter[["chapter", "tables", "rows", "compute time", "chapter run", "full regeneration",
+    display(per_chapter[["chapter", "tables", "stale", "rows", "compute time", "chapter run", "full regeneration",
                          "cores"]].style.hide(axis="index").format({"chapter": "<code>{}</code>"}, escape=None))
     per_table = stored[["chapter", "table", "rows", "rows asked", "status", "commits", "stale", "updated",
-                        "compute time (s)"]].fillna("-")
+                        "compute time (s)", "stale because", "staleness judged by"]].fillna("-")
+    # stale (or unknown) tables first, then book order
+    per_table = per_table.assign(_current=(per_table.stale == "no")).sort_values("_current", kind="stable").drop(
+        columns="_current")
     csv_path = offer_csv(per_table, "status", "stored-tables")
     lines = ["| chapter | table | rows | commits | updated | stale |", "|---|---|---|---|---|---|"]
     for r in per_table.itertuples(index=False):

@@ -87,7 +87,7 @@ def test_regeneration_in_two_pieces_records_the_sum_of_their_wall_times(demo_rep
     repo, rc, interrupt = demo_repo
     results = repo / "results"
     assert _run(rc)["status"] == "ok"  # an ordinary run: stores both tables
-    old_a = (results / "demo" / "a.csv").read_text()
+    old_b = (results / "demo" / "b.csv").read_text()
     # a fresh regeneration, interrupted after its first table
     interrupt.write_text("")
     first = _run(rc, fresh=True)
@@ -95,9 +95,13 @@ def test_regeneration_in_two_pieces_records_the_sum_of_their_wall_times(demo_rep
     ledger = regeneration.read_ledger(results, "demo")
     assert ledger["status"] == "running" and ledger["pieces"][0]["ended"] == "failed"
     assert ledger["pieces"][0]["wall_time_s"] > 0
-    # the old tables were moved aside, table a was computed anew, table b not yet
-    assert (results / "demo" / ".before_regeneration" / "a.csv").read_text() == old_a
-    assert (results / "demo" / "a.csv").exists() and not (results / "demo" / "b.csv").exists()
+    # table a was computed anew and moved over the stored one; the stored table b stays in place, untouched,
+    # until its new rows exist (a failed --fresh run deletes no stored table)
+    assert (results / "demo" / "a.csv").exists() and (results / "demo" / "b.csv").read_text() == old_b
+    man_a = json.loads((results / "demo" / "a.manifest.json").read_text())
+    assert man_a["regeneration"] == ledger["id"] and man_a["status"] == "complete"
+    assert "regeneration" not in json.loads((results / "demo" / "b.manifest.json").read_text())
+    assert not (results / ".staging" / "demo" / "a.csv").exists()
     # resumed: table a is reused, b computed; the regeneration is closed with two pieces
     interrupt.unlink()
     second = _run(rc, resume_regeneration=True)
@@ -111,7 +115,7 @@ def test_regeneration_in_two_pieces_records_the_sum_of_their_wall_times(demo_rep
     assert full["pieces"] == 2 and full["rows"] == 4
     assert full["chapter_wall_time_s"] == pytest.approx(sum(p["wall_time_s"] for p in ledger["pieces"]), abs=0.2)
     assert full["chapter_wall_time_s"] > run["chapter_wall_time_s"]  # more than the last piece alone
-    assert not (results / "demo" / ".before_regeneration").exists()
+    assert not (results / ".staging" / "demo").exists()
     # nothing left to resume
     again = _run(rc, resume_regeneration=True)
     assert again["status"] == "failed" and "already complete" in again["error"]["evalue"]

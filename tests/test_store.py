@@ -379,3 +379,42 @@ def test_a_run_by_hand_names_the_parameters_that_differ_from_the_book(monkeypatc
     assert "seed = 3 (book: 0)" in out and "tp_trials = 2 (book: 5)" in out and "--out DIR" in out
     Store("lowerbounds", mode="full", parameters={"seed": 0, "tp_trials": 5}, root=tmp_path)
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("defect, code, words", [
+    ("emptied", 1, "its bytes differ from the SHA-256"),
+    ("header only", 1, "its bytes differ from the SHA-256"),
+    ("manifest deleted", 1, "tels.csv: no manifest (tels.manifest.json is missing)"),
+    ("manifest not JSON", 2, "malformed store"),
+    ("manifest a list", 2, "the manifest is a JSON list, not an object"),
+    ("edited cell", 1, "tels.csv: its bytes differ"),
+])
+def test_verify_fails_on_each_damaged_store_file(tmp_path, capsys, defect, code, words):
+    sys.path.insert(0, str(ROOT / "book"))
+    import verify_results
+
+    _store(tmp_path, "write").table("tels", policy_tel_row, KEYS[:2])
+    csv_path, man_path = table_paths("demo", "tels", tmp_path)
+    assert verify_results.main(["--results", str(tmp_path)]) == 0
+    capsys.readouterr()
+    text = csv_path.read_text()
+    if defect == "emptied":
+        csv_path.write_text("")
+    elif defect == "header only":
+        csv_path.write_text(text.splitlines()[0] + "\n")
+    elif defect == "manifest deleted":
+        man_path.unlink()
+    elif defect == "manifest not JSON":
+        man_path.write_text("{not json")
+    elif defect == "manifest a list":
+        man_path.write_text("[]")
+    else:
+        lines = text.splitlines()
+        cols = lines[0].split(",")
+        cells = lines[1].split(",")
+        i = cols.index("tel")
+        cells[i] = str(int(cells[i]) + 1)
+        csv_path.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n")
+    assert verify_results.main(["--results", str(tmp_path)]) == code
+    out = capsys.readouterr()
+    assert words in out.out + out.err

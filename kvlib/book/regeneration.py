@@ -1,9 +1,10 @@
 """A full regeneration of one chapter's stored results that may span several runs (ours).
 
 Some chapters need more compute than one sitting allows (the hindsight chapter: about four hours
-on two cores).  ``book/run_chapters.py --fresh`` therefore starts a *regeneration*: it moves the
-chapter's stored tables aside (``results/CHAPTER/.before_regeneration/``, not committed), so that
-every row the chapter then reads is computed anew, and opens a ledger,
+on two cores).  ``book/run_chapters.py --fresh`` therefore starts a *regeneration*: the chapter's tables are computed
+anew into a staging folder (``results/.staging/CHAPTER/``, not committed), each moved over the stored
+table it replaces as soon as it is complete (the store does it: ``KVBOOK_STORE_STAGING``), so a
+stored table stays in place until its new rows exist, whatever happens to the run; and it opens a ledger,
 ``results/CHAPTER/_regeneration.json``, with one *piece* per run.  While a run is going the runner
 writes its wall time into the ledger every few seconds (:func:`heartbeat`), so a run that is
 interrupted (killed, machine stopped) still counts up to its last heartbeat.
@@ -34,7 +35,12 @@ import subprocess
 from pathlib import Path
 
 LEDGER = "_regeneration.json"
-ASIDE = ".before_regeneration"
+STAGING = ".staging"  # results/.staging/CHAPTER/: the tables of an open regeneration, until each is complete
+
+
+def staging_root(results: Path) -> Path:
+    """Where an open regeneration's tables are written until each is complete (a results root)."""
+    return Path(results) / STAGING
 
 
 class RegenerationError(RuntimeError):
@@ -69,33 +75,26 @@ def _piece(git_sha: str) -> dict:
 
 
 def start(results: Path, chapter: str, git_sha: str) -> dict:
-    """Open a new regeneration: move the stored tables aside and write a ledger with its first piece."""
-    folder = Path(results) / chapter
-    aside = folder / ASIDE
-    if aside.exists():
-        shutil.rmtree(aside)
-    if folder.is_dir():
-        moved = [p for p in folder.iterdir() if p.is_file() and (p.suffix == ".csv" or p.name.endswith(".manifest.json"))]
-        if moved:
-            aside.mkdir(parents=True)
-            for p in moved:
-                os.replace(p, aside / p.name)
-    ledger = {"chapter": chapter, "status": "running", "started": _now(), "git_sha": git_sha,
-              "pieces": [_piece(git_sha)]}
+    """Open a new regeneration: an empty staging folder for the chapter's new tables (the stored ones stay
+    where they are until each new table is complete) and a ledger with its first piece."""
+    shutil.rmtree(staging_root(results) / chapter, ignore_errors=True)  # an earlier, unfinished one's rows
+    started = _now()
+    ledger = {"chapter": chapter, "status": "running", "started": started, "id": f"{chapter}@{started}",
+              "git_sha": git_sha, "pieces": [_piece(git_sha)]}
     _write(results, chapter, ledger)
     return ledger
 
 
 def depends(results: Path, chapter: str, repo: Path) -> list[str]:
     """The files the chapter's stored rows depend on: for every table of the chapter (its manifests
-    in ``results/CHAPTER/`` and, during a regeneration, the ones moved aside), the import closure of
+    in ``results/CHAPTER/`` and, during a regeneration, the staged ones), the import closure of
     its row function's module in ``repo`` as it is now, and the closure the manifest recorded;
     ``["kvlib"]`` (all of it) when no manifest names one."""
     from kvlib.book.store import import_closure
 
     folder = Path(results) / chapter
     files: set[str] = set()
-    for manifest in sorted(folder.glob("*.manifest.json")) + sorted((folder / ASIDE).glob("*.manifest.json")):
+    for manifest in sorted(folder.glob("*.manifest.json")) + sorted((staging_root(results) / chapter).glob("*.manifest.json")):
         try:
             m = json.loads(manifest.read_text(encoding="utf8"))
         except (OSError, ValueError):
@@ -183,7 +182,7 @@ def abandon(results: Path, chapter: str, reason: str) -> dict:
         if p.get("ended") == "running":
             p["ended"] = "interrupted"
     ledger.update(status="abandoned", abandoned=_now(), reason=reason)
-    shutil.rmtree(Path(results) / chapter / ASIDE, ignore_errors=True)
+    shutil.rmtree(staging_root(results) / chapter, ignore_errors=True)
     _write(results, chapter, ledger)
     return ledger
 
@@ -214,9 +213,28 @@ def close(results: Path, chapter: str, tables: list[dict], wall_time_s: float, o
         ledger["status"] = "complete"
         ledger["finished"] = piece["updated"]
         ledger["rows"] = sum(int(t["rows"]) for t in tables)
-        shutil.rmtree(Path(results) / chapter / ASIDE, ignore_errors=True)
+        shutil.rmtree(staging_root(results) / chapter, ignore_errors=True)
+        _drop_unmade(results, chapter, ledger.get("id"), {t["table"] for t in tables if t.get("table")})
     _write(results, chapter, ledger)
     return closed_record(ledger) if complete else None
+
+
+def _drop_unmade(results: Path, chapter: str, regeneration_id: str | None, made: set[str]) -> None:
+    """After a complete regeneration: remove the chapter's stored tables that it did not make (tables the
+    chapter no longer asks for)."""
+    if not regeneration_id or not made:
+        return
+    for man in sorted((Path(results) / chapter).glob("*.manifest.json")):
+        name = man.name[: -len(".manifest.json")]
+        if name in made:
+            continue
+        try:
+            mine = json.loads(man.read_text(encoding="utf8")).get("regeneration") == regeneration_id
+        except (OSError, ValueError):
+            mine = False
+        if not mine:
+            man.unlink()
+            (man.parent / f"{name}.csv").unlink(missing_ok=True)
 
 
 def closed_record(ledger: dict) -> dict:

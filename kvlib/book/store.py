@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-__all__ = ["Store", "Table", "StoreError", "Mismatch", "POLICIES", "results_root", "verify_table",
+__all__ = ["Store", "Table", "StoreError", "MalformedStore", "Mismatch", "orphan_tables", "table_staleness", "POLICIES", "results_root", "verify_table",
            "load_manifest", "table_paths", "list_tables", "key_json", "code_commit_label",
            "store_summary"]
 
@@ -71,6 +71,10 @@ VERSION_DISTS = ("numpy", "scipy", "pandas", "highspy", "ortools", "cvxpy", "sym
 
 class StoreError(RuntimeError):
     """A stored table is missing, malformed, or inconsistent with what a chapter asks for."""
+
+
+class MalformedStore(StoreError):
+    """A file of the store cannot be read as what it should be (a manifest that is not JSON, ...)."""
 
 
 # --------------------------------------------------------------------------- paths and git
@@ -306,7 +310,10 @@ def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
     """Header and rows of a stored CSV (a truncated last line, left by a killed run, is dropped)."""
     if not path.exists():
         return [], []
-    text = path.read_text(encoding="utf8")
+    try:
+        text = path.read_text(encoding="utf8")
+    except UnicodeDecodeError as exc:
+        raise MalformedStore(f"{path}: not a UTF-8 text table ({exc})") from None
     reader = csv.reader(io.StringIO(text))
     try:
         header = next(reader)
@@ -464,6 +471,11 @@ class Store:
         self.parameters = dict(parameters or {})
         self.root = Path(root) if root else results_root()
         self.fresh = os.environ.get("KVBOOK_STORE_FRESH") == "1"
+        # an open regeneration (book/run_chapters.py --fresh / --resume-regeneration): tables are written
+        # into this staging root and each moved over its stored table once complete
+        staging = os.environ.get("KVBOOK_STORE_STAGING") if policy == "write" else None
+        self.staging = Path(staging) if staging else None
+        self.regeneration_id = os.environ.get("KVBOOK_REGENERATION_ID") or None
         self.log_path = os.environ.get("KVBOOK_STORE_LOG")
         self.tables: dict[str, Table] = {}
         self._progress: dict[str, dict] = {}
@@ -525,6 +537,10 @@ class Store:
         if depends is None:  # the files of the row function's module and of everything it imports
             depends = import_closure(row.__module__) or ["kvlib"]
         csv_path, man_path = table_paths(self.chapter, name, self.root)
+        final = None  # (csv, manifest) a staged table is moved to once complete
+        if self.staging is not None and not self._made_in_this_regeneration(man_path):
+            final = (csv_path, man_path)
+            csv_path, man_path = table_paths(self.chapter, name, self.staging)
         manifest = load_manifest(man_path) if man_path.exists() else {}
 
         stored: dict[str, dict] = {}
@@ -643,6 +659,8 @@ class Store:
                 "sha256": hashlib.sha256(csv_path.read_bytes()).hexdigest() if csv_path.exists() else None,
             })
             _write_json(man_path, manifest)
+        if final is not None and manifest.get("status") == "complete" and csv_path.exists():
+            self._promote(csv_path, man_path, manifest, *final)
         elif self.policy == "read" or (self.policy == "live" and len(ordered) > computed):
             if not manifest:
                 raise StoreError(f"{man_path} is missing: the stored table {self.chapter}/{name} has no manifest")
@@ -654,6 +672,24 @@ class Store:
         self._progress[name]["done"] = len(ordered)
         self._log(force=True)
         return table_obj
+
+    def _made_in_this_regeneration(self, man_path: Path) -> bool:
+        """Whether the stored table at ``man_path`` is complete and was made by the open regeneration."""
+        if not self.regeneration_id or not man_path.exists():
+            return False
+        try:
+            m = load_manifest(man_path)
+        except StoreError:
+            return False
+        return m.get("regeneration") == self.regeneration_id and m.get("status") == "complete"
+
+    def _promote(self, csv_path: Path, man_path: Path, manifest: dict, final_csv: Path, final_man: Path) -> None:
+        """Move a complete staged table over the stored one (the CSV, then its manifest)."""
+        manifest["regeneration"] = self.regeneration_id
+        _write_json(man_path, manifest)
+        final_csv.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(csv_path, final_csv)
+        os.replace(man_path, final_man)
 
     def _spec(self, name, fn_path, key_cols, exact, interval, timing, ignore, rtol, atol, depends,
               n_expected) -> dict:
@@ -752,9 +788,12 @@ def _write_json(path: Path, data: dict) -> None:
 
 def load_manifest(path: Path) -> dict:
     try:
-        return json.loads(Path(path).read_text(encoding="utf8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise StoreError(f"{path}: cannot read the manifest ({exc})") from None
+        data = json.loads(Path(path).read_text(encoding="utf8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MalformedStore(f"{path}: cannot read the manifest ({exc})") from None
+    if not isinstance(data, dict):
+        raise MalformedStore(f"{path}: the manifest is a JSON {type(data).__name__}, not an object")
+    return data
 
 
 def _timed(fn, key, record: bool = False):
@@ -914,6 +953,12 @@ def list_tables(root: Path | None = None) -> list[tuple[str, str]]:
                   for p in root.glob("*/*.manifest.json"))
 
 
+def orphan_tables(root: Path | None = None) -> list[Path]:
+    """Stored CSVs without a manifest (``results/CHAPTER/TABLE.csv``): nothing can check them."""
+    root = root or results_root()
+    return sorted(p for p in root.glob("*/*.csv") if not p.with_name(p.name[:-4] + ".manifest.json").exists())
+
+
 def row_needs_shared_data(row: dict[str, str]) -> bool:
     """Whether a stored row was computed from the shared data directory (``../shared/data``).
 
@@ -958,10 +1003,10 @@ def verify_table(chapter: str, table: str, *, budget_s: float = 60.0, n_fixed: i
     if not man_path.exists():
         raise StoreError(f"{man_path}: no manifest for the stored table {name}")
     man = load_manifest(man_path)
-    header, raw = read_rows(csv_path)
-    if not raw:
-        report.skipped = "no rows stored"
-        return report
+    if not csv_path.exists():
+        raise StoreError(f"{csv_path}: the stored table {name} is missing (its manifest records "
+                         f"{man.get('n_rows', 'some')} rows)")
+    # the bytes first: an emptied or header-only CSV is an edit like any other
     digest = hashlib.sha256(csv_path.read_bytes()).hexdigest()
     if not man.get("sha256"):
         report.mismatches.append(Mismatch(name, -1, "", "sha256", None, digest, "checksum"))
@@ -969,6 +1014,12 @@ def verify_table(chapter: str, table: str, *, budget_s: float = 60.0, n_fixed: i
         # the table's bytes are not those its manifest recorded when the store last wrote it: an edit
         # by hand (or by anything other than the store), whichever rows it touched
         report.mismatches.append(Mismatch(name, -1, "", "sha256", man["sha256"], digest, "checksum"))
+    header, raw = read_rows(csv_path)
+    if not raw:
+        report.skipped = "no rows stored"
+        if int(man.get("n_rows") or 0) > 0 and not report.mismatches:
+            report.mismatches.append(Mismatch(name, -1, "", "sha256", man.get("sha256"), digest, "checksum"))
+        return report
     keys_cols = man.get("keys") or []
     interval = [tuple(p) for p in man.get("interval", [])]
     skip = set(keys_cols) | set(META_COLUMNS) | set(man.get("timing", [])) | set(man.get("ignore", []))
