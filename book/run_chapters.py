@@ -350,6 +350,16 @@ def downloads_text(name: str, tables: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def currency_text(current: int, stale: int) -> str:
+    """How many of a page's stored tables are current and how many stale (or of unknown currency), in words."""
+    if not stale:
+        return "all current" if current > 1 else "current"
+    if not current:
+        return "all stale (the code they ran has changed since)" if stale > 1 else \
+            "stale (the code it ran has changed since)"
+    return f"{current} current, {stale} stale (the code they ran has changed since)"
+
+
 def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None = None,
                 name: str | None = None, rerun: dict[str, Any] | None = None) -> Any:
     """The note at the top of a page: what scale its numbers are and where they come from.
@@ -409,8 +419,11 @@ def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None
                  "read, not recomputed")
         if store == "write":
             title = f"Paper-scale results (full mode): {n} stored table{'s' if n != 1 else ''}, regenerated"
-        text = (f"````{{admonition}} {title}\n:class: note dropdown\n{live}\n\n{items}\n\n"
-                f"{downloads}\n````")
+        stale = sum(t.get("stale") not in (None, "no") for t in tables)
+        title += ": " + currency_text(n - stale, stale)
+        # red (a danger admonition) while any table the page reads is stale: its numbers are not citable as ours
+        text = (f"````{{admonition}} {title}\n:class: {'danger' if stale else 'note'} dropdown\n{live}\n\n"
+                f"{items}\n\n{downloads}\n````")
     cell = nbformat.v4.new_markdown_cell(text)
     cell.metadata["tags"] = ["kvbook-banner"]
     return cell

@@ -502,6 +502,16 @@ def test_banner_is_folded_and_offers_source_and_stored_tables():
     assert "{kvbook-source} notebooks/lowerbounds.py" in text
     assert "{download}`thm41.csv </results/lowerbounds/thm41.csv>`" in text
     assert "{download}`thm41.manifest.json </results/lowerbounds/thm41.manifest.json>`" in text
+    assert "1 stored table, read, not recomputed: current" in text
+    # the title says how many tables are current and how many stale, and turns red when any is stale
+    log2 = {"tables": {"a": {"table": "a", "label": "x", "stale": "no"}, "b": {"table": "b", "label": "y",
+                                                                           "stale": "yes"}}}
+    text2 = run_chapters.banner_cell("full", "read", log2, name="lowerbounds").source
+    assert "2 stored tables, read, not recomputed: 1 current, 1 stale" in text2.splitlines()[0]
+    assert ":class: danger dropdown" in text2
+    log2["tables"]["b"]["stale"] = "no"
+    text3 = run_chapters.banner_cell("full", "read", log2, name="lowerbounds").source
+    assert "not recomputed: all current" in text3 and ":class: note dropdown" in text3
     quick = run_chapters.banner_cell("quick", "off", {}, name="lowerbounds").source
     assert "warning" in quick and "dropdown" not in quick
     assert "{kvbook-source} notebooks/lowerbounds.py" in quick

@@ -434,9 +434,10 @@ class Table:
         return s
 
     def summary(self) -> dict:
+        stale = self.staleness()[0] if self.policy in ("read", "write", "live") and self.commits else None
         return {"table": self.name, "path": self.path, "policy": self.policy, "mode": self.mode,
                 "rows": self.n_rows, "expected": self.n_expected, "computed_now": self.computed_now,
-                "commits": self.commits, "label": self.label,
+                "commits": self.commits, "label": self.label, "stale": stale,
                 "wall_time_s": self.manifest.get("wall_time_s")}
 
 
