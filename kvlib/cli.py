@@ -273,11 +273,8 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    # the help states the engine's round cap and the pipeline's primal-search budget, read from where they live
-    from kvlib.core.simulate import MAX_DEFAULT_ROUNDS
-    from kvlib.optimum.pipeline import SEARCH_EVALUATIONS as SOLVE_SEARCH_EVALUATIONS
-    from kvlib.optimum.pipeline import SEARCH_SHARE as SOLVE_SEARCH_SHARE
-
+    """The ``kvlib`` parser: one function per subcommand (:func:`_add_simulate`, :func:`_add_solve`,
+    :func:`_add_convert`, :func:`_add_batchtime`, :func:`_add_profile`), registered in that order."""
     parser = argparse.ArgumentParser(
         prog="kvlib",
         description="Scheduling LLM inference under a KV-cache memory limit M (kvbook companion library).",
@@ -285,7 +282,22 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_HelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    quiet_help = "no progress bar (bars appear only on large inputs and only when stderr is a terminal)"
+    _add_simulate(sub)
+    _add_solve(sub)
+    _add_convert(sub)
+    _add_batchtime(sub)
+    _add_profile(sub)
+    return parser
+
+
+#: ``--quiet`` of simulate and solve
+QUIET_HELP = "no progress bar (bars appear only on large inputs and only when stderr is a terminal)"
+
+
+def _add_simulate(sub) -> None:
+    # the help states the engine's round cap, read from where it lives
+    from kvlib.core.simulate import MAX_DEFAULT_ROUNDS
+
     sim = sub.add_parser(
         "simulate",
         help="run an online policy on a CSV of requests (columns arrival,prompt,output)",
@@ -318,9 +330,13 @@ def build_parser() -> argparse.ArgumentParser:
                      "latency,evictions; id is the input's id column where it has one, else the request's number "
                      "from 0. Written atomically (a failed write keeps the file already there); the input file is refused under any name; "
                      "- or /dev/stdout puts the schedule on stdout and the report on stderr (not with --json)")
-    sim.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
+    sim.add_argument("--quiet", "-q", action="store_true", help=QUIET_HELP)
     sim.add_argument("--force", action="store_true",
                      help=f"run even when an option predicts a very long run (--samples above {MAX_SAMPLES:,})")
+    _add_policy_options(sim)
+
+
+def _add_policy_options(sim) -> None:
     po = sim.add_argument_group("policy options (each applies only to the policies listed under it)")
     po.add_argument("--tie-break", choices=("index", "random"), default=None, help=_option_help("tie_break"))
     po.add_argument("--alpha", type=_float_arg(0.0, 1.0, hi_open=True, what="in [0, 1)"), default=None,
@@ -338,6 +354,13 @@ def build_parser() -> argparse.ArgumentParser:
     po.add_argument("--B", "--batch-cap", dest="B", type=POSITIVE_INT, default=None, help=_option_help("B"))
     po.add_argument("--samples", type=POSITIVE_INT, default=None, help=_option_help("samples"))
     po.add_argument("--time-step", type=POSITIVE_INT, default=None, help=_option_help("time_step"))
+
+
+
+def _add_solve(sub) -> None:
+    # the help states the pipeline's primal-search budget, read from where it lives
+    from kvlib.optimum.pipeline import SEARCH_EVALUATIONS as SOLVE_SEARCH_EVALUATIONS
+    from kvlib.optimum.pipeline import SEARCH_SHARE as SOLVE_SEARCH_SHARE
 
     slv = sub.add_parser(
         "solve",
@@ -377,8 +400,10 @@ def build_parser() -> argparse.ArgumentParser:
                      "completion,latency,evictions; id is the input's id column where it has one, else the request's "
                      "number from 0. Written atomically (a failed write keeps the file already there); the input file is refused under any name; "
                      "- or /dev/stdout puts the schedule on stdout and the report on stderr (not with --json)")
-    slv.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
+    slv.add_argument("--quiet", "-q", action="store_true", help=QUIET_HELP)
 
+
+def _add_convert(sub) -> None:
     try:
         rs = default_round_seconds()
         rs_text = f"{rs:g}"
@@ -410,7 +435,13 @@ def build_parser() -> argparse.ArgumentParser:
                      f"one decode round of {ROUND_BATCH} requests holding 16,492 KV tokens, rounded to 0.1 ms "
                      "(default a100, as above); not with --round-seconds")
     cnv.set_defaults(default_round_seconds=rs)
+    cnv.add_argument("--out", "-o", metavar="FILE.csv", default=None,
+                     help="write the request CSV here (default, - or /dev/stdout: stdout), atomically (a failed write "
+                     "keeps the file already there; the input trace is refused under any name); the summary goes "
+                     "to stderr")
 
+
+def _add_batchtime(sub) -> None:
     bt = sub.add_parser(
         "batchtime",
         help="time of one batch of Llama-2-70B (tensor parallel 2) on a100, h100 or h200, with its breakdown",
@@ -442,6 +473,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="print one JSON object on stdout (hardware, attention, the batch, breakdown_ms, total_ms, "
                     "origin)")
 
+
+def _add_profile(sub) -> None:
     pf = sub.add_parser(
         "profile",
         help="measure the kernels of one Llama-2-70B TP-2 layer on the local GPU (needs PyTorch)",
@@ -462,11 +495,6 @@ def build_parser() -> argparse.ArgumentParser:
                     help="PyTorch device (default cuda; cpu times with the wall clock: a check of the tool, not a GPU "
                     "profile)")
     pf.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
-    cnv.add_argument("--out", "-o", metavar="FILE.csv", default=None,
-                     help="write the request CSV here (default, - or /dev/stdout: stdout), atomically (a failed write "
-                     "keeps the file already there; the input trace is refused under any name); the summary goes "
-                     "to stderr")
-    return parser
 
 
 # --------------------------------------------------------------------------- helpers
