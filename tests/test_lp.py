@@ -262,3 +262,18 @@ def test_split_lp_order_ranks_group_after_group():
     rank = lp_order(both)
     alone = lp_order(first)
     assert rank[:4].tolist() == alone.tolist() and rank[4:].tolist() == (alone + 4).tolist()
+
+
+def test_lp_unsolved_over_a_huge_horizon_is_a_named_error(monkeypatch):
+    """No idle gap to split at and HiGHS gives up: a ParameterError naming the horizon and what to do (exit 2 in
+    the CLI), not the RuntimeError the CLI reports as an internal error."""
+    from kvlib.core.errors import ParameterError
+    from kvlib.policies import wyz_lp
+
+    monkeypatch.setattr(wyz_lp, "_solve_highs", lambda cost, *a, **k: ("Unknown", 0.0, np.zeros(len(cost))))
+    inst = Instance.from_arrays([0, 0], [1, 1], [2, 3], 10)
+    with pytest.raises(ParameterError, match=r"horizon of 2,000,000 rounds was not solved \(HiGHS status 'Unknown'\)"
+                       r".*--time-step"):
+        lp_relaxation(inst, horizon=2_000_000, time_step=100_000)
+    with pytest.raises(RuntimeError, match="LP relaxation not solved"):  # an ordinary horizon: a kvlib bug
+        lp_relaxation(inst, horizon=20, time_step=1)
