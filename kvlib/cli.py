@@ -523,6 +523,9 @@ def _check_input_path(path: str, metavar: str = "FILE.csv") -> None:
         raise _Fail(EXIT_BAD_INPUT, f"{metavar}: empty path (name the input file)")
     if "\x00" in path:
         raise _Fail(EXIT_BAD_INPUT, f"{metavar} {path!r}: a path cannot contain a NUL character")
+    if path.endswith(("/", "/.")) and os.path.exists(path.rstrip("/.") or path) and not os.path.isdir(path):
+        raise _Fail(EXIT_BAD_INPUT, f"{metavar} {_shown(path)}: not a directory (a trailing slash names a "
+                    "directory; drop it to read the file)")
 
 
 def _read_instance(path: str, memory: int):
@@ -564,7 +567,10 @@ def _output_target(path: str | None, option: str, inputs: tuple[str, ...], stdou
     """Check an output path before any work is done; returns the path, or ``"-"`` for standard output.
 
     Refused (exit 2): an empty path; the input file under any name (same device and inode: ``x.csv``,
-    ``d/../x.csv``, a symbolic or hard link); a directory; a path whose directory does not exist."""
+    ``d/../x.csv``, a symbolic or hard link); a directory; ``new/`` (a trailing slash on a name that is no
+    directory); a path whose directory does not exist; a file this user may not write (as ``>`` refuses it);
+    a new file in a directory this user may not write.  A writable file in a read-only directory is written in
+    place (a note on stderr says so)."""
     from kvlib.fileio import is_special_path, same_file
 
     if path is None:
@@ -581,16 +587,56 @@ def _output_target(path: str | None, option: str, inputs: tuple[str, ...], stdou
                         "refusing to overwrite it, choose another output path")
     if is_special_path(path):
         return path
+    shown = _shown(path)
     if os.path.isdir(path):
-        raise _Fail(EXIT_BAD_INPUT, f"{option} {path}: is a directory (name a file inside it)")
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {shown}: is a directory (name a file inside it)")
+    if path.endswith(("/", "/.")):
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {shown}: not a directory (a trailing slash names a directory, "
+                    f"and {_shown(path.rstrip('/.') or path)} is none; drop the slash to write a file)")
     parent = os.path.dirname(os.path.realpath(path)) or "."
+    where = _shown(os.path.dirname(path) or ".")
+    if os.path.exists(parent) and not os.path.isdir(parent):
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {shown}: cannot write ({where} is a file, not a directory)")
     if not os.path.isdir(parent):
-        raise _Fail(EXIT_BAD_INPUT, f"{option} {path}: cannot write (directory {os.path.dirname(path) or '.'} "
-                    "does not exist)")
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {shown}: cannot write (directory {where} does not exist)")
+    _check_name_length(path, option, shown, parent)
+    return _writable_target(path, option, shown, parent, where)
+
+
+def _check_name_length(path: str, option: str, shown: str, parent: str) -> None:
+    """A file name longer than the directory's file system allows (``NAME_MAX``, 255 bytes on common ones),
+    named before any work (the write would fail only at the end)."""
+    size = len(os.fsencode(os.path.basename(path)))
+    try:
+        limit = os.pathconf(parent, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        limit = 255
+    if size > limit:
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {shown[:80]}... ({size} bytes): cannot write (a file name may "
+                    f"have at most {limit} bytes on this file system)")
+
+
+def _writable_target(path: str, option: str, shown: str, parent: str, where: str) -> str:
+    """Refuse what ``>`` would refuse (a file or directory without write permission); say so when the file
+    can only be written in place (a read-only directory: no temporary file can be renamed over it)."""
+    from kvlib.fileio import writes_in_place
+
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {shown}: cannot write (permission denied: the file is read-only "
+                    "for this user; kvlib refuses to replace it, as > would)")
+    if writes_in_place(path):
+        print(f"kvlib: note: {option} {shown}: directory {where} is not writable, so the file is overwritten in "
+              "place (not atomically: a failed write can leave it cut short)", file=sys.stderr)
+        return path
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise _Fail(EXIT_BAD_INPUT, f"{option} {path}: cannot write (permission denied in directory "
-                    f"{os.path.dirname(path) or '.'})")
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {shown}: cannot write (permission denied in directory {where})")
     return path
+
+
+def _shown(path: str) -> str:
+    """A path as messages print it: as given, or quoted with escapes when it holds a control character (a
+    newline in a name would otherwise split the message)."""
+    return repr(path) if any(ord(c) < 32 or ord(c) == 127 for c in path) else path
 
 
 def _write_output(path: str, option: str, text: str) -> None:
@@ -601,7 +647,7 @@ def _write_output(path: str, option: str, text: str) -> None:
     try:
         atomic_write_text(path, text)
     except OSError as e:
-        raise _Fail(EXIT_BAD_INPUT, f"{option} {path}: cannot write ({e.strerror or e})") from None
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {_shown(path)}: cannot write ({e.strerror or e})") from None
 
 
 def schedule_csv_text(instance, schedule, ids=None) -> str:
@@ -781,7 +827,7 @@ def cmd_simulate(args: argparse.Namespace, out) -> int:
             out.append(schedule_csv_text(inst, res.schedule, table.ids).rstrip("\n"))
         else:
             if sched_out:
-                lines.append(f"schedule      written to {sched_out}")
+                lines.append(f"schedule      written to {_shown(sched_out)}")
             out.extend(lines)
     return EXIT_OK
 
@@ -869,7 +915,7 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
                 print(line, file=sys.stderr)
             out[:] = [schedule_csv_text(inst, Schedule(tuple(res.starts)), table.ids).rstrip("\n")]
         elif sched_out:
-            out.append(f"schedule      written to {sched_out}")
+            out.append(f"schedule      written to {_shown(sched_out)}")
     if not res.optimal:
         print(f"kvlib: no optimality certificate within --time-limit {args.time_limit:g} s; the interval "
               f"[{res.lower}, {res.upper}] is certified (exit code {EXIT_NO_CERTIFICATE})", file=sys.stderr)
@@ -909,7 +955,7 @@ def cmd_convert(args: argparse.Namespace, out) -> int:
     msg.append(f"prompt = {cols['prompt']}, output = {cols['output']}; max prompt + output = "
                f"{int((tr.prompt + tr.output).max())} tokens (every M below this rejects a request)")
     if target not in (None, "-"):
-        msg.append(f"wrote {target}")
+        msg.append(f"wrote {_shown(target)}")
     for m in msg:
         print(m, file=sys.stderr)
     return EXIT_OK
