@@ -7,8 +7,10 @@ runs, file descriptor 1 is pointed at stderr, so nothing a library prints
 (e.g. a solver's banner or log) can reach stdout before the document.
 
 Output files (``--schedule-out``, ``--out``) are checked before any work (the input under any name, by
-device and inode; a directory; a missing directory) and written atomically through
-:func:`kvlib.fileio.atomic_write_text`; ``-``, ``/dev/stdout`` or the file stdout is redirected to mean
+device and inode; a directory; ``new/``; a missing directory; a name too long; what ``>`` would refuse: a
+file or a directory this user may not write) and written atomically through
+:func:`kvlib.fileio.atomic_write_text` (a writable file in a read-only directory is written in place, as
+``>`` would, with a note on stderr); ``-``, ``/dev/stdout`` or the file stdout is redirected to mean
 standard output (taken before descriptor 1 is redirected), other devices are written directly.
 
 Exit codes (also in ``kvlib --help``): see :data:`EXIT_CODES`.
