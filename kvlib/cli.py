@@ -7,8 +7,10 @@ runs, file descriptor 1 is pointed at stderr, so nothing a library prints
 (e.g. a solver's banner or log) can reach stdout before the document.
 
 Output files (``--schedule-out``, ``--out``) are checked before any work (the input under any name, by
-device and inode; a directory; a missing directory) and written atomically through
-:func:`kvlib.fileio.atomic_write_text`; ``-``, ``/dev/stdout`` or the file stdout is redirected to mean
+device and inode; a directory; ``new/``; a missing directory; a name too long; what ``>`` would refuse: a
+file or a directory this user may not write) and written atomically through
+:func:`kvlib.fileio.atomic_write_text` (a writable file in a read-only directory is written in place, as
+``>`` would, with a note on stderr); ``-``, ``/dev/stdout`` or the file stdout is redirected to mean
 standard output (taken before descriptor 1 is redirected), other devices are written directly.
 
 Exit codes (also in ``kvlib --help``): see :data:`EXIT_CODES`.
@@ -273,11 +275,8 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    # the help states the engine's round cap and the pipeline's primal-search budget, read from where they live
-    from kvlib.core.simulate import MAX_DEFAULT_ROUNDS
-    from kvlib.optimum.pipeline import SEARCH_EVALUATIONS as SOLVE_SEARCH_EVALUATIONS
-    from kvlib.optimum.pipeline import SEARCH_SHARE as SOLVE_SEARCH_SHARE
-
+    """The ``kvlib`` parser: one function per subcommand (:func:`_add_simulate`, :func:`_add_solve`,
+    :func:`_add_convert`, :func:`_add_batchtime`, :func:`_add_profile`), registered in that order."""
     parser = argparse.ArgumentParser(
         prog="kvlib",
         description="Scheduling LLM inference under a KV-cache memory limit M (kvbook companion library).",
@@ -285,7 +284,22 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_HelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    quiet_help = "no progress bar (bars appear only on large inputs and only when stderr is a terminal)"
+    _add_simulate(sub)
+    _add_solve(sub)
+    _add_convert(sub)
+    _add_batchtime(sub)
+    _add_profile(sub)
+    return parser
+
+
+#: ``--quiet`` of simulate and solve
+QUIET_HELP = "no progress bar (bars appear only on large inputs and only when stderr is a terminal)"
+
+
+def _add_simulate(sub) -> None:
+    # the help states the engine's round cap, read from where it lives
+    from kvlib.core.simulate import MAX_DEFAULT_ROUNDS
+
     sim = sub.add_parser(
         "simulate",
         help="run an online policy on a CSV of requests (columns arrival,prompt,output)",
@@ -318,9 +332,13 @@ def build_parser() -> argparse.ArgumentParser:
                      "latency,evictions; id is the input's id column where it has one, else the request's number "
                      "from 0. Written atomically (a failed write keeps the file already there); the input file is refused under any name; "
                      "- or /dev/stdout puts the schedule on stdout and the report on stderr (not with --json)")
-    sim.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
+    sim.add_argument("--quiet", "-q", action="store_true", help=QUIET_HELP)
     sim.add_argument("--force", action="store_true",
                      help=f"run even when an option predicts a very long run (--samples above {MAX_SAMPLES:,})")
+    _add_policy_options(sim)
+
+
+def _add_policy_options(sim) -> None:
     po = sim.add_argument_group("policy options (each applies only to the policies listed under it)")
     po.add_argument("--tie-break", choices=("index", "random"), default=None, help=_option_help("tie_break"))
     po.add_argument("--alpha", type=_float_arg(0.0, 1.0, hi_open=True, what="in [0, 1)"), default=None,
@@ -338,6 +356,13 @@ def build_parser() -> argparse.ArgumentParser:
     po.add_argument("--B", "--batch-cap", dest="B", type=POSITIVE_INT, default=None, help=_option_help("B"))
     po.add_argument("--samples", type=POSITIVE_INT, default=None, help=_option_help("samples"))
     po.add_argument("--time-step", type=POSITIVE_INT, default=None, help=_option_help("time_step"))
+
+
+
+def _add_solve(sub) -> None:
+    # the help states the pipeline's primal-search budget, read from where it lives
+    from kvlib.optimum.pipeline import SEARCH_EVALUATIONS as SOLVE_SEARCH_EVALUATIONS
+    from kvlib.optimum.pipeline import SEARCH_SHARE as SOLVE_SEARCH_SHARE
 
     slv = sub.add_parser(
         "solve",
@@ -377,8 +402,10 @@ def build_parser() -> argparse.ArgumentParser:
                      "completion,latency,evictions; id is the input's id column where it has one, else the request's "
                      "number from 0. Written atomically (a failed write keeps the file already there); the input file is refused under any name; "
                      "- or /dev/stdout puts the schedule on stdout and the report on stderr (not with --json)")
-    slv.add_argument("--quiet", "-q", action="store_true", help=quiet_help)
+    slv.add_argument("--quiet", "-q", action="store_true", help=QUIET_HELP)
 
+
+def _add_convert(sub) -> None:
     try:
         rs = default_round_seconds()
         rs_text = f"{rs:g}"
@@ -410,7 +437,13 @@ def build_parser() -> argparse.ArgumentParser:
                      f"one decode round of {ROUND_BATCH} requests holding 16,492 KV tokens, rounded to 0.1 ms "
                      "(default a100, as above); not with --round-seconds")
     cnv.set_defaults(default_round_seconds=rs)
+    cnv.add_argument("--out", "-o", metavar="FILE.csv", default=None,
+                     help="write the request CSV here (default, - or /dev/stdout: stdout), atomically (a failed write "
+                     "keeps the file already there; the input trace is refused under any name); the summary goes "
+                     "to stderr")
 
+
+def _add_batchtime(sub) -> None:
     bt = sub.add_parser(
         "batchtime",
         help="time of one batch of Llama-2-70B (tensor parallel 2) on a100, h100 or h200, with its breakdown",
@@ -442,6 +475,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="print one JSON object on stdout (hardware, attention, the batch, breakdown_ms, total_ms, "
                     "origin)")
 
+
+def _add_profile(sub) -> None:
     pf = sub.add_parser(
         "profile",
         help="measure the kernels of one Llama-2-70B TP-2 layer on the local GPU (needs PyTorch)",
@@ -462,11 +497,6 @@ def build_parser() -> argparse.ArgumentParser:
                     help="PyTorch device (default cuda; cpu times with the wall clock: a check of the tool, not a GPU "
                     "profile)")
     pf.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
-    cnv.add_argument("--out", "-o", metavar="FILE.csv", default=None,
-                     help="write the request CSV here (default, - or /dev/stdout: stdout), atomically (a failed write "
-                     "keeps the file already there; the input trace is refused under any name); the summary goes "
-                     "to stderr")
-    return parser
 
 
 # --------------------------------------------------------------------------- helpers
@@ -495,6 +525,9 @@ def _check_input_path(path: str, metavar: str = "FILE.csv") -> None:
         raise _Fail(EXIT_BAD_INPUT, f"{metavar}: empty path (name the input file)")
     if "\x00" in path:
         raise _Fail(EXIT_BAD_INPUT, f"{metavar} {path!r}: a path cannot contain a NUL character")
+    if path.endswith(("/", "/.")) and os.path.exists(path.rstrip("/.") or path) and not os.path.isdir(path):
+        raise _Fail(EXIT_BAD_INPUT, f"{metavar} {_shown(path)}: not a directory (a trailing slash names a "
+                    "directory; drop it to read the file)")
 
 
 def _read_instance(path: str, memory: int):
@@ -536,7 +569,10 @@ def _output_target(path: str | None, option: str, inputs: tuple[str, ...], stdou
     """Check an output path before any work is done; returns the path, or ``"-"`` for standard output.
 
     Refused (exit 2): an empty path; the input file under any name (same device and inode: ``x.csv``,
-    ``d/../x.csv``, a symbolic or hard link); a directory; a path whose directory does not exist."""
+    ``d/../x.csv``, a symbolic or hard link); a directory; ``new/`` (a trailing slash on a name that is no
+    directory); a path whose directory does not exist; a file this user may not write (as ``>`` refuses it);
+    a new file in a directory this user may not write.  A writable file in a read-only directory is written in
+    place (a note on stderr says so)."""
     from kvlib.fileio import is_special_path, same_file
 
     if path is None:
@@ -553,16 +589,56 @@ def _output_target(path: str | None, option: str, inputs: tuple[str, ...], stdou
                         "refusing to overwrite it, choose another output path")
     if is_special_path(path):
         return path
+    shown = _shown(path)
     if os.path.isdir(path):
-        raise _Fail(EXIT_BAD_INPUT, f"{option} {path}: is a directory (name a file inside it)")
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {shown}: is a directory (name a file inside it)")
+    if path.endswith(("/", "/.")):
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {shown}: not a directory (a trailing slash names a directory, "
+                    f"and {_shown(path.rstrip('/.') or path)} is none; drop the slash to write a file)")
     parent = os.path.dirname(os.path.realpath(path)) or "."
+    where = _shown(os.path.dirname(path) or ".")
+    if os.path.exists(parent) and not os.path.isdir(parent):
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {shown}: cannot write ({where} is a file, not a directory)")
     if not os.path.isdir(parent):
-        raise _Fail(EXIT_BAD_INPUT, f"{option} {path}: cannot write (directory {os.path.dirname(path) or '.'} "
-                    "does not exist)")
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {shown}: cannot write (directory {where} does not exist)")
+    _check_name_length(path, option, shown, parent)
+    return _writable_target(path, option, shown, parent, where)
+
+
+def _check_name_length(path: str, option: str, shown: str, parent: str) -> None:
+    """A file name longer than the directory's file system allows (``NAME_MAX``, 255 bytes on common ones),
+    named before any work (the write would fail only at the end)."""
+    size = len(os.fsencode(os.path.basename(path)))
+    try:
+        limit = os.pathconf(parent, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        limit = 255
+    if size > limit:
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {shown[:80]}... ({size} bytes): cannot write (a file name may "
+                    f"have at most {limit} bytes on this file system)")
+
+
+def _writable_target(path: str, option: str, shown: str, parent: str, where: str) -> str:
+    """Refuse what ``>`` would refuse (a file or directory without write permission); say so when the file
+    can only be written in place (a read-only directory: no temporary file can be renamed over it)."""
+    from kvlib.fileio import writes_in_place
+
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {shown}: cannot write (permission denied: the file is read-only "
+                    "for this user; kvlib refuses to replace it, as > would)")
+    if writes_in_place(path):
+        print(f"kvlib: note: {option} {shown}: directory {where} is not writable, so the file is overwritten in "
+              "place (not atomically: a failed write can leave it cut short)", file=sys.stderr)
+        return path
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise _Fail(EXIT_BAD_INPUT, f"{option} {path}: cannot write (permission denied in directory "
-                    f"{os.path.dirname(path) or '.'})")
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {shown}: cannot write (permission denied in directory {where})")
     return path
+
+
+def _shown(path: str) -> str:
+    """A path as messages print it: as given, or quoted with escapes when it holds a control character (a
+    newline in a name would otherwise split the message)."""
+    return repr(path) if any(ord(c) < 32 or ord(c) == 127 for c in path) else path
 
 
 def _write_output(path: str, option: str, text: str) -> None:
@@ -573,7 +649,7 @@ def _write_output(path: str, option: str, text: str) -> None:
     try:
         atomic_write_text(path, text)
     except OSError as e:
-        raise _Fail(EXIT_BAD_INPUT, f"{option} {path}: cannot write ({e.strerror or e})") from None
+        raise _Fail(EXIT_BAD_INPUT, f"{option} {_shown(path)}: cannot write ({e.strerror or e})") from None
 
 
 def schedule_csv_text(instance, schedule, ids=None) -> str:
@@ -753,7 +829,7 @@ def cmd_simulate(args: argparse.Namespace, out) -> int:
             out.append(schedule_csv_text(inst, res.schedule, table.ids).rstrip("\n"))
         else:
             if sched_out:
-                lines.append(f"schedule      written to {sched_out}")
+                lines.append(f"schedule      written to {_shown(sched_out)}")
             out.extend(lines)
     return EXIT_OK
 
@@ -841,7 +917,7 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
                 print(line, file=sys.stderr)
             out[:] = [schedule_csv_text(inst, Schedule(tuple(res.starts)), table.ids).rstrip("\n")]
         elif sched_out:
-            out.append(f"schedule      written to {sched_out}")
+            out.append(f"schedule      written to {_shown(sched_out)}")
     if not res.optimal:
         print(f"kvlib: no optimality certificate within --time-limit {args.time_limit:g} s; the interval "
               f"[{res.lower}, {res.upper}] is certified (exit code {EXIT_NO_CERTIFICATE})", file=sys.stderr)
@@ -881,7 +957,7 @@ def cmd_convert(args: argparse.Namespace, out) -> int:
     msg.append(f"prompt = {cols['prompt']}, output = {cols['output']}; max prompt + output = "
                f"{int((tr.prompt + tr.output).max())} tokens (every M below this rejects a request)")
     if target not in (None, "-"):
-        msg.append(f"wrote {target}")
+        msg.append(f"wrote {_shown(target)}")
     for m in msg:
         print(m, file=sys.stderr)
     return EXIT_OK

@@ -24,7 +24,21 @@ Details:
   file (a fifo, a character device, a socket) is opened and written directly:
   it cannot be replaced by a rename, and its consumer expects the bytes.
 * **Directories.**  A path naming a directory raises :class:`IsADirectoryError`
-  before anything is written.
+  before anything is written; a path ending in ``/`` that is not an existing
+  directory raises :class:`NotADirectoryError` (``open("new/", "w")`` fails too;
+  the rename used to create a regular file ``new``).
+* **Read-only files.**  An existing file the process may not write (mode
+  ``0444`` for its owner, say) raises :class:`PermissionError`, as ``>`` or
+  ``open(path, "w")`` would; the rename alone would replace it, since it needs
+  only the directory's write permission.  (Root may write any file, as with
+  ``>``.)
+* **Read-only directories.**  Where the directory refuses a new entry but the
+  existing file is writable (:func:`writes_in_place`), the file is truncated and
+  written in place, as ``>`` would: not atomic, so a failure midway leaves it
+  cut short (callers say so).
+* **Long names.**  The temporary name keeps at most :data:`TEMP_STEM` characters
+  of the target's name, so any name the file system accepts (up to 255 bytes)
+  can be written.
 
 Errors are the usual :class:`OSError` subclasses with ``filename`` set; callers
 turn them into their own messages.
@@ -39,10 +53,15 @@ import stat
 import tempfile
 from typing import IO, Iterator
 
-__all__ = ["atomic_open", "atomic_write_text", "atomic_write_bytes", "is_special_path", "same_file"]
+__all__ = ["atomic_open", "atomic_write_text", "atomic_write_bytes", "is_special_path", "same_file",
+           "writes_in_place", "check_writable"]
 
 #: Paths under these prefixes are written directly (devices, /proc/self/fd/N, /dev/stdout).
 SPECIAL_PREFIXES = ("/dev/", "/proc/")
+
+#: Characters of the target's name kept in the temporary file's name (``.NAME.XXXXXXXX.tmp``): a 250-character
+#: name would otherwise give a temporary name over the 255-byte limit of common file systems.
+TEMP_STEM = 100
 
 
 def is_special_path(path: str | os.PathLike) -> bool:
@@ -68,6 +87,36 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
 
 
+def _directory_refuses_entries(target: str) -> bool:
+    directory = os.path.dirname(target) or "."
+    return not os.access(directory, os.W_OK | os.X_OK)
+
+
+def writes_in_place(path: str | os.PathLike) -> bool:
+    """True when ``path`` is an existing regular file this process may write but whose directory refuses a new
+    entry (so no temporary file can be renamed over it): :func:`atomic_open` then writes it in place."""
+    target = os.path.realpath(os.fspath(path))
+    return (not is_special_path(target) and os.path.isfile(target) and os.access(target, os.W_OK)
+            and _directory_refuses_entries(target))
+
+
+def check_writable(path: str | os.PathLike) -> None:
+    """Raise the :class:`OSError` that ``open(path, "w")`` would raise for the shape and modes of ``path``,
+    before anything is written: :class:`NotADirectoryError` for ``new/`` (a trailing slash on a name that is
+    no directory), :class:`IsADirectoryError` for a directory, :class:`PermissionError` for an existing file
+    the process may not write.  Special files (:func:`is_special_path`) are not checked."""
+    name = os.fspath(path)
+    if is_special_path(name):
+        return
+    if name.endswith(("/", "/.")) and not os.path.isdir(name):
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), name)
+    target = os.path.realpath(name)
+    if os.path.isdir(target):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
+    if os.path.exists(target) and not os.access(target, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -89,16 +138,20 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", *, encoding: str | Non
         with open(name, mode, **kw) as fh:
             yield fh
         return
+    check_writable(name)
     target = os.path.realpath(name)
-    if os.path.isdir(target):
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
+    if writes_in_place(target):  # a read-only directory: no rename possible, write as `>` would
+        with open(target, mode, **kw) as fh:
+            yield fh
+        return
     try:
         old_mode = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
         old_mode = 0o666 & ~_umask()
     directory = os.path.dirname(target) or "."
+    stem = os.fsdecode(os.fsencode(os.path.basename(target))[:TEMP_STEM])  # bytes: names are limited in bytes
     try:
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix="." + stem + ".", suffix=".tmp", dir=directory)
     except OSError as e:  # name the target, not the temporary file
         raise type(e)(e.errno, e.strerror, name) from None
     try:

@@ -604,3 +604,43 @@ def test_solve_takes_a_long_horizon_without_a_guard(tmp_path, capsys):
     assert code in (0, 3) and res["lower"] <= 3 * v + 5 == res["upper"], err
     code, _, err = _run(capsys, ["solve", str(f), "--memory", str(v + 1), "--force"])
     assert code == 2 and "--force" in err  # nothing left for it to lift
+
+
+HELP_SNAPSHOT = ROOT / "tests" / "data" / "cli_help.txt"
+
+
+def _all_help(monkeypatch, capsys) -> str:
+    """``kvlib --help`` and every subcommand's, at 100 columns and with 8 CPU cores (--threads' range)."""
+    import kvlib.cli as cli
+
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setattr(cli, "_cpu_count", lambda: 8)
+    parts = []
+    for argv in ([], ["simulate"], ["solve"], ["convert"], ["batchtime"], ["profile"]):
+        with pytest.raises(SystemExit):
+            main(argv + ["--help"])
+        parts.append(f"===== kvlib {' '.join(argv)} --help\n" + capsys.readouterr().out)
+    return "".join(parts)
+
+
+def test_help_is_unchanged_by_the_parser_split(monkeypatch, capsys):
+    """build_parser was one 195-line function, now one function per subcommand (#47 item 4); every
+    --help is byte for byte what it was (tests/data/cli_help.txt, written by the parser of 40a481c).  After a
+    deliberate change of the help, rewrite the snapshot: KVLIB_REGEN_HELP=1 pytest tests/test_cli.py -k help_is_unchanged."""
+    import os
+
+    if sys.version_info[:2] != (3, 11):  # argparse's layout changes between versions (3.13: "-M, --memory M")
+        pytest.skip("the help snapshot was written by Python 3.11's argparse (environment.yml's Python)")
+    text = _all_help(monkeypatch, capsys)
+    if os.environ.get("KVLIB_REGEN_HELP"):
+        HELP_SNAPSHOT.write_text(text)
+    assert text == HELP_SNAPSHOT.read_text()
+
+
+def test_build_parser_functions_are_short():
+    import ast
+
+    tree = ast.parse((ROOT / "kvlib" / "cli.py").read_text())
+    long = {n.name: n.end_lineno - n.lineno + 1 for n in ast.walk(tree)
+            if isinstance(n, ast.FunctionDef) and n.end_lineno - n.lineno + 1 >= 150}
+    assert long == {}, long

@@ -127,3 +127,50 @@ def test_bad_mode():
     with pytest.raises(ValueError, match="mode"):
         with atomic_open("/tmp/x", "a"):
             pass
+
+
+def test_trailing_slash_on_a_new_name_is_not_a_directory(tmp_path):
+    """`new/` used to be written as a regular file `new` (the temporary file renamed over the stripped path)."""
+    for name in ("new/", "new/."):
+        with pytest.raises(NotADirectoryError):
+            atomic_write_text(str(tmp_path) + "/" + name, "x\n")
+    (tmp_path / "old.csv").write_text(OLD)
+    with pytest.raises(NotADirectoryError):
+        atomic_write_text(str(tmp_path / "old.csv") + "/", "x\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.csv"] and (tmp_path / "old.csv").read_text() == OLD
+
+
+@pytest.mark.parametrize("name", ["n" * 255, "\u00e9" * 127 + "x"])
+def test_longest_names_are_written(tmp_path, name):
+    """A 255-byte name: the temporary name keeps at most TEMP_STEM bytes of it (it exceeded 255 before)."""
+    p = tmp_path / name
+    atomic_write_text(p, "a\n")
+    atomic_write_text(p, "b\n")
+    assert p.read_text() == "b\n" and _leftovers(tmp_path) == []
+
+
+def test_read_only_file_is_refused_like_open_for_writing(tmp_path, monkeypatch):
+    """A file this process may not write is refused as `>` refuses it (the rename needs only the directory's
+    permission and replaced it before).  Root may write any file, so os.access is what decides; here it is
+    made to say what it says to an unprivileged user (the CLI tests run as `nobody`)."""
+    p = tmp_path / "ro.csv"
+    p.write_text(OLD)
+    p.chmod(0o444)
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda q, m, **k: False if os.fspath(q) == str(p) and m & os.W_OK else real(q, m))
+    with pytest.raises(PermissionError):
+        atomic_write_text(p, "new\n")
+    assert p.read_text() == OLD and _leftovers(tmp_path) == []
+
+
+def test_read_only_directory_writes_a_writable_file_in_place(tmp_path, monkeypatch):
+    d = tmp_path / "d"
+    d.mkdir()
+    p = d / "f.csv"
+    p.write_text(OLD)
+    ino = p.stat().st_ino
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda q, m, **k: False if os.fspath(q) == str(d) and m & os.W_OK else real(q, m))
+    assert fileio.writes_in_place(p)
+    atomic_write_text(p, "new\n")
+    assert p.read_text() == "new\n" and p.stat().st_ino == ino and _leftovers(d) == []  # same inode: in place

@@ -292,9 +292,11 @@ def test_a_l_literal_more_than_l_tokens_overflows():
 
 
 def test_a_l_names_a_request_that_can_never_run():
-    # u = 6 with s = 1 > M - s: the promoted request can never be admitted
+    # u = 6 with s = 1 > M - s: a promoted request could never be admitted; refused before the run (a-l cannot
+    # know which requests it will promote), naming the first such request and upper (#50)
     inst = interval_instance([2, 5], 6, 1)
-    with pytest.raises(ValueError, match="request 1 .*could never be admitted"):
+    with pytest.raises(ValueError, match=r"request 0: prompt \+ upper = 1 \+ 6 = 7 exceeds M = 6 \(and 1 more "
+                       r"request\(s\)\).*could never be admitted"):
         run_interval(inst, "a-l", 2, 6)
 
 
@@ -397,3 +399,33 @@ def test_theorem_ec1_part1_fails_at_finite_M_for_amax():
     extreme = {o: ratio(list(o)) for o in itertools.combinations_with_replacement((1, 3), 3)}
     assert max(extreme.values()) == Fraction(5, 3) == extreme[(1, 1, 3)]
     assert inner > max(extreme.values())
+
+
+@pytest.mark.parametrize("name", ["a-max", "a-l"])
+def test_upper_that_never_fits_is_named_before_the_run(name):
+    """prompt + upper > M: a-max stalled with a PolicyError that did not name upper, a-l raised a bare
+    ValueError from decide (#50); both now refuse at reset, naming the request and upper."""
+    from kvlib import Instance, make_policy, simulate
+    from kvlib.core.errors import ParameterError
+
+    inst = Instance.at_zero([2, 1, 3], [3, 4, 2], 10)
+    with pytest.raises(ParameterError, match=rf"^{name}: request 1: prompt \+ upper = 1 \+ 50 = 51 exceeds M = 10"):
+        simulate(inst, make_policy(name), lower=[1, 1, 1], upper=[3, 50, 2], reveal_output=False)
+
+
+@pytest.mark.parametrize("name", ["a-max", "a-l"])
+def test_a_reused_interval_policy_object_starts_afresh(name):
+    """One policy object, several runs (a failed one among them): each run equals a fresh object's."""
+    from kvlib import Instance, make_policy, simulate
+    from kvlib.core.errors import KvlibError
+
+    small = Instance.at_zero([2, 1, 3], [3, 4, 2], 10)
+    other = Instance.at_zero([2, 1, 3, 1], [3, 4, 2, 5], 10)
+    kw = dict(lower=[1, 1, 1], upper=[3, 4, 2], reveal_output=False)
+    kw4 = dict(lower=[1, 1, 1, 1], upper=[3, 4, 2, 5], reveal_output=False)
+    pol = make_policy(name)
+    first = simulate(small, pol, seed=3, **kw)
+    with pytest.raises(KvlibError):
+        simulate(small, pol, seed=3, lower=[1, 1, 1], upper=[3, 50, 2], reveal_output=False)
+    assert simulate(other, pol, seed=3, **kw4).schedule == simulate(other, make_policy(name), seed=3, **kw4).schedule
+    assert simulate(small, pol, seed=3, **kw).schedule == first.schedule

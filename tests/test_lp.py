@@ -209,3 +209,71 @@ def test_lp_variant_options_are_named():
         compare_lp_orders(F1, variant="nope")
     res = simulate(F1, make_policy("lp-swap-ours", phase1_constraint="lookahead"))
     assert check_schedule(F1, res.schedule).valid
+
+
+def _far_apart(gap: int, n: int = 30) -> Instance:
+    """n requests arriving ``gap`` rounds apart (issue #50: at 10**10 the one LP ended with HiGHS status
+    'Unknown' and the CLI exited 1; a few requests took 10-40 s)."""
+    import random
+
+    r = random.Random(301)
+    s = [r.randint(1, 30) for _ in range(n)]
+    o = [r.randint(1, 40) for _ in range(n)]
+    return Instance.from_arrays([i * gap for i in range(n)], s, o, max(x + y for x, y in zip(s, o)) + 5)
+
+
+@pytest.mark.parametrize("name", ["sorted-lp", "lp-swap", "sorted-lp-completion"])
+def test_lp_policies_split_at_idle_gaps_of_ten_billion_rounds(tmp_path, capsys, name):
+    import json
+    import time
+
+    from kvlib.cli import main
+    from kvlib.core.traces import write_instance_csv
+
+    inst = _far_apart(10**10)
+    f = tmp_path / "far.csv"
+    write_instance_csv(inst, f)
+    t0 = time.perf_counter()
+    code = main(["simulate", str(f), "--policy", name, "--memory", str(inst.memory), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert time.perf_counter() - t0 < 20
+    assert json.loads(out)["tel"] == int(inst.output.sum())  # nothing waits: every request starts on arrival
+
+
+def test_idle_groups_split_only_where_the_serial_schedule_is_done():
+    from kvlib.policies.wyz_lp import idle_groups
+
+    # serial schedule: 0 runs [0, 5), 1 arrives at 3 (waits) -> [5, 7); 2 arrives at 7: a new group; 3 and 4
+    # arrive together at 100 and stay together; ids in arrival order, ties by id
+    groups = idle_groups([0, 3, 7, 100, 100], [5, 2, 1, 4, 4])
+    assert [g.tolist() for g in groups] == [[0, 1], [2], [3, 4]]
+    assert [g.tolist() for g in idle_groups([4, 0], [1, 5])] == [[1, 0]]
+
+
+def test_split_lp_order_ranks_group_after_group():
+    from kvlib.policies.wyz_lp import LP_SPLIT_SPAN
+
+    # two busy periods far apart: the later one is ranked after the earlier one, each by its own LP, which
+    # equals the LP of that period alone
+    first = Instance.from_arrays([0, 0, 0, 1], [2, 3, 1, 2], [4, 2, 5, 3], 9)
+    a = np.r_[first.arrival, first.arrival + 2 * LP_SPLIT_SPAN]
+    both = Instance.from_arrays(a, np.r_[first.prompt, first.prompt], np.r_[first.output, first.output], 9)
+    rank = lp_order(both)
+    alone = lp_order(first)
+    assert rank[:4].tolist() == alone.tolist() and rank[4:].tolist() == (alone + 4).tolist()
+
+
+def test_lp_unsolved_over_a_huge_horizon_is_a_named_error(monkeypatch):
+    """No idle gap to split at and HiGHS gives up: a ParameterError naming the horizon and what to do (exit 2 in
+    the CLI), not the RuntimeError the CLI reports as an internal error."""
+    from kvlib.core.errors import ParameterError
+    from kvlib.policies import wyz_lp
+
+    monkeypatch.setattr(wyz_lp, "_solve_highs", lambda cost, *a, **k: ("Unknown", 0.0, np.zeros(len(cost))))
+    inst = Instance.from_arrays([0, 0], [1, 1], [2, 3], 10)
+    with pytest.raises(ParameterError, match=r"horizon of 2,000,000 rounds was not solved \(HiGHS status 'Unknown'\)"
+                       r".*--time-step"):
+        lp_relaxation(inst, horizon=2_000_000, time_step=100_000)
+    with pytest.raises(RuntimeError, match="LP relaxation not solved"):  # an ordinary horizon: a kvlib bug
+        lp_relaxation(inst, horizon=20, time_step=1)

@@ -197,3 +197,23 @@ def test_ratio_table_matches_exact_dual_at_large_sizes():
         assert D[()] == pytest.approx(float(identical_dual(n, s, o, M).value), rel=1e-12)
         assert b[()] == identical_batch_tel(n, s, o, M)
         assert rho[()] == pytest.approx(float(identical_rho(s, o, M)), rel=1e-12)
+
+
+def test_bruteforce_size_guard_and_force(monkeypatch):
+    """Twelve distinct requests ran past 60 s with no guard (#50): more than BRUTE_FORCE_MAX_ORDERS placement
+    orders is a named error before any search, unless force=True; many interchangeable requests stay allowed."""
+    from kvlib.core.errors import ParameterError
+    from kvlib.optimum import bruteforce
+
+    twelve = Instance.at_zero([1] * 12, list(range(1, 13)), 20)
+    with pytest.raises(ParameterError, match=r"n = 12 requests have 479,001,600 placement orders .*more than "
+                       r"BRUTE_FORCE_MAX_ORDERS = 3,628,800 .*force=True"):
+        brute_force_opt(twelve)
+    assert bruteforce.placement_orders(Instance.at_zero([1] * 12, [2] * 6 + [3] * 6, 20)) == 924
+    assert brute_force_opt(Instance.at_zero([1] * 12, [2] * 12, 10))[0] > 0  # one kind: one order, allowed
+    monkeypatch.setattr(bruteforce, "BRUTE_FORCE_MAX_ORDERS", 2)
+    inst = Instance.at_zero([1] * 4, [1, 1, 3, 3], 5)  # 4! / (2! 2!) = 6 orders
+    with pytest.raises(ParameterError, match="n = 4 requests have 6 placement orders"):
+        brute_force_opt(inst)
+    assert brute_force_opt(inst, force=True)[0] == 12
+    assert brute_force_opt(inst, upper=12, force=True)[0] == 12  # the repeated search without cut-off keeps force

@@ -8,7 +8,7 @@ request per line.  Rules, each enforced with an
 :class:`~kvlib.core.errors.InstanceError` that names the file, the line (1-based;
 the header is line 1) and the column:
 
-* UTF-8 text; a UTF-8 byte-order mark is accepted, UTF-16 and binary files are
+* UTF-8 text; a UTF-8 byte-order mark is accepted, UTF-16, UTF-32 and binary files are
   refused; ``\\r\\n`` line ends and blank lines are accepted;
 * every value a plain decimal integer: ASCII digits ``0-9`` with an optional
   leading ``-`` (so negative values get a message about their sign), optionally
@@ -113,6 +113,8 @@ def read_text(path: str | Path, what: str = "request file") -> str:
         raise InstanceError(f"{path}: permission denied") from None
     except OSError as e:
         raise InstanceError(f"{path}: cannot read ({e.strerror or e})") from None
+    if data[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"):  # before UTF-16: FF FE also starts UTF-32-LE
+        raise InstanceError(f"{path}: the file is UTF-32 encoded; save it as UTF-8 (plain CSV) and retry")
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise InstanceError(f"{path}: the file is UTF-16 encoded; save it as UTF-8 (plain CSV) and retry")
     if data.startswith(b"\xef\xbb\xbf"):

@@ -28,6 +28,7 @@ naive version (every start vector in a box, for ``n <= 4``) for the tests.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -35,12 +36,30 @@ from kvlib.core.checker import check_schedule
 from kvlib.core.model import Instance, Schedule
 
 
+#: :func:`brute_force_opt` refuses an instance with more placement orders than this unless ``force=True``: the
+#: orders of its requests up to interchangeable ones, ``n! / prod(c_k!)`` over the groups of equal ``(a, s, o)``
+#: (the search places interchangeable requests in index order only).  ``10!``: ten distinct requests take about
+#: a minute, twelve (``12!``) run for hours; twelve requests of two kinds (``12! / (6! 6!) = 924``) are instant.
+BRUTE_FORCE_MAX_ORDERS = math.factorial(10)
+
+
+def placement_orders(instance: Instance) -> int:
+    """``n! / prod(c_k!)``: the orders of the requests up to interchangeable ones (equal ``(a, s, o)``)."""
+    counts: dict[tuple[int, int, int], int] = {}
+    for key in zip(instance.arrival.tolist(), instance.prompt.tolist(), instance.output.tolist()):
+        counts[key] = counts.get(key, 0) + 1
+    orders = math.factorial(instance.n)
+    for c in counts.values():
+        orders //= math.factorial(c)
+    return orders
+
+
 def _horizon(instance: Instance) -> int:
     return int(instance.arrival.max() + instance.output.sum())
 
 
 def brute_force_opt(instance: Instance, upper: int | None = None, node_limit: int = 5_000_000,
-                    sf_ordered: bool = False):
+                    sf_ordered: bool = False, *, force: bool = False):
     """Optimal TEL and one optimal start vector, by branch and bound.
 
     ``upper``: the TEL of a known feasible schedule (strict improvement is
@@ -51,8 +70,21 @@ def brute_force_opt(instance: Instance, upper: int | None = None, node_limit: in
     ``sf_ordered=True`` restricts the search to *shortest-first ordered*
     schedules (``o_i < o_j`` implies ``p_i <= p_j``), the form an exchange
     argument toward MC-SF would produce.
+
+    More than :data:`BRUTE_FORCE_MAX_ORDERS` placement orders (:func:`placement_orders`; e.g. more than ten
+    distinct requests) raise :class:`~kvlib.core.errors.ParameterError` before any search (the run would take
+    hours; ``node_limit`` counts nodes, not seconds) unless ``force=True``.
     """
+    from kvlib.core.errors import ParameterError
+
+    if not isinstance(instance, Instance):
+        raise ParameterError(f"instance must be a kvlib Instance, got {type(instance).__name__}")
     n = instance.n
+    if not force and placement_orders(instance) > BRUTE_FORCE_MAX_ORDERS:
+        raise ParameterError(f"brute_force_opt: n = {n} requests have {placement_orders(instance):,} placement "
+                             f"orders (up to interchangeable requests), more than BRUTE_FORCE_MAX_ORDERS = "
+                             f"{BRUTE_FORCE_MAX_ORDERS:,} (ten distinct requests); the search would run for hours: "
+                             "use kvlib.optimum.exact.solve, or pass force=True to search anyway")
     a = [int(x) for x in instance.arrival]
     s = [int(x) for x in instance.prompt]
     o = [int(x) for x in instance.output]
@@ -106,7 +138,7 @@ def brute_force_opt(instance: Instance, upper: int | None = None, node_limit: in
     dfs(0, 0, 0)
     if best[1] is None:
         if upper is not None:
-            return brute_force_opt(instance, None, node_limit, sf_ordered)
+            return brute_force_opt(instance, None, node_limit, sf_ordered, force=force)
         raise RuntimeError("brute force found no feasible schedule")  # pragma: no cover
     sched = Schedule(tuple(best[1]))
     rep = check_schedule(instance, sched)

@@ -50,6 +50,7 @@ from collections import deque
 
 import numpy as np
 
+from kvlib.core.errors import ParameterError, PolicyError
 from kvlib.core.lookahead import FutureMemory, earliest_fit, wake_time
 from kvlib.core.model import Instance, InstanceError, Request
 from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
@@ -226,6 +227,21 @@ class HindsightSF(_HeapPolicy):
         return self._idle_known(t, running, until, self.ctx.output)
 
 
+def check_upper_fits(name: str, ctx: PolicyContext,
+                     how: str = "admits a request only with its upper bound in memory") -> None:
+    """For a policy that admits a request only with its upper bound ``u_i`` in memory (A_max; A_l once it
+    promotes a request): a request with ``s_i + u_i > M`` could never start.  Raises a :class:`ParameterError`
+    naming the request and ``upper`` before the run (it used to stall, or raise a bare ``ValueError``)."""
+    over = np.flatnonzero(np.asarray(ctx.prompt) + np.asarray(ctx.upper) > ctx.memory)
+    if len(over):
+        i = int(over[0])
+        s, u = int(ctx.prompt[i]), int(ctx.upper[i])
+        more = f" (and {len(over) - 1} more request(s))" if len(over) > 1 else ""
+        raise ParameterError(
+            f"{name}: request {i}: prompt + upper = {s} + {u} = {s + u} exceeds M = {ctx.memory}{more}; {name} "
+            f"{how}, so it could never be admitted (lower upper[{i}] or raise M)")
+
+
 class _IntervalPolicy(_HeapPolicy):
     hindsight = False
 
@@ -272,6 +288,7 @@ class AMax(_IntervalPolicy):
 
     def reset(self, ctx: PolicyContext) -> None:
         super().reset(ctx)
+        check_upper_fits(self.name, ctx)
         self._rank = None
         if self.permutation is not None:
             n = len(ctx.arrival)
@@ -608,6 +625,7 @@ class ALower(Policy):
     def reset(self, ctx: PolicyContext) -> None:
         if ctx.lower is None or ctx.upper is None:
             raise ValueError(f"{self.name} needs interval predictions (lower and upper)")
+        check_upper_fits(self.name, ctx, "admits a request it has promoted only with its upper bound in memory")
         super().reset(ctx)
         self.queue: deque[int] = deque()
         self.est = np.asarray(ctx.lower, dtype=np.int64).copy()
@@ -642,8 +660,9 @@ class ALower(Policy):
             started.append(q.popleft())
         if q and not started and not len(k_ids):
             i = q[0]
-            raise ValueError(f"a-l: request {i} (estimate {int(self.est[i])}) needs s + estimate = "
-                             f"{int(ctx.prompt[i] + self.est[i])} > M = {ctx.memory}; it could never be admitted")
+            raise PolicyError(f"a-l: request {i} (estimate {int(self.est[i])}) needs s + estimate = "
+                              f"{int(ctx.prompt[i] + self.est[i])} > M = {ctx.memory}; it could never be admitted "
+                              "(unreachable after reset's check of upper: a kvlib bug)")
         return Decision(start=started, evict=evict)
 
     def idle_until(self, t: int, running: Running, until: int) -> int:

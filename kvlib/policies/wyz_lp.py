@@ -296,6 +296,11 @@ def lp_relaxation(instance_or_ctx, horizon: int | None = None, time_step: int | 
         if status not in ("Infeasible", "Primal infeasible or unbounded"):
             break
         horizon *= 2
+    if horizon > LP_SPLIT_SPAN:
+        raise ParameterError(f"the LP relaxation over a horizon of {horizon:,} rounds was not solved (HiGHS status "
+                             f"{status!r}): time values this far apart, with no idle gap to split the LP at, are "
+                             "beyond the LP's numerics; pass a coarser time_step (--time-step), or use a policy "
+                             "without an LP (sorted-f, mc-sf)")
     raise RuntimeError(f"LP relaxation not solved (HiGHS status {status!r})")
 
 
@@ -325,14 +330,65 @@ def _default_horizon(a, s, o, M) -> int:
 LP_KEYS = ("start", "completion")
 
 
+#: :func:`lp_order` splits the LP at idle gaps (:func:`idle_groups`) when the arrivals span more rounds than this
+#: (and no ``horizon`` is given): one LP over a span of 10**10 rounds has costs and a horizon HiGHS's interior
+#: point cannot resolve (status 'Unknown', or seconds per request).  Below it the single LP is kept as it was.
+LP_SPLIT_SPAN = 10**6
+
+
+def idle_groups(arrival, output) -> list[np.ndarray]:
+    """The requests split where nothing need wait: in arrival order (ties by id), a new group starts at a
+    request arriving no earlier than the moment the one-at-a-time schedule of all earlier requests (each
+    started at ``max(arrival, previous completion)``, feasible since every ``s + o <= M``) has completed them.
+    Requests arriving together are never split."""
+    a = np.asarray(arrival, dtype=np.int64)
+    o = np.asarray(output, dtype=np.int64)
+    order = np.argsort(a, kind="stable")
+    groups: list[list[int]] = []
+    end = None
+    for i in order.tolist():
+        if end is None or a[i] >= end:
+            groups.append([])
+            end = int(a[i])
+        groups[-1].append(i)
+        end = max(end, int(a[i])) + int(o[i])
+    return [np.asarray(g, dtype=np.int64) for g in groups]
+
+
 def lp_order(instance_or_ctx, key: str = "start", **kw) -> np.ndarray:
     """Rank of every request by its LP expected start ``y_i = sum_t t x[i,t]`` (``key="start"``, 002
     Algorithm 6 line 5) or by its fractional completion ``y_i + o_i`` (``key="completion"``, ours);
-    ties: ``o``, then id.  ``kw`` go to :func:`lp_relaxation`."""
+    ties: ``o``, then id.  ``kw`` go to :func:`lp_relaxation`.
+
+    Arrivals spanning more than :data:`LP_SPLIT_SPAN` rounds (no ``horizon`` given): one LP per
+    :func:`idle_groups` group, its arrivals shifted to start at 0, ranked group after group (a group
+    of one request needs no LP)."""
     if key not in LP_KEYS:
         raise ValueError(f"key must be one of {LP_KEYS}, got {key!r}")
+    a, s, o, M = _arrays(instance_or_ctx)
+    a = np.asarray(a, dtype=np.int64)
+    if kw.get("horizon") is None and len(a) and int(a.max()) - int(a.min()) > LP_SPLIT_SPAN:
+        groups = idle_groups(a, o)
+        if len(groups) > 1:
+            return _split_order(groups, a, s, o, M, key, kw)
     _, x, vi, vt, _, _ = lp_relaxation(instance_or_ctx, **kw)
-    return _rank_from_solution(x, vi, vt, _arrays(instance_or_ctx)[2], key)
+    return _rank_from_solution(x, vi, vt, o, key)
+
+
+def _split_order(groups, a, s, o, M, key: str, kw: dict) -> np.ndarray:
+    """:func:`lp_order` over :func:`idle_groups`: each group's ranks, offset by the sizes of the groups before."""
+    s, o = np.asarray(s, dtype=np.int64), np.asarray(o, dtype=np.int64)
+    rank = np.empty(len(a), dtype=np.int64)
+    done = 0
+    for g in groups:
+        if len(g) == 1:
+            local = np.zeros(1, dtype=np.int64)
+        else:
+            sub = Instance.from_arrays(a[g] - a[g].min(), s[g], o[g], M)
+            local = lp_order(sub, key=key, **kw)
+        rank[g] = done + local
+        done += len(g)
+    return rank
 
 
 def _lp_options(formulation, max_nonzeros, solver) -> dict:
