@@ -6,10 +6,13 @@ Reads every module's source with :mod:`ast` (nothing is imported), collects the
 * the edges between subpackages (``core -> policies`` means a module of
   ``kvlib.core`` imports one of ``kvlib.policies``), with the module pairs behind
   each edge;
-* every cycle among modules and among subpackages (there must be none).
+* every cycle among modules and among subpackages (there must be none);
+* every import of a chapter package (``kvlib.book.chapters.NAME``) from outside it: from another
+  chapter's package, from a shared module, or from a notebook other than ``notebooks/NAME.py``
+  (there must be none; the top level, ``kvlib/__init__`` and the CLI, may import any).
 
 Usage: ``python benchmarks/import_graph.py [--dot FILE]``; exit status 1 if a
-cycle exists.  ``tests/test_layout.py`` runs this script.
+cycle or a chapter-import violation exists.  ``tests/test_layout.py`` runs this script.
 """
 
 from __future__ import annotations
@@ -29,27 +32,63 @@ def module_name(path: Path, root: Path) -> str:
     return ".".join(parts)
 
 
+def imported_names(path: Path, pkg: str = "") -> set[str]:
+    """Every dotted name one source file imports (``from a import b`` gives ``a`` and ``a.b``),
+    relative imports resolved against ``pkg``."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            out.add(mod)
+            out.update(f"{mod}.{a.name}" for a in node.names)
+    return out
+
+
 def import_edges(root: Path) -> set[tuple[str, str]]:
     """(importer, imported) pairs between kvlib modules, from every import statement."""
     modules = {module_name(p, root): p for p in root.rglob("*.py")}
     edges: set[tuple[str, str]] = set()
     for name, path in modules.items():
         pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            targets: list[str] = []
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
-                    mod = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    mod = node.module or ""
-                targets = [mod] + [f"{mod}.{a.name}" for a in node.names]
-            for t in targets:
-                if t in modules and t != name:
-                    edges.add((name, t))
+        for t in imported_names(path, pkg):
+            if t in modules and t != name:
+                edges.add((name, t))
     return edges
+
+
+CHAPTERS = "kvlib.book.chapters"
+
+
+def chapter_of(module: str) -> str | None:
+    """``NAME`` for a module of ``kvlib.book.chapters.NAME`` (the package itself included), else None."""
+    parts = module.split(".")
+    return parts[3] if len(parts) > 3 and ".".join(parts[:3]) == CHAPTERS else None
+
+
+def chapter_violations(edges, notebooks: dict[str, set[str]] | None = None) -> list[str]:
+    """Imports of a chapter package from outside it: from another chapter package or from a shared
+    ``kvlib`` module (the top level excepted), and from a notebook ``notebooks[NAME]`` (the names it
+    imports) of another chapter."""
+    bad = []
+    for a, b in sorted(edges):
+        cb = chapter_of(b)
+        if cb is not None and chapter_of(a) != cb and subpackage(a) != "(top)":
+            bad.append(f"{a} imports {b}")
+    for nb, names in sorted((notebooks or {}).items()):
+        bad += [f"notebooks/{nb}.py imports {t}" for t in sorted(names)
+                if chapter_of(t) not in (None, nb)]
+    return bad
+
+
+def notebook_imports(folder: Path) -> dict[str, set[str]]:
+    """The ``kvlib`` names each chapter source ``folder/NAME.py`` imports."""
+    return {p.stem: {t for t in imported_names(p) if t.startswith("kvlib")} for p in sorted(folder.glob("*.py"))}
 
 
 def subpackage(module: str) -> str:
@@ -112,6 +151,7 @@ def main() -> int:
     args = ap.parse_args()
     root = Path(__file__).resolve().parents[1] / "kvlib"
     edges = import_edges(root)
+    chapter_bad = chapter_violations(edges, notebook_imports(root.parent / "notebooks"))
     sub = subpackage_edges(edges)
     print("subpackage import edges (importer -> imported: module pairs)")
     for (a, b), pairs in sorted(sub.items()):
@@ -121,10 +161,13 @@ def main() -> int:
     print(f"module cycles: {len(mod_cycles)}; subpackage cycles: {len(sub_cycles)}")
     for c in mod_cycles + sub_cycles:
         print("  strongly connected: " + ", ".join(c))
+    print(f"chapter-import violations: {len(chapter_bad)}")
+    for v in chapter_bad:
+        print("  " + v)
     if args.dot:
         lines = ["digraph kvlib {"] + [f'  "{a}" -> "{b}" [label={len(p)}];' for (a, b), p in sorted(sub.items())] + ["}"]
         Path(args.dot).write_text("\n".join(lines) + "\n")
-    return 1 if (mod_cycles or sub_cycles) else 0
+    return 1 if (mod_cycles or sub_cycles or chapter_bad) else 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The primal search (kvlib.optimum.search) against the upper bounds the book stored before it.
 
 Two parts, both on instances of 001 Section 5.1's distributions drawn exactly as the hindsight
-chapter's stored tables draw them (``kvlib.book.section51._instance``, seed 0):
+chapter's stored tables draw them (``kvlib.book.section51_trials.trial_instance``, seed 0):
 
 * ``small``: the trials of ``results/hindsight/certified_small.csv`` whose optimum the exact pipeline
   *proved* (60 s per solve), at sizes 10, 12 and 15 (Arrival Model 1: n requests; Arrival Model 2:
@@ -45,7 +45,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kvlib.book.section51 import _instance  # noqa: E402
+from kvlib.book.section51_trials import trial_instance  # noqa: E402
 from kvlib.core.checker import check_schedule  # noqa: E402
 from kvlib.core.model import Schedule  # noqa: E402
 from kvlib.core.simulate import simulate  # noqa: E402
@@ -116,7 +116,7 @@ def small_part(args, done) -> None:
         if key in done:
             continue
         size = int(row.size)
-        inst = _instance(int(row.model), int(row.trial), int(row.seed), (size, size), (size, size))
+        inst = trial_instance(int(row.model), int(row.trial), int(row.seed), (size, size), (size, size))
         r = run_search(inst, args.small_limit)
         opt = int(row.upper)
         hit = next((t for t, v in r["history"] if v == opt), None)
@@ -135,7 +135,7 @@ def paper_part(args, done) -> None:
     for model in (1, 2):
         for trial in range(args.paper_trials):
             row = d[(d.model == model) & (d.trial == trial)].iloc[0]
-            inst = _instance(model, trial, 0, (40, 60), (40, 60))
+            inst = trial_instance(model, trial, 0, (40, 60), (40, 60))
             mcsf = int(simulate(inst, make_policy("mc-sf"), seed=0).tel)
             inc = heuristic_incumbent(inst)
             for limit in args.limits:

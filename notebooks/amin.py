@@ -128,15 +128,15 @@ from myst_nb import glue
 
 from kvlib.policies.cyz import interval_instance
 from kvlib.theory import cyz_experiments as cx
-from kvlib.book import amin as ab
-from kvlib.book import amin_algebra as aa
-from kvlib.book import amin_figures as af
-from kvlib.book import amin_page as pg
-from kvlib.book.amin_page import readable, rows_note, table
+from kvlib.book.chapters.amin import values as ab
+from kvlib.book.chapters.amin import algebra as aa
+from kvlib.book.chapters.amin import figures as af
+from kvlib.book.chapters.amin import page as pg
+from kvlib.book.chapters.amin.page import readable, rows_note, table
 from kvlib.book.gluing import glue_all, glue_figure
 from kvlib.book.store import Store
 from kvlib.book.tables import offer_csv, styled
-from kvlib.theory import amin_periods as ap
+from kvlib.book.chapters.amin import periods as ap
 from kvlib.theory import cyz_errata as ce
 from kvlib.theory import memory_scaling as ms
 from kvlib.theory import rayleigh as ry

@@ -80,12 +80,12 @@ from kvlib.optimum.exact import lp_relaxation, solve
 from kvlib.core.model import Instance, Schedule
 from kvlib.policies import make_policy
 from kvlib.core.simulate import simulate
-from kvlib.book import hindsight_bench as bench
-from kvlib.book import hindsight_page as page
+from kvlib.book.chapters.hindsight import bench as bench
+from kvlib.book.chapters.hindsight import page as page
 from kvlib.book.gluing import glue_all
-from kvlib.book.section51 import (SMALL_SIZES, SMALL_TABLE_OPTIONS, best_policy_trial, certified_small_keys,
+from kvlib.book.chapters.hindsight.rows import (SMALL_SIZES, SMALL_TABLE_OPTIONS, best_policy_trial, certified_small_keys,
                                   certified_small_trial, certified_trial, tiebreak_trial)
-from kvlib.book.section51_search import search_trial
+from kvlib.book.chapters.hindsight.search import search_trial
 from kvlib.book.store import Store
 
 if mode not in ("quick", "full"):
@@ -715,7 +715,7 @@ glue_all(bench.pipeline_budget_values())
 # MC-Benchmark, which skips a request that does not fit), each schedule accepted by the checker. This is
 # cheap, so it runs at the paper's full scale ($n \in [40, 60]$, {glue:text}`scan-trials:d` trials per
 # arrival model, the same seeds as the full-mode solver runs below) in both modes. Each trial is one
-# row of a table of results (row function `kvlib.book.section51.best_policy_trial`; every column, the TEL of each policy
+# row of a table of results (row function `kvlib.book.chapters.hindsight.rows.best_policy_trial`; every column, the TEL of each policy
 # included, is reproducible exactly).
 
 # %%
@@ -760,7 +760,7 @@ glue_all(page.scan_values(scan, scan_summary, scan_tab))
 # 001 Algorithm 1 sorts the waiting requests by output length and does not say how equal lengths are
 # ordered; at $n = 40$-$60$ with $o_i \le 49$ most requests share their length with another, and the
 # order of the ties changes the schedule. Every order of the ties is a faithful reading of the
-# algorithm. A second table of results (row function `kvlib.book.section51.tiebreak_trial`, every
+# algorithm. A second table of results (row function `kvlib.book.chapters.hindsight.rows.tiebreak_trial`, every
 # column exact) runs, on the same Arrival Model 1 instances as the scan above, MC-SF with ties broken
 # by index (our default) and by five seeded random orders, together with the other policies of the
 # scan; the best checked schedule among all of them bounds OPT from above.
@@ -805,7 +805,7 @@ glue_all(page.tie_values(ties, tie_summary, tie_tab.label))
 # the same distribution, so if MC-SF were optimal with the same probability on both, the split of
 # matches between them would be hypergeometric. Taking for ours the most favourable reading's count
 # of *possible* matches (an upper bound on its true matches, which only makes the test more lenient),
-# the one-sided Fisher exact test (`kvlib.book.section51.match_count_test`) gives
+# the one-sided Fisher exact test (`kvlib.book.chapters.hindsight.rows.match_count_test`) gives
 # $p =$ {glue:text}`tie-p-fisher:s` for {glue:text}`tie-paper-matches:d` or more matches in the paper's
 # {glue:text}`tie-paper-trials:d` trials. Put
 # differently: at 99.9% confidence MC-SF is optimal on at most {glue:text}`tie-share-up:.1f`% of
@@ -823,7 +823,7 @@ glue_all(page.tie_values(ties, tie_summary, tie_tab.label))
 #
 # At the paper's $n = 40$-$60$ no optimum is proved within a minute here, but at smaller sizes the
 # pipeline proves most of them. A third table of results (row function
-# `kvlib.book.section51.certified_small_trial`) draws instances from 001 Section 5.1's distribution
+# `kvlib.book.chapters.hindsight.rows.certified_small_trial`) draws instances from 001 Section 5.1's distribution
 # with the size fixed: Arrival Model 1 with exactly $n$ requests at $t = 0$, Arrival Model 2 with a
 # horizon of exactly $T$ rounds (so $n$ is random, mean $\lambda T$); $M$, $s_i$, $o_i$ and $\lambda$
 # are drawn as in the paper. Each row has MC-SF's TEL, the certified interval of OPT ({glue:text}`small-limit:s` s per
@@ -911,7 +911,7 @@ glue_all(bench.longer_limit_values(scaling, bench.benchmark_rows("benchmarks/exa
 # proved, i.e. MC-SF equals the certified lower bound.
 #
 # Each trial is one row of a fourth table of results (row function
-# `kvlib.book.section51.certified_trial`). The instance hash, $n$, $M$ and the TELs of MC-SF and of the
+# `kvlib.book.chapters.hindsight.rows.certified_trial`). The instance hash, $n$, $M$ and the TELs of MC-SF and of the
 # best heuristic schedule are reproducible exactly; the interval [lower, upper] depends on the time
 # limit and the machine's speed, so a recomputation is only required to overlap it; proved flags,
 # gaps and wall times are recorded but not compared. The rows are ordered trial by trial (trial 0 of

@@ -86,8 +86,8 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from kvlib.book import lowerbounds as lbrows
-from kvlib.book import lowerbounds_page as lbp
+from kvlib.book.chapters.lowerbounds import rows as lbrows
+from kvlib.book.chapters.lowerbounds import page as lbp
 from kvlib.book.gluing import glue_figure
 from kvlib.book.store import Store
 from kvlib.book.tables import offer_csv, styled
@@ -127,7 +127,7 @@ def glue_section(section, figure_key=None):
 #
 # ::::{dropdown} The stored tables of this chapter
 # Every loop over the size of a construction is one {term}`stored table` of the results store
-# (`kvlib.book.store`): a row function of `kvlib.book.lowerbounds` called once per key (one row per
+# (`kvlib.book.store`): a row function of `kvlib.book.chapters.lowerbounds.rows` called once per key (one row per
 # size of a construction). The table below gives, for each, where its rows come from: computed live
 # in quick mode, read from the results store (not recomputed) in full mode, with the commit that
 # computed them; {glue:text}`lb_tables_complete:d` of the {glue:text}`lb_tables_n:d` tables are
@@ -211,7 +211,7 @@ for key, value in lbp.stored_values(tables, mode=mode, time_limit=exact_time_lim
 # ::::
 
 # %% tags=["teach"]
-# one stored row per (M, policy): kvlib.book.lowerbounds.thm41_row runs adv.thm41_adversary
+# one stored row per (M, policy): kvlib.book.chapters.lowerbounds.rows.thm41_row runs adv.thm41_adversary
 thm41 = t41.frame.rename(columns={
     "b_full": "b (full instance)", "tel": "TEL(policy)", "opt_upper": "OPT upper",
     "opt_upper_from": "OPT upper from", "opt_lower": "OPT lower (volume)"})

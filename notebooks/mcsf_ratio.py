@@ -207,12 +207,12 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from kvlib import Instance, Schedule, check_schedule
-from kvlib.book import mcsf_ratio_figures as F
-from kvlib.book import mcsf_ratio_values as V
-from kvlib.book import offcouple_rows as OR
-from kvlib.book import ratio_rows as rr
+from kvlib.book.chapters.mcsf_ratio import figures as F
+from kvlib.book.chapters.mcsf_ratio import values as V
+from kvlib.book.chapters.mcsf_ratio import offcouple_rows as OR
+from kvlib.book.chapters.mcsf_ratio import rows as rr
 from kvlib.book.gluing import glue_all, glue_figure
-from kvlib.book.mcsf_ratio_page import completions_table, schedules_table, table_sources, words
+from kvlib.book.chapters.mcsf_ratio.page import completions_table, schedules_table, table_sources, words
 from kvlib.book.runs import run_checked
 from kvlib.book.store import Store
 from kvlib.book.tables import offer_csv, styled

@@ -238,11 +238,11 @@ plt.close(fig)
 # $t = 0$, $n \sim U[40, 60]$), runs every non-preemptive look-ahead policy (MC-SF, MC-Benchmark, our
 # scanning variant and {term}`MC-SF2`, shortest prompt plus output first) and validates each schedule
 # with the independent checker. Instance $k$ is drawn with the seeds of trial $k$ of the solver-free scan
-# in {ref}`hindsight-scan` (`kvlib.book.model_page.am1_instance`), so the two chapters count on the same
+# in {ref}`hindsight-scan` (`kvlib.book.chapters.model.page.am1_instance`), so the two chapters count on the same
 # instances. This page draws {glue:text}`rand_count` of them (001 runs 200 trials, the paper's number).
 
 # %%
-from kvlib.book.model_page import policy_tels, smallest_counts
+from kvlib.book.chapters.model.page import policy_tels, smallest_counts
 
 n_instances = 5 if mode == "quick" else 200
 table = policy_tels(seed, n_instances)  # every schedule re-checked by the independent checker

@@ -103,7 +103,7 @@
 # under the paper's names.
 #
 # Every simulation is one row of a stored table: one (configuration, rate, number of requests,
-# seed) run of `kvlib.book.realtrace.realtrace_row`, with the number of requests, a hash of the
+# seed) run of `kvlib.book.chapters.realtrace.rows.realtrace_row`, with the number of requests, a hash of the
 # instance and the average latency as columns that a recomputation must reproduce exactly, and
 # the scheduler's and simulator's seconds as timings. Each caption states how many rows it rests
 # on and where they were computed; the keys are ordered so that an incomplete table holds every
@@ -166,15 +166,15 @@ from kvlib.serving.measured import EMBEDDED as MEASURED
 from kvlib.policies import POLICIES
 from kvlib.serving.experiments import build_workload, policy_label, smallest_stable_alpha
 from kvlib.serving.workloads import SYNTHETIC_LABEL, lmsys_fit_table, resolve_shared_dir
-from kvlib.book import realtrace_data as RD
-from kvlib.book import realtrace_figures as RF
-from kvlib.book import realtrace_gpus as RG
-from kvlib.book import realtrace_plan as RP
-from kvlib.book import realtrace_results as RR
+from kvlib.book.chapters.realtrace import data as RD
+from kvlib.book.chapters.realtrace import figures as RF
+from kvlib.book.chapters.realtrace import gpus as RG
+from kvlib.book.chapters.realtrace import plan as RP
+from kvlib.book.chapters.realtrace import values as RR
 from kvlib.book.gluing import glue_all, glue_figure
 from kvlib.book.gluing import glue_value as g
-from kvlib.book.realtrace import capacity_row
-from kvlib.book.realtrace_page import (coefficient_table, data_files_display, fit_mixture_table, fit_statistics_table,
+from kvlib.book.chapters.realtrace.rows import capacity_row
+from kvlib.book.chapters.realtrace.page import (coefficient_table, data_files_display, fit_mixture_table, fit_statistics_table,
                                        policy_display, provenance_table)
 from kvlib.book.store import Store
 from kvlib.book.sweeps import run_specs
@@ -198,7 +198,7 @@ LM_LABEL = f"user CSV {Path(user_csv).name}" if user_csv else SYNTHETIC_LABEL
 glue_all(RP.parameter_values(mode, LM_LABEL, P))
 
 # The simulations behind the tables and figures below are rows of stored tables (kvlib.book.store):
-# one row = one (configuration, rate, size, seed) run of kvlib.book.realtrace.realtrace_row.
+# one row = one (configuration, rate, size, seed) run of kvlib.book.chapters.realtrace.rows.realtrace_row.
 if SHARED:
     os.environ["KVBOOK_SHARED_DIR"] = str(SHARED)  # the rows (and their worker processes) read the same files
 store = Store("realtrace", mode=mode, parameters={k: globals()[k] for k in ("seed", *DEFAULTS)})

@@ -78,7 +78,7 @@
 #    002's claims about it size by size.
 #
 # The expensive loops are {term}`stored tables <stored table>` of the results store (`kvlib.book.store`; one
-# row function of `kvlib.book.sortedf_rows` per table): every table, figure and number below that rests on one
+# row function of `kvlib.book.chapters.sortedf.rows` per table): every table, figure and number below that rests on one
 # says how many rows it has and where they come from (the banner above lists them). The sizes of every
 # computation are in the folded table of parameters at the end of the page.
 # ::::
@@ -108,15 +108,15 @@ from IPython.display import Markdown, Math, display
 from myst_nb import glue
 
 from kvlib import Instance
-from kvlib.book import sortedf_chain as SC
-from kvlib.book import sortedf_experiments as SE
+from kvlib.book.chapters.sortedf import chain as SC
+from kvlib.book.chapters.sortedf import experiments as SE
 from kvlib.book.gluing import glue_all, glue_figure
 from kvlib.book.runs import run_checked
-from kvlib.book.sortedf_page import summary_table
+from kvlib.book.chapters.sortedf.page import summary_table
 from kvlib.book.tables import offer_csv, styled
 from kvlib.book.store import Store
-from kvlib.book.sortedf_rows import chain_frame, sortedf_tables, table_keys
-from kvlib.book.synthetic import EC1_DISTRIBUTIONS
+from kvlib.book.chapters.sortedf.rows import chain_frame, sortedf_tables, table_keys
+from kvlib.book.chapters.sortedf.synthetic import EC1_DISTRIBUTIONS
 from kvlib.optimum.certify import certify
 from kvlib.theory.chain48 import link_table, telescoped
 from kvlib.policies.wyz import F_exact, lemma1_tally, phase1_selector
@@ -140,7 +140,7 @@ KEYS = table_keys(seed=seed, opt_trials=opt_trials, time_limit=time_limit, chain
                   sel_ns=[25, 50, 100] if QUICK else [25, 50, 100, 200, 500, 1000, 2000], sel_Ms=[100, 200] if QUICK else [100, 200, 400],
                   ec1_trials=trials, s7_sizes=[200, 400] if QUICK else list(range(200, 2001, 200)), s7_seeds=1 if QUICK else 3,
                   lp_fallback_step=lp_fallback_step)
-TABS = sortedf_tables(Store("sortedf", mode=mode, parameters=params), KEYS)  # kvlib.book.sortedf_rows; see each section
+TABS = sortedf_tables(Store("sortedf", mode=mode, parameters=params), KEYS)  # kvlib.book.chapters.sortedf.rows; see each section
 for name, tab in TABS.items():  # the stored tables' labels (rows, commit, computing time), also in the banner
     glue(f"lab_{name}", tab.label, display=False)
 glue("time_limit_s", f"{time_limit:g}", display=False)
@@ -256,7 +256,7 @@ glue("ex2_diff", Math(sp.latex(TEL_XY - TEL_YX) + " = " + sp.latex(diff) + " = "
 #
 # On random instances of the Table EC.1 setting (Uniform $s, o \in [1, 50]$, {glue:text}`mid_n:d` requests,
 # $M = 100$) we run Sorted-F with the exact argmin under both constraints (stored table `chain_sweep` of
-# `kvlib.book.sortedf_rows.chain_sweep_row`, {glue:text}`lab_chain_sweep:s`; it also feeds the proof-chain sweep below).
+# `kvlib.book.chapters.sortedf.rows.chain_sweep_row`, {glue:text}`lab_chain_sweep:s`; it also feeds the proof-chain sweep below).
 
 # %%
 mid_f = TABS["chain_sweep"].frame
@@ -362,7 +362,7 @@ glue_all(SC.theorem3_values(opt_f, small, best_of_obj, time_limit))  # opt_n, ra
 #
 # Each restart starts from a random small instance and changes one $s_i$ or $o_i$ by a random amount (or adds
 # or removes a request). Each restart is one row of the stored table `adversarial`
-# (`kvlib.book.sortedf_rows.adversarial_row`), which also holds the two searches on single links of our
+# (`kvlib.book.chapters.sortedf.rows.adversarial_row`), which also holds the two searches on single links of our
 # variant of the proof chain (section "Our variant" below).
 #
 # :::{glue:figure} tbl_adv
@@ -487,7 +487,7 @@ w58_cex = W58.chain_values(Instance.at_zero([1, 1, 1], [1, 4, 4], 7))  # the sma
 glue_all(SC.paper_chain_values(w58, w58_links, w58_cex, mode))  # w58_n, w58_thm8_bad, ...
 
 # 002's optimum-free links at the Table EC.1 size (section 'Theorems 4-6 and Lemmas 1-2')
-from kvlib.book.sortedf_rows import paper_chain_ec1_row
+from kvlib.book.chapters.sortedf.rows import paper_chain_ec1_row
 
 side = pd.DataFrame([paper_chain_ec1_row(seed=seed, trial=t, distribution=d) for d in EC1_DISTRIBUTIONS for t in range(side_trials)])
 glue("tbl_side", styled(SC.side_table(side)), display=False)
@@ -533,7 +533,7 @@ display(styled(w58_links, formats={"largest measured": "{:.4f}"}))
 #
 # The links before Theorem 8 need no optimum, so we evaluate them on the first {glue:text}`side_trials:d`
 # Table EC.1 instances of each distribution (002's five distributions, $n$ and $M = 100$;
-# `kvlib.book.sortedf_rows.paper_chain_ec1_row`, computed live).
+# `kvlib.book.chapters.sortedf.rows.paper_chain_ec1_row`, computed live).
 #
 # On the {glue:text}`side_n:d` instances no link and no lemma fails ({glue:text}`side_bad:d` violations).
 # The largest ratios are {glue:text}`side_l4:.4f` (Theorem 4, claimed $\le 1$), {glue:text}`side_l5:.4f`
@@ -909,7 +909,7 @@ glue_all(SE.two_type_values(two))  # two_M, two_t1_ratio, two_e1_ratio, two_dp_M
 # Phase-1 selection, its quality $F$(selector) / $F$(exact DP), and the TEL and time of the whole Sorted-F
 # schedule. 002's recommended scales: exact DP $n \le 100$, scaled DP $n \le 200$, swap search $n \le 500$, quantile
 # greedy $n \ge 1000$. Our instances have $s, o$ uniform on $1..M/2$; the time of one selection is that of the
-# first batch, best of 3 (`kvlib.book.sortedf_rows.selector_row`).
+# first batch, best of 3 (`kvlib.book.chapters.sortedf.rows.selector_row`).
 #
 # The ratio $F$(selector) / $F$(exact DP) is at least 1 for the swap search (Algorithm 4) and
 # quantile greedy (Algorithm 5), whose batches fit $M$; the scaled DP (Algorithm 3) rounds the weights
@@ -987,8 +987,8 @@ glue_all(SE.table3_values(tab3, t3f))  # t3_n, t3_M, t3_dp_ms, t3_worst_swap, ..
 # times), so we compare each policy's TEL relative to Sorted-F (Swap) on the same distribution.
 #
 # ::::{dropdown} The five distributions, and what the two tables measure
-# One row per (trial, distribution) of the stored table `ec1` (`kvlib.book.sortedf_rows.ec1_row`; every policy
-# on the same instance; the instances are drawn by `kvlib.book.synthetic.ec1_sample`). Appendix EC.4.2 of 002: $M = 100$, $s_{\max} = o_{\max} = 50$, five distributions, $n = 100$
+# One row per (trial, distribution) of the stored table `ec1` (`kvlib.book.chapters.sortedf.rows.ec1_row`; every policy
+# on the same instance; the instances are drawn by `kvlib.book.chapters.sortedf.synthetic.ec1_sample`). Appendix EC.4.2 of 002: $M = 100$, $s_{\max} = o_{\max} = 50$, five distributions, $n = 100$
 # (Mixed $n = 200$), with 002's parameters ($s$ and $o$ drawn independently): Uniform on $1..50$; Normal
 # with mean 25 and $\sigma = 8.33$; $\mathrm{Bin}(49, 1/2) + 1$; Exponential with scale 5; Mixed: $s$
 # exponential with scale 10 (80%) or lognormal with $\mu = \ln 40$, $\sigma = 0.25$ (20%), values above 50
@@ -1017,7 +1017,7 @@ glue("tbl_ec1_order", styled(SE.ec1_order_table(means)), display=False)
 glue_all(SE.ec1_values(ec1_f, ours_tel, means, lp_fallback_step))  # ec1_ue_paper, ec1_best, ec1_group_spread, ...
 
 # Appendix EC.4.2's observations (computed live)
-from kvlib.book.sortedf_rows import ec1_order_row
+from kvlib.book.chapters.sortedf.rows import ec1_order_row
 
 order = pd.DataFrame([ec1_order_row(seed=seed, trial=t, distribution=d, lp_fallback_step=lp_fallback_step)
                       for d in EC1_DISTRIBUTIONS for t in range(order_trials)])
@@ -1094,7 +1094,7 @@ glue_all(SE.observation_values(order, means))  # order_n, order_lp_o_gt_s, obs1_
 #
 # ::::{dropdown} How the start order is measured, in detail, and per distribution
 # For (1) and (2) we measure, on the first
-# {glue:text}`order_trials:d` Table EC.1 instance(s) of each distribution (`kvlib.book.sortedf_rows.ec1_order_row`,
+# {glue:text}`order_trials:d` Table EC.1 instance(s) of each distribution (`kvlib.book.chapters.sortedf.rows.ec1_order_row`,
 # live), the Spearman rank correlation $\rho$ of each policy's start times with $o$ and with $s$ (positive:
 # short first), and the mean prompt of the first quarter of requests started relative to the mean prompt
 # ({numref}`tbl-sortedf-order`); (3) is read off the stored `ec1` table above.
@@ -1167,7 +1167,7 @@ glue_all(SE.section7_values(S7, claims))  # s7_sizes, s7_lpswap_lp, s7_nmax, s7_
 # requests; {glue:md}`s7_workload`) in the discrete model, so our latency is
 # in **rounds**, not seconds (the version in seconds is in {ref}`chapter-realtrace`); our subsamples are fresh
 # draws per size and seed, not nested subsets of one 2,000-request set. Stored table `section7`
-# (`kvlib.book.sortedf_rows.section7_row`; {glue:text}`lab_section7:s`).
+# (`kvlib.book.chapters.sortedf.rows.section7_row`; {glue:text}`lab_section7:s`).
 
 # {numref}`tbl-sortedf-s7-claims` counts, size by size, where 002's qualitative statements about Figure 8 hold
 # in our rounds: the first four are 002's reading of Figure 8, the fifth is Figure EC.2's (the Sorted-F (Swap)

@@ -1,4 +1,4 @@
-"""kvlib.book.amin: the A_min chapter's display tables and glued numbers, from full and partial frames."""
+"""kvlib.book.chapters.amin.values: the A_min chapter's display tables and glued numbers, from full and partial frames."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from kvlib.book import amin as ab
+from kvlib.book.chapters.amin import values as ab
 from kvlib.theory import cyz_experiments as cx
 from kvlib.theory import rayleigh as ry
 
@@ -86,7 +86,7 @@ def test_appendix_ec_displays():
 
 
 def test_periods_and_corollary2_facts_from_partial_frames():
-    from kvlib.theory import amin_periods as ap
+    from kvlib.book.chapters.amin import periods as ap
 
     keys = ap.periods_keys([1, 2], [30], [0], ["a-min"], 1, seed=0, load=4)
     rows = _frame(ap.periods_row, keys)

@@ -1,6 +1,6 @@
-"""The A_min chapter's page modules: kvlib.book.amin_page (provenance notes with code-literal paths,
-readable and narrow tables, the tables and glued values of the page), kvlib.book.amin_algebra (its
-symbolic checks) and kvlib.book.amin_figures (its figures and the numbers behind them)."""
+"""The A_min chapter's page modules: kvlib.book.chapters.amin.page (provenance notes with code-literal paths,
+readable and narrow tables, the tables and glued values of the page), kvlib.book.chapters.amin.algebra (its
+symbolic checks) and kvlib.book.chapters.amin.figures (its figures and the numbers behind them)."""
 
 from fractions import Fraction
 from types import SimpleNamespace
@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kvlib.book import amin_algebra as aa
-from kvlib.book import amin_figures as af
-from kvlib.book import amin_page as pg
-from kvlib.book.amin_page import as_fraction, joined, readable, rows_note, table, without_constant
+from kvlib.book.chapters.amin import algebra as aa
+from kvlib.book.chapters.amin import figures as af
+from kvlib.book.chapters.amin import page as pg
+from kvlib.book.chapters.amin.page import as_fraction, joined, readable, rows_note, table, without_constant
 
 
 def test_rows_note_puts_the_path_in_a_code_literal():
@@ -265,7 +265,7 @@ def test_decision_time_facts_trend():
         pg.decision_time_facts(t.iloc[:0])
 
 
-# --------------------------------------------------------------------------- kvlib.book.amin_algebra
+# --------------------------------------------------------------------------- kvlib.book.chapters.amin.algebra
 
 
 def test_math_wraps_latex():
@@ -325,7 +325,7 @@ def test_theorem7_threshold_facts():
     assert aa.theorem7_threshold_facts(sp.Rational(2, 5))["astar_ok"] == "False"
 
 
-# --------------------------------------------------------------------------- kvlib.book.amin_figures
+# --------------------------------------------------------------------------- kvlib.book.chapters.amin.figures
 
 
 def test_theorem1_figure_draws_bounds_and_points():

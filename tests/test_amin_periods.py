@@ -1,4 +1,4 @@
-"""kvlib.theory.amin_periods: the period accounting of 003 Lemma 1 and Proposition 1."""
+"""kvlib.book.chapters.amin.periods: the period accounting of 003 Lemma 1 and Proposition 1."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from kvlib.core.model import Schedule
 from kvlib.policies.cyz import AMin, interval_instance, run_interval
-from kvlib.theory import amin_periods as ap
+from kvlib.book.chapters.amin import periods as ap
 
 
 def test_replayed_bounds_equal_the_policys():

@@ -11,7 +11,7 @@ import pytest
 
 from kvlib.book.figures import schedule_figure
 from kvlib.book.rows import instance_hash
-from kvlib.book.section51 import SCAN_POLICIES, best_policy_trial, certified_trial
+from kvlib.book.chapters.hindsight.rows import SCAN_POLICIES, best_policy_trial, certified_trial
 from kvlib.core.instances import section51
 from kvlib.core.model import Instance, Schedule, memory_profile
 from kvlib.core.simulate import simulate

@@ -1,10 +1,10 @@
-"""Row functions of the chapter "Lower-bound instances" (kvlib.book.lowerbounds) and their stored tables."""
+"""Row functions of the chapter "Lower-bound instances" (kvlib.book.chapters.lowerbounds.rows) and their stored tables."""
 
 from __future__ import annotations
 
 import pytest
 
-from kvlib.book import lowerbounds as lb
+from kvlib.book.chapters.lowerbounds import rows as lb
 from kvlib.book.store import Store, verify_table
 from kvlib.theory import adversary as adv
 

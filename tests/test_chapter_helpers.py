@@ -12,7 +12,7 @@ from kvlib.book.gluing import first_failure
 from kvlib.book.recording import QueueRecorder
 from kvlib.book.runs import run_checked
 from kvlib.book.stats import ci, fit_exponent, t_interval
-from kvlib.book.synthetic import EC1_DISTRIBUTIONS, ec1_sample
+from kvlib.book.chapters.sortedf.synthetic import EC1_DISTRIBUTIONS, ec1_sample
 from kvlib.book.timing import best_of
 from kvlib.optimum.certify import certify
 from kvlib.theory.chain43 import chain_row

@@ -297,7 +297,7 @@ def test_001_am1_mcsf_beaten_under_every_tie_break():
     """001 Section 5.1, AM1 trial 0 (seed 0; n = 58, M = 40): MC-SF with ties in o broken by index and
     under five seeded random tie orders; every reading's TEL is above a checked schedule's TEL, so no
     reading of Algorithm 1 is optimal on this instance."""
-    from kvlib.book.section51 import tiebreak_trial
+    from kvlib.book.chapters.hindsight.rows import tiebreak_trial
 
     row = tiebreak_trial(trial=0, seed=0, draws=5)
     assert (row["n"], row["M"], row["mcsf"]) == (58, 40, 13234)
@@ -310,7 +310,7 @@ def test_001_am1_mcsf_beaten_under_every_tie_break():
 def test_001_am1_match_count_test():
     """The one-sided Fisher test of :func:`match_count_test` on tables checked by hand, and the
     direction that makes an upper bound on our matches conservative."""
-    from kvlib.book.section51 import match_count_test, match_share_upper
+    from kvlib.book.chapters.hindsight.rows import match_count_test, match_share_upper
 
     assert match_count_test(1, 1, 0, 1) == pytest.approx(0.5)  # hypergeometric: P(X >= 1) = 1/2
     # [[2, 0], [0, 2]]: P(X >= 2) = 1 / C(4, 2)

@@ -1,4 +1,4 @@
-"""The real-trace experiments on a chosen GPU (kvlib.serving.gpus) and the hardware verdicts (kvlib.book.realtrace_gpus)."""
+"""The real-trace experiments on a chosen GPU (kvlib.serving.gpus) and the hardware verdicts (kvlib.book.chapters.realtrace.gpus)."""
 
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def test_code_trace_from_the_file():
 
 @needs_shared
 def test_attention_check_rows_cover_vidur_s_profile(monkeypatch):
-    from kvlib.book.realtrace_data import ATTENTION_GROUPS, attention_check_row
+    from kvlib.book.chapters.realtrace.data import ATTENTION_GROUPS, attention_check_row
 
     monkeypatch.setenv("KVBOOK_SHARED_DIR", str(SHARED))
     rows = [attention_check_row(*g) for g in ATTENTION_GROUPS]
@@ -146,7 +146,7 @@ def _t1(sf, mb, others, unfinished=0):
 
 
 def test_table1_cells():
-    from kvlib.book.realtrace_gpus import table1_cell
+    from kvlib.book.chapters.realtrace.gpus import table1_cell
 
     assert table1_cell(_t1(10, 12, [13, 14]), "t1_sf").startswith("holds: 10.0 vs 12.0 s")
     assert table1_cell(_t1(13, 12, [13, 14]), "t1_sf").startswith("fails")
@@ -156,7 +156,7 @@ def test_table1_cells():
 
 
 def test_alpha_cell():
-    from kvlib.book.realtrace_gpus import alpha_cell
+    from kvlib.book.chapters.realtrace.gpus import alpha_cell
 
     grid = [0.19, 0.2, 0.21, 0.22]
     df = pd.DataFrame({"rate": 50.0, "alpha": grid, "completed": [False, True, True, True]})
@@ -171,7 +171,7 @@ def test_alpha_cell():
 
 
 def test_mixed_intervals_and_splitwise_cells():
-    from kvlib.book.realtrace_gpus import intervals_cell, mixed_cell, splitwise_cell
+    from kvlib.book.chapters.realtrace.gpus import intervals_cell, mixed_cell, splitwise_cell
 
     m = pd.DataFrame([{"n": n, "name": nm, "avg_latency": v * n} for n in (400, 800)
                       for nm, v in (("sorted-f(selector=swap)", 1.0), ("mc-sf", 2.0), ("fcfs", 3.0))])
@@ -197,7 +197,7 @@ def test_mixed_intervals_and_splitwise_cells():
 
 
 def test_verdict_rows_layout():
-    from kvlib.book.realtrace_gpus import CLAIMS, verdict_rows
+    from kvlib.book.chapters.realtrace.gpus import CLAIMS, verdict_rows
 
     v = verdict_rows({("t1_sf", "rate"): {"a100": "holds: x"}})
     rated = sum(1 for _, _, r in CLAIMS if r)
@@ -208,7 +208,7 @@ def test_verdict_rows_layout():
 
 
 def test_summary_table_keeps_the_verdict_word_and_repeats_t0_claims():
-    from kvlib.book.realtrace_gpus import CLAIMS, summary_table
+    from kvlib.book.chapters.realtrace.gpus import CLAIMS, summary_table
 
     cells = {("t1_sf", "rate"): {"a100": "holds: 1 vs 2 s", "h100": "fails: 3 vs 2 s"},
              ("t1_sf", "load"): {"h100": "holds: 1 vs 2 s"}, ("mixed", "zero"): {"h100": "holds: 0.5 × MC-SF at 400"}}

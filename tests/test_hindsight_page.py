@@ -1,4 +1,4 @@
-"""kvlib.book.hindsight_page and kvlib.book.hindsight_bench: the values, tables and figures of the chapter
+"""kvlib.book.chapters.hindsight.page and kvlib.book.chapters.hindsight.bench: the values, tables and figures of the chapter
 "The hindsight optimum", on small hand-made frames (and, for the LP-by-column-generation and lift summaries,
 on the committed benchmark files)."""
 
@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kvlib.book import hindsight_bench as bench
-from kvlib.book import hindsight_page as page
+from kvlib.book.chapters.hindsight import bench as bench
+from kvlib.book.chapters.hindsight import page as page
 from kvlib.optimum.exact import PAPER_SECTION51
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,7 +24,7 @@ def html(styler) -> str:
     return styler.to_html()
 
 
-# ---------------------------------------------------------------- hindsight_bench: small helpers
+# ---------------------------------------------------------------- hindsight bench: small helpers
 
 def test_benchmark_rows_skips_blank_lines(tmp_path):
     path = tmp_path / "rows.jsonl"
@@ -54,7 +54,7 @@ def test_pad_adds_the_cell_padding():
     assert "padding: 0.2em 0.5em" in out and "border-bottom: 2px solid #999" in out
 
 
-# ---------------------------------------------------------------- hindsight_bench: the files
+# ---------------------------------------------------------------- hindsight bench: the files
 
 def _suite_rows():
     rows = []
@@ -237,7 +237,7 @@ def test_colgen_and_lift_values_on_the_committed_files():
     assert lift["hs-lift-trend"] == "a single size" or lift["hs-lift-trend"].startswith("at completions: ")
 
 
-# ---------------------------------------------------------------- hindsight_page
+# ---------------------------------------------------------------- hindsight page
 
 def test_chapter_values():
     common = dict(mode="full", seed=3, trials=200, n_min=40, n_max=60, horizon_min=40, horizon_max=60, time_limit=30.0)

@@ -226,7 +226,7 @@ def test_a_policy_consulted_every_round_is_bounded_and_announced(tmp_path, capsy
 def test_a_split_solve_reports_the_whole_instances_bounds():
     """A solve split into parts reports whole-instance bounds in ``extra`` (the Section 5.1 rows read them):
     the volume bound of the whole instance, and the parts' separation bounds added up, both at most OPT."""
-    from kvlib.book import section51 as S
+    from kvlib.book.chapters.hindsight import rows as S
     from kvlib.optimum.bounds import volume_lower_bound
 
     inst = Instance.from_arrays([0, 0, 1, 50, 50, 51], [2, 3, 1, 2, 1, 3], [3, 2, 4, 2, 5, 3], 8)

@@ -1,4 +1,4 @@
-"""kvlib.book.lowerbounds_page: the tables, checks and glued values of the chapter "Lower-bound instances"."""
+"""kvlib.book.chapters.lowerbounds.page: the tables, checks and glued values of the chapter "Lower-bound instances"."""
 
 import math
 from fractions import Fraction
@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from kvlib.book import lowerbounds_page as lbp  # noqa: E402
+from kvlib.book.chapters.lowerbounds import page as lbp  # noqa: E402
 from kvlib.theory import adversary as adv  # noqa: E402
 
 

@@ -1,5 +1,5 @@
-"""The helpers of the chapter mcsf_ratio: presentation (kvlib.book.mcsf_ratio_page), the glued values of each
-section (kvlib.book.mcsf_ratio_values) and the figures (kvlib.book.mcsf_ratio_figures)."""
+"""The helpers of the chapter mcsf_ratio: presentation (kvlib.book.chapters.mcsf_ratio.page), the glued values of each
+section (kvlib.book.chapters.mcsf_ratio.values) and the figures (kvlib.book.chapters.mcsf_ratio.figures)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from kvlib import Instance
-from kvlib.book import mcsf_ratio_page as P
-from kvlib.book import mcsf_ratio_values as V
+from kvlib.book.chapters.mcsf_ratio import page as P
+from kvlib.book.chapters.mcsf_ratio import values as V
 from kvlib.theory import thm43_paper as T43
 
 # what the site check reports as raw TeX or as a snake_case identifier (book/check_site.py)
@@ -78,7 +78,7 @@ def test_source_md():
         assert P.label_md("x results/a/b.csv").data == "x `results/a/b.csv`"
 
 
-# --- kvlib.book.mcsf_ratio_page: prose and schedule tables -------------------------------------------
+# --- kvlib.book.chapters.mcsf_ratio.page: prose and schedule tables -------------------------------------------
 
 def test_words_lists_items_in_prose():
     assert P.words([50, 100, 200], "tokens") == "50, 100 and 200 tokens"
@@ -117,7 +117,7 @@ def test_schedules_and_completions_tables():
     assert over["memory (tokens) at t = 0, 1, 2, ..."].item() == "[0, 4, 6]"
 
 
-# --- kvlib.book.mcsf_ratio_values: the numbers each section glues -----------------------------------
+# --- kvlib.book.chapters.mcsf_ratio.values: the numbers each section glues -----------------------------------
 
 
 def _chain_frame(**changes):
@@ -414,7 +414,7 @@ def test_sec82_arithmetic():
     assert V.sec82_frame({"x": (Fraction(1, 2), Fraction(1, 1))}, requests=10)["rise, benchmark (s)"].item() == 10.0
 
 
-# --- kvlib.book.mcsf_ratio_figures -------------------------------------------------------------------
+# --- kvlib.book.chapters.mcsf_ratio.figures -------------------------------------------------------------------
 
 def test_figures_draw_their_panels():
     import matplotlib
@@ -422,7 +422,7 @@ def test_figures_draw_their_panels():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from kvlib.book import mcsf_ratio_figures as F
+    from kvlib.book.chapters.mcsf_ratio import figures as F
 
     df = V.chain_ratios(_chain_frame())
     fig = F.looseness_figure(df)

@@ -1,13 +1,13 @@
-"""kvlib.book.model_page: the model chapter's random instances are the hindsight chapter's scan instances."""
+"""kvlib.book.chapters.model.page: the model chapter's random instances are the hindsight chapter's scan instances."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from kvlib.book.model_page import MODEL_POLICIES, am1_instance, policy_tels, smallest_counts
+from kvlib.book.chapters.model.page import MODEL_POLICIES, am1_instance, policy_tels, smallest_counts
 from kvlib.book.rows import instance_hash
-from kvlib.book.section51 import SCAN_POLICIES, best_policy_trial
+from kvlib.book.chapters.hindsight.rows import SCAN_POLICIES, best_policy_trial
 
 
 def test_same_policies_as_the_scan():
@@ -36,7 +36,7 @@ def test_smallest_counts_ties_and_strict():
 
 
 def test_rejected_schedules_raise(monkeypatch):
-    import kvlib.book.model_page as mp
+    import kvlib.book.chapters.model.page as mp
 
     class Bad:
         valid, tel, violations = False, 0, ["memory 99 exceeds M"]

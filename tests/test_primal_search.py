@@ -140,13 +140,13 @@ def test_bad_arguments_are_named(kw, words):
 def _pipeline_rows():
     import pandas as pd
 
-    from kvlib.book.section51 import _instance
+    from kvlib.book.section51_trials import trial_instance
     from kvlib.book.rows import instance_hash
 
     rows = []
     for model in (1, 2):
         for trial in range(2):
-            inst = _instance(model, trial, 0, (6, 8), (5, 7))
+            inst = trial_instance(model, trial, 0, (6, 8), (5, 7))
             mc = int(simulate(inst, make_policy("mc-sf"), seed=0).tel)
             rows.append(dict(trial=trial, model=model, seed=0, n_range="[6,8]", horizon_range="[5,7]",
                              instance=instance_hash(inst), mcsf=mc, lower=int(0.8 * mc), upper=mc + 5))
@@ -156,7 +156,8 @@ def _pipeline_rows():
 def test_search_rows_combine_with_the_pipeline_and_are_rechecked():
     import pandas as pd
 
-    from kvlib.book.section51_search import combine_with_pipeline, search_trial
+    from kvlib.book.chapters.hindsight.search import search_trial
+    from kvlib.book.section51_trials import combine_with_pipeline
 
     pipe = _pipeline_rows()
     search = pd.DataFrame([dict(trial=int(r.trial), model=int(r.model),

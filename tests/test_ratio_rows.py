@@ -1,4 +1,4 @@
-"""Row functions of the stored tables of "MC-SF's constant ratio" (kvlib.book.ratio_rows)."""
+"""Row functions of the stored tables of "MC-SF's constant ratio" (kvlib.book.chapters.mcsf_ratio.rows)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kvlib.book import ratio_rows as rr
+from kvlib.book.chapters.mcsf_ratio import rows as rr
 from kvlib.book.rows import instance_hash
 from kvlib.book.store import Store, verify_table
 from kvlib.core.model import Instance

@@ -1,11 +1,11 @@
-"""Display helpers of the real-trace chapter's page (kvlib.book.realtrace_page)."""
+"""Display helpers of the real-trace chapter's page (kvlib.book.chapters.realtrace.page)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from kvlib.book.realtrace_page import (COEFFICIENTS, coefficient_table, compress_points, data_files_display,
+from kvlib.book.chapters.realtrace.page import (COEFFICIENTS, coefficient_table, compress_points, data_files_display,
                                        files_as_code, fit_mixture_table, fit_statistics_table, policy_display,
                                        provenance_table, short_hash, sweep_table, workload_table)
 from kvlib.serving.batchtime import EMBEDDED
@@ -101,13 +101,13 @@ def test_sweep_table():
     assert list(t["range within 5 %"]) == ["yes", "-"]
 
 
-# ---------------------------------------------------------------- the chapter's plan (kvlib.book.realtrace_plan)
+# ---------------------------------------------------------------- the chapter's plan (kvlib.book.chapters.realtrace.plan)
 from types import SimpleNamespace  # noqa: E402
 
 import pytest  # noqa: E402
 
-from kvlib.book import realtrace_plan as RP  # noqa: E402
-from kvlib.book import realtrace_results as RR  # noqa: E402
+from kvlib.book.chapters.realtrace import plan as RP  # noqa: E402
+from kvlib.book.chapters.realtrace import values as RR  # noqa: E402
 
 
 def _tiny_parameters(**over):
@@ -253,7 +253,7 @@ def test_data_note_and_parameter_values(tmp_path):
     assert len(RP.data_file_names()) == len(set(RP.data_file_names()))
 
 
-# ---------------------------------------------------------- values and tables (kvlib.book.realtrace_results)
+# ---------------------------------------------------------- values and tables (kvlib.book.chapters.realtrace.values)
 def test_refit_note_and_provenance_frame():
     assert RR.refit_note(True).endswith("(checked in this build)")
     assert "NOT in this build" in RR.refit_note(False)
@@ -347,7 +347,7 @@ def test_slope_table_and_fig3_values():
 
 
 def test_table1_frame_and_values():
-    from kvlib.book.realtrace import PAPER_TABLE1
+    from kvlib.book.chapters.realtrace.rows import PAPER_TABLE1
 
     order = RP.paper_configs()[1]
     T1 = pd.DataFrame({"name": ["MC-SF", "MC-SF", "MC-Benchmark", "MC-Benchmark", "Benchmark α = 0.3"],
@@ -531,14 +531,14 @@ def test_capacity_and_gpu_values():
     assert np.isnan(RR.gpu_values(no_att, ["MC-SF"], tabs)["rt_att_t1_sf"])
 
 
-# --------------------------------------------------------------- figures (kvlib.book.realtrace_figures)
+# --------------------------------------------------------------- figures (kvlib.book.chapters.realtrace.figures)
 def test_figures_draw_one_curve_per_configuration():
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from kvlib.book import realtrace_figures as RF
+    from kvlib.book.chapters.realtrace import figures as RF
 
     order = ["MC-SF", "MC-Benchmark", "Benchmark α = 0.3"]
     fig = RF.fig3_figure(_fig3_rows(), [50.0, 10.0], order)

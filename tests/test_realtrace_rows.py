@@ -1,4 +1,4 @@
-"""Row function of the real-trace chapter's stored tables (kvlib.book.realtrace)."""
+"""Row function of the real-trace chapter's stored tables (kvlib.book.chapters.realtrace.rows)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from kvlib.book.realtrace import (PAPER_CONFIGS, PAPER_LENGTHS_001, PAPER_TABLE1, ROUND_CAP, TIMING_COLUMNS,
+from kvlib.book.chapters.realtrace.rows import (PAPER_CONFIGS, PAPER_LENGTHS_001, PAPER_TABLE1, ROUND_CAP, TIMING_COLUMNS,
                                   paper_name, realtrace_row)
 from kvlib.book.store import Table
 from kvlib.serving.experiments import run_spec
@@ -65,7 +65,7 @@ def test_table_summary_while_rows_are_computed():
 def test_sweep_verdicts_minimiser_ties_and_missing_points():
     import pandas as pd
 
-    from kvlib.book.realtrace import PAPER_SWEEP_RANGES_001, sweep_point_latency, sweep_verdicts
+    from kvlib.book.chapters.realtrace.rows import PAPER_SWEEP_RANGES_001, sweep_point_latency, sweep_verdicts
 
     nan = float("nan")
     rows = []
@@ -99,7 +99,7 @@ def test_sweep_verdicts_minimiser_ties_and_missing_points():
 
 
 def test_memory_profile_stats_time_weighted():
-    from kvlib.book.realtrace import memory_profile_stats
+    from kvlib.book.chapters.realtrace.rows import memory_profile_stats
 
     # 10 tokens for 1 s, 30 tokens for 3 s: mean 25 of M = 50; the last value (60) has no duration
     st = memory_profile_stats([0.0, 1.0, 4.0], [10, 30, 60], 50)

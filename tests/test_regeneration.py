@@ -160,7 +160,7 @@ def test_resume_goes_on_after_changes_outside_the_tables_import_closure(demo_rep
 def test_the_files_a_chapters_rows_depend_on(tmp_path):
     # the hindsight chapter's committed manifests: the Section 5.1 row functions' closure, not the book's helpers
     deps = regeneration.depends(ROOT / "results", "hindsight", ROOT)
-    assert "kvlib/book/section51.py" in deps and "kvlib/optimum/pipeline.py" in deps
+    assert "kvlib/book/chapters/hindsight/rows.py" in deps and "kvlib/optimum/pipeline.py" in deps
     assert "kvlib/core/simulate.py" in deps
     assert "kvlib/book/regeneration.py" not in deps and "kvlib/book/figures.py" not in deps
     assert not any(d.startswith("notebooks/") for d in deps)

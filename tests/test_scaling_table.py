@@ -1,4 +1,4 @@
-"""kvlib.book.scaling.scaling_table: the exact-scaling summary shown in the hindsight chapter."""
+"""kvlib.book.chapters.hindsight.scaling.scaling_table: the exact-scaling summary shown in the hindsight chapter."""
 
 import json
 from pathlib import Path
@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kvlib.book.scaling import (beyond_lp_counts, beyond_lp_table, lift_closed, lift_table, longer_limit_table,
+from kvlib.book.chapters.hindsight.scaling import (beyond_lp_counts, beyond_lp_table, lift_closed, lift_table, longer_limit_table,
                                 lp_method_table, scaling_table)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -213,7 +213,7 @@ def test_beyond_lp_table_names_bad_input():
 
 
 def test_paired_solver_table_counts_per_size():
-    from kvlib.book.scaling import paired_solver_table
+    from kvlib.book.chapters.hindsight.scaling import paired_solver_table
 
     def r(n, seed, lower, upper):
         return dict(model="AM1", n=n, seed=seed, lower=lower, upper=upper, optimal=lower >= upper,

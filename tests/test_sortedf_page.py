@@ -1,5 +1,5 @@
-"""The page modules of the chapter "Sorted-F and the ratio 48": kvlib.book.sortedf_page (wording and table
-helpers), kvlib.book.sortedf_chain (the proof-chain sections) and kvlib.book.sortedf_experiments (002's
+"""The page modules of the chapter "Sorted-F and the ratio 48": kvlib.book.chapters.sortedf.page (wording and table
+helpers), kvlib.book.chapters.sortedf.chain (the proof-chain sections) and kvlib.book.chapters.sortedf.experiments (002's
 experiments), on small hand-made frames in the columns of the stored tables."""
 
 import math
@@ -8,10 +8,10 @@ import matplotlib
 import pandas as pd
 import pytest
 
-from kvlib.book import sortedf_chain as SC
-from kvlib.book import sortedf_experiments as SE
-from kvlib.book.sortedf_page import cell, dropped_sentence, fallback_sentence, percent_phrase, plain, summary_table, transposed
-from kvlib.book.synthetic import EC1_DISTRIBUTIONS
+from kvlib.book.chapters.sortedf import chain as SC
+from kvlib.book.chapters.sortedf import experiments as SE
+from kvlib.book.chapters.sortedf.page import cell, dropped_sentence, fallback_sentence, percent_phrase, plain, summary_table, transposed
+from kvlib.book.chapters.sortedf.synthetic import EC1_DISTRIBUTIONS
 from kvlib.policies.wyz import CHAIN_LINKS
 
 matplotlib.use("Agg")
@@ -71,7 +71,7 @@ def test_percent_phrase():
     assert percent_phrase(0.001).startswith("equal to")
 
 
-# --- kvlib.book.sortedf_chain: the proof-chain sections ------------------------------------------------------
+# --- kvlib.book.chapters.sortedf.chain: the proof-chain sections ------------------------------------------------------
 
 
 def _theorem3_frame():
@@ -311,7 +311,7 @@ def test_chain_sweep_runs_table_and_theorem4():
     assert (v["th4_mid_ratio"], v["mid_l5_max"], v["mid_l6_rev"]) == (f"{12 / 11:.4f}", 2.0, 2.0)
 
 
-# --- kvlib.book.sortedf_experiments: 002's experiments ------------------------------------------------------
+# --- kvlib.book.chapters.sortedf.experiments: 002's experiments ------------------------------------------------------
 
 class _Result:
     def __init__(self, tel):

@@ -1,4 +1,4 @@
-"""Row functions of the chapter "Sorted-F and the ratio 48" (kvlib.book.sortedf_rows) for the results store."""
+"""Row functions of the chapter "Sorted-F and the ratio 48" (kvlib.book.chapters.sortedf.rows) for the results store."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from kvlib.book.sortedf_rows import (ADVERSARIAL_OBJECTIVES, EC1_POLICIES, TABLE_SPECS, TABLE3_SELECTORS,
+from kvlib.book.chapters.sortedf.rows import (ADVERSARIAL_OBJECTIVES, EC1_POLICIES, TABLE_SPECS, TABLE3_SELECTORS,
                                      adversarial_row, chain_frame, chain_sweep_row, ec1_row, opt_row, selector_row,
                                      slug, table_keys)
 from kvlib.book.store import Store
-from kvlib.book.synthetic import EC1_DISTRIBUTIONS
+from kvlib.book.chapters.sortedf.synthetic import EC1_DISTRIBUTIONS
 from kvlib.core.model import Instance
 from kvlib.optimum.certify import certify
 

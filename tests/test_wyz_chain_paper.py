@@ -196,7 +196,7 @@ def test_finite_epsilon_and_definition1_hand_b():
 
 
 def test_paper_chain_ec1_row():
-    from kvlib.book.sortedf_rows import paper_chain_ec1_row
+    from kvlib.book.chapters.sortedf.rows import paper_chain_ec1_row
 
     r = paper_chain_ec1_row(seed=0, trial=0, distribution="Uniform")
     assert r["n"] == 100 and r["M"] == 100 and r["eps"] <= 100

@@ -5,7 +5,7 @@ The hindsight chapter, the errata page (through the chapter's glue) and the miss
 
 For every trial OPT lies in ``[lower, upper]`` (``lower`` from the exact pipeline, ``upper`` the
 best checked schedule of the pipeline or the primal search, see
-:func:`kvlib.book.section51_search.combine_with_pipeline`), so ``MC-SF / OPT`` lies in
+:func:`kvlib.book.section51_trials.combine_with_pipeline`), so ``MC-SF / OPT`` lies in
 ``[ratio_lo, ratio_hi] = [mcsf / upper, mcsf / lower]``.  The paper reports statistics of 200 draws
 of its own; ours are 200 draws of the same distribution.  Each verdict therefore states where the
 paper's number lies relative to our certified interval *and* whether sampling could explain it:
@@ -57,7 +57,7 @@ def load_stored(root: str | Path = ".", *, check: bool = True):
     combined (read-only), as :func:`intervals` returns them."""
     import pandas as pd
 
-    from kvlib.book.section51_search import combine_with_pipeline
+    from kvlib.book.section51_trials import combine_with_pipeline
 
     base = Path(root) / "results" / "hindsight"
     pipe = pd.read_csv(base / "section51.csv")

@@ -385,7 +385,16 @@ def chain_inequalities(instance: Instance, opt: Optional[int] = None, starts=Non
     tel = int((p + o).sum())
     out: dict = {"n": instance.n, "M": M, "s": s, "mcsf": tel}
 
-    # ---- Lemma 4.5 and Claim 4.6
+    groups = _lemma45_steps(out, instance, p, s)
+    _lemma44_steps(out, instance, p, s, tel, groups)
+    if opt is not None:  # Lemma 4.7 needs OPT
+        _lemma47_steps(out, instance, s, tel, opt)
+    return out
+
+
+def _lemma45_steps(out: dict, instance: Instance, p: np.ndarray, s: int) -> list:
+    """Lemma 4.5 and Claim 4.6 of :func:`chain_inequalities` into ``out``; returns the groups."""
+    M = instance.memory
     groups = lemma45_objects(instance, p)
     w45, wvol, wpeak, w46, w46p = _Worst(), _Worst(direction="ge"), _Worst(strict=True, direction="ge"), \
         _Worst(direction="ge"), _Worst(direction="ge")
@@ -414,8 +423,13 @@ def chain_inequalities(instance: Instance, opt: Optional[int] = None, starts=Non
     wk.emit(out, "C46.k")
     wkvol.emit(out, "C46.kvol")
     wcap.emit(out, "L45.vol_cap")
+    return groups
 
-    # ---- Lemma 4.4
+
+def _lemma44_steps(out: dict, instance: Instance, p: np.ndarray, s: int, tel: int, groups: list) -> None:
+    """Lemma 4.4 and display (8) of :func:`chain_inequalities` into ``out``."""
+    M = instance.memory
+    o = instance.output
     L = lemma44_objects(instance, p)
     t, size, ohi, vhi = L["t"], L["size"], L["o_hi"], L["vol_hi"]
     g = L["group"]
@@ -475,46 +489,47 @@ def chain_inequalities(instance: Instance, opt: Optional[int] = None, starts=Non
     l44 = Fraction(C44_X, M) * X + C44_Y * Y
     _step(out, "L44", tel, l44, tel <= l44)
 
-    # ---- Lemma 4.7 (needs OPT)
-    if opt is not None:
-        lp = lp9_highs(instance)
-        gv, _ = lp9_greedy_exact(instance)
-        _step(out, "LP9", lp["value"], opt, lp["value"] <= opt + 1e-7)
-        _step(out, "LP9.greedy", lp["value"], gv, abs(lp["value"] - float(gv)) <= 1e-6 * max(1.0, float(gv)))
-        ts = lp["t_star"]
-        srt = _Worst()
-        for k in range(len(ts) - 1):
-            srt.add(ts[k], ts[k + 1])
-        srt.emit(out, "LP9.sorted")
-        outs, cnts = lp["outputs"], lp["counts"]
-        c48 = _Worst(direction="ge")
-        Wcum = 0
-        nxt = ts[1:] + [lp["t_star_last"]]
-        for k, (x, nx) in enumerate(zip(outs, cnts)):
-            Wcum += nx * vol(s, x)
-            c48.add(nxt[k], Fraction(Wcum, M))
-        c48.emit(out, "C48")
-        tt = np.arange(1, lp["a"].shape[1] + 1)
-        e10a = _Worst(direction="ge")
-        for k in range(len(outs)):
-            e10a.add(Fraction(float(lp["a"][k] @ tt)) + Fraction(1, 10**7), ts[k] * cnts[k])
-        e10a.emit(out, "eq10.a")
-        below = Fraction(0)
-        rhs10 = Fraction(0)
-        for x, nx in zip(outs, cnts):
-            rhs10 += nx * below / M
-            below += nx * vol(s, x)
-        _step(out, "eq10", lp["value"], rhs10, lp["value"] >= float(rhs10) - 1e-7)
-        X, Y, S = xy_terms(instance)
-        _step(out, "eq10.identity", rhs10, Fraction(X - S, M), rhs10 == Fraction(X - S, M))
-        _step(out, "eq11", opt, Fraction(S, 4 * M), opt >= Fraction(S, 4 * M))
-        _step(out, "OPT.Y", opt, Y, opt >= Y)
-        _step(out, "eq12", C47 * opt, Fraction(X, M) + Y, C47 * opt >= Fraction(X, M) + Y)
-        _step(out, "L47", opt, Fraction(X, C47 * M) + Fraction(Y, C47), opt >= Fraction(X, C47 * M) + Fraction(Y, C47))
-        _step(out, "T43", tel, THEOREM43_CONSTANT * opt, tel <= THEOREM43_CONSTANT * opt)
-        out["opt"] = int(opt)
-        out["ratio"] = tel / opt
-    return out
+
+def _lemma47_steps(out: dict, instance: Instance, s: int, tel: int, opt: int) -> None:
+    """Lemma 4.7, LP (9), displays (10)-(12) and Theorem 4.3 of :func:`chain_inequalities` into ``out``."""
+    M = instance.memory
+    lp = lp9_highs(instance)
+    gv, _ = lp9_greedy_exact(instance)
+    _step(out, "LP9", lp["value"], opt, lp["value"] <= opt + 1e-7)
+    _step(out, "LP9.greedy", lp["value"], gv, abs(lp["value"] - float(gv)) <= 1e-6 * max(1.0, float(gv)))
+    ts = lp["t_star"]
+    srt = _Worst()
+    for k in range(len(ts) - 1):
+        srt.add(ts[k], ts[k + 1])
+    srt.emit(out, "LP9.sorted")
+    outs, cnts = lp["outputs"], lp["counts"]
+    c48 = _Worst(direction="ge")
+    Wcum = 0
+    nxt = ts[1:] + [lp["t_star_last"]]
+    for k, (x, nx) in enumerate(zip(outs, cnts)):
+        Wcum += nx * vol(s, x)
+        c48.add(nxt[k], Fraction(Wcum, M))
+    c48.emit(out, "C48")
+    tt = np.arange(1, lp["a"].shape[1] + 1)
+    e10a = _Worst(direction="ge")
+    for k in range(len(outs)):
+        e10a.add(Fraction(float(lp["a"][k] @ tt)) + Fraction(1, 10**7), ts[k] * cnts[k])
+    e10a.emit(out, "eq10.a")
+    below = Fraction(0)
+    rhs10 = Fraction(0)
+    for x, nx in zip(outs, cnts):
+        rhs10 += nx * below / M
+        below += nx * vol(s, x)
+    _step(out, "eq10", lp["value"], rhs10, lp["value"] >= float(rhs10) - 1e-7)
+    X, Y, S = xy_terms(instance)
+    _step(out, "eq10.identity", rhs10, Fraction(X - S, M), rhs10 == Fraction(X - S, M))
+    _step(out, "eq11", opt, Fraction(S, 4 * M), opt >= Fraction(S, 4 * M))
+    _step(out, "OPT.Y", opt, Y, opt >= Y)
+    _step(out, "eq12", C47 * opt, Fraction(X, M) + Y, C47 * opt >= Fraction(X, M) + Y)
+    _step(out, "L47", opt, Fraction(X, C47 * M) + Fraction(Y, C47), opt >= Fraction(X, C47 * M) + Fraction(Y, C47))
+    _step(out, "T43", tel, THEOREM43_CONSTANT * opt, tel <= THEOREM43_CONSTANT * opt)
+    out["opt"] = int(opt)
+    out["ratio"] = tel / opt
 
 
 def random_instance(rng: np.random.Generator, n_max: int = 8, M_max: int = 40) -> Instance:

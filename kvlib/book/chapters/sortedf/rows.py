@@ -28,7 +28,7 @@ import numpy as np
 
 from kvlib.book.rows import instance_hash
 from kvlib.book.runs import run_checked
-from kvlib.book.synthetic import EC1_DISTRIBUTIONS, EC1_N, ec1_sample
+from kvlib.book.chapters.sortedf.synthetic import EC1_DISTRIBUTIONS, EC1_N, ec1_sample
 from kvlib.core.model import Instance
 from kvlib.policies.wyz import (F_exact, dp_argmin, lemma1_holds, phase1_selector, proof_chain, quantile_argmin,
                                 scaled_dp_argmin, swap_argmin)

@@ -2,7 +2,7 @@
 
 :func:`policy_tels` runs a few look-ahead policies on random instances of 001 Section 5.1's
 Arrival Model 1.  Instance ``k`` is drawn from ``numpy.random.default_rng([seed, 1, k])``, exactly
-as :func:`kvlib.book.section51.best_policy_trial` draws Arrival Model 1 trial ``k`` (the hindsight
+as :func:`kvlib.book.chapters.hindsight.rows.best_policy_trial` draws Arrival Model 1 trial ``k`` (the hindsight
 chapter's solver-free scan), so both chapters count on the same instances.
 """
 

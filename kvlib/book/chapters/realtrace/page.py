@@ -1,7 +1,7 @@
 """Display helpers of the chapter "Real-trace experiments in continuous time" (notebooks/realtrace.py).
 
 Only the page's layout: readable names, units and compact cells for tables whose numbers the chapter
-computes elsewhere (``kvlib.book.realtrace``, ``kvlib.serving``).  Nothing here changes a number.
+computes elsewhere (``kvlib.book.chapters.realtrace.rows``, ``kvlib.serving``).  Nothing here changes a number.
 """
 
 from __future__ import annotations
@@ -198,7 +198,7 @@ def compress_points(text: str, grid) -> str:
 
 
 def sweep_table(sv, grids: dict):
-    """Compact display of ``kvlib.book.realtrace.sweep_verdicts``: Greek names, grid runs written
+    """Compact display of ``kvlib.book.chapters.realtrace.rows.sweep_verdicts``: Greek names, grid runs written
     "a–b" (``grids``: swept parameter -> its grid), yes/no verdicts."""
     import pandas as pd
 

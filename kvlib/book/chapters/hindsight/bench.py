@@ -1,5 +1,4 @@
-"""The committed benchmark files of the exact solver, as the chapter "The hindsight optimum"
-(``notebooks/hindsight.py``) summarises them.
+"""The exact solver's committed benchmark files, as the hindsight chapter (notebooks/hindsight.py) summarises them.
 
 The chapter reads, never recomputes, the JSON-lines files under ``benchmarks/`` that the benchmark
 scripts of the same name write. Each function here takes the rows of one or two of those files
@@ -28,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from kvlib.book.scaling import (beyond_lp_counts, beyond_lp_table, lift_closed, lift_table, longer_limit_table,
+from kvlib.book.chapters.hindsight.scaling import (beyond_lp_counts, beyond_lp_table, lift_closed, lift_table, longer_limit_table,
                                 lp_method_pairs, lp_method_table, paired_solver_table, scaling_table)
 
 __all__ = ["pad", "benchmark_rows", "threads_used", "setting", "closed_by_n", "suite_values", "SUITE_CONFIGS",
@@ -262,7 +261,7 @@ def lift_values(rows: pd.DataFrame) -> dict:
 
 def beyond_values(rows: pd.DataFrame) -> dict:
     """``beyond_lp_results.jsonl``: the table (``hs-tbl-beyond``), the counts of
-    :func:`kvlib.book.scaling.beyond_lp_counts` as ``hs-beyond-*`` keys, and how the longer search for
+    :func:`kvlib.book.chapters.hindsight.scaling.beyond_lp_counts` as ``hs-beyond-*`` keys, and how the longer search for
     schedules compares with the best TEL and the LP.  Raises ``ValueError`` if the longer search moved the
     best TEL by as much as the LP lies below it (the prose says it moves it far less)."""
     out = {"hs-tbl-beyond": pad(beyond_lp_table(rows).style.hide(axis="index").set_caption(

@@ -34,7 +34,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from kvlib.book.mcsf_ratio_page import step_table, range_summary, words
+from kvlib.book.chapters.mcsf_ratio.page import step_table, range_summary, words
 from kvlib.book.gluing import markdown
 from kvlib.book.tables import styled
 from kvlib.core.model import Instance
@@ -71,7 +71,7 @@ def paper_chain(seed: int, trials: int, n_max: int, b3_M: int) -> tuple[dict, pd
     Returns ``(values, steps)``: the glue values ``p43_*``, ``b2_display_fail``, ``b2_corrected_max``,
     ``c46_seeded``, ``c46_proof_seeded``, ``eq8_printed``/``eq8_derived`` (display (8) on the errata's
     hand instance: ``s = 1``, outputs (1, 2), ``M = 6``) and the styled table ``mr-tab-steps``; and
-    ``steps``, the plain table (:func:`kvlib.book.mcsf_ratio_page.step_table`) the page offers as CSV."""
+    ``steps``, the plain table (:func:`kvlib.book.chapters.mcsf_ratio.page.step_table`) the page offers as CSV."""
     from kvlib.theory import thm43_paper as T43
 
     rows = [T43.chain_row(seed * 1000 + k, n_max=n_max) for k in range(trials)]
@@ -128,7 +128,7 @@ def claim46_values(c46: pd.DataFrame) -> dict:
 # --- random and adversarial instances ----------------------------------------------------------------
 
 def chain_ratios(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of a chain table (:func:`kvlib.book.ratio_rows.chain_trial_row` rows) with ``ratio_ub``
+    """A copy of a chain table (:func:`kvlib.book.chapters.mcsf_ratio.rows.chain_trial_row` rows) with ``ratio_ub``
     (MC-SF over the certified lower end of OPT, at least MC-SF / OPT) and how loose the bounds are:
     ``L44_loose`` (Lemma 4.4's bound / MC-SF), ``L47_loose`` (OPT / LB2), ``OS_loose`` (OPT / OS)."""
     df = frame.copy()
@@ -199,7 +199,7 @@ def _opt_cell(lo: float, up: float) -> str:
 
 def adversarial_values(frame: pd.DataFrame, df: pd.DataFrame) -> dict:
     """What the adversarial search's section quotes, from its stored table ``frame``
-    (:func:`kvlib.book.ratio_rows.adversarial_restart_row` rows) and the random instances' frame ``df``
+    (:func:`kvlib.book.chapters.mcsf_ratio.rows.adversarial_restart_row` rows) and the random instances' frame ``df``
     (:func:`chain_ratios`): the tables ``mr-tab-adv`` and ``mr-tab-adv-outputs``, ``adv_max``,
     ``adv_proxy_max``, ``adv_hold`` (the chain on every restart) and ``worst_ratio`` (largest MC-SF / OPT
     over both sets)."""
@@ -224,7 +224,7 @@ def adversarial_values(frame: pd.DataFrame, df: pd.DataFrame) -> dict:
 # --- identical requests ------------------------------------------------------------------------------
 
 def identical_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The identical-request table (:func:`kvlib.book.ratio_rows.identical_case_row` rows) sorted by
+    """The identical-request table (:func:`kvlib.book.chapters.mcsf_ratio.rows.identical_case_row` rows) sorted by
     ``M, s, o, n``, with ``stagger`` as booleans and the ratios ``ratio_lp`` (MC-SF / our LP) and
     ``ratio_opt`` (MC-SF / OPT)."""
     idf = frame.sort_values(["M", "s", "o", "n"]).reset_index(drop=True)
@@ -303,7 +303,7 @@ def identical_ratio_values(idf: pd.DataFrame) -> dict:
 
 
 def dense_values(ddf: pd.DataFrame, memories) -> dict:
-    """The dense grid (:func:`kvlib.book.ratio_rows.dense_case_row` rows): ``dense_memories`` in words,
+    """The dense grid (:func:`kvlib.book.chapters.mcsf_ratio.rows.dense_case_row` rows): ``dense_memories`` in words,
     ``dense_cases``, ``dense_max`` and ``dense_argmax`` (largest MC-SF / our LP and its case), and on the
     cases ``M = s + o`` (one request at a time, where MC-SF is optimal) ``b3_seq_max``, with
     ``b3_dense_argmax_seq`` saying whether the grid's worst case is one of them."""
@@ -404,7 +404,7 @@ def batch_dual_values(b3: pd.DataFrame, points: int, s_values, o_max: int) -> di
 
 
 def open_region_values(sdf3: pd.DataFrame) -> dict:
-    """MC-SF simulated in the open region (:func:`kvlib.book.ratio_rows.open_region_row` rows):
+    """MC-SF simulated in the open region (:func:`kvlib.book.chapters.mcsf_ratio.rows.open_region_row` rows):
     ``b3_sim_cases``, ``b3_sim_max`` (largest MC-SF / D) and ``b3_sim_U_max`` (largest U / D)."""
     return {"b3_sim_cases": len(sdf3), "b3_sim_max": f"{sdf3['MC-SF / D'].max():.3f}",
             "b3_sim_U_max": f"{sdf3['U / D'].max():.3f}"}
@@ -458,10 +458,10 @@ def timing_values(rows: list[dict]) -> dict:
 # --- 004 Theorem 4.2: the sweep ----------------------------------------------------------------------
 
 def sweep_counterexamples(sw: pd.DataFrame) -> pd.DataFrame:
-    """The counterexamples of the sweep (:func:`kvlib.book.ratio_rows.sweep004_cases`), fewest requests
+    """The counterexamples of the sweep (:func:`kvlib.book.chapters.mcsf_ratio.rows.sweep004_cases`), fewest requests
     first, then by ``M`` and ``s`` (stable); columns ``n, M, s, outputs, mcsf, opt, thm43``.  Raises
     ``AssertionError`` if a HiGHS interval contradicts a branch-and-bound optimum."""
-    from kvlib.book.ratio_rows import sweep004_cases
+    from kvlib.book.chapters.mcsf_ratio.rows import sweep004_cases
 
     if int(sw.highs_contradictions.sum()) != 0:
         raise AssertionError(f"HiGHS contradicts the branch and bound:\n{sw[sw.highs_contradictions > 0]}")
@@ -478,7 +478,7 @@ def _confirm_scope(confirm_max) -> str:
 
 
 def sweep_values(sw: pd.DataFrame, bad: pd.DataFrame, confirm_max) -> dict:
-    """The sweep of 004 Theorem 4.2 (``sw``: :func:`kvlib.book.ratio_rows.sweep004_row` rows; ``bad``:
+    """The sweep of 004 Theorem 4.2 (``sw``: :func:`kvlib.book.chapters.mcsf_ratio.rows.sweep004_row` rows; ``bad``:
     :func:`sweep_counterexamples`): ``sweep_n``, ``sweep_bad``, ``sweep_confirmed``, ``sweep_exact_pct``,
     ``sweep_bad_thm43``, ``sweep_thm43``, ``sweep_worst`` (``"1"`` without counterexamples), which
     counterexamples HiGHS re-solved (``sweep_confirm_scope``, from ``confirm_max``), and the table of the
@@ -505,7 +505,7 @@ _CPL_AGG = dict(instances=("n", "size"), requests=("n", "sum"), times=("times", 
 
 
 def coupling_summary(cpl: pd.DataFrame) -> pd.DataFrame:
-    """One row per (regime, T) of the coupling table (:func:`kvlib.book.offcouple_rows.coupling_row`
+    """One row per (regime, T) of the coupling table (:func:`kvlib.book.chapters.mcsf_ratio.offcouple_rows.coupling_row`
     rows), in the table's order: counts summed over the replicates, whether the telescoping identity
     held on all, the largest span, and the regret per request ``(sum TEL - sum OPT) / sum n``."""
     out = cpl.groupby(["regime", "T"], sort=False).agg(**_CPL_AGG).reset_index()
@@ -535,9 +535,9 @@ def coupling_values(cpl: pd.DataFrame) -> dict:
 
 
 def load_values() -> dict:
-    """The load factors of the two regimes of :data:`kvlib.book.offcouple_rows.REGIMES`
+    """The load factors of the two regimes of :data:`kvlib.book.chapters.mcsf_ratio.offcouple_rows.REGIMES`
     (:func:`kvlib.theory.offcouple.load_factor`): ``oc_load_stable`` and ``oc_load_over``."""
-    from kvlib.book.offcouple_rows import REGIMES
+    from kvlib.book.chapters.mcsf_ratio.offcouple_rows import REGIMES
     from kvlib.theory.offcouple import load_factor
 
     def load(regime):
@@ -558,7 +558,7 @@ def hoeffding_values(window: int, horizons) -> dict:
     the stable regime's ``p``, ``q = 3/4``, a window of ``window`` rounds) at each horizon: the table
     ``mr-tab-hoef``, ``hoeffding_window``, ``hoef_holds``, the exact probability at the last horizon and
     over all (``hoef_prob_last``, ``hoef_prob_range``), and the bound ``hoef_bound_last`` at ``hoef_T_last``."""
-    from kvlib.book.offcouple_rows import REGIMES
+    from kvlib.book.chapters.mcsf_ratio.offcouple_rows import REGIMES
     from kvlib.theory.offcouple import hoeffding_display
 
     p = Fraction(REGIMES["stable"]["p"]).limit_denominator(100)
@@ -576,7 +576,7 @@ def min_output_values(T: int, reps: int, seed: int) -> dict:
     """Lemma 5.6's display ``Pr(o_min <= 1) = 1 - (1 - F(1))^|R|`` on MC-SF's waiting queues
     (:func:`kvlib.theory.offcouple.min_output_display`) over ``reps`` overloaded draws of horizon ``T``:
     ``mo_exp`` (predicted count), ``mo_obs`` (observed), ``mo_times`` (decision times), ``mo_setup``."""
-    from kvlib.book.offcouple_rows import regime_instance
+    from kvlib.book.chapters.mcsf_ratio.offcouple_rows import regime_instance
     from kvlib.theory.offcouple import min_output_display
 
     mo = [min_output_display(regime_instance("overloaded", T, r, seed), 1, 4) for r in range(reps)]
@@ -586,7 +586,7 @@ def min_output_values(T: int, reps: int, seed: int) -> dict:
 
 
 def regret_opt_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Means per (regime, T) of the table of :func:`kvlib.book.offcouple_rows.regret_opt_row` rows, in
+    """Means per (regime, T) of the table of :func:`kvlib.book.chapters.mcsf_ratio.offcouple_rows.regret_opt_row` rows, in
     its order: draws, mean requests, optima proved, the two ends of the regret interval
     ``(TEL - OPT) / n`` (``regret_lo`` against OPT's upper end) and OPT's average latency."""
     ro = frame.copy()
@@ -617,7 +617,7 @@ def regret_opt_values(ro_sum: pd.DataFrame) -> dict:
 
 
 def regret_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Means per (load, T) of the table of :func:`kvlib.book.ratio_rows.regret_row` rows (Poisson
+    """Means per (load, T) of the table of :func:`kvlib.book.chapters.mcsf_ratio.rows.regret_row` rows (Poisson
     arrivals): replicates ``seeds`` and the means of ``n``, ``avg mcsf``, ``avg LB`` and ``gap``."""
     return (frame.groupby(["load", "T"]).agg(seeds=("rep", "size"), **{c: (c, "mean") for c in
             ("n", "avg mcsf", "avg LB", "gap")}).reset_index())

@@ -1,6 +1,6 @@
 """Rows of the real-trace chapter that read the shared data directly (stored, so reading needs no data).
 
-The real-trace chapter's simulations are rows of :func:`kvlib.book.realtrace.realtrace_row`.  A few
+The real-trace chapter's simulations are rows of :func:`kvlib.book.chapters.realtrace.rows.realtrace_row`.  A few
 more of its numbers are computed from the shared data files themselves: the files' checksums, the
 traces' length statistics, and the exact-against-approximate LP comparison on 002's mixed workload.
 In full mode these are stored rows too (keys with ``data = "shared"``), so that a reader without

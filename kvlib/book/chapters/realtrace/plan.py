@@ -2,7 +2,7 @@
 
 What the chapter runs, before anything is run: the parameter defaults of each mode (:func:`defaults`),
 the configurations (:func:`cfg`, :func:`paper_configs`, :func:`policy_sets`) and the keys of each of
-its stored tables, one :func:`kvlib.book.realtrace.realtrace_row` per key (:func:`experiment_keys`,
+its stored tables, one :func:`kvlib.book.chapters.realtrace.rows.realtrace_row` per key (:func:`experiment_keys`,
 :func:`capacity_keys`, :func:`gpu_keys`), listed in the order of :data:`PLAN_ORDER`.  Within a table
 the keys are ordered so that an incomplete table already holds whole runs at the high rate and the
 smaller sizes.  :func:`stored` reads (or computes) one table with the paper's names of the
@@ -84,7 +84,7 @@ def optional_column(df, col) -> list:
 def paper_configs() -> tuple[list[dict], list[str]]:
     """MC-SF, MC-Benchmark and the six benchmark configurations of 001 Section 5.2 as configurations, and
     their names as the paper writes them (in the order of 001 Appendix C Table 1)."""
-    from kvlib.book.realtrace import PAPER_CONFIGS, paper_name
+    from kvlib.book.chapters.realtrace.rows import PAPER_CONFIGS, paper_name
 
     return [cfg(p, a, b) for p, a, b in PAPER_CONFIGS], [paper_name(p, a, b) for p, a, b in PAPER_CONFIGS]
 
@@ -222,7 +222,7 @@ def gpu_keys(P: dict, seed: int, lmk: dict, datak: dict, pol: Policies, rates_on
 def stored(store, name: str, keys, jobs: int):
     """The stored table ``name`` (one realtrace_row per key) and its frame with the paper's names (column
     ``name``)."""
-    from kvlib.book.realtrace import TIMING_COLUMNS, paper_name, realtrace_row
+    from kvlib.book.chapters.realtrace.rows import TIMING_COLUMNS, paper_name, realtrace_row
 
     tab = store.table(name, realtrace_row, keys, timing=TIMING_COLUMNS, jobs=jobs)
     df = tab.frame.copy()
@@ -262,7 +262,7 @@ def data_files_frame(store, shared, quick: bool, user_csv=None):
     checksums recorded when the stored rows were computed (the files need not be here)."""
     import pandas as pd
 
-    from kvlib.book import realtrace_data as RD
+    from kvlib.book.chapters.realtrace import data as RD
     from kvlib.book.provenance import data_files
 
     names = data_file_names()

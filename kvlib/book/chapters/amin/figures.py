@@ -11,7 +11,7 @@ its stored tables and returns the Matplotlib figure (the chapter glues and close
   :func:`figure1_facts` and :func:`simplex_comparison` give its table and glued numbers;
 * :func:`figure2_figure`: 003 Figure 2's bounds beside the simulated A_l and A_min (``fig-amin-fig2``);
 * :func:`geometric_figure`: 003 Figure 3's quotients (``fig-amin-geo``), from
-  :func:`kvlib.book.amin_algebra.geometric_quotients`.
+  :func:`kvlib.book.chapters.amin.algebra.geometric_quotients`.
 
 Matplotlib and SciPy's optimiser are imported inside the functions (importing this module is cheap).
 """
@@ -162,7 +162,7 @@ def figure2_figure(worst, memories, astar):
 
 
 def geometric_figure(curves: dict):
-    """003 Figure 3 recomputed from the ``curves`` of :func:`kvlib.book.amin_algebra.geometric_quotients`:
+    """003 Figure 3 recomputed from the ``curves`` of :func:`kvlib.book.chapters.amin.algebra.geometric_quotients`:
     ``R(q)`` for ``G(p)`` and Theorem 8's formula for ``LG(p)`` (lines) against the truncated matrices
     (points), with the limit ``10 - 12 ln 2`` and the paper's bounds 1.7 and 14/9."""
     import matplotlib.pyplot as plt

@@ -1,12 +1,11 @@
-"""Page helpers of the chapter "The hindsight optimum" (``notebooks/hindsight.py``): its tables, figures
-and glued values.
+"""Page helpers of the hindsight chapter (``notebooks/hindsight.py``): its tables, figures and glued values.
 
 The chapter decides which instances are solved and which rows of its stored tables are asked for; this
 module only summarises what it gets back. Every ``*_values`` function returns the values the chapter
 glues (with :func:`kvlib.book.gluing.glue_all`), by glue key (numbers, sentences, and styled tables padded by
-:func:`kvlib.book.hindsight_bench.pad`); a ``*_figure`` function returns a Matplotlib figure for the
+:func:`kvlib.book.chapters.hindsight.bench.pad`); a ``*_figure`` function returns a Matplotlib figure for the
 chapter to glue and close. The benchmark files the chapter reads are summarised in
-:mod:`kvlib.book.hindsight_bench`.
+:mod:`kvlib.book.chapters.hindsight.bench`.
 
 * :func:`chapter_values` -- the parameters as the prose quotes them, and two sentences about the scale;
 * :func:`tiny_values`, :func:`tiny_figure` -- the six-request instance solved;
@@ -27,7 +26,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from kvlib.book.hindsight_bench import pad
+from kvlib.book.chapters.hindsight.bench import pad
 from kvlib.book.section51_verdict import position
 from kvlib.optimum.exact import PAPER_SECTION51
 
@@ -234,7 +233,7 @@ def tie_values(ties: pd.DataFrame, summary: pd.DataFrame, label: str) -> dict:
     matches, the Clopper-Pearson upper bound on the share of optimal instances, and what it implies for the
     paper's matches and average; ``label``: the rows' label (also as Markdown with the CSV path as code)."""
     from kvlib.book.gluing import markdown
-    from kvlib.book.section51 import match_count_test, match_share_upper
+    from kvlib.book.chapters.hindsight.rows import match_count_test, match_share_upper
 
     paper_mean = PAPER_SECTION51["AM1"]["average"]
     max_possible = int(summary["equal to the best found"].max())  # the most favourable reading
@@ -327,9 +326,9 @@ def small_figure(cs: pd.DataFrame):
 
 def section51_rows(frame: pd.DataFrame, search_frame: pd.DataFrame) -> pd.DataFrame:
     """The certified rows with the primal search's better schedules
-    (:func:`kvlib.book.section51_search.combine_with_pipeline`), ``model`` as ``"AM1"``/``"AM2"``, ``optimal``
+    (:func:`kvlib.book.section51_trials.combine_with_pipeline`), ``model`` as ``"AM1"``/``"AM2"``, ``optimal``
     boolean, and the ratio intervals of :func:`kvlib.book.section51_verdict.intervals`."""
-    from kvlib.book.section51_search import combine_with_pipeline
+    from kvlib.book.section51_trials import combine_with_pipeline
     from kvlib.book.section51_verdict import intervals
 
     res = combine_with_pipeline(frame, search_frame).assign(model=lambda d: "AM" + d.model.astype(str))

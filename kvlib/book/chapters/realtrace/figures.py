@@ -3,7 +3,7 @@
 Each function draws one figure of the page from frames the chapter already holds (stored rows, the
 batch-time model, live memory traces) and returns the Matplotlib figure, laid out and not yet shown; the
 chapter glues it (:func:`kvlib.book.gluing.glue_figure`).  The numbers the prose quotes from the same
-data are computed in :mod:`kvlib.book.realtrace_results`, not here.
+data are computed in :mod:`kvlib.book.chapters.realtrace.values`, not here.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def memory_figure(mem, memory: int):
     with the capacity ``memory`` dotted."""
     import matplotlib.pyplot as plt
 
-    from kvlib.book.realtrace import paper_name
+    from kvlib.book.chapters.realtrace.rows import paper_name
 
     fig, axs = plt.subplots(2, 2, figsize=(9, 4.0), sharey=True)
     ax = axs.ravel()
@@ -131,7 +131,7 @@ def mixed002_figure(M2, order, column: str, ylabel: str, *, height: float = 3.2,
     (002 Figure 8 with ``avg_latency``, the scheduler times with ``scheduler_s`` and ``log=True``)."""
     import matplotlib.pyplot as plt
 
-    from kvlib.book.realtrace_page import policy_display
+    from kvlib.book.chapters.realtrace.page import policy_display
 
     fig, ax = plt.subplots(figsize=(7, height))
     for nm in order:
@@ -157,7 +157,7 @@ def per_source_figure(big, n: int):
     scheduler (rows of ``big``, indexed by name) at ``n`` requests."""
     import matplotlib.pyplot as plt
 
-    from kvlib.book.realtrace_page import policy_display
+    from kvlib.book.chapters.realtrace.page import policy_display
 
     fig, ax = plt.subplots(1, 2, figsize=(8, 3.6), sharey=True)
     xs = np.arange(len(STATISTICS))
@@ -178,7 +178,7 @@ def intervals003_figure(M3):
     prediction (``M3`` with ``pred`` as shown)."""
     import matplotlib.pyplot as plt
 
-    from kvlib.book.realtrace_page import policy_display
+    from kvlib.book.chapters.realtrace.page import policy_display
 
     fig, axs = plt.subplots(2, 3, figsize=(11, 5.0))
     ax = axs.ravel()

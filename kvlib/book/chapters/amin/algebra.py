@@ -233,7 +233,7 @@ def geometric_quotients(qs) -> tuple[dict, dict]:
 
     Returns ``(facts, curves)``: ``facts`` the values to glue (display math ``geo_xBx``, ``geo_R``,
     ``geo_lim_sym``, ``lg_R``, ``lg_lim_sym``; the limit ``geo_lim``; the checks as text; ``lg_max`` and
-    the numerical errors ``geo_num_err``, ``lg_num_err``), ``curves`` what :func:`kvlib.book.amin_figures.
+    the numerical errors ``geo_num_err``, ``lg_num_err``), ``curves`` what :func:`kvlib.book.chapters.amin.figures.
     geometric_figure` draws (``qgrid``, ``R``, ``LG``, ``qs``, ``geo``, ``lg_num``, ``lim``)."""
     xAx_g, xBx_g, R_g = ry.geometric_forms_sym()
     q = sorted(R_g.free_symbols, key=str)[0]

@@ -2,8 +2,8 @@
 
 Tables, figures and the values the chapter glues in its sections "Why shortest-first fails", "Table 3",
 "Table EC.1", "Appendix EC.4.2's observations", "002 Section 7" and "Lemma 1 on every batch". The
-functions read the stored tables ``table3``, ``ec1`` and ``section7`` (:mod:`kvlib.book.sortedf_rows`) and
-the live rows of :func:`kvlib.book.sortedf_rows.ec1_order_row`; only :func:`two_type_runs` runs policies
+functions read the stored tables ``table3``, ``ec1`` and ``section7`` (:mod:`kvlib.book.chapters.sortedf.rows`) and
+the live rows of :func:`kvlib.book.chapters.sortedf.rows.ec1_order_row`; only :func:`two_type_runs` runs policies
 (through the chapter's own run function, which records Phase-1 batches for Lemma 1).
 
 * shortest-first: :func:`two_type_runs`, :func:`two_type_table`, :func:`two_type_values`;
@@ -24,9 +24,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from kvlib.book.sortedf_page import fallback_sentence, percent_phrase
-from kvlib.book.sortedf_rows import EC1_ORDER_POLICIES, EC1_POLICIES, SECTION7_POLICIES, TABLE3_SELECTORS, slug
-from kvlib.book.synthetic import EC1_DISTRIBUTIONS, EC1_N
+from kvlib.book.chapters.sortedf.page import fallback_sentence, percent_phrase
+from kvlib.book.chapters.sortedf.rows import EC1_ORDER_POLICIES, EC1_POLICIES, SECTION7_POLICIES, TABLE3_SELECTORS, slug
+from kvlib.book.chapters.sortedf.synthetic import EC1_DISTRIBUTIONS, EC1_N
 
 __all__ = ["two_type_runs", "two_type_table", "two_type_values", "TABLE3_MEASURES", "table3_long", "table3_pivot",
            "table3_beside_paper", "table3_values", "PAPER_EC1_VALUES", "paper_ec1", "ec1_long", "ec1_paper_tables",
@@ -142,7 +142,7 @@ def table3_values(tab3: pd.DataFrame, t3f: pd.DataFrame) -> dict:
 # --- Table EC.1 ------------------------------------------------------------------------------------------
 
 #: 002 Table EC.1: the paper's values per policy, in the order of the distributions of
-#: :data:`kvlib.book.synthetic.EC1_DISTRIBUTIONS` (in 002's own time unit).
+#: :data:`kvlib.book.chapters.sortedf.synthetic.EC1_DISTRIBUTIONS` (in 002's own time unit).
 PAPER_EC1_VALUES = {"Sorted-LP": [9763.0, 9397.3, 10943.0, 6015.7, 22133.2],
                     "Sorted-F (Swap)": [9748.3, 9416.9, 10696.7, 6016.9, 22100.1],
                     "LP-Swap": [9771.4, 9385.3, 10665.7, 6016.0, 22128.2]}
@@ -234,13 +234,13 @@ def ec1_values(ec1_f: pd.DataFrame, ours_tel: pd.DataFrame, means: pd.DataFrame,
 
 # --- Appendix EC.4.2's observations ----------------------------------------------------------------------
 
-#: The measures of :func:`kvlib.book.sortedf_rows.ec1_order_row`: column prefix -> label.
+#: The measures of :func:`kvlib.book.chapters.sortedf.rows.ec1_order_row`: column prefix -> label.
 _ORDER_MEASURES = {"rho_o": "ρ(start, o)", "rho_s": "ρ(start, s)", "early_s": "early s / mean s"}
 
 
 def order_table(order: pd.DataFrame) -> pd.DataFrame:
     """Each measure of the start order, mean over the instances of each distribution, one column per policy
-    of :data:`kvlib.book.sortedf_rows.EC1_ORDER_POLICIES`."""
+    of :data:`kvlib.book.chapters.sortedf.rows.EC1_ORDER_POLICIES`."""
     return pd.DataFrame([{"distribution": d, "measure": lab,
                           **{p: order.loc[order["distribution"] == d, f"{k}_{slug(p)}"].mean() for p in EC1_ORDER_POLICIES}}
                          for d in EC1_DISTRIBUTIONS for k, lab in _ORDER_MEASURES.items()])
@@ -249,7 +249,7 @@ def order_table(order: pd.DataFrame) -> pd.DataFrame:
 def observation_values(order: pd.DataFrame, means: pd.DataFrame) -> dict:
     """The numbers and verdicts of 002's observations 1-3: how often Sorted-LP's start order follows ``o``
     more than ``s``, how often LP-Swap and Sorted-F (Swap) order more by prompt than Sorted-LP (``order``:
-    rows of :func:`kvlib.book.sortedf_rows.ec1_order_row`), and Sorted-F (Swap) against LP-Swap on Mixed
+    rows of :func:`kvlib.book.chapters.sortedf.rows.ec1_order_row`), and Sorted-F (Swap) against LP-Swap on Mixed
     (``means``: :func:`ec1_means`)."""
     paper = paper_ec1()
     ro = {lab: order[f"rho_o_{slug(lab)}"] for lab in EC1_ORDER_POLICIES}
@@ -273,7 +273,7 @@ def observation_values(order: pd.DataFrame, means: pd.DataFrame) -> dict:
 
 def section7_means(s7: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Mean average latency (rounds) and mean wall time (s) per size ``n`` (rows) and policy of
-    :data:`kvlib.book.sortedf_rows.SECTION7_POLICIES` (columns), from the stored ``section7`` table."""
+    :data:`kvlib.book.chapters.sortedf.rows.SECTION7_POLICIES` (columns), from the stored ``section7`` table."""
     labels = list(SECTION7_POLICIES)
     latency = s7.groupby("n")[[f"avg_{slug(p)}" for p in SECTION7_POLICIES]].mean().set_axis(labels, axis=1)
     seconds = s7.groupby("n")[[f"s_{slug(p)}" for p in SECTION7_POLICIES]].mean().set_axis(labels, axis=1)

@@ -1,5 +1,8 @@
-"""Display tables and glued numbers of the A_min chapter (003, Chen, Ye and Zhou), computed from its
-stored tables (:mod:`kvlib.book.store`; row functions in :mod:`kvlib.theory.cyz_experiments`).
+"""Display tables and glued numbers of the A_min chapter (003, Chen, Ye and Zhou), from its stored tables.
+
+Computed from the chapter's stored tables (:mod:`kvlib.book.store`; row functions in
+:mod:`kvlib.theory.cyz_experiments`, :mod:`kvlib.theory.memory_scaling` and
+:mod:`kvlib.book.chapters.amin.periods`).
 
 Every function takes the (possibly partial) frames the chapter reads and derives what it shows from
 the rows present: sizes, seeds and counts come from the frame, never from the chapter's parameters,
@@ -213,7 +216,7 @@ def ec6_facts(summary: pd.DataFrame) -> dict:
 
 
 def periods_summary(rows: pd.DataFrame) -> pd.DataFrame:
-    """Stored :func:`kvlib.theory.amin_periods.periods_row` rows per configuration (means over seeds):
+    """Stored :func:`kvlib.book.chapters.amin.periods.periods_row` rows per configuration (means over seeds):
     evictions, Lemma 1's weighted deviations under the two readings of ``b_ij``, Proposition 1's
     deviation after the first period, A_min / H-SF and Lemma 2."""
     keys = ["policy", "scale", "M", "s"]

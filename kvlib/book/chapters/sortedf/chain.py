@@ -3,7 +3,7 @@
 Tables, the figure and the values the chapter glues in its sections "Theorem 3: Sorted-F against the
 optimum", "The proof chain of Theorem 3 with 002's objects" and "Our variant". Every function works on
 frames the chapter already holds: the stored tables ``theorem3``, ``adversarial`` and ``chain_sweep``
-(:mod:`kvlib.book.sortedf_rows`), and the rows of :mod:`kvlib.theory.wyz_chain_paper` computed live
+(:mod:`kvlib.book.chapters.sortedf.rows`), and the rows of :mod:`kvlib.theory.wyz_chain_paper` computed live
 (``w58``: small instances with an optimal schedule; ``side``: Table EC.1 instances; ``spread``: the
 spread family). Nothing here runs a policy except :func:`rev6_table`, which replays Sorted-F on one instance.
 
@@ -26,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from kvlib.book.sortedf_page import dropped_sentence, plain, transposed
-from kvlib.book.sortedf_rows import slug
+from kvlib.book.chapters.sortedf.page import dropped_sentence, plain, transposed
+from kvlib.book.chapters.sortedf.rows import slug
 from kvlib.policies.wyz import CHAIN_LINKS
 
 __all__ = ["theorem3_small", "ratio_summary", "best_of_each_search", "adversarial_tables", "theorem3_values",
@@ -158,7 +158,7 @@ def _violations(frame: pd.DataFrame, checks) -> int:
 
 
 def side_table(side: pd.DataFrame) -> pd.DataFrame:
-    """002's optimum-free links on the Table EC.1 rows (:func:`kvlib.book.sortedf_rows.paper_chain_ec1_row`),
+    """002's optimum-free links on the Table EC.1 rows (:func:`kvlib.book.chapters.sortedf.rows.paper_chain_ec1_row`),
     one column per distribution (in the rows' order), one row per quantity."""
     return transposed(side.groupby("distribution", sort=False).agg(**_SIDE_AGG), _SIDE_ROWS)
 

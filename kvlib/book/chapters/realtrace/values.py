@@ -1,11 +1,11 @@
 """Values and tables of the chapter "Real-trace experiments in continuous time" (notebooks/realtrace.py).
 
-The chapter reads its stored tables (:mod:`kvlib.book.realtrace_plan`) and glues what this module computes
+The chapter reads its stored tables (:mod:`kvlib.book.chapters.realtrace.plan`) and glues what this module computes
 from them, one function per section: each ``*_values`` function returns ``{glue key: value}`` (numbers,
 sentences, and the section's tables styled with :func:`kvlib.book.tables.styled`), which the chapter glues
 with :func:`kvlib.book.gluing.glue_all`; the other functions build the frames those values are read from
-(001 Table 1, the 002 and 003 tables, the LP check).  The figures are in :mod:`kvlib.book.realtrace_figures`,
-the display names in :mod:`kvlib.book.realtrace_page`.
+(001 Table 1, the 002 and 003 tables, the LP check).  The figures are in :mod:`kvlib.book.chapters.realtrace.figures`,
+the display names in :mod:`kvlib.book.chapters.realtrace.page`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from kvlib.book.realtrace_page import compress_points, files_as_code, policy_display, sweep_table
+from kvlib.book.chapters.realtrace.page import compress_points, files_as_code, policy_display, sweep_table
 from kvlib.book.gluing import markdown
 from kvlib.book.tables import styled
 
@@ -62,13 +62,13 @@ ATTENTION_UNAVAILABLE = ("The comparison with Vidur's attention profile needs th
 
 def attention_keys() -> list[dict]:
     """The keys of the stored attention check: one per group of Vidur's A100 attention rows."""
-    from kvlib.book.realtrace_data import ATTENTION_GROUPS
+    from kvlib.book.chapters.realtrace.data import ATTENTION_GROUPS
 
     return [{"kind": k, "batch_lo": lo, "batch_hi": hi, "data": "shared"} for k, lo, hi in ATTENTION_GROUPS]
 
 
 def attention_table(att: pd.DataFrame) -> pd.DataFrame:
-    """The rows of ``kvlib.book.realtrace_data.attention_check_row`` (one per group of profile rows) with
+    """The rows of ``kvlib.book.chapters.realtrace.data.attention_check_row`` (one per group of profile rows) with
     readable headers, errors and shares in percent."""
     return pd.DataFrame({
         "rows": [f"{k} {lo}-{hi} requests" if k == "decode" else "prefill, one prompt"
@@ -99,7 +99,7 @@ def attention_values(att: pd.DataFrame | None, label: str | None = None) -> dict
 
 def hardware_values(measured: dict) -> dict:
     """The tables of each GPU's fit quality and measured files (``kvlib.serving.measured.EMBEDDED``)."""
-    from kvlib.book import realtrace_gpus as RG
+    from kvlib.book.chapters.realtrace import gpus as RG
 
     files = RG.files_table(measured).assign(file=lambda d: [files_as_code(f, html=True) for f in d.file])
     return {"rt-tab-fitq": styled(RG.fit_quality_table(measured),
@@ -120,7 +120,7 @@ PAPER_LENGTHS = [
 def lengths_table(lm, lm_label: str, seed: int) -> pd.DataFrame:
     """The papers' LMSYS length statistics (001's in words, 002's and 003's in tokens) and those of the
     workload ``lm`` (ours, last row)."""
-    from kvlib.book.realtrace import PAPER_LENGTHS_001
+    from kvlib.book.chapters.realtrace.rows import PAPER_LENGTHS_001
 
     first = {"source": "paper 001 Section 5.2 (10,000 conversations)", "unit": PAPER_LENGTHS_001["unit"],
              **{k: PAPER_LENGTHS_001[k] for k in ("prompt_mean", "prompt_median", "output_mean", "output_median")}}
@@ -134,7 +134,7 @@ def workload_values(lm, lm_label: str, traces: list[dict], seed: int) -> dict:
     """The workloads table, the labels of the three traces (file names as code) and the length statistics,
     from the LMSYS-like workload ``lm`` and the stored trace summaries ``traces`` (arXiv, Splitwise
     conversation, Splitwise code)."""
-    from kvlib.book.realtrace_page import workload_table
+    from kvlib.book.chapters.realtrace.page import workload_table
 
     lmw = lm.summary()
     lmw["label"] = lm_label
@@ -184,7 +184,7 @@ def alpha_values(G: pd.DataFrame, grid, n: int, rate_hi: float, rate_lo: float, 
 def slope_table(F3: pd.DataFrame, rates, order) -> pd.DataFrame:
     """Least-squares slope (s per request) of every curve of 001 Figure 3 with at least two points, its
     inverse, and 001's slope; ``rates`` are the (high, low) arrival rates."""
-    from kvlib.book.realtrace_figures import fig3_curves
+    from kvlib.book.chapters.realtrace.figures import fig3_curves
 
     rate_hi, rate_lo = rates
     slopes = []
@@ -225,7 +225,7 @@ def fig3_values(S: pd.DataFrame, order, rate_hi: float, rate_lo: float, quick: b
 def table1_frame(T1: pd.DataFrame, order) -> pd.DataFrame:
     """001 Table 1: per configuration (rows in ``order``) the mean, std, max and min of the average latency
     over the finished runs, the numbers of runs and of unfinished runs, and the paper's four statistics."""
-    from kvlib.book.realtrace import PAPER_TABLE1
+    from kvlib.book.chapters.realtrace.rows import PAPER_TABLE1
 
     fin = T1[T1.completed.astype(bool)]
     tab1 = fin.groupby("name")["avg_latency"].agg(["mean", "std", "max", "min"]).reindex(order)
@@ -268,7 +268,7 @@ def table1_values(tab1: pd.DataFrame, n: int, rate: float, label: str) -> dict:
 def memory_values(mem: pd.DataFrame, memory: int, rate_hi: float) -> dict:
     """Peak, time-averaged occupancy (% of ``memory``) and "within M" of each MC-SF run of ``mem`` (tagged
     ``hi`` at ``rate_hi``, else ``lo``), and the verdict on the low-demand occupancy."""
-    from kvlib.book.realtrace import memory_profile_stats
+    from kvlib.book.chapters.realtrace.rows import memory_profile_stats
 
     out = {}
     for _, r in mem.iterrows():
@@ -299,7 +299,7 @@ def _greek(text: str) -> str:
 
 def sweep_sentence(sv: pd.DataFrame | None, rate: float, swept: str, grids: dict) -> str:
     """Our minimiser(s) for both fixed values of the other parameter, and whether they lie in 001's range
-    (``sv`` of ``kvlib.book.realtrace.sweep_verdicts``; None: nothing stored yet)."""
+    (``sv`` of ``kvlib.book.chapters.realtrace.rows.sweep_verdicts``; None: nothing stored yet)."""
     if sv is None:
         return "no stored run yet"
     parts = []
@@ -322,7 +322,7 @@ SWEEP_HEADERS = {"our minimiser(s)": "argmin", "min latency (s)": "min (s)", "wi
 def sweep_values(SW: pd.DataFrame, rates, grids: dict, fixed, label: str, n: int) -> dict:
     """The sweeps' best points per rate, our minimisers against 001's ranges (sentences, counts) and the
     table of every sweep; ``rates`` (high, low), ``grids`` swept parameter -> its grid."""
-    from kvlib.book.realtrace import sweep_verdicts
+    from kvlib.book.chapters.realtrace.rows import sweep_verdicts
 
     out = {"cap_sweeps": label, "rt_sweep_n": n}
     swt = sweep_summary(SW)
@@ -356,7 +356,7 @@ def sweep_values(SW: pd.DataFrame, rates, grids: dict, fixed, label: str, n: int
 def mixed002_frame(M2: pd.DataFrame) -> pd.DataFrame:
     """The stored 002 rows named by scheduler (``policy_label``, the selector of Sorted-F included; column
     ``name``, set in place) and sorted by name and size."""
-    from kvlib.book.realtrace_plan import optional_column
+    from kvlib.book.chapters.realtrace.plan import optional_column
     from kvlib.serving.experiments import policy_label
 
     M2["name"] = [policy_label(p, {"selector": sel} if sel else {}) for p, sel in
@@ -366,7 +366,7 @@ def mixed002_frame(M2: pd.DataFrame) -> pd.DataFrame:
 
 def schedulers002(M2: pd.DataFrame, pol) -> tuple[list[str], list[str]]:
     """The names of the 002 schedulers present in ``M2``, in the order of ``pol`` (:class:`Policies` of
-    :mod:`kvlib.book.realtrace_plan`): all of them, and those without an LP."""
+    :mod:`kvlib.book.chapters.realtrace.plan`): all of them, and those without an LP."""
     from kvlib.serving.experiments import policy_label
 
     order = [c for c in (policy_label(p, o) for p, o in pol.p002 + pol.lp002) if c in set(M2.name)]
@@ -405,7 +405,7 @@ def mixed002_values(T2: pd.DataFrame, n: int, quick: bool, label: str) -> dict:
 def per_source_table(big: pd.DataFrame) -> pd.DataFrame:
     """Per scheduler (rows of ``big``, indexed by name): mean, median and 90th percentile of the latency of
     each source's requests, and the scheduler time."""
-    from kvlib.book.realtrace_figures import SOURCES, STATISTICS
+    from kvlib.book.chapters.realtrace.figures import SOURCES, STATISTICS
 
     ec2 = pd.DataFrame({nm: {f"{src} {stat}": r[f"{tag}_{stat}"] for src, tag in SOURCES for stat in STATISTICS}
                         for nm, r in big.iterrows()}).T
@@ -432,7 +432,7 @@ def largest_lp_size(TS: pd.DataFrame, sizes) -> int:
 
 def lp_size_values(horizon_row, n_lp: int, TS: pd.DataFrame, T2: pd.DataFrame) -> dict:
     """The LP's horizon and size at the largest 002 size (``horizon_row`` of
-    ``kvlib.book.realtrace_data.lp_horizon_row``), the latency and scheduler time of Sorted-LP, LP-Swap and
+    ``kvlib.book.chapters.realtrace.data.lp_horizon_row``), the latency and scheduler time of Sorted-LP, LP-Swap and
     Sorted-F (swap) at ``n_lp`` requests, and the scheduler-time table."""
     out = {"rt_lp_H": int(horizon_row["horizon"]), "rt_lp_mvars": float(horizon_row["lp_variables_millions"]),
            "rt_lp_step": int(horizon_row["auto_step"]), "rt_lp_nmax": int(n_lp)}
@@ -453,7 +453,7 @@ LPX_COLUMNS = {
 
 
 def lp_check_values(lpx: pd.DataFrame, label: str, step_max: int, n: int) -> dict:
-    """The exact LP against its bucket approximation (``lpx`` of ``kvlib.book.realtrace_data.lp_orders_frame``,
+    """The exact LP against its bucket approximation (``lpx`` of ``kvlib.book.chapters.realtrace.data.lp_orders_frame``,
     one row per step): Kendall's tau, the TEL changes in % (largest, and at ``step_max``, the step used at the
     largest size), the instance's label and the two tables."""
     big = lpx.step == step_max
@@ -515,7 +515,7 @@ def splitwise_values(SP: pd.DataFrame, label: str) -> dict:
 def all_policies_values(C: pd.DataFrame, n: int, memory: int, label: str) -> dict:
     """Every policy on one instance (``C``, the stored rows; names and the 003 half-width set in place):
     the best and worst average latency and the table, sorted by average latency."""
-    from kvlib.book.realtrace_plan import optional_column
+    from kvlib.book.chapters.realtrace.plan import optional_column
     from kvlib.serving.experiments import policy_label
 
     C["name"] = [nm if p in ("mc-sf", "mc-benchmark", "alpha-greedy", "alpha-beta-clearing")
@@ -538,8 +538,8 @@ def all_policies_values(C: pd.DataFrame, n: int, memory: int, label: str) -> dic
 def capacity_values(cap: pd.DataFrame, lm_label: str) -> dict:
     """H100's and H200's capacity relative to A100 on the LMSYS-like workload and the code trace, and the
     capacity table (``cap``: the stored capacity rows)."""
-    from kvlib.book import realtrace_gpus as RG
-    from kvlib.book.realtrace_page import WORKLOAD_NAMES
+    from kvlib.book.chapters.realtrace import gpus as RG
+    from kvlib.book.chapters.realtrace.page import WORKLOAD_NAMES
 
     capf = RG.capacity_frame(cap)
     out = {}
@@ -560,7 +560,7 @@ def table1_on_gpus(T1: pd.DataFrame, gpu_t1: pd.DataFrame, rows_on, rates_on, ot
     """001 Table 1's runs per column of the side-by-side table: A100, each other GPU at the papers' rate and
     at the same utilisation (``rates_on``), and A100 with the assumed attention (rows of ``gpu_t1`` with
     ``attention`` "derived"); ``rows_on(table, gpu)`` the rows of a ``gpu_*`` table for one GPU."""
-    from kvlib.book import realtrace_gpus as RG
+    from kvlib.book.chapters.realtrace import gpus as RG
 
     runs = {"A100": T1}
     for h in other:

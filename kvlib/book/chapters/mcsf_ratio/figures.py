@@ -29,7 +29,7 @@ def _plt():
 
 
 def looseness_figure(df):
-    """Three panels over the random instances (:func:`kvlib.book.mcsf_ratio_values.chain_ratios`):
+    """Three panels over the random instances (:func:`kvlib.book.chapters.mcsf_ratio.values.chain_ratios`):
     Lemma 4.4's bound / MC-SF against OPT, OPT over LB2 and over OS against OPT, and a histogram of
     MC-SF / OPT (against the certified lower end of OPT)."""
     fig, axes = _plt().subplots(1, 3, figsize=(11, 2.9))
@@ -48,7 +48,7 @@ def looseness_figure(df):
 
 def identical_figure(idf, ddf):
     """Left: MC-SF / certified OPT against the load ``n(s + o)/M`` on the exact grid ``idf``
-    (:func:`kvlib.book.mcsf_ratio_values.identical_frame`); right: MC-SF / our LP against ``o/M`` on the
+    (:func:`kvlib.book.chapters.mcsf_ratio.values.identical_frame`); right: MC-SF / our LP against ``o/M`` on the
     dense grid ``ddf``, one series per load ``q``; the paper's ratio 4 dashed."""
     fig, ax = _plt().subplots(1, 2, figsize=(10, 3.0))
     ax[0].scatter(idf.n * (idf.s + idf.o) / idf.M, idf.ratio_opt, s=8)
@@ -67,7 +67,7 @@ def identical_figure(idf, ddf):
 def batch_dual_figure(b3, sdf3):
     """Left: the largest batch bound over our dual per ``(s, o, M)`` of the closed-form grid ``b3``
     (:func:`kvlib.theory.identical_grids.batch_dual_grid`) against rho, by ``k``; right: the open region
-    ``sdf3`` (:func:`kvlib.book.ratio_rows.open_region_row` rows), batch bound and MC-SF over the dual."""
+    ``sdf3`` (:func:`kvlib.book.chapters.mcsf_ratio.rows.open_region_row` rows), batch bound and MC-SF over the dual."""
     fig, ax = _plt().subplots(1, 2, figsize=(10, 3.0))
     for lab, grp in (("k = 1", b3[b3.k == 1]), ("k = 2", b3[b3.k == 2]), ("k >= 3", b3[b3.k >= 3])):
         ax[0].scatter(grp.rho, grp["U/D"], s=6, label=lab)
@@ -87,7 +87,7 @@ def batch_dual_figure(b3, sdf3):
 def timing_figure(rows):
     """Left: mean and largest decision time against ``M`` (log-log, with a slope-2 line through the first
     point); right: every decision time against the number of waiting requests, one series per ``M``.
-    ``rows`` are :func:`kvlib.book.mcsf_ratio_values.timing_rows`."""
+    ``rows`` are :func:`kvlib.book.chapters.mcsf_ratio.values.timing_rows`."""
     import pandas as pd
 
     tdf = pd.DataFrame(rows)
@@ -107,7 +107,7 @@ def timing_figure(rows):
 
 def regret_opt_figure(ro_sum):
     """The regret ``(TEL - OPT)/n`` against the horizon per regime, its certified interval shaded
-    (:func:`kvlib.book.mcsf_ratio_values.regret_opt_summary`)."""
+    (:func:`kvlib.book.chapters.mcsf_ratio.values.regret_opt_summary`)."""
     fig, ax = _plt().subplots(figsize=(6, 2.8))
     for reg, grp in ro_sum.groupby("regime", sort=False):
         ax.fill_between(grp["T"], grp.regret_lo, grp.regret_hi, alpha=0.3)
@@ -120,7 +120,7 @@ def regret_opt_figure(ro_sum):
 
 def regret_figure(rdf):
     """MC-SF's average latency minus the lower bound's against the horizon, one line per load
-    (:func:`kvlib.book.mcsf_ratio_values.regret_summary`)."""
+    (:func:`kvlib.book.chapters.mcsf_ratio.values.regret_summary`)."""
     fig, ax = _plt().subplots(figsize=(6, 2.8))
     for load, grp in rdf.groupby("load"):
         ax.plot(grp["T"], grp["gap"], "o-", label=f"load {load}")

@@ -33,8 +33,8 @@ import time
 import numpy as np
 
 from kvlib.book.rows import instance_hash
+from kvlib.book.section51_trials import trial_instance
 from kvlib.core.checker import check_schedule
-from kvlib.core.instances import section51
 from kvlib.core.model import Schedule
 from kvlib.core.simulate import simulate
 from kvlib.optimum.exact import solve
@@ -46,17 +46,6 @@ __all__ = ["certified_trial", "best_policy_trial", "certified_small_trial", "cer
 
 #: The look-ahead policies whose best TEL bounds OPT from above in :func:`best_policy_trial`.
 SCAN_POLICIES = ("mc-sf", "mc-sf2", "mc-benchmark", "mc-benchmark-scan")  # fcfs = mc-benchmark (001 Alg. 2)
-
-
-def _instance(model: int, k: int, seed: int, n_range=None, horizon_range=None):
-    if model not in (1, 2):
-        raise ValueError(f"arrival model must be 1 or 2, got {model!r}")
-    kw = {}
-    if n_range is not None:
-        kw["n_range"] = tuple(n_range)
-    if horizon_range is not None:
-        kw["horizon_range"] = tuple(horizon_range)
-    return section51(np.random.default_rng([seed, model, k]), model, **kw)
 
 
 def certified_trial(*, model: int, trial: int, seed: int, n_range, horizon_range, time_limit: float,
@@ -75,7 +64,7 @@ def certified_trial(*, model: int, trial: int, seed: int, n_range, horizon_range
     schedule), ``seconds`` (the solve) and ``trial_seconds`` (the whole row).
     """
     t0 = time.perf_counter()
-    inst = _instance(model, trial, seed, n_range, horizon_range)
+    inst = trial_instance(model, trial, seed, n_range, horizon_range)
     mc = simulate(inst, make_policy("mc-sf"), seed=0)
     if not check_schedule(inst, mc.schedule).valid:
         raise AssertionError(f"MC-SF schedule rejected by the checker on AM{model} trial {trial}")
@@ -100,7 +89,7 @@ def best_policy_trial(*, model: int, trial: int, seed: int, policies=SCAN_POLICI
     """
     if "mc-sf" not in policies:
         raise ValueError(f"policies must include 'mc-sf', got {policies!r}")
-    inst = _instance(model, trial, seed)
+    inst = trial_instance(model, trial, seed)
     tels = {}
     for name in policies:
         r = simulate(inst, make_policy(name), seed=0)
@@ -176,7 +165,7 @@ def tiebreak_trial(*, trial: int, seed: int, draws: int = 5) -> dict:
     """
     if int(draws) < 0:
         raise ValueError(f"draws must be >= 0, got {draws!r}")
-    inst = _instance(1, trial, seed)
+    inst = trial_instance(1, trial, seed)
     tels: dict[str, int] = {}
     runs = [("mcsf", "mc-sf", {}, 0)] + [(f"mcsf_r{d}", "mc-sf", {"tie_break": "random"}, d) for d in range(int(draws))]
     runs += [(p, p, {}, 0) for p in SCAN_POLICIES if p != "mc-sf"]

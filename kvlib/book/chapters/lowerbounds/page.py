@@ -1,7 +1,6 @@
-"""The tables, figures, verification lists and glued values of the chapter "Lower-bound instances"
-(``notebooks/lowerbounds.py``).
+"""Tables, figures, verification lists and glued values of the chapter "Lower-bound instances" (notebooks/lowerbounds.py).
 
-The chapter reads its rows from the results store (row functions in :mod:`kvlib.book.lowerbounds`,
+The chapter reads its rows from the results store (row functions in :mod:`kvlib.book.chapters.lowerbounds.rows`,
 which stored results depend on: this module is kept apart from it) and narrates; everything it shows
 is built here, one function per section:
 

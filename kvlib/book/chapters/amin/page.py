@@ -8,10 +8,10 @@ columns of a display frame to headers a reader knows (no snake_case, no TeX); :f
 in a figure, outside the padding the book's stylesheet gives to cell outputs).
 
 The rest builds the page's tables and glued values from the frames the chapter computed or read from
-its stored tables (summaries in :mod:`kvlib.book.amin`): ``*_table`` functions return a display frame
+its stored tables (summaries in :mod:`kvlib.book.chapters.amin.values`): ``*_table`` functions return a display frame
 (the chapter styles it with :func:`table`), ``*_tables`` and ``*_facts`` functions return
 ``{glue name: value}`` for :func:`kvlib.book.gluing.glue_all`.  Nothing here changes a number; the
-symbolic checks are in :mod:`kvlib.book.amin_algebra`, the figures in :mod:`kvlib.book.amin_figures`.
+symbolic checks are in :mod:`kvlib.book.chapters.amin.algebra`, the figures in :mod:`kvlib.book.chapters.amin.figures`.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def seeds_text(n, column: str) -> str:
     return f"{n} seed{'s' * (n != 1)}" if n else f"the seeds of column “{column}”"
 
 
-#: Reader-facing headers of the two Theorem 2 tables (after :func:`kvlib.book.amin.theorem2_display`).
+#: Reader-facing headers of the two Theorem 2 tables (after :func:`kvlib.book.chapters.amin.values.theorem2_display`).
 THM2_HEADERS = {"alpha": "α", "reps": "seeds", "M (tokens)": "M",
                 "batch A_max / H-SF (closed form)": "batch A_max / H-SF (closed)"}
 
@@ -111,7 +111,7 @@ def theorem2_tables(thm2) -> dict:
     TELs (``amin-tab-thm2-inst``; ``(l, u)`` in one column, ``alpha`` as a fraction, the seed count
     stated in the caption, ``thm2_seeds_s``, when it is the same on every row) and the ratios
     (``amin-tab-thm2-ratio``)."""
-    from kvlib.book.amin import theorem2_display
+    from kvlib.book.chapters.amin.values import theorem2_display
 
     inst, ratios = theorem2_display(thm2)
     inst, seeds = without_constant(inst, "reps")
@@ -122,9 +122,9 @@ def theorem2_tables(thm2) -> dict:
 
 
 def ec1_table(prop: dict, ec7: dict):
-    """:func:`kvlib.book.amin.ec1_display` turned on its side: one row per quantity (as text), one column
+    """:func:`kvlib.book.chapters.amin.values.ec1_display` turned on its side: one row per quantity (as text), one column
     for Proposition EC.1's two schedules and one for eq. (EC.7) over all orders of A_random."""
-    from kvlib.book.amin import ec1_display
+    from kvlib.book.chapters.amin.values import ec1_display
 
     tab = (ec1_display(prop, ec7).set_index("statement").T.astype(str)
            .rename(index={"beta M": "βM", "TEL under beta M": "TEL under βM", "1/beta": "1/β"})
@@ -157,7 +157,7 @@ def ec7_facts(ec7: dict, readings: dict) -> dict:
 
 
 def coupling_table(cpl):
-    """:func:`kvlib.book.amin.coupling_summary` for the page: ``(n, M, βM)`` in one column, short headers,
+    """:func:`kvlib.book.chapters.amin.values.coupling_summary` for the page: ``(n, M, βM)`` in one column, short headers,
     without the column ``inv_beta`` (the caption states ``β = 1/2``)."""
     return joined(cpl.drop(columns="inv_beta"), ["n", "M", "small_M"], "n; M → βM", template="{}; {} → {}").rename(
         columns={"instances": "inst.", "violating": "pairs > 1/β", "violating_with_hypotheses": "of which both defs",
@@ -166,7 +166,7 @@ def coupling_table(cpl):
 
 
 def coupling_facts(cpl, perms: int) -> dict:
-    """Glue of the coupled pairs: their counts summed over the rows of :func:`kvlib.book.amin.coupling_summary`
+    """Glue of the coupled pairs: their counts summed over the rows of :func:`kvlib.book.chapters.amin.values.coupling_summary`
     and the largest mean quotient; ``perms`` is the number of permutations per instance."""
     return {"cpl_perms_n": int(perms), "cpl_pairs": int(cpl.pairs.sum()), "cpl_viol": int(cpl.violating.sum()),
             "cpl_viol_hyp": int(cpl.violating_with_hypotheses.sum()), "cpl_inst": int(cpl.instances.sum()),
@@ -195,7 +195,7 @@ def ec5_facts(results: dict) -> dict:
     """Glue of eq. (EC.5): the supremum over the whole interval (``ec5_*_all``) and over its end points
     (``ec5_*_end``) for A_max (``amax``) and A_random (``arand``), as fractions ``"p/q"``, and the table
     ``amin-tab-ec5``.  Raises ``ValueError`` if eq. (EC.5) holds for one of them (the page says it fails)."""
-    from kvlib.book.amin import ec5_display
+    from kvlib.book.chapters.amin.values import ec5_display
 
     if any(r["holds"] for r in results.values()):
         raise ValueError("ec5_facts: eq. (EC.5) holds for some policy")
@@ -208,7 +208,7 @@ def ec5_facts(results: dict) -> dict:
 
 
 def ec6_table(summary):
-    """:func:`kvlib.book.amin.ec6_summary` for the page: ``(l, u)`` in one column, ``α`` as a fraction."""
+    """:func:`kvlib.book.chapters.amin.values.ec6_summary` for the page: ``(l, u)`` in one column, ``α`` as a fraction."""
     tab = joined(summary.assign(alpha=summary.alpha.map(as_fraction)), ["l", "u"], "(l, u)", template="({}, {})")
     return tab.rename(columns={"alpha": "α", "worst": "worst A_random / H-SF", "ec6": "(1 + 1/α)/2 (paper's)",
                                "worst_over_bound": "worst / bound"})
@@ -228,7 +228,7 @@ def periods_csv_frame(per_j):
 
 def periods_tables(per_j, per_sum) -> dict:
     """The two tables of the periods section (``amin-tab-periods``: the first period per true length;
-    ``amin-tab-periods-sum``: all periods, :func:`kvlib.book.amin.periods_summary`), their row count
+    ``amin-tab-periods-sum``: all periods, :func:`kvlib.book.chapters.amin.values.periods_summary`), their row count
     ``per_rows`` and ``per_seeds_s``: the seeds per row for the caption when the first table's column
     ``runs`` is constant (then both tables drop it), else a pointer to that column."""
     per_j_tab, seeds = without_constant(per_j.drop(columns="load"), "runs")
@@ -259,8 +259,8 @@ def single_length_facts(one, M_equal: int = 240) -> dict:
 
 
 def theorem6_table(tp):
-    """:func:`kvlib.book.amin.theorem6_display` of the two-point runs for the page (``(l, u)`` in one column)."""
-    from kvlib.book.amin import theorem6_display
+    """:func:`kvlib.book.chapters.amin.values.theorem6_display` of the two-point runs for the page (``(l, u)`` in one column)."""
+    from kvlib.book.chapters.amin.values import theorem6_display
 
     return joined(theorem6_display(tp), ["l", "u"], "(l, u)", template="({}, {})").rename(columns={
         "AMinProgress (min)": "progress reading (min)", "AMinProgress (max)": "progress reading (max)"})
@@ -340,7 +340,7 @@ def decision_time_facts(timing, tolerance: float = 1.2) -> dict:
 
 
 def corollary2_table(cor2):
-    """:func:`kvlib.book.amin.corollary2_summary` with reader-facing headers."""
+    """:func:`kvlib.book.chapters.amin.values.corollary2_summary` with reader-facing headers."""
     return cor2.rename(columns={
         "dist": "lengths (on c{1..8})", "M": "M (tokens)", "multi": "revised A_min / H-SF (worst)",
         "single": "A_min on [c, 8c] / H-SF (worst)", "lemma2_single": "Lemma 2 (single interval)",

@@ -1,5 +1,6 @@
-"""The summary table of ``benchmarks/exact_scaling.py`` (certified solves of 001 Section 5.1-style
-instances at fixed ``n``, several solvers, one time limit) as the hindsight chapter shows it."""
+"""The summary table of ``benchmarks/exact_scaling.py`` as the hindsight chapter shows it.
+
+Certified solves of 001 Section 5.1-style instances at fixed ``n``, several solvers, one time limit."""
 
 from __future__ import annotations
 

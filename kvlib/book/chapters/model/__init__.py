@@ -1,0 +1,1 @@
+"""The chapter "The model" (notebooks/model.py): its page helpers (page)."""
