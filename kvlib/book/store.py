@@ -593,9 +593,7 @@ class Store:
                     manifest.pop("code", None)
                 _write_json(man_path, manifest)
                 writer = _RowWriter(csv_path, header)
-                from kvlib.book import fingerprint
-
-                sources, last_saved = fingerprint.Sources(), time.monotonic()
+                code = _CodeRecord(man_path, manifest)
             show = progress if progress is not None else (sys.stderr.isatty()
                                                           and os.environ.get("TQDM_DISABLE") != "1")
             bar = None
@@ -606,25 +604,10 @@ class Store:
             executor = dask_executor(address) if address else None
             for i, result, wall, host, cores, executed in _compute(row, [keys[i] for i in missing], missing, jobs,
                                                                    executor, record=writer is not None):
-                if not isinstance(result, dict):
-                    raise StoreError(f"row function {fn_path} returned {type(result).__name__} for key "
-                                     f"{kjs[i]}, expected a dict of output columns")
-                clash = [c for c in result if c in keys[i] or c in META_COLUMNS]
-                if clash:
-                    raise StoreError(f"row function {fn_path}: output column(s) {clash} clash with the "
-                                     f"key or bookkeeping columns (key {kjs[i]})")
-                rec = {**{c: _cell(keys[i].get(c)) for c in key_cols}, **{c: _cell(v) for c, v in result.items()},
-                       "_key": kjs[i], "_commit": commit, "_wall_s": round(wall, 3), "_host": host, "_cores": cores}
+                rec = _row_record(fn_path, keys[i], kjs[i], key_cols, result, commit, wall, host, cores)
                 if writer is not None:
                     writer.write(rec, kjs[i])
-                    # the record of the code this row ran joins the table's (saved at most once a second,
-                    # and at the end: an interrupted run leaves a record that covers fewer rows than are
-                    # stored, which staleness then treats as no record)
-                    manifest["code"] = fingerprint.merge(manifest.get("code"),
-                                                         fingerprint.record_of(set(executed or ()), sources))
-                    if time.monotonic() - last_saved > 1.0:
-                        _write_json(man_path, manifest)
-                        last_saved = time.monotonic()
+                    code.add(executed)
                 out_rows[kjs[i]] = {c: (_parse(_fmt(v)) if not isinstance(v, str) else _parse(v))
                                     for c, v in rec.items()}
                 out_rows[kjs[i]]["_key"] = kjs[i]
@@ -730,6 +713,40 @@ class Store:
 
     def labels(self) -> list[str]:
         return [t.label for t in self.tables.values()]
+
+
+def _row_record(fn_path: str, key: dict, kj: str, key_cols: list[str], result: Any, commit: str, wall: float,
+                host: str, cores: int | None) -> dict:
+    """One CSV row: the key's columns, the row function's outputs (checked) and the bookkeeping columns."""
+    if not isinstance(result, dict):
+        raise StoreError(f"row function {fn_path} returned {type(result).__name__} for key "
+                         f"{kj}, expected a dict of output columns")
+    clash = [c for c in result if c in key or c in META_COLUMNS]
+    if clash:
+        raise StoreError(f"row function {fn_path}: output column(s) {clash} clash with the "
+                         f"key or bookkeeping columns (key {kj})")
+    return {**{c: _cell(key.get(c)) for c in key_cols}, **{c: _cell(v) for c, v in result.items()},
+            "_key": kj, "_commit": commit, "_wall_s": round(wall, 3), "_host": host, "_cores": cores}
+
+
+class _CodeRecord:
+    """A write run's record of the code its rows ran (:mod:`kvlib.book.fingerprint`), kept in the
+    manifest dict it is given: each row's record joins it, and it is saved at most once a second (the
+    table's final manifest saves it too; an interrupted run leaves a record that covers fewer rows than
+    are stored, which :func:`table_staleness` then treats as no record)."""
+
+    def __init__(self, man_path: Path, manifest: dict):
+        from kvlib.book import fingerprint
+
+        self.fp, self.man_path, self.manifest = fingerprint, man_path, manifest
+        self.sources, self.saved = fingerprint.Sources(), time.monotonic()
+
+    def add(self, executed: Iterable[str] | None) -> None:
+        self.manifest["code"] = self.fp.merge(self.manifest.get("code"),
+                                              self.fp.record_of(set(executed or ()), self.sources))
+        if time.monotonic() - self.saved > 1.0:
+            _write_json(self.man_path, self.manifest)
+            self.saved = time.monotonic()
 
 
 class _RowWriter:
