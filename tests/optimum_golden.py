@@ -2,7 +2,8 @@
 
 ``cases()`` lists named solves whose result does not depend on the machine's speed: every case either
 proves its optimum with ample time left, or runs only steps with iteration budgets (the primal search
-with a small ``SEARCH_EVALUATIONS``, the heuristics, the separation LP to convergence).  ``record`` keeps
+with a small ``SEARCH_EVALUATIONS``, the heuristics, the separation LP, whose bound at paper scale
+depends on the speed: ``SEPARATION_TIMED``).  ``record`` keeps
 what the fixture compares: lower, upper, the status without its timings, the method, the step that proved
 the bound, the schedule's TEL (by the checker) and the start times.
 
