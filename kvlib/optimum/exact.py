@@ -46,6 +46,7 @@ when ``lower == upper``.  The schedule reported is always validated by
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -63,7 +64,7 @@ from kvlib.optimum.heuristic import (INCUMBENT_POLICIES, _feasible_start, heuris
                                      heuristic_incumbent_timed, left_shift)
 from kvlib.optimum.result import (MAX_THREADS, Bounds, InfeasibleIncumbentError, InvalidThreadsError,  # noqa: F401
                                   InvalidTimeLimitError, SolveArgumentError, SolveResult, _check_incumbent,
-                                  _validate_solve_args)
+                                  _validate_solve_args, unproved_status)
 from kvlib.optimum.timelp import (ColumnIndex, SparseModel, _symmetry_matrix, _symmetry_pairs, build_sparse,  # noqa: F401
                                    lp_size, starts_from_values)
 
@@ -487,6 +488,10 @@ def solve_ip(
     return ip_result(st, model, upper_w, formulation)
 
 
+#: the status of :func:`solve_ip` when HiGHS did not run and the time was spent
+BEFORE_HIGHS = "Time limit reached (before HiGHS)"
+
+
 @dataclass
 class IpState:
     """What the steps of :func:`solve_ip` share: the clock, the incumbent, the bounds and the record."""
@@ -510,7 +515,7 @@ class IpState:
     lower_src: str = ""
     cp_status: str = ""
     nnz: int = 0
-    status_name: str = "Time limit reached (before HiGHS)"
+    status_name: str = "Time limit reached (before HiGHS)"  #: BEFORE_HIGHS
     nodes: int = 0
     dual: int | None = None
     ncol: int = 0
@@ -662,6 +667,10 @@ def ip_result(st: IpState, model, upper_w, formulation: str) -> SolveResult:
     if not rep.valid or rep.tel != best_tel:  # pragma: no cover - defensive
         raise RuntimeError("internal error: reported schedule rejected by the checker")
     horizon = model.horizon if model is not None else int((latest_starts(instance, upper_w) + instance.output).max())
+    if lower < best_tel and st.status_name == BEFORE_HIGHS:  # "Time limit" only when spent (issue #50)
+        st.status_name = unproved_status(st.elapsed(), st.time_limit, bool(st.notes))
+        if st.status_name == "Time limit reached":
+            st.status_name = BEFORE_HIGHS
     return SolveResult(
         lower=lower, upper=best_tel, optimal=lower >= best_tel, starts=tuple(int(p) for p in st.best_starts),
         status=st.status_name + ("; " + "; ".join(st.notes) if st.notes else ""), seconds=st.elapsed(),

@@ -56,7 +56,9 @@ and CP-SAT's bound ``b`` gives ``OPT >= min(b, UB)``.
 Code: :func:`solve_pipeline` calls one function per step, which share a :class:`PipelineState` (clock,
 incumbent, lower bound, notes): :func:`step_incumbent` (0), :func:`step_primal_search` (0b),
 :func:`step_cheap_bounds` (1), :func:`step_upper_search` (1b), :func:`step_time_indexed_lp` (2-3),
-:func:`step_upper_search_end` and :func:`step_exact_search` (4); :func:`pipeline_result` builds the result.
+:func:`step_upper_search_end` and :func:`step_exact_search` (4), :func:`step_peak_conflict` (5: the
+peak-conflict MIP for the time the others left unused, ``n <= PEAK_MIP_MAX_N``); :func:`pipeline_result`
+builds the result (its status says "Time limit reached" only when the time was spent).
 
 Every stage gets a share of the time limit; stages that cannot fit (model too large for
 the time left) are skipped and named in ``notes`` -- never silently.  The call returns
@@ -98,6 +100,9 @@ EVENT_MAX_STARTS = 1_000_000
 UPPER_SHARE = 0.15
 #: its share when the time-indexed LP will be skipped as too large
 UPPER_SHARE_NO_LP = 0.5
+#: the peak-conflict MIP of :func:`kvlib.optimum.bounds.peak_conflict_bound` (step 5) runs up to this ``n``
+#: (as in :func:`kvlib.optimum.exact.solve_ip`; HiGHS rarely solves it beyond ``n = 15``)
+PEAK_MIP_MAX_N = 12
 #: how often the exact search restarts after an improvement (with re-fixed domains)
 MAX_RESTARTS = 0  # restarts at every small improvement cost 5-6 s each on loaded cores (n = 15), more than they saved
 
@@ -196,6 +201,8 @@ def solve_pipeline(instance: Instance, *, time_limit: float = 60.0, threads: int
     if not st.proved_by and event:
         step_exact_search(st, upper_search, cumulative=cumulative, params=cp_params, search=cp_search,
                           family_no_overlap=family_no_overlap, lagrangian_cut=lagrangian_cut)
+    if not st.proved_by and instance.n <= PEAK_MIP_MAX_N and st.left() > 1.0:
+        step_peak_conflict(st)
     return pipeline_result(st)
 
 
@@ -523,15 +530,35 @@ def _refix(st: PipelineState) -> bool:
     return False
 
 
+def step_peak_conflict(st: PipelineState) -> None:
+    """Step 5, when the time left is unused (the steps before were skipped or ended early) and ``n <=
+    PEAK_MIP_MAX_N``: the peak-conflict MIP of :func:`kvlib.optimum.bounds.peak_conflict_bound` for the time
+    left.  Its size does not grow with the time values, so it proves instances of long outputs on which the
+    time-indexed models are skipped (issue #50: two requests of output ``10**6``)."""
+    from kvlib.optimum.bounds import peak_conflict_bound
+
+    t0 = time.perf_counter()
+    pc = peak_conflict_bound(st.instance, time_limit=st.left() - 0.5, threads=st.threads)
+    st.timing["conflict_mip_seconds"] = time.perf_counter() - t0
+    st.bounds["conflict_mip_lb"] = int(pc["bound"])
+    st.log(f"peak-conflict MIP bound {pc['bound']}")
+    if int(pc["bound"]) > st.lower:
+        st.lower, st.lower_src = min(int(pc["bound"]), st.best_tel), "peak-conflict MIP"
+    if st.lower >= st.best_tel:
+        st.prove("peak-conflict MIP")
+
+
 def pipeline_result(st: PipelineState):
     """The :class:`~kvlib.optimum.result.SolveResult` of the pipeline (its schedule checked once more)."""
-    from kvlib.optimum.result import SolveResult
+    from kvlib.optimum.result import SolveResult, unproved_status
 
     instance, best_tel = st.instance, st.best_tel
     lower = int(min(st.lower, best_tel))
     if lower >= best_tel and not st.proved_by:
         st.proved_by = st.lower_src
         st.status = f"Optimal ({st.lower_src})"
+    if lower < best_tel:  # "Time limit reached" only when the time was spent (issue #50)
+        st.status = unproved_status(time.perf_counter() - st.tic, st.time_limit, bool(st.notes))
     rep = check_schedule(instance, Schedule(tuple(int(p) for p in st.best_starts)))
     if not rep.valid or rep.tel != best_tel:  # pragma: no cover - defensive
         raise RuntimeError("internal error: reported schedule rejected by the checker")
