@@ -4,6 +4,8 @@
   early, unproved, says so and its notes name the skipped steps and why;
 * two requests of output ``10**6`` (and ``2 * 10**7``, and a mixed long-output instance) are proved,
   as ``--method ip`` proves them, instead of a "Time limit reached" after 0.1-0.4 s;
+* independent parts (``kvlib solve`` on 10 clusters at ``-M 8``, gaps of 100 and of ``10**12``): the
+  time a part leaves goes to the parts not yet proved, and the whole optimum is proved.
 """
 
 from __future__ import annotations
@@ -78,6 +80,15 @@ def test_an_early_unproved_stop_names_its_skipped_steps():
         assert "skipped" in res.status
 
 
+@pytest.mark.parametrize("gap", [100, 10**12])
+def test_independent_parts_use_the_time_their_neighbours_leave(gap):
+    inst = clusters(gap)
+    opt = sum(brute_force_opt(cluster(k))[0] for k in range(10))
+    res = solve(inst, time_limit=20, threads=1)
+    assert_honest(res, 20)
+    assert res.optimal and res.upper == opt, (res.lower, res.upper, opt, res.status)
+
+
 def test_the_cli_exits_0_on_proved_long_outputs(tmp_path):
     f = tmp_path / "long.csv"
     f.write_text("arrival,prompt,output\n0,1,1000000\n0,1,1000000\n")
@@ -109,3 +120,14 @@ def test_the_cli_says_why_it_stopped_early(tmp_path):
     assert r.returncode == 3, r.stderr
     assert "no optimality certificate after" in r.stderr and "skipped" in r.stderr, r.stderr
     assert "Time limit reached" not in r.stderr + r.stdout
+
+
+def test_the_cli_proves_ten_clusters_within_its_time_limit(tmp_path):
+    inst = clusters(100)
+    f = tmp_path / "clusters.csv"
+    f.write_text("arrival,prompt,output\n" + "".join(f"{a},{s},{o}\n" for a, s, o in
+                                                      zip(inst.arrival, inst.prompt, inst.output)))
+    r = subprocess.run([sys.executable, "-m", "kvlib.cli", "solve", str(f), "-M", "8", "--time-limit", "20", "--json"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["upper"] == sum(brute_force_opt(cluster(k))[0] for k in range(10))

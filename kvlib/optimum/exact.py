@@ -339,53 +339,96 @@ def solve_ip_after_search(instance: Instance, *, time_limit: float, threads: int
                     threads=threads, incumbent=incumbent, verbose=verbose, **options)
 
 
+#: a part not proved in the first pass is solved again while this many seconds are left ...
+PART_RETRY_MIN_SECONDS = 1.0
+#: ... each with at least this many seconds when they are left (the pipeline's exact search needs 2.5 s after
+#: its earlier steps), or its share of the time left in proportion to its size when that is more
+PART_RETRY_SECONDS = 4.0
+
+
+@dataclass
+class _Part:
+    """One independent part: its request ids, its instance shifted to time 0, and its best result so far."""
+
+    ids: np.ndarray
+    sub: Instance
+    offset: int
+    result: SolveResult | None = None  #: None for a lone request (optimal at its arrival)
+    lower: int = 0
+
+
 def _solve_parts(instance: Instance, parts: list, mcsf: np.ndarray, *, time_limit: float, threads: int,
                  method: str, incumbent, verbose: bool, search: float, options: dict) -> SolveResult:
     """:func:`solve` on independent parts (:mod:`kvlib.optimum.decompose`), each shifted to time 0 and
     given the time left in proportion to its size (smallest first, so what they leave goes to the larger
-    ones).  The lower bounds add up; the parts' schedules are combined and checked, and a combination the
+    ones).  Then, while time is left, the parts not proved are solved again from their best schedule, with
+    the time the others left (issue #50: parts that stop early unproved used to leave it unused).  The lower
+    bounds add up; the parts' schedules are combined and checked, and a combination the
     checker rejects is replaced by the better of MC-SF's schedule ``mcsf`` (start times; the parts were cut
     from it) and the caller's incumbent.  ``extra`` holds the whole instance's bounds: ``volume_lb`` (of
     the whole instance) and ``separation_lb`` (the parts' separation bounds added up, a lone request's
     being its output, and at least ``volume_lb``)."""
-    import sys
-
-    from kvlib.optimum.bounds import volume_lower_bound
     from kvlib.optimum.decompose import part_instance
 
     tic = time.perf_counter()
     deadline = tic + float(time_limit)
-    n = instance.n
-    starts = np.zeros(n, dtype=np.int64)
-    lower = 0
-    proved = 0
-    warm = 0  # the parts' warm starts, summed (a lone request's is its optimum)
-    warm_sources: set[str] = set()
-    separation = 0  # the parts' separation bounds, added up
-    left_n = n
-    for ids in sorted(parts, key=len):
-        sub, offset = part_instance(instance, ids)
-        if len(ids) == 1:  # alone, a request starts at its arrival (s + o <= M): optimal
-            starts[ids] = instance.arrival[ids]
-            lower += int(instance.output[ids[0]])
-            warm += int(instance.output[ids[0]])
-            separation += int(instance.output[ids[0]])
-            proved += 1
-            left_n -= 1
-            continue
-        budget = max(0.05, (deadline - time.perf_counter()) * len(ids) / left_n)
-        left_n -= len(ids)
-        sub_inc = None if incumbent is None else incumbent[0][ids] - offset
-        r = solve(sub, time_limit=budget, threads=threads, method=method, incumbent=sub_inc, verbose=verbose,
+    todo = [_Part(ids, *part_instance(instance, ids)) for ids in sorted(parts, key=len)]
+
+    def run(part: _Part, budget: float, inc) -> None:
+        r = solve(part.sub, time_limit=budget, threads=threads, method=method, incumbent=inc, verbose=verbose,
                   split=False, search=search, **options)
-        starts[ids] = np.asarray(r.starts, dtype=np.int64) + offset
-        lower += int(r.lower)
-        separation += int(r.extra.get("separation_lb", r.extra.get("volume_lb", volume_lower_bound(sub))))
-        proved += int(r.optimal)
+        part.lower = max(part.lower, int(r.lower))
+        if part.result is None or r.upper <= part.result.upper:
+            part.result = r
+        if verbose:
+            print(f"[kvlib.solve] part of {len(part.ids)} requests from t={part.offset}: [{part.lower}, "
+                  f"{r.upper}]", file=sys.stderr)
+
+    left_n = instance.n
+    for part in todo:
+        if len(part.ids) == 1:  # alone, a request starts at its arrival (s + o <= M): optimal
+            part.lower = int(instance.output[part.ids[0]])
+        else:
+            budget = max(0.05, (deadline - time.perf_counter()) * len(part.ids) / left_n)
+            run(part, budget, None if incumbent is None else incumbent[0][part.ids] - part.offset)
+        left_n -= len(part.ids)
+    # second pass: the time left goes to the parts not proved, smallest first, while some part gains
+    gained = True
+    while gained and deadline - time.perf_counter() >= PART_RETRY_MIN_SECONDS:
+        open_parts = [p for p in todo if p.result is not None and p.lower < p.result.upper]
+        gained, open_n = False, sum(len(p.ids) for p in open_parts)
+        for part in open_parts:
+            left = deadline - time.perf_counter()
+            if left < PART_RETRY_MIN_SECONDS:
+                break
+            before = (part.lower, part.result.upper)
+            run(part, min(left, max(PART_RETRY_SECONDS, left * len(part.ids) / open_n)), part.result.starts)
+            open_n -= len(part.ids)
+            gained = gained or (part.lower, part.result.upper) != before
+    return _combine_parts(instance, todo, mcsf, incumbent, method, options, tic, time_limit)
+
+
+def _combine_parts(instance: Instance, todo: list, mcsf, incumbent, method: str, options: dict, tic: float,
+                   time_limit: float) -> SolveResult:
+    """The whole instance's result from its parts' (schedules combined and checked; lower bounds added)."""
+    from kvlib.optimum.bounds import volume_lower_bound
+
+    starts = np.zeros(instance.n, dtype=np.int64)
+    lower = proved = warm = separation = 0  # warm: the parts' warm starts, summed (a lone request's is its optimum)
+    warm_sources: set[str] = set()
+    for part in todo:
+        r = part.result
+        if r is None:
+            starts[part.ids] = instance.arrival[part.ids]
+            out = int(instance.output[part.ids[0]])
+            lower, warm, separation, proved = lower + out, warm + out, separation + out, proved + 1
+            continue
+        starts[part.ids] = np.asarray(r.starts, dtype=np.int64) + part.offset
+        lower += part.lower
+        separation += int(r.extra.get("separation_lb", r.extra.get("volume_lb", volume_lower_bound(part.sub))))
+        proved += int(part.lower >= r.upper)
         warm += int(r.incumbent)
         warm_sources.add(r.incumbent_source.split(" (")[0])
-        if verbose:
-            print(f"[kvlib.solve] part of {len(ids)} requests from t={offset}: [{r.lower}, {r.upper}]", file=sys.stderr)
     rep = check_schedule(instance, Schedule(tuple(int(p) for p in starts)))
     source = f"each part's own: {', '.join(sorted(warm_sources)) or 'lone requests'}"
     if not rep.valid:  # a part's schedule ran past the next part's first arrival: take a whole schedule
@@ -398,15 +441,19 @@ def _solve_parts(instance: Instance, parts: list, mcsf: np.ndarray, *, time_limi
     volume = volume_lower_bound(instance)
     lower = min(max(lower, volume), upper)
     optimal = lower >= upper
-    sizes = sorted((len(ids) for ids in parts), reverse=True)
-    status = (f"{'Optimal' if optimal else 'Time limit reached'} ({len(parts)} independent parts of "
-              f"{', '.join(map(str, sizes[:8]))}{', ...' if len(sizes) > 8 else ''} requests; {proved} proved)")
+    seconds = time.perf_counter() - tic
+    sizes = sorted((len(part.ids) for part in todo), reverse=True)
+    head = "Optimal" if optimal else unproved_status(seconds, time_limit).split(":")[0]
+    status = (f"{head} ({len(todo)} independent parts of {', '.join(map(str, sizes[:8]))}"
+              f"{', ...' if len(sizes) > 8 else ''} requests; {proved} proved)")
+    if not optimal and head != "Time limit reached":
+        status += f"; the parts not proved stopped after {seconds:.1f} s of the {float(time_limit):g} s limit"
     return SolveResult(lower=lower, upper=upper, optimal=optimal, starts=tuple(int(p) for p in starts),
-                       status=status, seconds=time.perf_counter() - tic,
+                       status=status, seconds=seconds,
                        incumbent=warm if incumbent is None else int(incumbent[1]), incumbent_source=source,
                        horizon=int((np.asarray(starts) + instance.output).max()),
                        formulation="pipeline" if method == "pipeline" else options.get("formulation", "plain"),
-                       extra={"parts": len(parts), "part_sizes": sizes, "parts_proved": proved, "volume_lb": volume,
+                       extra={"parts": len(todo), "part_sizes": sizes, "parts_proved": proved, "volume_lb": volume,
                               "separation_lb": max(separation, volume)})
 
 
