@@ -131,3 +131,14 @@ def test_the_cli_proves_ten_clusters_within_its_time_limit(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["upper"] == sum(brute_force_opt(cluster(k))[0] for k in range(10))
+
+
+def test_the_destructive_stage_does_not_claim_the_time_limit_early():
+    from kvlib.optimum.destructive import solve_destructive
+
+    rng = np.random.default_rng(50)
+    o = rng.integers(10**5, 10**6, size=13)
+    inst = Instance.from_arrays(np.zeros(13, dtype=int), np.ones(13, dtype=int), o, 10**6 + 1)
+    res = solve_destructive(inst, time_limit=10, threads=1)
+    assert_honest(res, 10)
+    assert "destructive bounds skipped" in res.status
