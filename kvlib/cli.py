@@ -919,8 +919,12 @@ def cmd_solve(args: argparse.Namespace, out) -> int:
         elif sched_out:
             out.append(f"schedule      written to {_shown(sched_out)}")
     if not res.optimal:
-        print(f"kvlib: no optimality certificate within --time-limit {args.time_limit:g} s; the interval "
-              f"[{res.lower}, {res.upper}] is certified (exit code {EXIT_NO_CERTIFICATE})", file=sys.stderr)
+        from kvlib.optimum.result import time_spent
+
+        why = (f"within --time-limit {args.time_limit:g} s" if time_spent(res.seconds, args.time_limit) else
+               f"after {res.seconds:.1f} s of --time-limit {args.time_limit:g} s (steps skipped: {res.status})")
+        print(f"kvlib: no optimality certificate {why}; the interval [{res.lower}, {res.upper}] is certified "
+              f"(exit code {EXIT_NO_CERTIFICATE})", file=sys.stderr)
         return EXIT_NO_CERTIFICATE
     return EXIT_OK
 

@@ -158,7 +158,7 @@ def solve_destructive(instance: Instance, *, time_limit: float = 60.0, threads: 
     """
     from kvlib.optimum.bounds import latest_starts
     from kvlib.optimum.pipeline import LP_NNZ_PER_SECOND, solve_pipeline
-    from kvlib.optimum.result import SolveResult, _validate_solve_args
+    from kvlib.optimum.result import SolveResult, _validate_solve_args, unproved_status
     from kvlib.optimum.timelp import lp_size, time_indexed_lp
 
     _validate_solve_args(time_limit, threads)
@@ -211,7 +211,9 @@ def solve_destructive(instance: Instance, *, time_limit: float = 60.0, threads: 
     if not rep.valid or rep.tel != upper:  # pragma: no cover - defensive
         raise RuntimeError("internal error: reported schedule rejected by the checker")
     extra["notes"] = notes
-    base_status = status.split("; ")[0] if lower >= upper else "Time limit reached"
+    # "Time limit reached" only when the time was spent (issue #50)
+    base_status = (status.split("; ")[0] if lower >= upper
+                   else unproved_status(time.perf_counter() - tic, time_limit, bool(notes)))
     return SolveResult(
         lower=lower, upper=upper, optimal=lower >= upper, starts=tuple(int(p) for p in starts),
         status=base_status + ("; " + "; ".join(notes) if notes else ""), seconds=time.perf_counter() - tic,

@@ -30,8 +30,12 @@ The model is built with cvxpy; :func:`solve` extracts cvxpy's problem data and
 runs HiGHS (``highspy``) directly, so that it can inject the heuristic
 incumbent (warm start), stop at a time limit and read the MIP dual bound.
 
-:func:`solve` dispatches to :func:`kvlib.optimum.pipeline.solve_pipeline` (default) or to
-:func:`solve_ip` (this IP in HiGHS, with an optional CP-SAT phase).
+:func:`solve` is the public entry: it checks its arguments, splits the instance into independent parts
+(:mod:`kvlib.optimum.decompose`; :func:`_solve_parts`) and dispatches to
+:func:`kvlib.optimum.pipeline.solve_pipeline` (default) or to :func:`solve_ip_after_search` (the primal
+search, then :func:`solve_ip`: this IP in HiGHS).  :func:`solve_ip` runs its steps as functions sharing an
+:class:`IpState`: :func:`ip_lower_bounds`, :func:`ip_cpsat_share` and :func:`ip_cpsat_phase` (optional CP-SAT
+phase), :func:`ip_build`, :func:`ip_highs`, :func:`ip_result`.
 
 :func:`solve` never raises on a time limit: it returns a :class:`SolveResult`
 with a certified interval ``lower <= OPT <= upper``; ``optimal`` is True only
@@ -42,6 +46,7 @@ when ``lower == upper``.  The schedule reported is always validated by
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -59,7 +64,7 @@ from kvlib.optimum.heuristic import (INCUMBENT_POLICIES, _feasible_start, heuris
                                      heuristic_incumbent_timed, left_shift)
 from kvlib.optimum.result import (MAX_THREADS, Bounds, InfeasibleIncumbentError, InvalidThreadsError,  # noqa: F401
                                   InvalidTimeLimitError, SolveArgumentError, SolveResult, _check_incumbent,
-                                  _validate_solve_args)
+                                  _validate_solve_args, unproved_status)
 from kvlib.optimum.timelp import (ColumnIndex, SparseModel, _symmetry_matrix, _symmetry_pairs, build_sparse,  # noqa: F401
                                    lp_size, starts_from_values)
 
@@ -273,7 +278,29 @@ def solve(instance: Instance, *, time_limit: float = 60.0, threads: int = 2, met
     the primal list search (:mod:`kvlib.optimum.search`; default the pipeline's ``SEARCH_SHARE``;
     0 skips it); with ``method="ip"`` its schedule is the IP's incumbent.
     """
-    from kvlib.optimum.pipeline import SEARCH_EVALUATIONS, SEARCH_SHARE, solve_pipeline
+    from kvlib.optimum.pipeline import solve_pipeline
+
+    method, search = _solve_arguments(instance, time_limit, threads, method, search, options)
+    if incumbent is not None:
+        incumbent = _check_incumbent(instance, incumbent)
+    if split and instance.n > 1:
+        from kvlib.optimum.decompose import independent_parts
+
+        mcsf = simulate(instance, make_policy("mc-sf"), seed=0).schedule.start_array()
+        parts = independent_parts(instance, mcsf)
+        if len(parts) > 1:
+            return _solve_parts(instance, parts, mcsf, time_limit=time_limit, threads=threads, method=method,
+                                incumbent=incumbent, verbose=verbose, search=search, options=options)
+    if method == "ip":
+        return solve_ip_after_search(instance, time_limit=time_limit, threads=threads, incumbent=incumbent,
+                                     verbose=verbose, search=search, **options)
+    return solve_pipeline(instance, time_limit=time_limit, threads=threads, incumbent=incumbent, verbose=verbose,
+                          search=search)
+
+
+def _solve_arguments(instance, time_limit, threads, method, search, options) -> tuple[str, float]:
+    """:func:`solve`'s argument checks (named errors); returns the method and the search share it picks."""
+    from kvlib.optimum.pipeline import SEARCH_SHARE
 
     if not isinstance(instance, Instance):
         raise SolveArgumentError(f"instance must be a kvlib Instance, got {type(instance).__name__}")
@@ -290,79 +317,118 @@ def solve(instance: Instance, *, time_limit: float = 60.0, threads: int = 2, met
         method = "ip" if ip_only else "pipeline"
     if method not in ("pipeline", "ip"):
         raise SolveArgumentError(f"method must be 'pipeline' or 'ip', got {method!r}")
-    if incumbent is not None:
-        incumbent = _check_incumbent(instance, incumbent)
-    if split and instance.n > 1:
-        from kvlib.optimum.decompose import independent_parts
+    return method, search
 
-        mcsf = simulate(instance, make_policy("mc-sf"), seed=0).schedule.start_array()
-        parts = independent_parts(instance, mcsf)
-        if len(parts) > 1:
-            return _solve_parts(instance, parts, mcsf, time_limit=time_limit, threads=threads, method=method,
-                                incumbent=incumbent, verbose=verbose, search=search, options=options)
-    if method == "ip":
-        tic = time.perf_counter()
-        if search and instance.n > 1:
-            from kvlib.optimum.search import primal_search
 
-            sr = primal_search(instance, evaluations=SEARCH_EVALUATIONS, windows=0,
-                               incumbent=None if incumbent is None else incumbent[0],
-                               time_limit=float(search) * time_limit)
-            if incumbent is None or sr.tel < incumbent[1]:
-                incumbent = (sr.starts, sr.tel, f"primal search ({sr.source}, {sr.seconds:.2f} s)")
-        return solve_ip(instance, time_limit=max(0.05 * time_limit, time_limit - (time.perf_counter() - tic)),
-                        threads=threads, incumbent=incumbent, verbose=verbose, **options)
-    return solve_pipeline(instance, time_limit=time_limit, threads=threads, incumbent=incumbent, verbose=verbose,
-                          search=search)
+def solve_ip_after_search(instance: Instance, *, time_limit: float, threads: int, incumbent, verbose: bool,
+                          search: float, **options) -> SolveResult:
+    """``method="ip"``: the primal list search (a ``search`` share of the limit) gives :func:`solve_ip` its
+    incumbent when it beats the caller's; the IP gets the time left (at least 5% of the limit)."""
+    from kvlib.optimum.pipeline import SEARCH_EVALUATIONS
+
+    tic = time.perf_counter()
+    if search and instance.n > 1:
+        from kvlib.optimum.search import primal_search
+
+        sr = primal_search(instance, evaluations=SEARCH_EVALUATIONS, windows=0,
+                           incumbent=None if incumbent is None else incumbent[0],
+                           time_limit=float(search) * time_limit)
+        if incumbent is None or sr.tel < incumbent[1]:
+            incumbent = (sr.starts, sr.tel, f"primal search ({sr.source}, {sr.seconds:.2f} s)")
+    return solve_ip(instance, time_limit=max(0.05 * time_limit, time_limit - (time.perf_counter() - tic)),
+                    threads=threads, incumbent=incumbent, verbose=verbose, **options)
+
+
+#: a part not proved in the first pass is solved again while this many seconds are left ...
+PART_RETRY_MIN_SECONDS = 1.0
+#: ... each with at least this many seconds when they are left (the pipeline's exact search needs 2.5 s after
+#: its earlier steps), or its share of the time left in proportion to its size when that is more
+PART_RETRY_SECONDS = 4.0
+
+
+@dataclass
+class _Part:
+    """One independent part: its request ids, its instance shifted to time 0, and its best result so far."""
+
+    ids: np.ndarray
+    sub: Instance
+    offset: int
+    result: SolveResult | None = None  #: None for a lone request (optimal at its arrival)
+    lower: int = 0
 
 
 def _solve_parts(instance: Instance, parts: list, mcsf: np.ndarray, *, time_limit: float, threads: int,
                  method: str, incumbent, verbose: bool, search: float, options: dict) -> SolveResult:
     """:func:`solve` on independent parts (:mod:`kvlib.optimum.decompose`), each shifted to time 0 and
     given the time left in proportion to its size (smallest first, so what they leave goes to the larger
-    ones).  The lower bounds add up; the parts' schedules are combined and checked, and a combination the
+    ones).  Then, while time is left, the parts not proved are solved again from their best schedule, with
+    the time the others left (issue #50: parts that stop early unproved used to leave it unused).  The lower
+    bounds add up; the parts' schedules are combined and checked, and a combination the
     checker rejects is replaced by the better of MC-SF's schedule ``mcsf`` (start times; the parts were cut
     from it) and the caller's incumbent.  ``extra`` holds the whole instance's bounds: ``volume_lb`` (of
     the whole instance) and ``separation_lb`` (the parts' separation bounds added up, a lone request's
     being its output, and at least ``volume_lb``)."""
-    import sys
-
-    from kvlib.optimum.bounds import volume_lower_bound
     from kvlib.optimum.decompose import part_instance
 
     tic = time.perf_counter()
     deadline = tic + float(time_limit)
-    n = instance.n
-    starts = np.zeros(n, dtype=np.int64)
-    lower = 0
-    proved = 0
-    warm = 0  # the parts' warm starts, summed (a lone request's is its optimum)
-    warm_sources: set[str] = set()
-    separation = 0  # the parts' separation bounds, added up
-    left_n = n
-    for ids in sorted(parts, key=len):
-        sub, offset = part_instance(instance, ids)
-        if len(ids) == 1:  # alone, a request starts at its arrival (s + o <= M): optimal
-            starts[ids] = instance.arrival[ids]
-            lower += int(instance.output[ids[0]])
-            warm += int(instance.output[ids[0]])
-            separation += int(instance.output[ids[0]])
-            proved += 1
-            left_n -= 1
-            continue
-        budget = max(0.05, (deadline - time.perf_counter()) * len(ids) / left_n)
-        left_n -= len(ids)
-        sub_inc = None if incumbent is None else incumbent[0][ids] - offset
-        r = solve(sub, time_limit=budget, threads=threads, method=method, incumbent=sub_inc, verbose=verbose,
+    todo = [_Part(ids, *part_instance(instance, ids)) for ids in sorted(parts, key=len)]
+
+    def run(part: _Part, budget: float, inc) -> None:
+        r = solve(part.sub, time_limit=budget, threads=threads, method=method, incumbent=inc, verbose=verbose,
                   split=False, search=search, **options)
-        starts[ids] = np.asarray(r.starts, dtype=np.int64) + offset
-        lower += int(r.lower)
-        separation += int(r.extra.get("separation_lb", r.extra.get("volume_lb", volume_lower_bound(sub))))
-        proved += int(r.optimal)
+        part.lower = max(part.lower, int(r.lower))
+        if part.result is None or r.upper <= part.result.upper:
+            part.result = r
+        if verbose:
+            print(f"[kvlib.solve] part of {len(part.ids)} requests from t={part.offset}: [{part.lower}, "
+                  f"{r.upper}]", file=sys.stderr)
+
+    left_n = instance.n
+    for part in todo:
+        if len(part.ids) == 1:  # alone, a request starts at its arrival (s + o <= M): optimal
+            part.lower = int(instance.output[part.ids[0]])
+        else:
+            budget = max(0.05, (deadline - time.perf_counter()) * len(part.ids) / left_n)
+            run(part, budget, None if incumbent is None else incumbent[0][part.ids] - part.offset)
+        left_n -= len(part.ids)
+    # second pass: the time left goes to the parts not proved, smallest first, while some part gains
+    gained = True
+    while gained and deadline - time.perf_counter() >= PART_RETRY_MIN_SECONDS:
+        open_parts = [p for p in todo if p.result is not None and p.lower < p.result.upper]
+        gained, open_n = False, sum(len(p.ids) for p in open_parts)
+        for part in open_parts:
+            left = deadline - time.perf_counter()
+            if left < PART_RETRY_MIN_SECONDS:
+                break
+            before = (part.lower, part.result.upper)
+            run(part, min(left, max(PART_RETRY_SECONDS, left * len(part.ids) / open_n)), part.result.starts)
+            open_n -= len(part.ids)
+            gained = gained or (part.lower, part.result.upper) != before
+    return _combine_parts(instance, todo, mcsf, incumbent, method, options, tic, time_limit)
+
+
+def _combine_parts(instance: Instance, todo: list, mcsf, incumbent, method: str, options: dict, tic: float,
+                   time_limit: float) -> SolveResult:
+    """The whole instance's result from its parts' (schedules combined and checked; lower bounds added)."""
+    from kvlib.optimum.bounds import volume_lower_bound
+
+    starts = np.zeros(instance.n, dtype=np.int64)
+    lower = proved = warm = separation = 0  # warm: the parts' warm starts, summed (a lone request's is its optimum)
+    warm_sources: set[str] = set()
+    for part in todo:
+        r = part.result
+        if r is None:
+            starts[part.ids] = instance.arrival[part.ids]
+            out = int(instance.output[part.ids[0]])
+            lower, warm, separation, proved = lower + out, warm + out, separation + out, proved + 1
+            continue
+        starts[part.ids] = np.asarray(r.starts, dtype=np.int64) + part.offset
+        lower += part.lower
+        separation += int(r.extra.get("separation_lb", r.extra.get("volume_lb", volume_lower_bound(part.sub))))
+        proved += int(part.lower >= r.upper)
         warm += int(r.incumbent)
         warm_sources.add(r.incumbent_source.split(" (")[0])
-        if verbose:
-            print(f"[kvlib.solve] part of {len(ids)} requests from t={offset}: [{r.lower}, {r.upper}]", file=sys.stderr)
     rep = check_schedule(instance, Schedule(tuple(int(p) for p in starts)))
     source = f"each part's own: {', '.join(sorted(warm_sources)) or 'lone requests'}"
     if not rep.valid:  # a part's schedule ran past the next part's first arrival: take a whole schedule
@@ -375,15 +441,19 @@ def _solve_parts(instance: Instance, parts: list, mcsf: np.ndarray, *, time_limi
     volume = volume_lower_bound(instance)
     lower = min(max(lower, volume), upper)
     optimal = lower >= upper
-    sizes = sorted((len(ids) for ids in parts), reverse=True)
-    status = (f"{'Optimal' if optimal else 'Time limit reached'} ({len(parts)} independent parts of "
-              f"{', '.join(map(str, sizes[:8]))}{', ...' if len(sizes) > 8 else ''} requests; {proved} proved)")
+    seconds = time.perf_counter() - tic
+    sizes = sorted((len(part.ids) for part in todo), reverse=True)
+    head = "Optimal" if optimal else unproved_status(seconds, time_limit).split(":")[0]
+    status = (f"{head} ({len(todo)} independent parts of {', '.join(map(str, sizes[:8]))}"
+              f"{', ...' if len(sizes) > 8 else ''} requests; {proved} proved)")
+    if not optimal and head != "Time limit reached":
+        status += f"; the parts not proved stopped after {seconds:.1f} s of the {float(time_limit):g} s limit"
     return SolveResult(lower=lower, upper=upper, optimal=optimal, starts=tuple(int(p) for p in starts),
-                       status=status, seconds=time.perf_counter() - tic,
+                       status=status, seconds=seconds,
                        incumbent=warm if incumbent is None else int(incumbent[1]), incumbent_source=source,
                        horizon=int((np.asarray(starts) + instance.output).max()),
                        formulation="pipeline" if method == "pipeline" else options.get("formulation", "plain"),
-                       extra={"parts": len(parts), "part_sizes": sizes, "parts_proved": proved, "volume_lb": volume,
+                       extra={"parts": len(todo), "part_sizes": sizes, "parts_proved": proved, "volume_lb": volume,
                               "separation_lb": max(separation, volume)})
 
 
@@ -432,162 +502,230 @@ def solve_ip(
     beyond ``n = 15``); when a bound meets the incumbent the call returns it as proved
     optimal without CP-SAT or HiGHS.
     """
-    import highspy as hp
+    import highspy  # noqa: F401  (without HiGHS the call fails here, before any work)
 
     _validate_solve_args(time_limit, threads)
     if builder not in ("sparse", "cvxpy"):
         raise SolveArgumentError(f"builder must be 'sparse' or 'cvxpy', got {builder!r}")
-    tic = time.perf_counter()
-    timing: dict[str, float] = {}
-    notes: list[str] = []
+    st = IpState(instance, float(time_limit), threads, time.perf_counter())
     if incumbent is None:
-        incumbent = heuristic_incumbent_timed(instance, budget=0.25 * time_limit, notes=notes)
+        incumbent = heuristic_incumbent_timed(instance, budget=0.25 * time_limit, notes=st.notes)
     else:
         incumbent = _check_incumbent(instance, incumbent)
-    inc_starts, inc_tel, inc_src = incumbent
-    inc_starts = np.asarray(inc_starts, dtype=np.int64)
-    heur_tel = int(inc_tel)
-    timing["heuristic_seconds"] = time.perf_counter() - tic
-    lb0 = volume_lower_bound(instance)
-    t0 = time.perf_counter()
-    sep = {"bound": lb0}
-    if separation:
-        sep = separation_lower_bound(instance, time_limit=max(0.05, min(5.0, 0.1 * time_limit,
-                                                                      time_limit - (t0 - tic) - 0.5)))
-        timing["separation_seconds"] = time.perf_counter() - t0
-    lower_extra, lower_src = max(lb0, int(sep["bound"])), ("separation LP" if sep["bound"] > lb0 else "volume bound")
-    if conflict_mip is None:
-        conflict_mip = min(5.0, 0.15 * time_limit) if (separation and instance.n <= 12) else 0.0
-    if conflict_mip > 0 and lower_extra < inc_tel:
-        t0 = time.perf_counter()
-        pc = peak_conflict_bound(instance, time_limit=min(float(conflict_mip), max(0.0, time_limit - (t0 - tic))),
-                                 threads=threads)
-        if int(pc["bound"]) > lower_extra:
-            lower_extra, lower_src = int(pc["bound"]), "peak-conflict MIP"
-        timing["conflict_mip_seconds"] = time.perf_counter() - t0
-    cp_status = ""
+    st.inc_starts, st.inc_tel, st.inc_src = np.asarray(incumbent[0], dtype=np.int64), int(incumbent[1]), incumbent[2]
+    st.heur_tel = st.inc_tel
+    st.timing["heuristic_seconds"] = time.perf_counter() - st.tic
+    ip_lower_bounds(st, separation, conflict_mip)
     if cpsat is None:
-        import importlib.util
-
-        has_ortools = importlib.util.find_spec("ortools") is not None
-        cpsat = 0.0
-        if has_ortools and instance.n >= 10 and time_limit >= 3:
-            # CP-SAT gets 30% of the limit if HiGHS still has time for its root LP afterwards;
-            # none if HiGHS has time for its root LP only without it (the LP bound is worth more
-            # at n >= 30 than CP-SAT's rare improvements there); all if HiGHS would be skipped anyway
-            est_nnz = lp_size(instance, latest_starts(instance, inc_tel if windows else None))[1]
-            left = time_limit - (time.perf_counter() - tic) - est_nnz / 1e6  # build time
-            if not _skip_highs(left - 0.3 * time_limit, est_nnz):
-                cpsat = 0.3 * time_limit
-            elif not _skip_highs(left, est_nnz):
-                cpsat = 0.0
-            else:
-                cpsat = max(0.0, left - 0.2)
-    if lower_extra >= inc_tel:
+        cpsat = ip_cpsat_share(st, windows)
+    if st.lower_extra >= st.inc_tel:
         cpsat = 0.0
     if cpsat and cpsat > 0:
-        from kvlib.optimum.cpsat import cpsat_solve_subprocess
-
-        t0 = time.perf_counter()
-        budget = min(float(cpsat), max(0.0, time_limit - (t0 - tic)))
-        if budget > 1.5:
-            cr = cpsat_solve_subprocess(instance, time_limit=budget, workers=threads, hint=inc_starts, upper=inc_tel)
-            cp_status = cr.status
-            if cr.starts is not None:
-                rep = check_schedule(instance, Schedule(tuple(int(p) for p in cr.starts)))
-                if rep.valid and rep.tel < inc_tel:
-                    inc_starts, inc_tel, inc_src = cr.starts, int(rep.tel), f"cp-sat (hint {inc_src} {heur_tel})"
-            if int(cr.bound) > lower_extra:
-                lower_extra, lower_src = int(cr.bound), "CP-SAT"
-        timing["cpsat_seconds"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    upper_w = inc_tel if windows else None
-    est_nnz = lp_size(instance, latest_starts(instance, upper_w))[1]  # exact (int64 wrapped beyond 2**63)
-    model = None
-    if lower_extra >= inc_tel:
-        pass
-    elif _skip_highs(time_limit - (t0 - tic) - est_nnz / 1e6, est_nnz):
-        notes.append(f"HiGHS skipped: the IP has about {est_nnz} non-zeros, too many for the "
-                     f"{max(0.0, time_limit - (t0 - tic)):.1f} s left")
-    elif builder == "sparse" and formulation == "plain":
-        model = build_sparse(instance, upper=upper_w, symmetry=symmetry)
-    else:
-        model = build_model(instance, upper=upper_w, formulation=formulation, symmetry=symmetry)
-    nnz = int(model.A.nnz) if isinstance(model, SparseModel) else (est_nnz if model is not None else 0)
-    timing["build_seconds"] = time.perf_counter() - t0
-    best_starts, best_tel, src = inc_starts, int(inc_tel), inc_src
-    remaining = time_limit - (time.perf_counter() - tic)
-    status_name, nodes, dual = "Time limit reached (before HiGHS)", 0, None
-    ncol = nrow = 0
-    if lower_extra >= best_tel:
-        status_name = f"Optimal ({lower_src})"
-    elif model is not None and _skip_highs(remaining, max(nnz, 0)):
-        notes.append(f"HiGHS skipped: {nnz} non-zeros, too many for the {max(0.0, remaining):.1f} s left")
+        ip_cpsat_phase(st, float(cpsat))
+    upper_w = st.inc_tel if windows else None
+    model = ip_build(st, upper_w, formulation, symmetry, builder)
+    st.best_starts, st.best_tel, st.src = st.inc_starts, st.inc_tel, st.inc_src
+    remaining = time_limit - (time.perf_counter() - st.tic)
+    if st.lower_extra >= st.best_tel:
+        st.status_name = f"Optimal ({st.lower_src})"
+    elif model is not None and _skip_highs(remaining, max(st.nnz, 0)):
+        st.notes.append(f"HiGHS skipped: {st.nnz} non-zeros, too many for the {max(0.0, remaining):.1f} s left")
     elif model is not None:
+        ip_highs(st, model, verbose=verbose, presolve=presolve, warm_start=warm_start)
+    return ip_result(st, model, upper_w, formulation)
+
+
+#: the status of :func:`solve_ip` when HiGHS did not run and the time was spent
+BEFORE_HIGHS = "Time limit reached (before HiGHS)"
+
+
+@dataclass
+class IpState:
+    """What the steps of :func:`solve_ip` share: the clock, the incumbent, the bounds and the record."""
+
+    instance: Instance
+    time_limit: float
+    threads: int
+    tic: float
+    notes: list = field(default_factory=list)
+    timing: dict = field(default_factory=dict)
+    inc_starts: np.ndarray | None = None  #: the incumbent before HiGHS (heuristic or caller, then CP-SAT's)
+    inc_tel: int = 0
+    inc_src: str = ""
+    heur_tel: int = 0
+    best_starts: np.ndarray | None = None  #: the best schedule (HiGHS's when it improves the incumbent)
+    best_tel: int = 0
+    src: str = ""
+    lb0: int = 0  #: volume bound
+    sep_bound: int = 0  #: the separation LP's bound (the volume bound when it did not run)
+    lower_extra: int = 0  #: best lower bound of the steps before HiGHS
+    lower_src: str = ""
+    cp_status: str = ""
+    nnz: int = 0
+    status_name: str = "Time limit reached (before HiGHS)"  #: BEFORE_HIGHS
+    nodes: int = 0
+    dual: int | None = None
+    ncol: int = 0
+    nrow: int = 0
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.tic
+
+
+def ip_lower_bounds(st: IpState, separation: bool, conflict_mip: float | None) -> None:
+    """The volume bound, the separation LP (``min(5, 0.1 T)`` s) and the peak-conflict MIP (``conflict_mip``
+    s; ``None``: ``min(5, 0.15 T)`` for ``n <= 12``, else none)."""
+    instance, time_limit = st.instance, st.time_limit
+    st.lb0 = volume_lower_bound(instance)
+    t0 = time.perf_counter()
+    sep = {"bound": st.lb0}
+    if separation:
+        sep = separation_lower_bound(instance, time_limit=max(0.05, min(5.0, 0.1 * time_limit,
+                                                                      time_limit - (t0 - st.tic) - 0.5)))
+        st.timing["separation_seconds"] = time.perf_counter() - t0
+    st.sep_bound = int(sep["bound"])
+    st.lower_extra = max(st.lb0, st.sep_bound)
+    st.lower_src = "separation LP" if sep["bound"] > st.lb0 else "volume bound"
+    if conflict_mip is None:
+        conflict_mip = min(5.0, 0.15 * time_limit) if (separation and instance.n <= 12) else 0.0
+    if conflict_mip > 0 and st.lower_extra < st.inc_tel:
         t0 = time.perf_counter()
-        h, nx = _highs_from_sparse(model) if isinstance(model, SparseModel) else _highs_from_cvxpy(model)
-        ncol, nrow = h.getNumCol(), h.getNumRow()
-        h.setOptionValue("output_flag", bool(verbose))
-        h.setOptionValue("threads", int(threads))
-        h.setOptionValue("mip_rel_gap", 0.0)
-        h.setOptionValue("mip_abs_gap", 1.0 - 1e-6)  # integer objective: a gap below 1 is closed
-        h.setOptionValue("random_seed", 0)
-        h.setOptionValue("presolve", presolve)
-        h.setOptionValue("time_limit", float(max(0.1, time_limit - (time.perf_counter() - tic))))
-        # objective cut-off: only strictly better schedules are interesting
-        h.setOptionValue("objective_bound", float(best_tel) + 0.5)
-        if warm_start:
-            vec = _warm_vector(model, instance, best_starts, ncol)
-            if vec is not None:
-                sol = hp.HighsSolution()
-                sol.col_value = vec.tolist()
-                sol.value_valid = True
-                h.setSolution(sol)
-        run_status = run_highs(h, verbose=verbose)  # resets HiGHS's thread pool around the run (kvlib.core.highs)
-        status = h.getModelStatus()
-        info = h.getInfo()
-        nodes = int(info.mip_node_count)
-        if info.primal_solution_status == 2:  # kSolutionStatusFeasible
-            vals = np.asarray(h.getSolution().col_value)[:nx]
-            st = model.starts_from(vals)
-            if np.all(st >= 0):
-                rep = check_schedule(instance, Schedule(tuple(int(p) for p in st)))
-                if rep.valid and rep.tel < best_tel:
-                    best_starts, best_tel, src = st, int(rep.tel), f"highs (warm start {inc_src} {inc_tel})"
-        status_name = h.modelStatusToString(status)
-        if run_status == hp.HighsStatus.kError:
-            status_name = f"HiGHS error ({status_name})"
-        d = info.mip_dual_bound
-        if status == hp.HighsModelStatus.kOptimal:
-            dual = best_tel if d is None or not math.isfinite(d) else math.ceil(d - 1e-6)
-        elif status == hp.HighsModelStatus.kInfeasible:
-            # infeasible under the cut-off "TEL <= incumbent + 0.5": the incumbent is optimal
-            dual = best_tel
-            status_name = "Optimal (incumbent; no better schedule exists)"
-        elif d is not None and math.isfinite(d) and abs(d) < 1e15:
-            dual = math.ceil(d - 1e-6)
-        timing["highs_seconds"] = time.perf_counter() - t0
-    lower = lower_extra if dual is None else max(int(dual), lower_extra)
+        pc = peak_conflict_bound(instance, time_limit=min(float(conflict_mip), max(0.0, time_limit - (t0 - st.tic))),
+                                 threads=st.threads)
+        if int(pc["bound"]) > st.lower_extra:
+            st.lower_extra, st.lower_src = int(pc["bound"]), "peak-conflict MIP"
+        st.timing["conflict_mip_seconds"] = time.perf_counter() - t0
+
+
+def ip_cpsat_share(st: IpState, windows: bool) -> float:
+    """Seconds for the CP-SAT phase when the caller gave none: 0 without OR-Tools, for ``n < 10`` or a limit under
+    3 s; else 30% of the limit if HiGHS still has time for its root LP afterwards; none if HiGHS has time for its
+    root LP only without it (the LP bound is worth more at n >= 30 than CP-SAT's rare improvements there); all the
+    time left if HiGHS would be skipped anyway."""
+    import importlib.util
+
+    if importlib.util.find_spec("ortools") is None or st.instance.n < 10 or st.time_limit < 3:
+        return 0.0
+    est_nnz = lp_size(st.instance, latest_starts(st.instance, st.inc_tel if windows else None))[1]
+    left = st.time_limit - st.elapsed() - est_nnz / 1e6  # build time
+    if not _skip_highs(left - 0.3 * st.time_limit, est_nnz):
+        return 0.3 * st.time_limit
+    if not _skip_highs(left, est_nnz):
+        return 0.0
+    return max(0.0, left - 0.2)
+
+
+def ip_cpsat_phase(st: IpState, seconds: float) -> None:
+    """CP-SAT's exact cumulative model before HiGHS (child process): a better checked schedule becomes the
+    incumbent, its bound the lower bound when larger; not run with 1.5 s or less."""
+    from kvlib.optimum.cpsat import cpsat_solve_subprocess
+
+    t0 = time.perf_counter()
+    budget = min(seconds, max(0.0, st.time_limit - (t0 - st.tic)))
+    if budget > 1.5:
+        cr = cpsat_solve_subprocess(st.instance, time_limit=budget, workers=st.threads, hint=st.inc_starts,
+                                    upper=st.inc_tel)
+        st.cp_status = cr.status
+        if cr.starts is not None:
+            rep = check_schedule(st.instance, Schedule(tuple(int(p) for p in cr.starts)))
+            if rep.valid and rep.tel < st.inc_tel:
+                st.inc_starts, st.inc_tel = cr.starts, int(rep.tel)
+                st.inc_src = f"cp-sat (hint {st.inc_src} {st.heur_tel})"
+        if int(cr.bound) > st.lower_extra:
+            st.lower_extra, st.lower_src = int(cr.bound), "CP-SAT"
+    st.timing["cpsat_seconds"] = time.perf_counter() - t0
+
+
+def ip_build(st: IpState, upper_w, formulation: str, symmetry: bool, builder: str):
+    """The IP (``None`` when the bounds already prove the incumbent, or when it is too large for the time left,
+    with a note); sets ``st.nnz``."""
+    t0 = time.perf_counter()
+    est_nnz = lp_size(st.instance, latest_starts(st.instance, upper_w))[1]  # exact (int64 wrapped beyond 2**63)
+    model = None
+    if st.lower_extra >= st.inc_tel:
+        pass
+    elif _skip_highs(st.time_limit - (t0 - st.tic) - est_nnz / 1e6, est_nnz):
+        st.notes.append(f"HiGHS skipped: the IP has about {est_nnz} non-zeros, too many for the "
+                        f"{max(0.0, st.time_limit - (t0 - st.tic)):.1f} s left")
+    elif builder == "sparse" and formulation == "plain":
+        model = build_sparse(st.instance, upper=upper_w, symmetry=symmetry)
+    else:
+        model = build_model(st.instance, upper=upper_w, formulation=formulation, symmetry=symmetry)
+    st.nnz = int(model.A.nnz) if isinstance(model, SparseModel) else (est_nnz if model is not None else 0)
+    st.timing["build_seconds"] = time.perf_counter() - t0
+    return model
+
+
+def ip_highs(st: IpState, model, *, verbose: bool, presolve: str, warm_start: bool) -> None:
+    """HiGHS on the IP for the time left, with the incumbent's TEL as cut-off (and as warm start)."""
+    import highspy as hp
+
+    t0 = time.perf_counter()
+    h, nx = _highs_from_sparse(model) if isinstance(model, SparseModel) else _highs_from_cvxpy(model)
+    st.ncol, st.nrow = h.getNumCol(), h.getNumRow()
+    h.setOptionValue("output_flag", bool(verbose))
+    h.setOptionValue("threads", int(st.threads))
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("mip_abs_gap", 1.0 - 1e-6)  # integer objective: a gap below 1 is closed
+    h.setOptionValue("random_seed", 0)
+    h.setOptionValue("presolve", presolve)
+    h.setOptionValue("time_limit", float(max(0.1, st.time_limit - st.elapsed())))
+    # objective cut-off: only strictly better schedules are interesting
+    h.setOptionValue("objective_bound", float(st.best_tel) + 0.5)
+    if warm_start:
+        vec = _warm_vector(model, st.instance, st.best_starts, st.ncol)
+        if vec is not None:
+            sol = hp.HighsSolution()
+            sol.col_value = vec.tolist()
+            sol.value_valid = True
+            h.setSolution(sol)
+    run_status = run_highs(h, verbose=verbose)  # resets HiGHS's thread pool around the run (kvlib.core.highs)
+    status = h.getModelStatus()
+    info = h.getInfo()
+    st.nodes = int(info.mip_node_count)
+    if info.primal_solution_status == 2:  # kSolutionStatusFeasible
+        starts = model.starts_from(np.asarray(h.getSolution().col_value)[:nx])
+        if np.all(starts >= 0):
+            rep = check_schedule(st.instance, Schedule(tuple(int(p) for p in starts)))
+            if rep.valid and rep.tel < st.best_tel:
+                st.best_starts, st.best_tel = starts, int(rep.tel)
+                st.src = f"highs (warm start {st.inc_src} {st.inc_tel})"
+    st.status_name = h.modelStatusToString(status)
+    if run_status == hp.HighsStatus.kError:
+        st.status_name = f"HiGHS error ({st.status_name})"
+    d = info.mip_dual_bound
+    if status == hp.HighsModelStatus.kOptimal:
+        st.dual = st.best_tel if d is None or not math.isfinite(d) else math.ceil(d - 1e-6)
+    elif status == hp.HighsModelStatus.kInfeasible:
+        # infeasible under the cut-off "TEL <= incumbent + 0.5": the incumbent is optimal
+        st.dual = st.best_tel
+        st.status_name = "Optimal (incumbent; no better schedule exists)"
+    elif d is not None and math.isfinite(d) and abs(d) < 1e15:
+        st.dual = math.ceil(d - 1e-6)
+    st.timing["highs_seconds"] = time.perf_counter() - t0
+
+
+def ip_result(st: IpState, model, upper_w, formulation: str) -> SolveResult:
+    """The :class:`SolveResult` of :func:`solve_ip` (its schedule checked once more)."""
+    instance, best_tel, dual = st.instance, st.best_tel, st.dual
+    lower = st.lower_extra if dual is None else max(int(dual), st.lower_extra)
     lower = int(min(lower, best_tel))
-    rep = check_schedule(instance, Schedule(tuple(int(p) for p in best_starts)))
+    rep = check_schedule(instance, Schedule(tuple(int(p) for p in st.best_starts)))
     if not rep.valid or rep.tel != best_tel:  # pragma: no cover - defensive
         raise RuntimeError("internal error: reported schedule rejected by the checker")
+    horizon = model.horizon if model is not None else int((latest_starts(instance, upper_w) + instance.output).max())
+    if lower < best_tel and st.status_name == BEFORE_HIGHS:  # "Time limit" only when spent (issue #50)
+        st.status_name = unproved_status(st.elapsed(), st.time_limit, bool(st.notes))
+        if st.status_name == "Time limit reached":
+            st.status_name = BEFORE_HIGHS
     return SolveResult(
-        lower=lower,
-        upper=best_tel,
-        optimal=lower >= best_tel,
-        starts=tuple(int(p) for p in best_starts),
-        status=status_name + ("; " + "; ".join(notes) if notes else ""),
-        seconds=time.perf_counter() - tic,
-        incumbent=heur_tel,
-        incumbent_source=src,
-        horizon=model.horizon if model is not None else int((latest_starts(instance, upper_w) + instance.output).max()),
-        num_vars=ncol,
-        num_rows=nrow,
+        lower=lower, upper=best_tel, optimal=lower >= best_tel, starts=tuple(int(p) for p in st.best_starts),
+        status=st.status_name + ("; " + "; ".join(st.notes) if st.notes else ""), seconds=st.elapsed(),
+        incumbent=st.heur_tel, incumbent_source=st.src, horizon=horizon, num_vars=st.ncol, num_rows=st.nrow,
         formulation=formulation,
-        extra={"nodes": nodes, "volume_lb": lb0, "separation_lb": int(sep["bound"]), "cpsat_status": cp_status,
-               "lower_source": lower_src if dual is None or lower_extra >= dual else "HiGHS", "notes": notes,
-               **timing},
+        extra={"nodes": st.nodes, "volume_lb": st.lb0, "separation_lb": st.sep_bound, "cpsat_status": st.cp_status,
+               "lower_source": st.lower_src if dual is None or st.lower_extra >= dual else "HiGHS",
+               "notes": st.notes, **st.timing},
     )
 
 

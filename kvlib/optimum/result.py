@@ -28,6 +28,26 @@ class InfeasibleIncumbentError(SolveArgumentError):
     """The ``incumbent`` passed to :func:`solve` is not a feasible schedule (or its TEL is wrong)."""
 
 
+#: a solve that stops unproved has "reached its time limit" only when at most this many seconds ...
+TIME_LIMIT_SLACK_S = 1.5
+#: ... or this share of the limit (whichever is more) was left: the clean-up reserves of the steps
+TIME_LIMIT_SLACK_SHARE = 0.1
+
+
+def time_spent(seconds: float, time_limit: float) -> bool:
+    """Whether a solve that ran ``seconds`` spent its ``time_limit`` (up to the steps' clean-up slack)."""
+    return float(seconds) >= float(time_limit) - max(TIME_LIMIT_SLACK_S, TIME_LIMIT_SLACK_SHARE * float(time_limit))
+
+
+def unproved_status(seconds: float, time_limit: float, notes: bool = True) -> str:
+    """The status of an unproved solve: "Time limit reached" only when the time was spent (:func:`time_spent`);
+    else "Not proved" with the time used (``notes``: the skipped steps and why follow in the notes)."""
+    if time_spent(seconds, time_limit):
+        return "Time limit reached"
+    return (f"Not proved: the steps that could run ended after {seconds:.1f} s of the {float(time_limit):g} s "
+            f"limit{' (skipped steps and why below)' if notes else ''}")
+
+
 #: largest ``threads`` accepted by :func:`solve`.
 MAX_THREADS = 256
 
