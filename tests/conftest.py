@@ -6,8 +6,9 @@ rerunning whole files whose tests already ran in the first pass.  Under pytest-x
 ``pyproject.toml``) only the controlling process writes FILE (the workers' reports reach it), one
 locked append per line, so no line is lost, doubled or interleaved.
 
-As each test file finishes, one line says so: ``tests/test_x.py: 12 passed, 1 skipped in 3.4 s``
-(the seconds are the sum of its tests' setup, call and teardown times, wherever they ran).
+As each test file finishes, one line says so: ``tests/test_x.py: 12 passed, 1 skipped in 3.4 s (CPU 3.1 s)``
+(the sum of its tests' setup, call and teardown times, wherever they ran, and the CPU time they used: the
+test process's and its finished subprocesses'); the session ends with the total CPU time of all tests.
 """
 
 from __future__ import annotations
@@ -53,6 +54,22 @@ def pytest_collectreport(report):
 
 # ----------------------------------------------------------------------------- one line per finished file
 
+def _cpu() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Runs where the test runs (an xdist worker, or here): the CPU seconds from the start of its setup
+    to the end of its teardown go into the teardown report's user_properties."""
+    if call.when == "setup":
+        item._kvbook_cpu = _cpu()
+    elif call.when == "teardown" and hasattr(item, "_kvbook_cpu"):
+        item.user_properties.append(("cpu_s", _cpu() - item._kvbook_cpu))
+    yield
+
+
 def _file_of(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
@@ -67,6 +84,7 @@ class FileProgress:
         self.done: dict[str, int] = {}
         self.outcomes: dict[str, dict[str, int]] = {}
         self.seconds: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
         self.state: dict[str, str] = {}  # nodeid -> outcome so far
         self.printed: set[str] = set()
         self.start = time.perf_counter()
@@ -91,6 +109,9 @@ class FileProgress:
         nid = report.nodeid
         f = _file_of(nid)
         self.seconds[f] = self.seconds.get(f, 0.0) + (report.duration or 0.0)
+        for name, value in getattr(report, "user_properties", ()):
+            if name == "cpu_s" and report.when == "teardown":
+                self.cpu[f] = self.cpu.get(f, 0.0) + value
         if report.when == "call" or report.outcome != "passed":
             prev = self.state.get(nid)
             if report.failed:
@@ -120,13 +141,20 @@ class FileProgress:
             what += f" ({self.done.get(f, 0)} of {self.expected.get(f, 0) if self.expected else '?'} ran)"
         elapsed = time.perf_counter() - self.start
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
-        text = f"{f}: {what} in {self.seconds.get(f, 0.0):.1f} s [{elapsed:.0f} s into the run]"
+        text = (f"{f}: {what} in {self.seconds.get(f, 0.0):.1f} s (CPU {self.cpu.get(f, 0.0):.1f} s) "
+                f"[{elapsed:.0f} s into the run]")
         if tr is not None:
+            tr.write("\n")  # after the progress dots
             tr.write_line(text)
 
     def pytest_sessionfinish(self, session):
         for f in sorted(set(self.done) - self.printed):
             self._line(f, partial=True)
+        tr = self.config.pluginmanager.get_plugin("terminalreporter")
+        if tr is not None and self.done:
+            tr.write("\n")
+            tr.write_line(f"tests: {sum(self.seconds.values()):.0f} s in tests, CPU {sum(self.cpu.values()):.0f} s, "
+                          f"{time.perf_counter() - self.start:.0f} s wall")
 
 
 def pytest_configure(config):
