@@ -11,6 +11,8 @@ from kvlib.book.rows import policy_tel_row
 from kvlib.book.store import Store, read_rows, table_paths
 
 distributed = pytest.importorskip("distributed")
+#: one worker runs this file under pytest-xdist: the module's local cluster starts once, not once per worker
+pytestmark = pytest.mark.xdist_group("dask")
 
 KEYS = [dict(policy=p, arrival_model=1, seed=5, trial=t) for p in ("mc-sf", "fcfs") for t in range(4)]
 TIMING = {"_wall_s", "_host", "_cores"}

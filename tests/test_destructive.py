@@ -99,7 +99,7 @@ def test_solve_destructive_raises_the_pipelines_lower_bound_on_a_section51_insta
     keeps a checked schedule."""
     rng = np.random.default_rng([20251, 1, 15, 2])
     inst = section51(rng, 1, n_range=(15, 15))
-    res = solve_destructive(inst, time_limit=40, threads=2)
+    res = solve_destructive(inst, time_limit=8, threads=2)  # 40 s cost 38 s of the suite; the bounds hold at any limit
     assert res.lower >= res.extra["pipeline_lower"] and res.upper <= res.extra["pipeline_upper"]
     assert res.lower <= 949 <= res.upper  # 949: this instance's optimum, proved in 900 s (exact_long_results)
     assert check_schedule(inst, Schedule(res.starts)).tel == res.upper

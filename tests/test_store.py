@@ -143,10 +143,14 @@ def test_interval_checks(tmp_path):
 COMMITTED = list_tables(results_root())
 #: a committed table whose cheapest row took longer than this to compute is not recomputed by these tests
 MAX_ROW_S = 60.0
+#: ... and one whose cheapest row took longer than this (hindsight's section51: 29 s) is checked against a
+#: stand-in row function that returns the committed row, so the test spends its time on the comparison it
+#: is about; CI recomputes those rows for real (book/verify_results.py: the cheapest rows of every table)
+RECOMPUTE_S = 3.0
 
 
 @pytest.mark.parametrize("chapter,table", COMMITTED[:50] or [pytest.param("-", "-", marks=pytest.mark.skip)])
-def test_tampering_a_committed_table_fails_the_check(tmp_path, chapter, table):
+def test_tampering_a_committed_table_fails_the_check(tmp_path, monkeypatch, chapter, table):
     """Change one stored deterministic value of a committed table: the sample check must name it."""
     src_csv, src_man = table_paths(chapter, table)
     man = json.loads(src_man.read_text())
@@ -171,6 +175,12 @@ def test_tampering_a_committed_table_fails_the_check(tmp_path, chapter, table):
     if col is None:
         pytest.skip(f"{chapter}/{table} has no numeric or text exact column to tamper with")
     old = rows[i][col]
+    if float(rows[i]["_wall_s"] or 0) > RECOMPUTE_S:
+        from kvlib.book import store as st
+
+        committed = dict(rows[i])
+        assert st.resolve_function(man["function"])  # the row function named in the manifest exists
+        monkeypatch.setattr(st, "resolve_function", lambda path: lambda **key: dict(committed))
     try:
         rows[i][col] = repr(float(old) * 1.5 + 1) if "." in old or "e" in old else str(int(old) + 1)
     except ValueError:

@@ -14,8 +14,9 @@ from kvlib.core.reference import simulate_reference
 from kvlib.core.protocol import Policy
 from kvlib.errors import ParameterError, PolicyError, SimulationStalled
 
-#: Instances per policy in the volume test (15 policies x 700 = 10,500 instances).
-PER_POLICY = 700
+#: Instances per policy in the volume test (21 policies x 120 = 2,520 instances; 700 each, 14,700 in all,
+#: took 45 s of the suite's time; KVBOOK_VOLUME=N runs N per policy).
+PER_POLICY = int(__import__("os").environ.get("KVBOOK_VOLUME") or 120)
 
 
 def _loguniform_int(rng, lo: int, hi: int) -> int:
@@ -73,7 +74,8 @@ def test_every_policy_through_the_checker_at_volume():
             assert rep.makespan == res.makespan
             valid += 1
         per_policy_seconds[name] = time.perf_counter() - tic
-    assert total >= 10_000 and total == valid + stalled + refused
+    assert total >= 20 * min(PER_POLICY, 120) and total == valid + stalled + refused
+    assert total == len(POLICIES) * PER_POLICY
     assert valid >= 0.9 * total, (valid, stalled, refused)
 
 
