@@ -105,9 +105,13 @@ assert rep_together.valid
 display(pd.DataFrame(rows).style.hide(axis="index"))
 glue("two_peak", int(prof.max()), display=False)
 glue("two_tel", rep_together.tel, display=False)
+done = [int(p + o) for p, o in zip(together.starts, two.output)]  # completion = start + output (001 Section 2)
+glue("two_done_0", done[0], display=False)
+glue("two_done_1", done[1], display=False)
 
 # %% [markdown]
-# Both requests complete on time (request 0 at 4, request 1 at 5), the peak is
+# Both requests complete on time (request 0 at time {glue:text}`two_done_0`, request 1 at time
+# {glue:text}`two_done_1`), the peak is
 # {glue:text}`two_peak` tokens and the TEL is {glue:text}`two_tel`. With a smaller cache the same
 # start times are no longer feasible. The checker names the first time the limit is broken, and the
 # best we can do is to delay request 1 until request 0 has released its cache:
