@@ -11,6 +11,7 @@ import pytest
 
 from kvlib import Instance, check_schedule, make_policy, simulate
 from kvlib.core.errors import PolicyError, SimulationStalled
+from kvlib.core.model import peak_memory
 from kvlib.core.lookahead import FutureMemory, LiveProfile, wake_time
 from kvlib.core.protocol import PolicyContext, Running
 from kvlib.core.reference import simulate_reference
@@ -51,6 +52,7 @@ def _same_run(inst: Instance, name: str, seed: int, **kw) -> None:
     rep = check_schedule(inst, ref, allow_cancellation=True)
     assert rep.valid and fast.tel == rep.tel, (name, seed, rep.violations[:2])
     assert fast.rounds_decided <= rounds, (name, seed)
+    assert fast.peak_memory == peak_memory(inst, ref) == rep.peak_memory, (name, seed)
 
 
 @pytest.mark.parametrize("name", ["mc-sf", "fcfs", "a-min", "sorted-f"])
