@@ -168,3 +168,24 @@ def test_policy_rebuilds_its_profile_when_the_running_set_is_not_its_own():
         decisions.append(pol.decide(3, Running(np.array([0]), np.array([0]))).start)
     assert decisions[0] == decisions[1] == [3, 1]
 
+
+def test_sorted_local_swap_makes_the_scans_swaps():
+    """002 Algorithm 4's swap loop: the binary-search pass (order ascending in s + o) returns the batch of
+    the member-by-member scan, from first-fit packs and from random starting batches."""
+    from kvlib.policies.wyz import _local_swap_scan, _local_swap_sorted, first_fit, local_swap
+
+    rng = np.random.default_rng(5252)
+    for k in range(300):
+        n = int(rng.integers(1, 120))
+        M = int(rng.integers(20, 3000))
+        s = rng.integers(1, M // 3 + 2, n)
+        o = rng.integers(1, M // 3 + 2, n)
+        w = s + o
+        order = np.argsort(w, kind="stable")
+        X = first_fit(s, o, M, order) if k % 2 else [i for i in order.tolist() if rng.random() < 0.3]
+        inX = np.zeros(n, dtype=bool)
+        inX[np.asarray(X, dtype=np.int64)] = True
+        mem = int(w[inX].sum())
+        scan = _local_swap_scan(w, o, M, inX.copy(), order, mem)
+        fast = _local_swap_sorted(w, o, M, inX.copy(), order, mem)
+        assert fast.tolist() == scan.tolist() == local_swap(s, o, M, X, order).tolist(), k
