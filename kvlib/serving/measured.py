@@ -508,7 +508,10 @@ class MeasuredBatchTimeModel:
 def _scalars(*values) -> bool:
     """Whether every value is a scalar (``None`` included): ``np.ndim(v) == 0``, with plain ``int`` / ``float``
     / ``None`` answered without NumPy's per-call overhead (the real-time simulator asks once per round)."""
-    return all(v is None or type(v) is int or type(v) is float or np.ndim(v) == 0 for v in values)
+    for v in values:
+        if v is not None and type(v) is not int and type(v) is not float and np.ndim(v):
+            return False
+    return True
 
 
 def _check_hardware(hardware) -> str:

@@ -195,7 +195,8 @@ class _RealtimeEngine:
         self.decisions += 1
         if dec.evict:
             self.clearings += 1
-        check_decision(policy, dec, f"round {t}", running, state)
+        if dec.evict or dec.start:
+            check_decision(policy, dec, f"round {t}", running, state)
         s_list = self.s_list
         for i in dec.evict:
             p = running.pop(i)
