@@ -25,7 +25,7 @@ Cost per round: ``O(log n)`` for completions (a heap of end times), ``O(1)``
 for the memory check (the running set's usage is ``W + t K`` with
 ``W = sum (s_i - p_i)`` and ``K`` running requests, kept incrementally), plus
 the policy's ``decide``; the running set's arrays are built only when a policy
-reads them (:class:`_RunningView`; MC-SF and the other eq. (5) prefix policies
+reads them (:class:`RunningView`; MC-SF and the other eq. (5) prefix policies
 keep their own check-point profile, :class:`kvlib.core.lookahead.LiveProfile`,
 and read only its size), and the peak memory is the largest usage step 0 saw.
 :func:`kvlib.core.reference.simulate_reference` is the plain, slower engine the
@@ -220,13 +220,15 @@ def _running_text(running: dict[int, int], s: np.ndarray, t: int, limit: int = 8
     return f"running requests: {shown}{more}"
 
 
-class _RunningView(Running):
-    """The :class:`Running` handed to a policy: its arrays (read-only, in start order) are built from the
-    engine's running dict only when the policy reads them, and cached until the running set changes.
+class RunningView(Running):
+    """The :class:`Running` handed to a policy by an engine with a ``running`` dict (id -> start, in start
+    order) and a cached ``running_arrays()`` (:class:`_Engine`, and ``simulate_realtime``'s engine): the
+    arrays (read-only, in start order) are built only when the policy reads them, and cached until the
+    running set changes.
     ``len()`` costs nothing (:class:`~kvlib.policies.base.LookaheadPrefix` keeps its own profile and
     reads only that).  Valid for the call it is passed to."""
 
-    def __init__(self, engine: "_Engine") -> None:  # noqa: D107 - no dataclass fields of its own
+    def __init__(self, engine) -> None:  # noqa: D107 - no dataclass fields of its own
         self._engine = engine
 
     @property
@@ -279,7 +281,7 @@ class _Engine:
         # is the schedule's peak memory (tests/test_engine_equality.py compares it with peak_memory)
         self.peak = 0
         self._arrays: tuple[np.ndarray, np.ndarray] | None = None  # running_arrays() cache
-        self.view = _RunningView(self)
+        self.view = RunningView(self)
 
     def running_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The running ids and their starts as read-only arrays in start order (cached)."""

@@ -51,7 +51,7 @@ import numpy as np
 from kvlib.serving.batchtime import BatchTimeModel
 from kvlib.core.model import Instance, Schedule
 from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
-from kvlib.core.simulate import PolicyError, SimulationStalled, _RunningView, check_decision
+from kvlib.core.simulate import PolicyError, RunningView, SimulationStalled, check_decision
 from kvlib.serving.workloads import Workload
 
 PAPER_MEMORY = 16492
@@ -133,7 +133,7 @@ class _RealtimeEngine:
         self.decisions = self.clearings = 0
         self.decision_seconds = 0.0
         self._arrays: tuple[np.ndarray, np.ndarray] | None = None
-        self.view = _RunningView(self)  # what the policy sees of the running set
+        self.view = RunningView(self)  # what the policy sees of the running set
 
     def running_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The running ids and their start rounds as read-only arrays in start order (cached)."""
