@@ -21,6 +21,9 @@ second, independent implementation for tests.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from itertools import accumulate
+
 import numpy as np
 
 
@@ -138,6 +141,128 @@ class FutureMemory:
         j = np.minimum(idx, C - 1)
         u_c = np.where(idx < C, self.U[j] - self.K[j] * (self.cps[j] - c), 0)
         return ok & (exact | (u_c + s + o <= self.M))
+
+
+class LiveProfile:
+    """The check-point profile of :class:`FutureMemory`, kept up to date from one decision time to the
+    next instead of rebuilt, in plain Python lists (exact integers; cheaper than NumPy calls at the few
+    hundred check-points a worker holds).
+
+    Between decision times the profile changes only by
+
+    * the time moving on: check-points ``c <= t`` leave (:meth:`advance`); the usage ``U(c)`` at a later
+      check-point counts only runs still live at ``c``, so a run whose believed completion ``e <= t`` has
+      passed changes nothing there;
+    * a start (:meth:`add`, as :meth:`FutureMemory.add`);
+    * a run completing before its believed completion ``e > t`` (told output lengths longer than the true
+      ones): :meth:`remove` takes its ``s + c - p`` off every check-point ``c <= e``.
+
+    Kept per check-point ``c``: ``G(c) = U(c) + c`` (the prefix test of :meth:`FutureMemory.fits` reads
+    its running maximum) and ``N(c)``, the runs believed to complete at ``c``; ``K(c)`` is the sum of
+    ``N`` from ``c`` on.  A check-point no run ends at any more is dropped, so ``cps``, :attr:`U` and
+    :attr:`K` equal what :class:`FutureMemory` builds from the running set, and :meth:`fits` answers as
+    :meth:`FutureMemory.fits` (``tests/test_engine_equality.py`` compares both, and the schedules).
+    An update costs ``O(C)`` list work for ``C`` check-points; nothing is rebuilt per round.
+    """
+
+    __slots__ = ("t", "M", "cps", "G", "N")
+
+    def __init__(self, t: int, memory: int, prompt: np.ndarray, start: np.ndarray, end: np.ndarray) -> None:
+        fm = FutureMemory(t, memory, prompt, start, end)
+        self.t, self.M = fm.t, fm.M
+        self.cps: list[int] = fm.cps.tolist()
+        self.G: list[int] = (fm.U + fm.cps).tolist()
+        K = fm.K.tolist()
+        self.N: list[int] = [k - k_next for k, k_next in zip(K, K[1:] + [0])]
+
+    @property
+    def U(self) -> list[int]:
+        """Usage at each check-point."""
+        return [g - c for g, c in zip(self.G, self.cps)]
+
+    @property
+    def K(self) -> list[int]:
+        """Live runs at each check-point (those believed to complete there or later)."""
+        return list(accumulate(reversed(self.N)))[::-1]
+
+    def frozen(self) -> FutureMemory:
+        """An independent :class:`FutureMemory` with the same profile."""
+        fm = FutureMemory.__new__(FutureMemory)
+        fm.t, fm.M = self.t, self.M
+        fm.cps = np.asarray(self.cps, dtype=np.int64)
+        fm.U, fm.K = np.asarray(self.U, dtype=np.int64), np.asarray(self.K, dtype=np.int64)
+        return fm
+
+    copy = frozen
+
+    def advance(self, t: int) -> None:
+        """Move the decision time on to ``t`` (not back): drop the check-points ``<= t``."""
+        if t < self.t:
+            raise ValueError(f"LiveProfile.advance: time {t} is before the profile's time {self.t}")
+        self.t = t
+        cps = self.cps
+        if cps and cps[0] <= t:
+            j = bisect_right(cps, t)
+            del cps[:j], self.G[:j], self.N[:j]
+
+    def _usage_from(self, idx: int, c: int) -> tuple[int, int]:
+        """Usage and live runs at a time ``c`` with ``cps[idx - 1] < c <= cps[idx]`` (0, 0 past the last)."""
+        cps = self.cps
+        if idx >= len(cps):
+            return 0, 0
+        k = sum(self.N[idx:]) if idx else sum(self.N)
+        c_next = cps[idx]
+        return self.G[idx] - c_next - k * (c_next - c), k
+
+    def fits(self, s: int, o: int) -> bool:
+        """:meth:`FutureMemory.fits`: would starting ``(s, o)`` at ``t`` keep eq. (5) at every check-point?"""
+        t = self.t
+        c = t + o
+        cps = self.cps
+        idx = bisect_right(cps, c)
+        if idx:
+            if max(self.G[:idx]) + s - t > self.M:
+                return False
+            if cps[idx - 1] == c:
+                return True
+        return self._usage_from(idx, c)[0] + s + o <= self.M
+
+    def add(self, s: int, o: int) -> None:
+        """Commit a request ``(s, o)`` started at ``t`` (no feasibility test)."""
+        t = self.t
+        c = t + o
+        cps, G = self.cps, self.G
+        idx = bisect_right(cps, c)
+        if idx and cps[idx - 1] == c:
+            self.N[idx - 1] += 1
+        else:
+            u_c = self._usage_from(idx, c)[0]
+            cps.insert(idx, c)
+            G.insert(idx, u_c + c)
+            self.N.insert(idx, 1)
+            idx += 1
+        d = s - t
+        G[:idx] = [g + x + d for g, x in zip(G, cps[:idx])]
+
+    def try_add(self, s: int, o: int) -> bool:
+        """``fits`` then ``add``; returns whether the request was added."""
+        if self.fits(s, o):
+            self.add(s, o)
+            return True
+        return False
+
+    def remove(self, s: int, p: int, e: int) -> None:
+        """Take off a run ``(s, started at p, believed to complete at e)`` that completed at ``t < e``."""
+        cps, G, N = self.cps, self.G, self.N
+        idx = bisect_right(cps, e)
+        if idx == 0 or cps[idx - 1] != e:
+            raise ValueError(f"LiveProfile.remove: no check-point at the run's completion time {e}")
+        d = s - p
+        G[:idx] = [g - x - d for g, x in zip(G, cps[:idx])]
+        if N[idx - 1] > 1:
+            N[idx - 1] -= 1
+        else:  # the last run ending there: the check-point goes
+            del cps[idx - 1], G[idx - 1], N[idx - 1]
 
 
 def naive_fits(

@@ -36,10 +36,16 @@ class PolicyContext:
 
 @dataclass
 class Running:
-    """The running set at a decision time: request ids and their start times."""
+    """The running set at a decision time: request ids and their start times (in start order).
+
+    The engines may hand a view whose arrays are built when first read; it is valid for the call it is
+    passed to.  ``len(running)`` is the number of running requests."""
 
     ids: np.ndarray
     starts: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ids)
 
 
 @dataclass

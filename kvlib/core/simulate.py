@@ -24,8 +24,13 @@ check is what catches the overflow.)
 Cost per round: ``O(log n)`` for completions (a heap of end times), ``O(1)``
 for the memory check (the running set's usage is ``W + t K`` with
 ``W = sum (s_i - p_i)`` and ``K`` running requests, kept incrementally), plus
-the policy's ``decide``.  :func:`kvlib.core.reference.simulate_reference` is
-the plain, slower engine the tests compare this one against.
+the policy's ``decide``; the running set's arrays are built only when a policy
+reads them (:class:`RunningView`; MC-SF and the other eq. (5) prefix policies
+keep their own check-point profile, :class:`kvlib.core.lookahead.LiveProfile`,
+and read only its size), and the peak memory is the largest usage step 0 saw.
+:func:`kvlib.core.reference.simulate_reference` is the plain, slower engine the
+tests compare this one against (``tests/test_engine_equality.py``,
+``tests/test_volume.py``); the steps are the methods of :class:`_Engine`.
 
 Rounds in which requests wait but the policy starts nothing are skipped too
 when the policy can say until when it would start nothing
@@ -48,6 +53,7 @@ from __future__ import annotations
 
 import heapq
 import time as _time
+from array import array
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -55,7 +61,7 @@ import numpy as np
 
 from kvlib.core.errors import (InstanceError, KvlibError, ParameterError, PolicyError, ScheduleError,
                                SimulationStalled)
-from kvlib.core.model import MAX_VALUE, Instance, Schedule, peak_memory
+from kvlib.core.model import MAX_VALUE, Instance, Schedule
 from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
 
 __all__ = ["PolicyError", "SimulationStalled", "SimResult", "simulate", "check_decision", "validate_inputs",
@@ -202,11 +208,286 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _ints(a: np.ndarray) -> array:
+    """``a`` as a standard-library ``array`` of int64."""
+    return array("q", np.ascontiguousarray(a, dtype=np.int64).tobytes())
+
+
 def _running_text(running: dict[int, int], s: np.ndarray, t: int, limit: int = 8) -> str:
     items = list(running.items())
     shown = ", ".join(f"{i} (started {p}, holds {int(s[i]) + t - p})" for i, p in items[:limit])
     more = f", ... {len(items) - limit} more" if len(items) > limit else ""
     return f"running requests: {shown}{more}"
+
+
+class RunningView(Running):
+    """The :class:`Running` handed to a policy by an engine with a ``running`` dict (id -> start, in start
+    order) and a cached ``running_arrays()`` (:class:`_Engine`, and ``simulate_realtime``'s engine): the
+    arrays (read-only, in start order) are built only when the policy reads them, and cached until the
+    running set changes.
+    ``len()`` costs nothing (:class:`~kvlib.policies.base.LookaheadPrefix` keeps its own profile and
+    reads only that).  Valid for the call it is passed to."""
+
+    def __init__(self, engine) -> None:  # noqa: D107 - no dataclass fields of its own
+        self._engine = engine
+
+    @property
+    def ids(self) -> np.ndarray:  # type: ignore[override]
+        return self._engine.running_arrays()[0]
+
+    @property
+    def starts(self) -> np.ndarray:  # type: ignore[override]
+        return self._engine.running_arrays()[1]
+
+    def __len__(self) -> int:
+        return len(self._engine.running)
+
+
+class _Engine:
+    """The state of one :func:`simulate` run and its five steps (module docstring), one method each.
+
+    ``running`` maps each running request to its start (insertion order = start order); ``ends`` is a
+    heap of ``(end, id, start)`` whose stale entries (evicted runs) are skipped; the tokens held at
+    ``t`` are ``W + t * len(running)`` with ``W = sum (s_i - p_i)`` over the running requests.
+    """
+
+    def __init__(self, instance: Instance, policy: Policy, *, max_rounds: int, stall_rounds: int,
+                 record_decision_times: bool, progress: Callable[[int], None] | None) -> None:
+        self.instance, self.policy = instance, policy
+        self.n, self.M = instance.n, instance.memory
+        self.s = instance.prompt
+        # per-request values as int64 arrays of the standard library: read one at a time as Python ints, at
+        # 8 bytes an entry (a list of ints costs about 36)
+        self.s_list, self.o_list = _ints(instance.prompt), _ints(instance.output)
+        self.order = np.argsort(instance.arrival, kind="stable")
+        self.arr_sorted = instance.arrival[self.order]
+        self.arr_sorted_list = _ints(self.arr_sorted)
+        self.next_arrival = 0  # index into order
+        self.state = bytearray(self.n)  # 0 future, 1 waiting, 2 running, 3 done
+        self.start = array("q", [-1]) * self.n
+        self.running: dict[int, int] = {}
+        self.ends: list[tuple[int, int, int]] = []
+        self.W = 0
+        self.cancelled: list[tuple[int, int, int]] = []
+        self.done = self.rounds = 0
+        self.decision_seconds = 0.0
+        self.times: list[float] = []
+        self.record_times, self.progress = record_decision_times, progress
+        self.max_rounds, self.stall_rounds = max_rounds, stall_rounds
+        self.checked = self.arr_sorted_list[0]  # memory is known to be <= M up to this time
+        self.since_progress = 0  # decision rounds with something running since the last completion
+        # the largest usage seen by step 0: between two times the engine visits the running set is fixed and
+        # grows, and step 0 sees the usage at every visited time before that time's completions, so this
+        # is the schedule's peak memory (tests/test_engine_equality.py compares it with peak_memory)
+        self.peak = 0
+        self._arrays: tuple[np.ndarray, np.ndarray] | None = None  # running_arrays() cache
+        self.view = RunningView(self)
+
+    def running_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The running ids and their starts as read-only arrays in start order (cached)."""
+        if self._arrays is None:
+            running, k = self.running, len(self.running)
+            self._arrays = (_frozen(np.fromiter(running.keys(), dtype=np.int64, count=k)),
+                            _frozen(np.fromiter(running.values(), dtype=np.int64, count=k)))
+        return self._arrays
+
+    def check_memory(self, t: int) -> None:
+        """Step 0: the tokens held at ``t``, covering the rounds skipped since the last check."""
+        running = self.running
+        if running:
+            K = len(running)
+            held = self.W + t * K
+            if held > self.peak:
+                self.peak = held
+            if held > self.M:
+                W, M = self.W, self.M
+                first = max(self.checked + 1, (M - W) // K + 1)  # first time over M since the last check
+                raise PolicyError(
+                    f"{self.policy.name}: memory {W + first * K} > M = {M} at t={first} (round {first}; {held} at "
+                    f"t={t}) with no decision in between; " + _running_text(running, self.s, first)
+                )
+        self.checked = t
+
+    def complete(self, t: int) -> None:
+        """Step 1: runs whose last round ended by ``t`` complete."""
+        ends = self.ends
+        if not ends or ends[0][0] > t:
+            return
+        running, state, s_list = self.running, self.state, self.s_list
+        fin = []
+        while ends and ends[0][0] <= t:
+            _, i, p = heapq.heappop(ends)
+            if running.get(i) == p and state[i] == 2:
+                del running[i]
+                self.W -= s_list[i] - p
+                state[i] = 3
+                fin.append(i)
+        if fin:
+            self._arrays = None
+            self.since_progress = 0
+            self.done += len(fin)
+            self.policy.on_complete(t, np.asarray(fin, dtype=np.int64))
+            if self.progress is not None:
+                self.progress(len(fin))
+
+    def arrive(self, t: int) -> None:
+        """Step 2: requests with ``a_i <= t`` join the queue."""
+        nxt = self.next_arrival
+        if nxt < self.n and self.arr_sorted_list[nxt] <= t:
+            hi = int(np.searchsorted(self.arr_sorted, t, side="right"))
+            ids = self.order[nxt:hi]
+            state = self.state
+            for i in ids.tolist():
+                state[i] = 1
+            self.next_arrival = hi
+            self.policy.on_arrival(t, ids)
+
+    def next_event(self) -> int | None:
+        """The next arrival or completion after the current time (evicted requests' heap entries are dropped)."""
+        ends, running = self.ends, self.running
+        while ends and (running.get(ends[0][1]) != ends[0][2]):
+            heapq.heappop(ends)
+        nxt = self.arr_sorted_list[self.next_arrival] if self.next_arrival < self.n else None
+        if ends and (nxt is None or ends[0][0] < nxt):
+            nxt = ends[0][0]
+        return nxt
+
+    def jump(self, t: int) -> int:
+        """Nothing to decide at ``t``: the next arrival or completion."""
+        nxt = self.next_event()
+        if nxt is None:
+            raise PolicyError(f"{self.policy.name}: no request waiting or running at t={t} but "
+                              f"{self.n - self.done} not done")
+        return max(t + 1, nxt)
+
+    def count_round(self, t: int, waiting: int) -> None:
+        """Step 3's limits: a start time past ``MAX_VALUE``, ``max_rounds``, ``stall_rounds``."""
+        name, n, running = self.policy.name, self.n, self.running
+        if waiting and t > MAX_VALUE:  # every start from now on would be refused by Schedule: say so now
+            j = self.state.index(1)
+            who = f"{waiting} requests still wait (request {j} among them)" if waiting > 1 else f"request {j} still waits"
+            raise ScheduleError(f"{name}: at t = {t}, {who}: a start time would be too large (kvlib accepts "
+                                f"values up to 2**53 = {MAX_VALUE})")
+        self.rounds += 1
+        if self.rounds > self.max_rounds:
+            raise SimulationStalled(
+                f"{name}: more than {self.max_rounds} decision rounds at t={t} "
+                f"({n - self.done} requests unfinished, {len(running)} running, {waiting} waiting). Raise the round "
+                "limit (max_rounds=..., CLI --max-rounds) if the run is making progress, or change the policy's "
+                "options (alpha-greedy / alpha-beta-clearing: a larger --alpha keeps more memory free and clears less "
+                "often) or the policy"
+            )
+        if running:
+            self.since_progress += 1
+            if self.since_progress > self.stall_rounds:
+                raise SimulationStalled(
+                    f"{name}: no request completed in {self.stall_rounds} decision rounds up to t={t} "
+                    f"({n - self.done} requests unfinished, {len(running)} running, {waiting} waiting, "
+                    f"{len(self.cancelled)} evictions so far): the policy keeps evicting what it started. Change the "
+                    "policy's options (alpha-greedy / alpha-beta-clearing: a larger --alpha keeps more memory "
+                    "free and clears less often) or the policy, or raise the limit (stall_rounds=..., CLI "
+                    "--stall-rounds)"
+                )
+
+    def decide(self, t: int) -> Decision:
+        """Step 3: ask the policy (timed) and check its answer."""
+        tic = _time.perf_counter()
+        dec: Decision = self.policy.decide(t, self.view)
+        dt = _time.perf_counter() - tic
+        self.decision_seconds += dt
+        if self.record_times:
+            self.times.append(dt)
+        if dec.evict or dec.start:
+            check_decision(self.policy, dec, f"t={t}", self.running, self.state)
+        return dec
+
+    def apply(self, t: int, dec: Decision) -> None:
+        """Step 3's effect: evictions (the run is cancelled, the request waits again), then starts."""
+        running, state, s_list, o_list = self.running, self.state, self.s_list, self.o_list
+        for i in dec.evict:
+            i = int(i)
+            p = running.pop(i)
+            self.W -= s_list[i] - p
+            self.cancelled.append((i, p, t - p))
+            state[i] = 1
+        start, ends = self.start, self.ends
+        for i in dec.start:
+            i = int(i)
+            state[i] = 2
+            running[i] = t
+            start[i] = t
+            self.W += s_list[i] - t
+            heapq.heappush(ends, (t + o_list[i], i, t))
+        if dec.evict or dec.start:
+            self._arrays = None
+
+    def check_after(self, t: int, dec: Decision, waiting: int) -> None:
+        """Step 4: the tokens held at ``t + 1``; a policy that leaves requests waiting with nothing running
+        would wait forever."""
+        running = self.running
+        if running:
+            held = self.W + (t + 1) * len(running)
+            self.checked = t + 1
+            if held > self.M:
+                raise PolicyError(f"{self.policy.name}: memory {held} > M = {self.M} at t={t + 1} after decisions "
+                                  f"at t={t}; " + _running_text(running, self.s, t + 1))
+        elif not dec.start and waiting:
+            raise PolicyError(f"{self.policy.name}: {waiting} requests wait at t={t}, nothing runs, and none was "
+                              "started")
+
+    def skip_idle(self, t: int) -> int:
+        """Nothing started at ``t``: skip the rounds in which the policy says it would start nothing either.
+        Skipped rounds with something running count toward the stall limit as if the policy had been asked
+        in each, so the limit fires at the round it would have fired at."""
+        nxt = self.next_event()
+        if nxt is None or nxt <= t + 2:
+            return t + 1
+        wake = min(max(int(self.policy.idle_until(t, self.view, nxt - 1)), t + 1), nxt)
+        if self.running and wake > t + 1:
+            wake = min(wake, t + self.stall_rounds + 1 - self.since_progress)
+            self.since_progress += wake - t - 1
+        return wake
+
+    def result(self) -> SimResult:
+        instance, start = self.instance, self.start
+        sched = Schedule(tuple(start), tuple(self.cancelled))
+        comp = np.frombuffer(start, dtype=np.int64) + instance.output
+        # exact: a sum of latencies near 2**53 overflows int64
+        tel = sum(start) + sum(self.o_list) - sum(_ints(instance.arrival))
+        return SimResult(
+            policy=self.policy.name,
+            schedule=sched,
+            tel=tel,
+            avg_latency=tel / self.n,
+            makespan=int(comp.max()),
+            peak_memory=self.peak,
+            rounds_decided=self.rounds,
+            evictions=len(self.cancelled),
+            decision_seconds=self.decision_seconds,
+            decision_times=self.times,
+        )
+
+
+def _run(engine: _Engine) -> None:
+    """The loop over times ``t`` (module docstring): steps 0-4, skipping rounds with nothing to decide."""
+    policy, n = engine.policy, engine.n
+    every_round = bool(policy.every_round)
+    t = engine.arr_sorted_list[0]
+    while engine.done < n:
+        engine.check_memory(t)
+        engine.complete(t)
+        if engine.done == n:
+            break
+        engine.arrive(t)
+        waiting = policy.waiting_count()
+        if waiting == 0 and not (every_round and engine.running):
+            t = engine.jump(t)  # nothing to decide: jump to the next arrival or completion
+            continue
+        engine.count_round(t, waiting)
+        dec = engine.decide(t)
+        engine.apply(t, dec)
+        engine.check_after(t, dec, waiting)
+        t = t + 1 if dec.start or dec.evict else engine.skip_idle(t)
 
 
 def simulate(
@@ -247,206 +528,27 @@ def simulate(
     elif isinstance(stall_rounds, (bool, np.bool_)) or not isinstance(stall_rounds, (int, np.integer)) \
             or stall_rounds < 1:
         raise ParameterError(f"stall_rounds must be a positive integer, got {stall_rounds!r}")
-    n = instance.n
-    M = instance.memory
-    arr = instance.arrival
-    s = instance.prompt
-    o = instance.output
-    ctx = PolicyContext(memory=M, arrival=arr, prompt=s, output=told, rng=np.random.default_rng(seed),
-                        lower=lower, upper=upper)
+    ctx = PolicyContext(memory=instance.memory, arrival=instance.arrival, prompt=instance.prompt, output=told,
+                        rng=np.random.default_rng(seed), lower=lower, upper=upper)
     _reset(policy, ctx)
-
-    s_list = s.tolist()
-    o_list = o.tolist()
-    order = np.argsort(arr, kind="stable")
-    arr_sorted = arr[order]
-    arr_sorted_list = arr_sorted.tolist()
-    next_arrival = 0  # index into order
-    state = np.zeros(n, dtype=np.int8)  # 0 future, 1 waiting, 2 running, 3 done
-    start = [-1] * n
-    running: dict[int, int] = {}  # id -> start, in start order
-    ends: list[tuple[int, int, int]] = []  # heap of (end, id, start); stale entries skipped
-    W = 0  # sum over running of (s_i - p_i): usage at time t is W + t * len(running)
-    cancelled: list[tuple[int, int, int]] = []
-    done = 0
-    rounds = 0
-    decision_seconds = 0.0
-    times: list[float] = []
-    t = arr_sorted_list[0]
-    checked = t  # memory is known to be <= M up to this time
-    since_progress = 0  # decision rounds with something running since the last completion
-    # the running set as read-only arrays in start order (what Running hands the policy), kept incrementally
-    ids_run = _frozen(np.zeros(0, dtype=np.int64))
-    starts_run = _frozen(np.zeros(0, dtype=np.int64))
-    stale_rows = False
-    every_round = bool(policy.every_round)
-    perf = _time.perf_counter
-
-    def next_event() -> int | None:
-        """The next arrival or completion after the current time (evicted requests' heap entries are dropped)."""
-        while ends and (running.get(ends[0][1]) != ends[0][2]):
-            heapq.heappop(ends)
-        nxt = arr_sorted_list[next_arrival] if next_arrival < n else None
-        if ends and (nxt is None or ends[0][0] < nxt):
-            nxt = ends[0][0]
-        return nxt
-
-    while done < n:
-        # 0. memory at t (covers rounds skipped since the last check)
-        if running:
-            K = len(running)
-            held = W + t * K
-            if held > M:
-                first = max(checked + 1, (M - W) // K + 1)  # first time over M since the last check
-                raise PolicyError(
-                    f"{policy.name}: memory {W + first * K} > M = {M} at t={first} (round {first}; {held} at "
-                    f"t={t}) with no decision in between; " + _running_text(running, s, first)
-                )
-        checked = t
-        # 1. completions
-        if ends and ends[0][0] <= t:
-            fin = []
-            while ends and ends[0][0] <= t:
-                _, i, p = heapq.heappop(ends)
-                if running.get(i) == p and state[i] == 2:
-                    del running[i]
-                    W -= s_list[i] - p
-                    state[i] = 3
-                    fin.append(i)
-            if fin:
-                stale_rows = True
-                since_progress = 0
-                done += len(fin)
-                policy.on_complete(t, np.asarray(fin, dtype=np.int64))
-                if progress is not None:
-                    progress(len(fin))
-                if done == n:
-                    break
-        # 2. arrivals
-        if next_arrival < n and arr_sorted_list[next_arrival] <= t:
-            hi = int(np.searchsorted(arr_sorted, t, side="right"))
-            ids = order[next_arrival:hi]
-            state[ids] = 1
-            next_arrival = hi
-            policy.on_arrival(t, ids)
-        waiting = policy.waiting_count()
-        if waiting == 0 and not (every_round and running):
-            # nothing to decide: jump to the next arrival or completion
-            nxt = next_event()
-            if nxt is None:
-                raise PolicyError(f"{policy.name}: no request waiting or running at t={t} but {n - done} not done")
-            t = max(t + 1, nxt)
-            continue
-        # 3. decide
-        if waiting and t > MAX_VALUE:  # every start from now on would be refused by Schedule: say so now
-            j = int(np.flatnonzero(state == 1)[0])
-            who = f"{waiting} requests still wait (request {j} among them)" if waiting > 1 else f"request {j} still waits"
-            raise ScheduleError(f"{policy.name}: at t = {t}, {who}: a start time would be too large (kvlib accepts "
-                                f"values up to 2**53 = {MAX_VALUE})")
-        rounds += 1
-        if rounds > max_rounds:
-            raise SimulationStalled(
-                f"{policy.name}: more than {max_rounds} decision rounds at t={t} "
-                f"({n - done} requests unfinished, {len(running)} running, {waiting} waiting). Raise the round "
-                "limit (max_rounds=..., CLI --max-rounds) if the run is making progress, or change the policy's "
-                "options (alpha-greedy / alpha-beta-clearing: a larger --alpha keeps more memory free and clears less "
-                "often) or the policy"
-            )
-        if running:
-            since_progress += 1
-            if since_progress > stall_rounds:
-                raise SimulationStalled(
-                    f"{policy.name}: no request completed in {stall_rounds} decision rounds up to t={t} "
-                    f"({n - done} requests unfinished, {len(running)} running, {waiting} waiting, "
-                    f"{len(cancelled)} evictions so far): the policy keeps evicting what it started. Change the "
-                    "policy's options (alpha-greedy / alpha-beta-clearing: a larger --alpha keeps more memory "
-                    "free and clears less often) or the policy, or raise the limit (stall_rounds=..., CLI "
-                    "--stall-rounds)"
-                )
-        if stale_rows:  # drop completed requests from the running arrays (start order is kept)
-            keep = state[ids_run] == 2
-            ids_run, starts_run = _frozen(ids_run[keep]), _frozen(starts_run[keep])
-            stale_rows = False
-        tic = perf()
-        dec: Decision = policy.decide(t, Running(ids_run, starts_run))
-        dt = perf() - tic
-        decision_seconds += dt
-        if record_decision_times:
-            times.append(dt)
-        if dec.evict or dec.start:
-            check_decision(policy, dec, f"t={t}", running, state)
-        for i in dec.evict:
-            i = int(i)
-            p = running.pop(i)
-            W -= s_list[i] - p
-            cancelled.append((i, p, t - p))
-            state[i] = 1
-        for i in dec.start:
-            i = int(i)
-            state[i] = 2
-            running[i] = t
-            start[i] = t
-            W += s_list[i] - t
-            heapq.heappush(ends, (t + o_list[i], i, t))
-        if dec.evict:  # rare: rebuild the arrays handed to the policy from the running dict
-            ids_run = _frozen(np.fromiter(running.keys(), dtype=np.int64, count=len(running)))
-            starts_run = _frozen(np.fromiter(running.values(), dtype=np.int64, count=len(running)))
-        elif dec.start:
-            ids_run = _frozen(np.concatenate((ids_run, np.asarray(dec.start, dtype=np.int64))))
-            starts_run = _frozen(np.concatenate((starts_run, np.full(len(dec.start), t, dtype=np.int64))))
-        # 4. memory at t + 1
-        if running:
-            held = W + (t + 1) * len(running)
-            checked = t + 1
-            if held > M:
-                raise PolicyError(f"{policy.name}: memory {held} > M = {M} at t={t + 1} after decisions at t={t}; "
-                                  + _running_text(running, s, t + 1))
-        elif not dec.start and waiting:
-            raise PolicyError(f"{policy.name}: {waiting} requests wait at t={t}, nothing runs, and none was started")
-        if dec.start or dec.evict:
-            t += 1
-            continue
-        # nothing started: skip the rounds in which the policy says it would start nothing either
-        nxt = next_event()
-        if nxt is None or nxt <= t + 2:
-            t += 1
-            continue
-        wake = min(max(int(policy.idle_until(t, Running(ids_run, starts_run), nxt - 1)), t + 1), nxt)
-        if running and wake > t + 1:
-            # the skipped rounds count as decision rounds without a completion, as if the policy had been
-            # asked each round: the stall limit fires at the round it would have fired at
-            wake = min(wake, t + stall_rounds + 1 - since_progress)
-            since_progress += wake - t - 1
-        t = wake
-
-    start_arr = np.asarray(start, dtype=np.int64)
-    sched = Schedule(tuple(start), tuple(cancelled))
-    comp = start_arr + o
-    tel = sum(start) + sum(o_list) - sum(arr.tolist())  # exact: a sum of latencies near 2**53 overflows int64
-    return SimResult(
-        policy=policy.name,
-        schedule=sched,
-        tel=tel,
-        avg_latency=tel / n,
-        makespan=int(comp.max()),
-        peak_memory=peak_memory(instance, sched),
-        rounds_decided=rounds,
-        evictions=len(cancelled),
-        decision_seconds=decision_seconds,
-        decision_times=times,
-    )
+    engine = _Engine(instance, policy, max_rounds=max_rounds, stall_rounds=int(stall_rounds),
+                     record_decision_times=record_decision_times, progress=progress)
+    _run(engine)
+    return engine.result()
 
 
 def check_decision(policy: Policy, dec: Decision, when: str, running: dict[int, int], state: np.ndarray) -> None:
     """Raise :class:`PolicyError` if ``dec`` evicts a request that is not running (or the policy is
-    non-preemptive) or starts one that is not waiting.  ``state``: 0 future, 1 waiting, 2 running,
-    3 done (evicted requests count as waiting again).  Shared by both simulators."""
+    non-preemptive) or starts one that is not waiting.  ``state`` (an array or a ``bytearray``): 0 future,
+    1 waiting, 2 running, 3 done (evicted requests count as waiting again).  Shared by the simulators."""
     n = len(state)
-    if not dec.evict and len(dec.start) == 1:  # the common case, checked cheaply
-        i = dec.start[0]
-        if isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)) and 0 <= i < n \
-                and state[i] == 1:
-            return
+    if not dec.evict:  # the common case, checked cheaply: distinct waiting ids
+        for i in dec.start:
+            if not (type(i) is int or isinstance(i, np.integer)) or not 0 <= i < n or state[i] != 1:
+                break
+        else:
+            if len(dec.start) == 1 or len(set(dec.start)) == len(dec.start):
+                return
     for i in dec.evict:
         if not policy.preemptive:
             raise PolicyError(f"{policy.name}: evicted request {i} at {when} but the policy is non-preemptive")

@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from kvlib.core.lookahead import FutureMemory, earliest_fit, wake_time
+from kvlib.core.lookahead import FutureMemory, LiveProfile, earliest_fit, wake_time
 from kvlib.core.protocol import Decision, Policy, PolicyContext, Running
 
 
@@ -77,12 +77,48 @@ class LookaheadPrefix(_OrderedPolicy):
     (MC-Benchmark).
     """
 
+    def reset(self, ctx: PolicyContext) -> None:
+        super().reset(ctx)
+        self._live: LiveProfile | None = None  # the running set's check-point profile, kept across rounds
+        self._run_start: dict[int, int] = {}  # running request -> start time (what this policy started)
+
     def _admit(self, fm: FutureMemory, t: int, i: int, s: int, o: int) -> bool:
         """One eq. (5) test; adds the request to ``fm`` if it passes."""
         return fm.try_add(s, o)
 
+    def on_complete(self, t: int, ids: np.ndarray) -> None:
+        """Take completed runs off the kept profile: only those completing before their believed end
+        ``p + o`` (told outputs longer than the true ones) change check-points after ``t``."""
+        live, starts, ctx = self._live, self._run_start, self.ctx
+        if live is not None and t >= live.t:
+            live.advance(t)
+        for i in ids.tolist():
+            p = starts.pop(i, None)
+            if live is None:
+                continue
+            if p is None:  # not a run this policy started: rebuild at the next decision
+                self._live = live = None
+                continue
+            e = p + int(ctx.output[i])
+            if e > t:
+                live.remove(int(ctx.prompt[i]), p, e)
+
+    def _profile(self, t: int, running: Running) -> LiveProfile:
+        """The kept profile moved on to ``t``; rebuilt from ``running`` (as :meth:`_future`) when there is
+        none yet or it does not describe ``running`` (another engine, a run this policy did not start)."""
+        live = self._live
+        if live is not None and live.t <= t and len(running) == len(self._run_start):
+            live.advance(t)
+            return live
+        ctx = self.ctx
+        ids = running.ids
+        live = LiveProfile(t, ctx.memory, ctx.prompt[ids], running.starts, running.starts + ctx.output[ids])
+        self._live = live
+        self._run_start = dict(zip(ids.tolist(), running.starts.tolist()))
+        return live
+
     def decide(self, t: int, running: Running) -> Decision:
-        fm = self._future(t, running)
+        fm = self._profile(t, running)
         s, o = self.ctx.prompt, self.ctx.output
         started: list[int] = []
         heap = self._heap
@@ -92,6 +128,9 @@ class LookaheadPrefix(_OrderedPolicy):
                 break
             heapq.heappop(heap)
             started.append(i)
+        run_start = self._run_start
+        for i in started:
+            run_start[i] = t
         return Decision(start=started)
 
     def idle_until(self, t: int, running: Running, until: int) -> int:
@@ -102,7 +141,7 @@ class LookaheadPrefix(_OrderedPolicy):
                 or not self._heap:
             return t + 1
         i = self._heap[0][-1]
-        return wake_time(self._future(t, running), int(self.ctx.prompt[i]), int(self.ctx.output[i]), until)
+        return wake_time(self._profile(t, running), int(self.ctx.prompt[i]), int(self.ctx.output[i]), until)
 
 
 class TracedLookaheadPrefix(LookaheadPrefix):

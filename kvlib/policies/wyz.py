@@ -396,6 +396,15 @@ def local_swap(s, o, memory: int, X: Sequence[int], order: Sequence[int]) -> np.
     inX = np.zeros(len(s), dtype=bool)
     inX[np.asarray(X, dtype=np.int64)] = True
     mem = int(w[inX].sum())
+    wo = w[order]
+    if len(wo) > 1 and bool((wo[1:] >= wo[:-1]).all()):  # Algorithm 4's own order: ascending s + o
+        return _local_swap_sorted(w, o, memory, inX, order, mem)
+    return _local_swap_scan(w, o, memory, inX, order, mem)
+
+
+def _local_swap_scan(w: np.ndarray, o: np.ndarray, memory: int, inX: np.ndarray, order: np.ndarray,
+                     mem: int) -> np.ndarray:
+    """:func:`local_swap`'s loop as written: each member against every non-member."""
     while True:
         members = order[inX[order]]
         outs = order[~inX[order]]
@@ -415,6 +424,41 @@ def local_swap(s, o, memory: int, X: Sequence[int], order: Sequence[int]) -> np.
         if not swapped:
             break
     return np.sort(np.flatnonzero(inX)).astype(np.int64)
+
+
+def _local_swap_sorted(w: np.ndarray, o: np.ndarray, memory: int, inX: np.ndarray, order: np.ndarray,
+                       mem: int) -> np.ndarray:
+    """:func:`local_swap` when ``order`` ascends in ``w = s + o``: the same swaps, each pass in
+    ``O(P + |X| log P)`` instead of ``O(|X| n)``, ``P`` the requests light enough to replace some member.
+
+    Positions are taken in ``order``.  The non-members that fit in place of a member
+    (``w_in - w_out <= M - mem``) are then a prefix of the non-members, found by binary search, inside
+    the first ``P`` positions (those with ``w <= M - mem + max w_out``); the first one with
+    ``o_in < o_out`` is where the running minimum of their ``o`` first drops below ``o_out``, also a
+    binary search.  The first member (in ``order``) with such a partner inside its prefix gives the swap
+    the scan would make (``tests/test_engine_equality.py`` compares both on random inputs)."""
+    ws, os_ = w[order], o[order]
+    in_pos = inX[order]
+    members = np.flatnonzero(in_pos)  # positions of the members, ascending
+    while len(members):
+        bound = (memory - mem) + ws[members]
+        P = int(np.searchsorted(ws, bound.max(), side="right"))
+        outs = np.flatnonzero(~in_pos[:P])
+        if len(outs) == 0:
+            break
+        neg_min_o = -np.minimum.accumulate(os_[outs])  # non-decreasing
+        fit = np.searchsorted(ws[outs], bound, side="right")  # outs[:fit] fit in place of the member
+        first_shorter = np.searchsorted(neg_min_o, -os_[members], side="right")  # first o_in < o_out
+        hit = np.flatnonzero(first_shorter < fit)
+        if len(hit) == 0:
+            break
+        k = int(hit[0])
+        p_out, p_in = int(members[k]), int(outs[first_shorter[k]])
+        in_pos[p_out], in_pos[p_in] = False, True
+        mem += int(ws[p_in]) - int(ws[p_out])
+        members = np.delete(members, k)
+        members = np.insert(members, int(np.searchsorted(members, p_in)), p_in)
+    return np.sort(order[in_pos]).astype(np.int64)
 
 
 def first_fit(s, o, memory: int, order: Sequence[int]) -> list[int]:

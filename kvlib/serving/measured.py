@@ -469,9 +469,8 @@ class MeasuredBatchTimeModel:
         :class:`BatchTimeModel` in :func:`kvlib.serving.realtime.simulate_realtime`, which passes no prompt count:
         there a round that starts several requests counts one prompt's fixed prefill cost (the A100 fit's
         ``prefill["a"]``, under 0.01 ms per layer), not one per prompt."""
-        if self.attention == "measured" and not (np.ndim(prefill_tokens) or np.ndim(decode_requests)
-                                                 or np.ndim(kv_tokens) or np.ndim(sum_sq_prompt)
-                                                 or np.ndim(n_prompts)):
+        if self.attention == "measured" and _scalars(prefill_tokens, decode_requests, kv_tokens, sum_sq_prompt,
+                                                     n_prompts):
             return self._scalar_ms(float(prefill_tokens), float(decode_requests), float(kv_tokens),
                                    sum_sq_prompt, n_prompts)
         return self.breakdown(prefill_tokens, decode_requests, kv_tokens, sum_sq_prompt, n_prompts)["total_ms"]
@@ -504,6 +503,15 @@ class MeasuredBatchTimeModel:
     def describe(self) -> dict:
         return {"hardware": self.hardware, "attention": self.attention, "decode": dict(self.decode),
                 "prefill": dict(self.prefill), "provenance": self.provenance}
+
+
+def _scalars(*values) -> bool:
+    """Whether every value is a scalar (``None`` included): ``np.ndim(v) == 0``, with plain ``int`` / ``float``
+    / ``None`` answered without NumPy's per-call overhead (the real-time simulator asks once per round)."""
+    for v in values:
+        if v is not None and type(v) is not int and type(v) is not float and np.ndim(v):
+            return False
+    return True
 
 
 def _check_hardware(hardware) -> str:
