@@ -179,8 +179,9 @@ def cpsat_solve(
     return CpSatResult(None, None, bound, name, solver.WallTime())
 
 
-def _streaming_callback(cp_model, p):
-    """A solution callback printing ``{"sol": starts, "tel": objective}`` for every improving schedule."""
+def _streaming_callback(cp_model, p, stop_first: bool = False):
+    """A solution callback printing ``{"sol": starts, "tel": objective}`` for every improving schedule
+    (``stop_first``: and stopping the search after the first)."""
     import json as _json
     import sys as _sys
 
@@ -189,6 +190,8 @@ def _streaming_callback(cp_model, p):
             print(_json.dumps({"sol": [int(self.Value(v)) for v in p], "tel": int(round(self.ObjectiveValue()))}),
                   flush=True)
             _sys.stdout.flush()
+            if stop_first:
+                self.StopSearch()
 
     return _Printer()
 
@@ -246,52 +249,70 @@ def event_solve(
     feasible iff for every ``i``: ``P_i + sum_{j != i, p_j < c_i <= c_j} (s_j + c_i - p_j) <= M``
     (``i`` itself holds ``P_i = s_i + o_i`` at ``c_i``).
 
-    **Model.**  Start ``p_i`` over ``domains[i]``; for each ordered pair ``(i, j)``: if
-    ``P_i + s_j + 1 > M``, ``j`` cannot occupy ``c_i`` (``c_j < c_i`` or ``p_j >= c_i``);
-    otherwise a Boolean ``r_ij`` with ``r_ij or c_j < c_i or p_j >= c_i`` and an integer
-    ``u_ij in [0, M - P_i]`` with ``r_ij => u_ij >= s_j + c_i - p_j``, and
-    ``sum_j u_ij <= M - P_i``.  Every feasible schedule satisfies this with ``r_ij`` = "``j``
-    occupies ``c_i``" and ``u_ij`` its memory there (0 otherwise); conversely any solution
-    bounds the true memory at every ``c_i`` by ``M``, so by the argument above the start
-    vector is feasible.  The model is exact.
-
-    Redundant (sound) constraints: starts of identical requests (equal ``(a, s, o)``)
-    non-decreasing in index (permuting identical requests changes neither feasibility nor
-    TEL; the callers' domains are symmetric in identical requests); the no-overlap cliques of
-    :func:`non_overlap_cliques`; with ``family_no_overlap`` one no-overlap constraint per
-    family of :func:`kvlib.optimum.bounds.tightened_families` over its pairwise disjoint
-    intervals ``[c_j - tau_j, c_j + tau_j)`` (time doubled, so the ends are integers); the peak-conflict disjunctions ``c_j >= c_i + d_ij`` or
-    ``c_i >= c_j + d_ji`` of :func:`kvlib.optimum.bounds.conflict_delays`;
-    with ``cumulative >= 1`` a cumulative of capacity ``M`` over the runs with height
-    ``s_i + 1`` (a request holds at least that at every time it occupies); with
-    ``cumulative >= 2`` instead the exact interval encoding of :func:`cpsat_solve`.
-    (Only identical requests may be ordered: "shortest first among equal prompts" is not a
-    valid dominance rule for this objective.)
-
-    **Lagrangian cut** (``lagrangian``, from :mod:`kvlib.optimum.timelp`): keys ``yb`` (the
-    dual's row part ``sum_r y_r b_r``), ``req``, ``start``, ``reduced`` (per column ``(j, p)``
-    the reduced cost ``d_{j,p}``).  For every feasible schedule ``x`` (0/1 columns) weak duality
-    gives ``TEL = c x = y A x + d x >= y b + sum_j d_{j, p_j}``; with ``S = 100``,
-    ``sum_j floor(S d_{j,p_j}) <= S TEL - floor(S y b - 1)`` holds for every schedule inside the
-    LP's windows (the floors only loosen it), so it is added through one element constraint
-    per request.  It is the LP bound re-applied by CP-SAT under every branching decision.
+    The model is built in this order (CP-SAT's search can depend on it): start ``p_i`` over
+    ``domains[i]``; the exact memory test at every completion round
+    (:func:`_event_memory_constraints`); the redundant constraints (:func:`_twin_order_and_cliques`,
+    :func:`_event_redundant_constraints`, :func:`_event_cumulative`); the Lagrangian cut
+    (:func:`_lagrangian_cut`, with ``lagrangian`` from :mod:`kvlib.optimum.timelp`); the objective.
+    ``cumulative >= 1``: a cumulative of the runs with height ``s_i + 1``; ``>= 2``: instead the
+    exact interval encoding of :func:`cpsat_solve`.  ``family_no_overlap``: the no-overlap
+    constraints of :func:`kvlib.optimum.bounds.tightened_families`.
 
     Objective ``min TEL`` with ``TEL <= upper - 1`` when ``upper`` is given: status
     ``INFEASIBLE`` then proves that no schedule inside the domains beats ``upper``.
     ``stop_first=True`` stops the search at the first solution found (status ``FEASIBLE``).
     ``stream=True`` prints every improving solution as a JSON line (the child-process
-    wrapper recovers the last one if the child is stopped).
+    wrapper recovers the last one if the child is stopped).  ``params``: extra CP-SAT
+    parameters; ``search``: list-scheduling decision strategy; ``deadline``: wall clock
+    (``time.time()``) at which the search must end at the latest.
     """
-    from kvlib.optimum.bounds import conflict_delays
-
     cp_model, a, s, o, n, M = _model_and_arrays(instance)
-    P = [s[i] + o[i] for i in range(n)]
     doms = [sorted(int(v) for v in d) for d in domains]
     const = sum(o[i] - a[i] for i in range(n))
     if any(len(d) == 0 for d in doms):
         return CpSatResult(None, None, int(upper) if upper is not None else 0, "INFEASIBLE", 0.0)
     m = cp_model.CpModel()
     p = [m.NewIntVarFromDomain(cp_model.Domain.FromValues(doms[i]), f"p{i}") for i in range(n)]
+    _event_memory_constraints(m, instance, p, doms)
+    runs = _twin_order_and_cliques(m, instance, p)
+    _event_redundant_constraints(m, instance, p, family_no_overlap)
+    _event_cumulative(m, instance, p, runs, cumulative)
+    obj = sum(p) + const
+    if lagrangian is not None:
+        _lagrangian_cut(m, p, doms, lagrangian, obj)
+    m.Minimize(obj)
+    if upper is not None:
+        m.Add(obj <= int(upper) - 1)
+    if hint is not None:
+        for i in range(n):
+            m.AddHint(p[i], int(hint[i]))
+    solver = _event_solver(cp_model, time_limit, workers, seed, params, deadline)
+    if search:
+        # list-scheduling order: the earliest possible start first, at its smallest value
+        m.AddDecisionStrategy(p, cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
+    if stream:
+        st = solver.Solve(m, _streaming_callback(cp_model, p, stop_first=stop_first))
+    elif stop_first:
+        st = solver.Solve(m, _stopping_callback(cp_model))
+    else:
+        st = solver.Solve(m)
+    return _event_result(cp_model, solver, st, p, upper)
+
+
+def _event_memory_constraints(m, instance: Instance, p, doms: list) -> None:
+    """The exact memory test of :func:`event_solve` at every completion round ``c_i = p_i + o_i``.
+
+    For each ordered pair ``(i, j)`` with ``j`` able to occupy ``c_i`` within the domains: Booleans
+    ``before`` (``c_j < c_i``) and ``after`` (``p_j >= c_i``); if ``P_i + s_j + 1 > M``, ``j``
+    cannot occupy ``c_i`` (``before or after``); otherwise a Boolean ``r_ij`` with
+    ``r_ij or before or after`` and an integer ``u_ij in [0, M - P_i]`` with
+    ``r_ij => u_ij >= s_j + c_i - p_j``, and ``sum_j u_ij <= M - P_i``.  Every feasible schedule
+    satisfies this with ``r_ij`` = "``j`` occupies ``c_i``" and ``u_ij`` its memory there (0
+    otherwise); conversely any solution bounds the true memory at every ``c_i`` by ``M``, so by the
+    argument of :func:`event_solve` the start vector is feasible.  The model is exact.
+    """
+    s, o, n, M = instance.prompt.tolist(), instance.output.tolist(), instance.n, int(instance.memory)
+    P = [s[i] + o[i] for i in range(n)]
     c = [p[i] + o[i] for i in range(n)]
     pmin = [d[0] for d in doms]
     pmax = [d[-1] for d in doms]
@@ -317,7 +338,24 @@ def event_solve(
             terms.append(u)
         if terms:
             m.Add(sum(terms) <= M - P[i])
-    runs = _twin_order_and_cliques(m, instance, p)
+
+
+def _event_redundant_constraints(m, instance: Instance, p, family_no_overlap: bool) -> None:
+    """Sound redundant constraints of :func:`event_solve`, added after :func:`_twin_order_and_cliques`.
+
+    (That one orders the starts of identical requests, equal ``(a, s, o)``, by index: permuting
+    identical requests changes neither feasibility nor TEL, and the callers' domains are symmetric in
+    identical requests.  Only identical requests may be ordered: "shortest first among equal prompts"
+    is not a valid dominance rule for this objective.)  Here: the peak-conflict disjunctions
+    ``c_j >= c_i + d_ij`` or ``c_i >= c_j + d_ji`` of :func:`kvlib.optimum.bounds.conflict_delays`;
+    with ``family_no_overlap`` one no-overlap constraint per family of
+    :func:`kvlib.optimum.bounds.tightened_families` over its pairwise disjoint intervals
+    ``[c_j - tau_j, c_j + tau_j)`` (time doubled, so the ends are integers).
+    """
+    from kvlib.optimum.bounds import conflict_delays
+
+    o = instance.output.tolist()
+    c = [p[i] + o[i] for i in range(instance.n)]
     pairs, d = conflict_delays(instance)
     for (i, j), (dij, dji) in zip(pairs.tolist(), d.tolist()):
         y = m.NewBoolVar(f"y{i}_{j}")
@@ -335,6 +373,14 @@ def event_solve(
             ivs = [m.NewIntervalVar(2 * p[j] + 2 * o[j] - int(t2), 2 * int(t2), 2 * p[j] + 2 * o[j] + int(t2),
                                     f"F{j}") for j, t2 in zip(K.tolist(), two.tolist())]
             m.AddNoOverlap(ivs)
+
+
+def _event_cumulative(m, instance: Instance, p, runs: list, cumulative: int) -> None:
+    """The redundant cumulative of :func:`event_solve`: with ``cumulative >= 2`` the exact interval
+    encoding of :func:`cpsat_solve` over the run intervals ``runs``; with ``cumulative == 1`` a
+    cumulative of capacity ``M`` over the runs with height ``s_i + 1`` (a request holds at least that
+    at every time it occupies); none with ``cumulative <= 0``."""
+    s, o, n, M = instance.prompt.tolist(), instance.output.tolist(), instance.n, int(instance.memory)
     if cumulative >= 2:
         intervals, demands = [], []
         for i in range(n):
@@ -346,35 +392,46 @@ def event_solve(
         m.AddCumulative(intervals, demands, M)
     elif cumulative >= 1:
         m.AddCumulative(runs, [s[i] + 1 for i in range(n)], M)
-    obj = sum(p) + const
-    if lagrangian is not None:
-        S = 100
-        req = np.asarray(lagrangian["req"], dtype=np.int64)
-        start = np.asarray(lagrangian["start"], dtype=np.int64)
-        red = np.asarray(lagrangian["reduced"], dtype=float)
-        fterms = []
-        for i in range(n):
-            sel = req == i
-            st_i, red_i = start[sel], red[sel]
-            lo, hi = doms[i][0], doms[i][-1]
-            if len(st_i) == 0 or st_i.min() > lo or st_i.max() < hi:
-                fterms = None  # the LP does not cover the domain: no cut
-                break
-            table = {int(q): int(math.floor(S * r)) for q, r in zip(st_i, red_i)}
-            vals = [table.get(q, 0) for q in range(lo, hi + 1)]
-            idx = m.NewIntVar(0, hi - lo, f"k{i}")
-            m.Add(idx == p[i] - lo)
-            f = m.NewIntVar(min(vals), max(vals), f"f{i}")
-            m.AddElement(idx, vals, f)
-            fterms.append(f)
-        if fterms:
-            m.Add(sum(fterms) <= S * obj - int(math.floor(S * float(lagrangian["yb"]) - 1)))
-    m.Minimize(obj)
-    if upper is not None:
-        m.Add(obj <= int(upper) - 1)
-    if hint is not None:
-        for i in range(n):
-            m.AddHint(p[i], int(hint[i]))
+
+
+def _lagrangian_cut(m, p, doms: list, lagrangian: dict, obj) -> None:
+    """The Lagrangian cut of :func:`event_solve` (``lagrangian`` from :mod:`kvlib.optimum.timelp`).
+
+    Keys ``yb`` (the dual's row part ``sum_r y_r b_r``), ``req``, ``start``, ``reduced`` (per column
+    ``(j, p)`` the reduced cost ``d_{j,p}``).  For every feasible schedule ``x`` (0/1 columns) weak
+    duality gives ``TEL = c x = y A x + d x >= y b + sum_j d_{j, p_j}``; with ``S = 100``,
+    ``sum_j floor(S d_{j,p_j}) <= S TEL - floor(S y b - 1)`` holds for every schedule inside the
+    LP's windows (the floors only loosen it), so it is added through one element constraint per
+    request.  It is the LP bound re-applied by CP-SAT under every branching decision.  No cut when
+    the LP's columns do not cover some request's domain.
+    """
+    S = 100
+    req = np.asarray(lagrangian["req"], dtype=np.int64)
+    start = np.asarray(lagrangian["start"], dtype=np.int64)
+    red = np.asarray(lagrangian["reduced"], dtype=float)
+    fterms = []
+    for i in range(len(p)):
+        sel = req == i
+        st_i, red_i = start[sel], red[sel]
+        lo, hi = doms[i][0], doms[i][-1]
+        if len(st_i) == 0 or st_i.min() > lo or st_i.max() < hi:
+            fterms = None  # the LP does not cover the domain: no cut
+            break
+        table = {int(q): int(math.floor(S * r)) for q, r in zip(st_i, red_i)}
+        vals = [table.get(q, 0) for q in range(lo, hi + 1)]
+        idx = m.NewIntVar(0, hi - lo, f"k{i}")
+        m.Add(idx == p[i] - lo)
+        f = m.NewIntVar(min(vals), max(vals), f"f{i}")
+        m.AddElement(idx, vals, f)
+        fterms.append(f)
+    if fterms:
+        m.Add(sum(fterms) <= S * obj - int(math.floor(S * float(lagrangian["yb"]) - 1)))
+
+
+def _event_solver(cp_model, time_limit: float, workers: int, seed: int, params: dict | None,
+                  deadline: float | None):
+    """A ``CpSolver`` with the parameters of :func:`event_solve` (the time limit cut to ``deadline``,
+    a wall-clock ``time.time()``, when given; then the extra ``params``)."""
     solver = cp_model.CpSolver()
     if deadline is not None:  # wall clock (time.time()) at which the search must end
         import time as _time
@@ -385,31 +442,22 @@ def event_solve(
     solver.parameters.random_seed = int(seed)
     for key, value in (params or {}).items():
         setattr(solver.parameters, key, value)
-    if search:
-        # list-scheduling order: the earliest possible start first, at its smallest value
-        m.AddDecisionStrategy(p, cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
-    if stream:
-        import json as _json
-        import sys as _sys
+    return solver
 
-        class _Printer(cp_model.CpSolverSolutionCallback):
-            def on_solution_callback(self):
-                print(_json.dumps({"sol": [int(self.Value(v)) for v in p], "tel": int(round(self.ObjectiveValue()))}),
-                      flush=True)
-                _sys.stdout.flush()
-                if stop_first:
-                    self.StopSearch()
 
-        st = solver.Solve(m, _Printer())
-    elif stop_first:
+def _stopping_callback(cp_model):
+    """A solution callback that stops the search at the first solution."""
 
-        class _Stopper(cp_model.CpSolverSolutionCallback):
-            def on_solution_callback(self):
-                self.StopSearch()
+    class _Stopper(cp_model.CpSolverSolutionCallback):
+        def on_solution_callback(self):
+            self.StopSearch()
 
-        st = solver.Solve(m, _Stopper())
-    else:
-        st = solver.Solve(m)
+    return _Stopper()
+
+
+def _event_result(cp_model, solver, st, p, upper: int | None) -> CpSatResult:
+    """:func:`event_solve`'s result from the solver's status ``st``: with ``upper`` given, ``INFEASIBLE``
+    proves the bound ``upper``; ``OPTIMAL`` proves the schedule's TEL."""
     name = solver.StatusName(st)
     bound = int(np.ceil(solver.BestObjectiveBound() - 1e-6))
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
