@@ -134,25 +134,34 @@ def _copy(node: ast.AST) -> ast.AST:
     return copy.deepcopy(node)
 
 
-def _imports(tree: ast.Module, module: str, is_package: bool) -> tuple[set[str], set[str]]:
-    """(kvlib modules, top-level external packages) that a module's source imports, anywhere in it."""
+def imported_names(tree: ast.Module, module: str, is_package: bool) -> list[str]:
+    """Every dotted name a module's source imports, anywhere in it (inside functions too), relative imports
+    resolved; ``from pkg import x`` gives ``pkg`` and ``pkg.x`` (``x`` may be a module)."""
     parent = module.split(".") if is_package else module.split(".")[:-1]
-    mods: set[str] = set()
-    ext: set[str] = set()
+    out: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
+            out += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = ".".join(parent[: len(parent) - node.level + 1])
                 target = f"{base}.{node.module}" if node.module else base
             else:
                 target = node.module or ""
-            names = [target] + [f"{target}.{a.name}" for a in node.names]
+            out += [target] + [f"{target}.{a.name}" for a in node.names]
+    return out
+
+
+def _imports(tree: ast.Module, module: str, is_package: bool) -> tuple[set[str], set[str]]:
+    """(kvlib modules, top-level external packages) that a module's source imports, anywhere in it."""
+    mods: set[str] = set()
+    ext: set[str] = set()
+    for n in imported_names(tree, module, is_package):
+        top = n.split(".")[0]
+        if top == "kvlib":
+            mods.add(n)
         else:
-            continue
-        for n in names:
-            (mods if n.split(".")[0] == "kvlib" else ext).add(n if n.split(".")[0] == "kvlib" else n.split(".")[0])
+            ext.add(top)
     return mods, ext
 
 

@@ -138,6 +138,8 @@ def import_closure(module: str, root: Path | None = None) -> list[str]:
     not (imports inside functions included), found by reading the sources (``ast``)."""
     import ast
 
+    from kvlib.book.fingerprint import imported_names
+
     root = root or repo_root()
 
     def path_of(mod: str) -> Path | None:
@@ -157,18 +159,7 @@ def import_closure(module: str, root: Path | None = None) -> list[str]:
         if f is None:
             continue
         seen[mod] = f
-        parent = mod.split(".")[:-1] if f.name != "__init__.py" else mod.split(".")
-        for node in ast.walk(ast.parse(f.read_text(encoding="utf8"))):
-            if isinstance(node, ast.Import):
-                todo += [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = ".".join(parent[: len(parent) - node.level + 1])
-                    target = f"{base}.{node.module}" if node.module else base
-                else:
-                    target = node.module or ""
-                todo.append(target)
-                todo += [f"{target}.{a.name}" for a in node.names]  # "from pkg import module"
+        todo += imported_names(ast.parse(f.read_text(encoding="utf8")), mod, f.name == "__init__.py")
         # a package's __init__ is imported with any of its modules
         for i in range(1, len(mod.split("."))):
             todo.append(".".join(mod.split(".")[:i]))
