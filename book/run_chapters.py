@@ -355,9 +355,8 @@ def currency_text(current: int, stale: int) -> str:
     if not stale:
         return "all current" if current > 1 else "current"
     if not current:
-        return "all stale (the code they ran has changed since)" if stale > 1 else \
-            "stale (the code it ran has changed since)"
-    return f"{current} current, {stale} stale (the code they ran has changed since)"
+        return "all stale" if stale > 1 else "stale"
+    return f"{current} current, {stale} stale"
 
 
 def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None = None,

@@ -419,7 +419,9 @@ class Table:
             s += f", {_human_seconds(wall)} of computing on {self.manifest.get('machine', {}).get('cores', '?')} cores"
         state, reasons = self.staleness()
         if state == "yes":
-            s += "; the code it depends on has changed since (" + stale_reason_text(reasons) + ")"
+            s += "; the code it depends on has changed since"
+            if recorded_code(self.manifest, self.n_rows) is not None:  # the record names what changed
+                s += " (" + stale_reason_text(reasons, limit=1) + ")"
         elif state == "unknown" and self.commits:
             s += "; that commit is not in this clone's history"
         return s
