@@ -398,6 +398,9 @@ def test_a_run_by_hand_names_the_parameters_that_differ_from_the_book(monkeypatc
     ("manifest not JSON", 2, "malformed store"),
     ("manifest a list", 2, "the manifest is a JSON list, not an object"),
     ("edited cell", 1, "tels.csv: its bytes differ"),
+    ("truncated mid-row", 1, "tels.csv: its bytes differ"),
+    ("manifest emptied", 2, "malformed store"),
+    ("CSV removed", 1, "the stored table results/demo/tels is missing"),
 ])
 def test_verify_fails_on_each_damaged_store_file(tmp_path, capsys, defect, code, words):
     sys.path.insert(0, str(ROOT / "book"))
@@ -418,6 +421,12 @@ def test_verify_fails_on_each_damaged_store_file(tmp_path, capsys, defect, code,
         man_path.write_text("{not json")
     elif defect == "manifest a list":
         man_path.write_text("[]")
+    elif defect == "truncated mid-row":
+        csv_path.write_bytes(csv_path.read_bytes()[: len(text) * 2 // 3])
+    elif defect == "manifest emptied":
+        man_path.write_text("")
+    elif defect == "CSV removed":
+        csv_path.unlink()
     else:
         lines = text.splitlines()
         cols = lines[0].split(",")
