@@ -165,13 +165,18 @@ def _imports(tree: ast.Module, module: str, is_package: bool) -> tuple[set[str],
     return mods, ext
 
 
+_PARSED: dict[Path, dict[str, tuple[tuple, dict]]] = {}  # root -> {file: ((mtime_ns, size), info)}
+
+
 class Sources:
     """The ``kvlib`` sources under ``root`` (the directory holding ``kvlib/``), parsed once per file
     content: fingerprints of functions and modules, and what each module imports."""
 
     def __init__(self, root: Path | None = None):
         self.root = Path(root) if root else SRC_ROOT
-        self._cache: dict[str, tuple[tuple, dict]] = {}
+        # one cache for the process, keyed by file and checked against its size and mtime: a page that
+        # judges many tables (each through a new Sources) parses each source file once
+        self._cache = _PARSED.setdefault(self.root.resolve(), {})
 
     def _info(self, rel: str) -> dict | None:
         path = self.root / rel
