@@ -15,7 +15,7 @@ from kvlib.core.checker import check_schedule
 from kvlib.core.instances import section51
 from kvlib.core.model import Schedule
 
-__all__ = ["trial_instance", "parse_starts", "combine_with_pipeline"]
+__all__ = ["trial_instance", "parse_starts", "combine_with_pipeline", "combine_inclusive", "recheck_stored"]
 
 
 def trial_instance(model: int, k: int, seed: int, n_range=None, horizon_range=None):
@@ -43,10 +43,14 @@ def combine_with_pipeline(pipeline, search, *, check: bool = True):
     :func:`kvlib.book.chapters.hindsight.search.search_trial` for the same keys.  Rows are matched on
     ``(model, trial)``; the instance hashes and MC-SF's TELs must agree (else ``ValueError`` naming the trial).  ``lower`` stays the
     pipeline's; ``upper`` becomes the smaller of the two upper ends (the pipeline's is kept as
-    ``upper_pipeline``, and ``upper_from`` says which one it is).  With ``check``, every stored
-    search schedule is re-checked by the checker against a freshly drawn instance.
+    ``upper_pipeline``, and ``upper_from`` says which one it is).  With ``check``, every stored schedule
+    (the search's ``starts``, and the pipeline's when its table stores them) is re-checked by the checker
+    against a freshly drawn instance; ``upper_checked`` says whether the schedule behind ``upper`` is a
+    stored, re-checked one.
     """
     left = pipeline.copy()
+    if "starts" in left.columns:
+        left = left.rename(columns={"starts": "pipeline_starts"})
     right = search[["model", "trial", "instance", "mcsf", "seed_tel", "search", "source", "starts"]].rename(
         columns={"instance": "instance_search", "mcsf": "mcsf_search", "source": "search_source"})
     df = left.merge(right, on=["model", "trial"], how="left", validate="one_to_one")
@@ -60,19 +64,96 @@ def combine_with_pipeline(pipeline, search, *, check: bool = True):
         first = bad.iloc[0]
         raise ValueError(f"arrival model {first.model} trial {first.trial}: the search row is for another instance "
                          "than the pipeline row (instance hash or MC-SF TEL differs)")
+    has_pipe = "pipeline_starts" in df.columns
     if check:
         for row in df.itertuples():
             m = int(str(row.model).removeprefix("AM"))
             inst = trial_instance(m, int(row.trial), int(row.seed), _pair(row.n_range), _pair(row.horizon_range))
-            rep = check_schedule(inst, Schedule(parse_starts(row.starts)))
-            if not rep.valid or rep.tel != int(row.search):
-                raise ValueError(f"arrival model {m} trial {row.trial}: the stored search schedule is rejected by "
-                                 f"the checker or its TEL is not {int(row.search)}")
+            _recheck(inst, row.starts, int(row.search), f"arrival model {m} trial {row.trial}: the stored search schedule")
+            if has_pipe:
+                _recheck(inst, row.pipeline_starts, int(row.upper),
+                         f"arrival model {m} trial {row.trial}: the stored pipeline schedule")
     df["search"] = df.search.astype(int)
     df["upper_pipeline"] = df.upper
     df["upper"] = np.minimum(df.upper, df.search)
     df["upper_from"] = np.where(df.search < df.upper_pipeline, "search", "pipeline")
+    df["upper_checked"] = bool(check) & ((df.search <= df.upper_pipeline) | has_pipe)
     return df.drop(columns=["instance_search", "mcsf_search"])
+
+
+def _recheck(inst, starts, tel: int, what: str) -> None:
+    rep = check_schedule(inst, Schedule(parse_starts(starts)))
+    if not rep.valid or rep.tel != tel:
+        raise ValueError(f"{what} is rejected by the checker or its TEL is not {tel}")
+
+
+def combine_inclusive(combined, inclusive, *, check: bool = True):
+    """Rows for the verdicts under the start-inclusive memory rule (see :mod:`kvlib.core.memory_rules`).
+
+    ``combined``: :func:`combine_with_pipeline`'s rows (the book's rule); ``inclusive``: rows of
+    :func:`kvlib.book.chapters.hindsight.inclusive.inclusive_trial` for the same keys.  Returns one row per
+    trial with ``mcsf`` (MC-SF under the start-inclusive rule), ``upper`` (the best checked start-inclusive
+    schedule), ``lower`` (the pipeline's certified lower bound under the book's rule, a lower bound under
+    the start-inclusive rule too, since every start-inclusive schedule is start-exclusive feasible) and
+    ``mcsf_exclusive``.  With ``check``, every stored schedule is re-checked under the start-inclusive rule.
+    """
+    from kvlib.core.memory_rules import check_schedule_start_inclusive
+
+    cols = ["model", "trial", "instance", "mcsf", "mcsf_exclusive", "exclusive_schedule_ok", "search", "starts"]
+    right = inclusive[cols].rename(columns={"instance": "instance_inclusive", "mcsf": "mcsf_inclusive",
+                                            "search": "search_inclusive", "starts": "starts_inclusive"})
+    base = combined[["model", "trial", "seed", "n_range", "horizon_range", "instance", "mcsf", "lower"]]
+    df = base.merge(right, on=["model", "trial"], how="left", validate="one_to_one")
+    missing = df[df.search_inclusive.isna()]
+    if len(missing):
+        first = missing.iloc[0]
+        raise ValueError(f"no start-inclusive row for arrival model {first.model} trial {first.trial} "
+                         f"({len(missing)} trials missing)")
+    bad = df[(df.instance != df.instance_inclusive) | (df.mcsf != df.mcsf_exclusive)]
+    if len(bad):
+        first = bad.iloc[0]
+        raise ValueError(f"arrival model {first.model} trial {first.trial}: the start-inclusive row is for another "
+                         "instance (instance hash or MC-SF TEL under the book's rule differs)")
+    if check:
+        for row in df.itertuples():
+            m = int(str(row.model).removeprefix("AM"))
+            inst = trial_instance(m, int(row.trial), int(row.seed), _pair(row.n_range), _pair(row.horizon_range))
+            rep = check_schedule_start_inclusive(inst, parse_starts(row.starts_inclusive))
+            if not rep.valid or rep.tel != int(row.search_inclusive):
+                raise ValueError(f"arrival model {m} trial {row.trial}: the stored start-inclusive schedule is "
+                                 f"rejected by the start-inclusive checker or its TEL is not {int(row.search_inclusive)}")
+    out = df.assign(mcsf=df.mcsf_inclusive.astype(int), upper=df.search_inclusive.astype(int))
+    return out.drop(columns=["instance_inclusive", "mcsf_inclusive", "search_inclusive"])
+
+
+def recheck_stored(root=".") -> list[str]:
+    """Re-check every stored schedule of 001 Section 5.1 (``results/hindsight/section51*.csv``) with the
+    checker of its memory rule; returns one line per table (``ValueError`` naming the first bad row).
+    Used by ``book/verify_results.py``."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    base = Path(root) / "results" / "hindsight"
+    out = []
+    pipe_path, search_path = base / "section51.csv", base / "section51_search.csv"
+    if not (pipe_path.exists() and search_path.exists()):
+        return out
+    pipe, search = pd.read_csv(pipe_path), pd.read_csv(search_path)
+    combined = combine_with_pipeline(pipe, search, check=True)
+    n_pipe = len(pipe) if "starts" in pipe.columns else 0
+    out.append(f"results/hindsight/section51_search: {len(search)} stored schedules re-checked")
+    out.append(f"results/hindsight/section51: {n_pipe} stored schedules re-checked"
+               + ("" if n_pipe else " (this table stores no schedules)"))
+    out.append(f"results/hindsight (both tables): {int(combined.upper_checked.sum())} of {len(combined)} upper ends "
+               "are stored, re-checked schedules")
+    incl_path = base / "section51_inclusive.csv"
+    if incl_path.exists():
+        incl = pd.read_csv(incl_path)
+        combine_inclusive(combined, incl, check=True)
+        out.append(f"results/hindsight/section51_inclusive: {len(incl)} stored schedules re-checked under the "
+                   "start-inclusive memory rule")
+    return out
 
 
 def _pair(x):
