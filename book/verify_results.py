@@ -10,7 +10,8 @@ lower > upper fails the check with a message naming the table, the row and the c
 whose bytes differ from the SHA-256 its manifest recorded (an edit outside the store, whichever rows
 it touched; an emptied or header-only CSV too), and a CSV without a manifest.  Rows computed
 from the shared data directory (``../shared/data``, never copied into the repository) are recomputed
-only where it exists; elsewhere they are reported as not eligible.
+only where it exists; elsewhere they are reported as not eligible.  Every stored schedule of 001 Section 5.1
+(hindsight's ``section51*`` tables) is re-checked by the checker of its memory rule, all rows, not a sample.
 
     python book/verify_results.py                 # every table, seed 0
     python book/verify_results.py --seed 7 --only hindsight --budget 120
@@ -90,10 +91,26 @@ def main(argv: list[str] | None = None) -> int:
         for m in rep.mismatches:
             print(f"     {m}", file=sys.stderr)
         failed += bool(rep.mismatches)
+    if not args.only or "hindsight" in args.only:
+        failed += _recheck_schedules(root)
     print(f"verify_results: {len(tables) + len(orphans)} table(s), {failed + malformed} failing"
           + (f" ({malformed} with a malformed manifest)" if malformed else "")
           + f", {time.perf_counter() - t0:.0f} s (seed {args.seed})")
     return 2 if malformed else 1 if failed else 0
+
+
+def _recheck_schedules(root: Path) -> int:
+    """Re-check every stored schedule of 001 Section 5.1 with the checker of its memory rule (all rows,
+    not a sample: checking is cheap); returns 1 if one is rejected, else 0."""
+    from kvlib.book.section51_trials import recheck_stored
+
+    try:
+        for line in recheck_stored(root):
+            print(f"ok   {line}")
+    except (ValueError, KeyError) as exc:
+        print(f"FAIL results/hindsight: a stored Section 5.1 schedule: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -126,15 +126,15 @@ def combine_inclusive(combined, inclusive, *, check: bool = True):
     return out.drop(columns=["instance_inclusive", "mcsf_inclusive", "search_inclusive"])
 
 
-def recheck_stored(root=".") -> list[str]:
-    """Re-check every stored schedule of 001 Section 5.1 (``results/hindsight/section51*.csv``) with the
+def recheck_stored(results_dir="results") -> list[str]:
+    """Re-check every stored schedule of 001 Section 5.1 (``RESULTS_DIR/hindsight/section51*.csv``) with the
     checker of its memory rule; returns one line per table (``ValueError`` naming the first bad row).
     Used by ``book/verify_results.py``."""
     from pathlib import Path
 
     import pandas as pd
 
-    base = Path(root) / "results" / "hindsight"
+    base = Path(results_dir) / "hindsight"
     out = []
     pipe_path, search_path = base / "section51.csv", base / "section51_search.csv"
     if not (pipe_path.exists() and search_path.exists()):
