@@ -434,3 +434,51 @@ def ratio_histograms(res: pd.DataFrame):
         ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def _refuted_words(v: dict) -> str:
+    parts = [k for k in ("average", "worst") if v[f"{k}_refuted"]]
+    return ("the average and the worst case refuted" if len(parts) == 2 else
+            f"the {parts[0]} {'case ' if parts[0] == 'worst' else ''}refuted" if parts else "nothing refuted")
+
+
+def inclusive_values(res: pd.DataFrame, incl_frame: pd.DataFrame, label: str) -> dict:
+    """Section 5.1 under both readings of 001 Section 3's memory rule (keys ``hs-incl-*`` and ``hs-readings-*``).
+
+    ``res``: :func:`section51_rows` (the book's start-exclusive rule); ``incl_frame``: rows of
+    :func:`kvlib.book.chapters.hindsight.inclusive.inclusive_trial` (every stored schedule is re-checked under
+    the start-inclusive rule by :func:`kvlib.book.section51_trials.combine_inclusive`).  Per arrival model: the
+    certified average and worst case of MC-SF / OPT under the start-inclusive rule (lower end: MC-SF under that
+    rule over its best checked schedule; upper end: over the pipeline's lower bound, which bounds the
+    start-inclusive optimum from below too), the verdicts, how many of MC-SF's start-exclusive schedules break
+    the start-inclusive rule, and one sentence saying whether the verdict depends on the reading.
+    """
+    from kvlib.book.section51_trials import combine_inclusive
+    from kvlib.book.section51_verdict import intervals, verdicts
+
+    incl = incl_frame.assign(model=lambda d: "AM" + d.model.astype(str))
+    both = intervals(combine_inclusive(res, incl))
+    out = {"hs-incl-label": label, "hs-incl-trials": int(len(both)),
+           "hs-upper-checked": (f"every one of the {len(res)} upper ends is a stored schedule, re-checked by the "
+                                "checker when the page is built" if bool(res.upper_checked.all()) else
+                                f"{int(res.upper_checked.sum())} of the {len(res)} upper ends are stored schedules, "
+                                "re-checked when the page is built (the others come from solves whose schedules "
+                                "this table does not store)")}
+    for m in ("AM1", "AM2"):
+        d, d1 = both[both.model == m], res[res.model == m]
+        if not len(d):
+            continue
+        v2, v1 = verdicts(both, m), verdicts(res, m)
+        p = f"hs-incl-{m.lower()}-"
+        out.update({p + "avg-lo": f"{v2['avg_lo']:.3f}", p + "avg-hi": f"{v2['avg_hi']:.3f}",
+                    p + "verdict": v2["average"], p + "worst-verdict": v2["worst"],
+                    p + "broken": int((~d.exclusive_schedule_ok.astype(bool)).sum()),
+                    p + "mcsf-rise": f"{100 * float((d.mcsf / d.mcsf_exclusive).mean() - 1):.1f}",
+                    p + "trials": int(len(d))})
+        r1, r2 = _refuted_words(v1), _refuted_words(v2)
+        same = (v1["average_refuted"], v1["worst_refuted"]) == (v2["average_refuted"], v2["worst_refuted"])
+        out[f"hs-readings-{m.lower()}"] = (
+            f"the verdict does not depend on the reading ({r1} under both)" if same else
+            f"the verdict depends on the reading: {r1} under the book's reading, {r2} under the start-inclusive one")
+        out[p + "n"] = int(len(d1))
+    return out
