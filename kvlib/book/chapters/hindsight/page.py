@@ -187,8 +187,10 @@ def scan_values(scan: pd.DataFrame, summary: pd.DataFrame, table) -> dict:
     """The scan's values: which policy has the smallest TEL on Arrival Model 1 (``scan-best-table``; ties
     count as MC-SF's), how often MC-SF does and ties, and per model the counts of :func:`scan_summary`.
     ``table``: the stored table (``label``, and ``frame`` with the wall seconds ``_wall_s``).  Raises
-    ``ValueError`` unless, on Arrival Model 1, MC-SF is certified not optimal in more than 43% of the trials
-    and the average lower end exceeds 1.005 (the paper's numbers, which the prose says ours contradict)."""
+    ``ValueError`` unless, on Arrival Model 1, MC-SF is certified not optimal in a larger share of the trials
+    than the paper's count allows and the average lower end exceeds the paper's average (the prose says ours
+    contradict both); ``scan-AM2-against-paper`` says where the Arrival Model 2 lower end lies against the
+    paper's average."""
     am1_rows = scan[scan.model == "AM1"]
     out = {"scan-best-table": pad(am1_rows["best policy"].map(POLICY_NAMES).value_counts().rename("AM1 trials")
                                   .rename_axis("smallest TEL (ties: MC-SF first)").reset_index()
@@ -200,8 +202,14 @@ def scan_values(scan: pd.DataFrame, summary: pd.DataFrame, table) -> dict:
     if int((am1_rows["best policy"] == "mc-sf").sum()) != out["scan-AM1-mcsf-best"]:
         raise ValueError("scan rows: the column 'best policy' disagrees with the policies' TELs")
     am1 = summary.loc["AM1"]
-    if not (am1.mcsf_certified_not_optimal / am1.trials > 0.43 and am1.average_lower_end > 1.005):
+    paper_notopt = 1 - PAPER_MATCHES / PAPER_TRIALS
+    if not (am1.mcsf_certified_not_optimal / am1.trials > paper_notopt
+            and am1.average_lower_end > PAPER_SECTION51["AM1"]["average"]):
         raise ValueError(f"scan rows no longer contradict the paper's AM1 numbers: {am1.to_dict()}")
+    am2_avg, paper_am2 = float(summary.loc["AM2"].average_lower_end), PAPER_SECTION51["AM2"]["average"]
+    out["scan-AM2-against-paper"] = (
+        "lies below the paper's average, so this scan alone cannot test that average; the solver runs can"
+        if round(am2_avg, 4) < paper_am2 else "already lies above the paper's average")
     out.update({"scan-trials": int(am1.trials), "scan-seconds": f"{table.frame._wall_s.sum():.0f}",
                 "scan-label": table.label})
     for m in ("AM1", "AM2"):
@@ -478,7 +486,8 @@ def inclusive_values(res: pd.DataFrame, incl_frame: pd.DataFrame, label: str) ->
         r1, r2 = _refuted_words(v1), _refuted_words(v2)
         same = (v1["average_refuted"], v1["worst_refuted"]) == (v2["average_refuted"], v2["worst_refuted"])
         out[f"hs-readings-{m.lower()}"] = (
-            f"the verdict does not depend on the reading ({r1} under both)" if same else
-            f"the verdict depends on the reading: {r1} under the book's reading, {r2} under the start-inclusive one")
+            f"the verdict does not depend on which reading of the memory rule is used ({r1} under both)" if same else
+            f"the verdict depends on which reading of the memory rule is used: {r1} under the book's reading, "
+            f"{r2} under the start-inclusive one")
         out[p + "n"] = int(len(d1))
     return out
