@@ -467,11 +467,11 @@ def inclusive_values(res: pd.DataFrame, incl_frame: pd.DataFrame, label: str) ->
     incl = incl_frame.assign(model=lambda d: "AM" + d.model.astype(str))
     both = intervals(combine_inclusive(res, incl))
     out = {"hs-incl-label": label, "hs-incl-trials": int(len(both)),
-           "hs-upper-checked": (f"every one of the {len(res)} upper ends is a stored schedule, re-checked by the "
-                                "checker when the page is built" if bool(res.upper_checked.all()) else
-                                f"{int(res.upper_checked.sum())} of the {len(res)} upper ends are stored schedules, "
-                                "re-checked when the page is built (the others come from solves whose schedules "
-                                "this table does not store)")}
+           "hs-upper-checked": (f"every one of the {len(res)} upper ends is a schedule kept in the table's rows, "
+                                "re-checked by the checker when the page is built" if bool(res.upper_checked.all())
+                                else f"{int(res.upper_checked.sum())} of the {len(res)} upper ends are schedules kept "
+                                "in the tables' rows, re-checked when the page is built (the others come from solves "
+                                "whose schedules these rows do not keep)")}
     for m in ("AM1", "AM2"):
         d, d1 = both[both.model == m], res[res.model == m]
         if not len(d):
