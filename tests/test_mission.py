@@ -270,8 +270,11 @@ NOT_TABLE_CLAIMS = {
     ("001", "Section 5.1, Figure 2 left (Arrival Model 1)"): {"200 trials": "also the paper's count (114 of 200)"},
     ("001", "Figure 5 (prompt and output lengths)"): {"10,000 conversations": "the paper's sample size"},
     ("001", "Figures 6 and 9 (MC-SF memory over time)"): {"one run": "computed live by the chapter (not stored)"},
-    ("004", "Theorem 4.2 (MC-SF exactly optimal at t = 0)"): {"M = 5": "an instance; tests/test_errata.py",
-                                                             "s = 1": "same instance"},
+    ("004", "Theorem 4.2 (MC-SF exactly optimal at t = 0)"): {
+        "s = 1": "the family's prompt; tests/test_errata.py::test_004_theorem42_family_with_small_s_over_M"},
+    ("004", "Algorithm 3 (Off-Couple) and Lemma 5.4"): {
+        "M = 6": "the chapter's coupling draws (kvlib.book.chapters.mcsf_ratio.offcouple_rows.REGIMES); "
+                 "tests/test_errata_hypotheses.py::test_004_lemma54_ii_fails_inside_s_over_M"},
     ("004", "Section 8.2 (b), 200 s cap and more than 8 A100s"): {
         "10,000 requests": "the paper's size; the arithmetic is checked in test_mission_section82b_arithmetic"},
     ("002", "Theorem EC.2 (makespan NP-hard, from Partition)"): {"M = 2": "the reduction's memory 2T (a formula)"},
