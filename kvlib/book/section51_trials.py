@@ -53,17 +53,7 @@ def combine_with_pipeline(pipeline, search, *, check: bool = True):
         left = left.rename(columns={"starts": "pipeline_starts"})
     right = search[["model", "trial", "instance", "mcsf", "seed_tel", "search", "source", "starts"]].rename(
         columns={"instance": "instance_search", "mcsf": "mcsf_search", "source": "search_source"})
-    df = left.merge(right, on=["model", "trial"], how="left", validate="one_to_one")
-    missing = df[df.search.isna()]
-    if len(missing):
-        first = missing.iloc[0]
-        raise ValueError(f"no search row for arrival model {first.model} trial {first.trial} "
-                         f"({len(missing)} trials missing)")
-    bad = df[(df.instance != df.instance_search) | (df.mcsf != df.mcsf_search)]
-    if len(bad):
-        first = bad.iloc[0]
-        raise ValueError(f"arrival model {first.model} trial {first.trial}: the search row is for another instance "
-                         "than the pipeline row (instance hash or MC-SF TEL differs)")
+    df = _join(left, right, "search", "instance_search", "mcsf_search")
     has_pipe = "pipeline_starts" in df.columns
     if check:
         for row in df.itertuples():
@@ -79,6 +69,24 @@ def combine_with_pipeline(pipeline, search, *, check: bool = True):
     df["upper_from"] = np.where(df.search < df.upper_pipeline, "search", "pipeline")
     df["upper_checked"] = bool(check) & ((df.search <= df.upper_pipeline) | has_pipe)
     return df.drop(columns=["instance_search", "mcsf_search"])
+
+
+def _join(left, right, what: str, instance_col: str, mcsf_col: str, value: str | None = None):
+    """``left`` joined with the ``what`` rows ``right`` on ``(model, trial)``; ``ValueError`` naming the first trial
+    without a ``what`` row (its column ``value``, default ``what``, is empty) or whose ``what`` row is for another
+    instance (``instance_col`` or ``mcsf_col``, MC-SF's TEL under the book's rule, differs from ``left``'s)."""
+    df = left.merge(right, on=["model", "trial"], how="left", validate="one_to_one")
+    missing = df[df[value or what].isna()]
+    if len(missing):
+        first = missing.iloc[0]
+        raise ValueError(f"no {what} row for arrival model {first.model} trial {first.trial} "
+                         f"({len(missing)} trials missing)")
+    bad = df[(df.instance != df[instance_col]) | (df.mcsf != df[mcsf_col])]
+    if len(bad):
+        first = bad.iloc[0]
+        raise ValueError(f"arrival model {first.model} trial {first.trial}: the {what} row is for another instance "
+                         "than the pipeline row (instance hash or MC-SF TEL differs)")
+    return df
 
 
 def _recheck(inst, starts, tel: int, what: str) -> None:
@@ -103,17 +111,7 @@ def combine_inclusive(combined, inclusive, *, check: bool = True):
     right = inclusive[cols].rename(columns={"instance": "instance_inclusive", "mcsf": "mcsf_inclusive",
                                             "search": "search_inclusive", "starts": "starts_inclusive"})
     base = combined[["model", "trial", "seed", "n_range", "horizon_range", "instance", "mcsf", "lower"]]
-    df = base.merge(right, on=["model", "trial"], how="left", validate="one_to_one")
-    missing = df[df.search_inclusive.isna()]
-    if len(missing):
-        first = missing.iloc[0]
-        raise ValueError(f"no start-inclusive row for arrival model {first.model} trial {first.trial} "
-                         f"({len(missing)} trials missing)")
-    bad = df[(df.instance != df.instance_inclusive) | (df.mcsf != df.mcsf_exclusive)]
-    if len(bad):
-        first = bad.iloc[0]
-        raise ValueError(f"arrival model {first.model} trial {first.trial}: the start-inclusive row is for another "
-                         "instance (instance hash or MC-SF TEL under the book's rule differs)")
+    df = _join(base, right, "start-inclusive", "instance_inclusive", "mcsf_exclusive", value="search_inclusive")
     if check:
         for row in df.itertuples():
             m = int(str(row.model).removeprefix("AM"))
