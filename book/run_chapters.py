@@ -269,6 +269,16 @@ def chapter_parameters(
     return params
 
 
+def kernel_startup(folder: Path) -> Path:
+    """An IPython folder whose start-up file makes the chapter's kernel record, in every figure's PNG,
+    the size of its smallest text (:mod:`kvlib.book.figtext`; ``book/check_site.py`` reads it)."""
+    startup = folder / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    (startup / "00-kvbook-figtext.py").write_text(
+        "from kvlib.book.figtext import install\ninstall()\n", encoding="utf8")
+    return folder / "ipython"
+
+
 def tag_cells(nb: Any) -> int:
     """Fold away the plumbing: tag code cells ``hide-input`` unless they teach.
 
@@ -612,6 +622,7 @@ def run_one(
     try:
         with tempfile.TemporaryDirectory(prefix=f"kvbook-{name}-") as tmp:
             src_nb = convert(name, Path(tmp))
+            os.environ["IPYTHONDIR"] = str(kernel_startup(Path(tmp)))
             record["parameters"] = params = chapter_parameters(
                 name, src_nb, params, Path(shared_dir)
             )
