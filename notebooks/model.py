@@ -377,7 +377,7 @@ glue("kv_implied_gb", implied / hw.GB, display=False)
 glue("kv_implied_gib", implied / hw.GiB, display=False)
 
 # %% [markdown]
-# **16,492 does not follow from the stated formula.** None of the
+# **{glue:text}`kv_target:,d` does not follow from the stated formula.** None of the
 # {glue:text}`kv_n_readings` readings in the table gives
 # {glue:text}`kv_target:,d`. The formula $2 \cdot L \cdot H \cdot D$ with the
 # stated numbers gives {glue:text}`kv_cap_mha_gb:,d` tokens (or
@@ -390,12 +390,11 @@ glue("kv_implied_gib", implied / hw.GiB, display=False)
 # memory, not {glue:text}`kv_free_gb` GB; with grouped-query attention the
 # {glue:text}`kv_free_gb` GB hold far more than {glue:text}`kv_target:,d` tokens.
 #
-# The later version of the paper (001, {cite}`jaillet2025online`) attributes
-# the value 16,492 to private communication rather than deriving it. In this
-# book we therefore treat $M = 16{,}492$ as a given parameter of the paper's
-# experiments, not as a consequence of the sizing formula. If 004 presents the
-# value as derived from the formula, that is an entry for the
-# {ref}`errata page <errata-004>`.
+# 004 Section 7 presents {glue:text}`kv_target:,d` as the result of this formula, which it is not:
+# an **erratum** ({ref}`errata-004-kv-sizing`). The later version of the paper (001,
+# {cite}`jaillet2025online`) attributes the value to private communication instead of deriving it,
+# so the book treats $M$ = {glue:text}`kv_target:,d` as a given parameter of the papers' experiments,
+# not as a consequence of the sizing formula.
 
 # %% [markdown]
 # ## What was verified / what was not
