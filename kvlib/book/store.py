@@ -476,9 +476,10 @@ class Store:
         self._last_log = 0.0
         self.differences: list[tuple[str, Any, Any]] = []
         if policy == "live" and self.parameters:
-            from kvlib.book.params import differences, differences_text
+            from kvlib.book.params import differences, differences_text, notebook_values
 
-            self.differences = differences(chapter, mode, {"mode": mode, **self.parameters})
+            # every parameter of the chapter's parameters cell takes part, also those it does not hand over
+            self.differences = differences(chapter, mode, {"mode": mode, **notebook_values(chapter, self.parameters)})
             if self.differences and by_hand:
                 print(differences_text(chapter, self.differences, mode))
 
