@@ -361,9 +361,7 @@ def downloads_text(name: str, tables: list[dict[str, Any]]) -> str:
         path = t.get("path")
         origin = table_origin(t)
         if origin != "read":
-            rows, now = int(t.get("rows") or 0), int(t.get("computed_now") or 0)
-            live.append(f"{t.get('table')} (all {rows:,} rows computed live)" if origin == "computed live"
-                        else f"{t.get('table')} ({rows - now:,} rows read from the store, {now:,} computed live)")
+            live.append((origin, int(t.get("rows") or 0), int(t.get("computed_now") or 0)))
             continue
         if not path or not (REPO_ROOT / path).is_file():
             continue
@@ -376,7 +374,17 @@ def downloads_text(name: str, tables: list[dict[str, Any]]) -> str:
         lines.append("Stored tables read by this page (CSV, with the manifest that records the code, "
                      "parameters, commit and machine that computed them): " + ", ".join(stored) + ".")
     if live:
-        lines.append("Tables computed for this page, not stored: " + ", ".join(live) + ".")
+        whole = [r for o, r, _ in live if o == "computed live"]
+        mixed = [(r, n) for o, r, n in live if o == "mixed"]
+        parts = []
+        if whole:
+            parts.append(f"{len(whole)} table{'s' if len(whole) != 1 else ''} computed live "
+                         f"({sum(whole):,} rows)")
+        if mixed:
+            parts.append(f"{len(mixed)} table{'s' if len(mixed) != 1 else ''} partly read "
+                         f"({sum(r - n for r, n in mixed):,} rows read from the store, "
+                         f"{sum(n for _, n in mixed):,} computed live)")
+        lines.append("Computed for this page, not stored: " + " and ".join(parts) + ".")
     lines.append("The executed notebook is under the download button at the top of the page.")
     return "\n".join(lines)
 

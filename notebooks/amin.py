@@ -133,7 +133,7 @@ from kvlib.book.chapters.amin import algebra as aa
 from kvlib.book.chapters.amin import figures as af
 from kvlib.book.chapters.amin import page as pg
 from kvlib.book.chapters.amin.page import readable, rows_note, table
-from kvlib.book.gluing import glue_all, glue_figure, markdown
+from kvlib.book.gluing import glue_all, glue_figure
 from kvlib.book.store import Store
 from kvlib.book.tables import offer_csv, styled
 from kvlib.book.chapters.amin import periods as ap
@@ -567,7 +567,7 @@ glue("ident_A", str(aa.amin_form_identity(4)), display=False)
 # the trace identity (symbolic k, exact matrices, numerics) and Lemma 3's Fourier transform
 glue_all(aa.trace_term_facts())
 trdf = aa.trace_table(u_sym)
-glue("amin-tab-trace", table(trdf.rename(columns={"trace_A": "tr(B⁻¹A)", "H_u": "H_u", "equal": "equal",
+glue("amin-tab-trace", table(trdf.rename(columns={"trace_A": "tr(B⁻¹A)", "H_u": "Hᵤ", "equal": "equal",
                                                    "trace_old_candidate": "tr(B⁻¹A), rejected candidate"})),
      display=False)
 glue("tr_exact_ok", str(bool(trdf.equal.all())), display=False)
@@ -575,10 +575,10 @@ glue("tr_old_u3", trdf.loc[2, "trace_old_candidate"], display=False)
 glue_all(aa.trace_numerics(10**5 if mode == "quick" else 10**6, 600 if mode == "quick" else 3000))
 glue_all(aa.lemma3_transform())
 mins = aa.min_eigenvalues((5, 50, 500))
-glue("amin-tab-mineig", table(mins, formats={c: "{:.3g}" for c in ("min eig G", "min eig A_u", "min eig B_u")}),
+glue("amin-tab-mineig", table(mins, formats={c: "{:.3g}" for c in ("min eig G", "min eig Aᵤ", "min eig Bᵤ")}),
      display=False)
 glue("mineig_G500", float(mins["min eig G"].iloc[-1]), display=False)
-glue("mineig_A500", float(mins["min eig A_u"].iloc[-1]), display=False)
+glue("mineig_A500", float(mins["min eig Aᵤ"].iloc[-1]), display=False)
 
 # %% [markdown]
 # The folded checks establish: H-SF's fluid TEL is $x^\top B_u x$ ({glue:text}`ident_B:s`) and
@@ -599,7 +599,7 @@ glue("mineig_A500", float(mins["min eig A_u"].iloc[-1]), display=False)
 # generalized eigenvalues are positive and the largest is at most their sum, the trace.
 # ```
 #
-# ::::{dropdown} H-SF's matrix B_u: derivation and tridiagonal inverse
+# ::::{dropdown} H-SF's matrix Bᵤ: derivation and tridiagonal inverse
 # **$B_u$ (derived here).** With all requests at $t=0$ and the look-ahead test, H-SF runs the
 # requests of length $k$ in synchronised batches of $M/(s+k)$ every $k$ rounds, i.e. $w_k = k(s+k)$
 # memory-rounds per request; class $k$ completes uniformly between $T_{k-1}$ and
@@ -622,7 +622,7 @@ glue("mineig_A500", float(mins["min eig A_u"].iloc[-1]), display=False)
 # $a_{kk} - 2a_{k,k-1} + a_{k-1,k-1} = d_k/k$ for every $k$** (with $s=0$, $d_k = (2k-1)/2$).
 # ::::
 #
-# ::::{dropdown} $\mathcal{A}_{\min}$'s matrix A_u: what pins it down, and Corollary 1's own matrices
+# ::::{dropdown} Aₘᵢₙ's matrix Aᵤ: what pins it down, and Corollary 1's own matrices
 # Rather than derive $\mathcal{A}_{\min}$'s fluid TEL from its dynamics (the simulations in the Lemma 2 section
 # compare $\mathcal{A}_{\min}$ with it), we show that two facts already determine $A_u$:
 #
@@ -688,7 +688,7 @@ glue("mineig_A500", float(mins["min eig A_u"].iloc[-1]), display=False)
 # :::
 # ::::
 #
-# ::::{dropdown} Lemma 3: A_u is positive definite
+# ::::{dropdown} Lemma 3: Aᵤ is positive definite
 # SymPy computes the Fourier transform of $g(d) = 2e^{-|d|}-e^{-2|d|}$ as
 # $2\int_0^\infty g(d)\cos(\xi d)\,dd$:
 #
@@ -1161,8 +1161,7 @@ glue_figure("amin-fig-fig2", af.figure2_figure(fig2, fig2_Ms, astar))
 glue("fig2_l", int(fig2_l), display=False)
 glue("fig2_p_s", ", ".join(f"{v:g}" for v in fig2_p), display=False)
 glue("fig2_seeds", int(1 if mode == "quick" else reps), display=False)
-glue("fig2_pols", markdown(", ".join({"a-l": r"$\mathcal{A}_{\ell}$", "a-min": r"$\mathcal{A}_{\min}$",
-                                     "a-random": r"$\mathcal{A}_{\text{random}}$"}[q] for q in fig2_pol)),
+glue("fig2_pols", ", ".join({"a-l": "Aₗ", "a-min": "Aₘᵢₙ", "a-random": "A-random"}[q] for q in fig2_pol),
      display=False)
 glue_all(ab.fig2_facts(fig2, float(astar)))
 
@@ -1195,9 +1194,9 @@ glue_all(ab.fig2_facts(fig2, float(astar)))
 # short length $l$ = {glue:text}`fig2_l:d`, long length $u = l/\alpha$, $s = 0$, $n = 10M$, worst
 # over the fractions {glue:text}`fig2_p_s:s` of short requests, at memories of
 # {glue:text}`fig2_Ms_s:s` tokens ({glue:text}`fig2_seeds:d` seeds; policies
-# {glue:md}`fig2_pols`). The grid contains or comes near the worst mix of Theorem 7's proof:
+# {glue:text}`fig2_pols:s`). The grid contains or comes near the worst mix of Theorem 7's proof:
 # $x_l/x_u = 0$ (all long) for $\alpha \ge 1/2$ (the paper's), and $x_l/x_u = 1/\alpha - 2$ for
-# $\alpha \le 1/2$ (ours, `ry.theorem7_worst_t`).
+# $\alpha \le 1/2$ (ours).
 #
 # ```{glue:figure} amin-fig-fig2
 # :name: fig-amin-fig2
@@ -1277,7 +1276,7 @@ glue_figure("amin-fig-geo", af.geometric_figure(geo_curves))
 # which 003's model ($s > 0$) excludes, and with a prompt Lemma 2 exceeds $14/9$ (errata entry). One
 # detail of its proof: the denominator sum
 # is printed with the factor 2 on its first term; the closed form stated beside it is that of the
-# sum with the 2 on the tail, which is the one Lemma 2 gives (`ry.lg_forms_sym`;
+# sum with the 2 on the tail, which is the one Lemma 2 gives (SymPy;
 # {ref}`errata: Theorem 8 <errata-003-theorem-8>`).
 #
 # ::::{dropdown} The closed forms for G(p) and LG(p), and the numerical cross-checks

@@ -106,7 +106,7 @@ regret_opt_time_limit = 5.0  # seconds per IP solve of those optima
 # The proof bounds MC-SF's TEL from above by $(1536/M)\,X + 24\,Y$ (Lemma 4.4, through Lemma 4.5 and
 # Claim 4.6) and OPT from below by $X/(6M) + Y/6$ (Lemma 4.7, through the linear program ({term}`LP`) (9)
 # and Claim 4.8); for identical requests (Appendix B.3) it compares MC-SF with a dual solution of an LP.
-# `kvlib.theory.thm43_paper` builds each of these objects as 001 defines them and evaluates every
+# We build each of these objects as 001 defines them and evaluates every
 # displayed step as printed, on {glue:text}`p43_trials:d` seeded instances meeting Theorem 4.3's
 # assumptions (at most {glue:text}`p43_nmax:d` requests, the optimum by branch and bound) and on
 # {glue:text}`p43_b3_n:d` identical-request instances with $M$ up to {glue:text}`p43_b3_M:d` tokens.
@@ -403,7 +403,7 @@ glue_all(V.claim46_values(c46))
 #
 # Instance number $k$ is drawn with the seed $(\text{seed}, k)$: $s \sim U\{1..3\}$, $M \sim U\{2(s+1)+2 .. 40\}$,
 # $n \sim U\{2..n_{\max}\}$ with $n_{\max}$ = {glue:text}`n_max:d`, $o_i \sim U\{1 .. \lfloor M/2 \rfloor - s\}$,
-# so that $M \ge 2\max(s + o)$. OPT is certified by `kvlib.optimum.exact.solve` ({term}`HiGHS`; when the
+# so that $M \ge 2\max(s + o)$. OPT is certified by the time-indexed integer program ({term}`HiGHS`; when the
 # time limit of {glue:text}`exact_time_limit:s` s stops it we use its certified lower bound, which makes
 # MC-SF / OPT an over-estimate).
 
@@ -592,7 +592,7 @@ glue_figure("fig_b3", F.batch_dual_figure(b3, sdf3))
 #
 # **Ratio against 4.** Two comparisons: (i) MC-SF / our LP (our variant of LP (9) above, closed form for
 # one type: $N(t) = \min(n, Mt/\mathrm{vol}_o)$ for $t \ge o$) on the whole grid, an upper bound on
-# MC-SF / OPT; (ii) MC-SF / certified OPT (branch and bound of `kvlib.optimum.bruteforce`, skipped when
+# MC-SF / OPT; (ii) MC-SF / certified OPT (an exact branch and bound, skipped when
 # MC-SF meets the lower bound OS) on the same grid. On the exact grid MC-SF / OPT is at most {glue:text}`ident_max_opt:s` (worst case
 # {glue:text}`ident_worst:s`; MC-SF is not optimal in {glue:text}`ident_nonopt:d` cases), and MC-SF / LP is
 # at most {glue:text}`ident_max_lp:s`. On the dense grid ({glue:text}`dense_cases:d` cases, $q = n/M$ up to
@@ -768,7 +768,7 @@ glue_figure("fig_b3", F.batch_dual_figure(b3, sdf3))
 # staggers: simulated on {glue:text}`b3_sim_cases:d` such instances ({glue:md}`lab_open`), MC-SF / D is at
 # most {glue:text}`b3_sim_max:s` (the batch bound: {glue:text}`b3_sim_U_max:s`). 001's Lemma B.2 is stated
 # for all $s, o, n, M$ (001 Appendix B.3), for its own bound and dual solution; the first section
-# evaluates it (`B2`, `B2.corrected`) only under Theorem 4.3's assumption $M \ge 2(s+o)$, which excludes
+# evaluates it (Lemma B.2 as printed and with the exact dual objective) only under Theorem 4.3's assumption $M \ge 2(s+o)$, which excludes
 # this region ($k \ge 2$ there).
 #
 # ::::{dropdown} Both regions in a figure

@@ -318,7 +318,7 @@ glue("mid_n", n, display=False)
 # ```
 #
 # Small random instances ($n \in [4, 7]$, $M \in [10, 24]$, $s_i \in [1, M/2]$, $o_i \in [1, M - s_i]$), solved
-# to certified optimality by the IP of `kvlib.optimum.exact` (stored table `theorem3`, {glue:text}`lab_theorem3:s`;
+# to certified optimality by the integer program (a stored table, {glue:text}`lab_theorem3:s`;
 # one row per instance with its hash, exact TELs and the IP's interval):
 
 # %%

@@ -25,8 +25,8 @@ def test_rows_note_puts_the_path_in_a_code_literal():
 
 def test_readable_renames_columns_and_policies():
     df = pd.DataFrame({"policy": ["a-min", "a-min-progress", "other"], "lam": [1.0, 2.0, 3.0]})
-    out = readable(df, {"lam": "λ_max"})
-    assert list(out.columns) == ["policy", "λ_max"]
+    out = readable(df, {"lam": "λₘₐₓ"})
+    assert list(out.columns) == ["policy", "λₘₐₓ"]
     assert list(out.policy) == ["Aₘᵢₙ", "Aₘᵢₙ (progress reading)", "other"]
     assert list(readable(df, policies={"a-min": "literal"}).policy) == ["literal", "a-min-progress", "other"]
 
@@ -245,7 +245,7 @@ def test_lemma2_and_geometric_runs_and_corollary2_and_fig2_tables():
     assert ">seed<" not in _html(g["amin-tab-geo"])
     cor2 = pd.DataFrame({"dist": ["x"], "M": [100], "multi": [1.1], "single": [1.2], "lemma2_single": [1.3],
                          "lambda_max": [1.6], "runs": [1]})
-    assert "λ_max(A₈, B₈)" in pg.corollary2_table(cor2).columns
+    assert "λₘₐₓ(A₈, B₈)" in pg.corollary2_table(cor2).columns
     worst = pd.DataFrame({"M": [200, 200], "alpha": [0.25, 0.5], "a-l": [1.1, 1.4], "a-min": [1.3, 1.2],
                           "theorem7": [1.17, 1.5], "runs": [5, 5]}).set_index(["M", "alpha"])
     flat = pg.figure2_table(worst)
@@ -310,8 +310,8 @@ def test_trace_identity_and_numerics():
 
 def test_min_eigenvalues_positive():
     m = aa.min_eigenvalues((3, 5))
-    assert list(m.columns) == ["u", "min eig G", "min eig A_u", "min eig B_u"] and list(m.u) == [3, 5]
-    assert (m[["min eig G", "min eig A_u", "min eig B_u"]] > 0).all().all()
+    assert list(m.columns) == ["u", "min eig G", "min eig Aᵤ", "min eig Bᵤ"] and list(m.u) == [3, 5]
+    assert (m[["min eig G", "min eig Aᵤ", "min eig Bᵤ"]] > 0).all().all()
 
 
 def test_theorem7_threshold_facts():
@@ -356,14 +356,14 @@ def test_figure1_fits_recover_a_log_curve_and_facts():
     with pytest.raises(ValueError, match="one length"):
         af.figure1_facts(us, lam[:-1], [0.0] * len(us), popt, popt10)
     tab = af.figure1_table(us[:3], lam[:3], [0.0, 0.1, 0.2])
-    assert list(tab.columns) == ["u", "λ_max", "paper's fit", "H_u", "min entry of v / max"]
-    assert list(tab.H_u) == pytest.approx([1.0, 1.5, 11 / 6])
+    assert list(tab.columns) == ["u", "λₘₐₓ", "paper's fit", "Hᵤ", "min entry of v / max"]
+    assert list(tab["Hᵤ"]) == pytest.approx([1.0, 1.5, 11 / 6])
 
 
 def test_simplex_comparison_never_exceeds_the_eigenvalue():
     t = af.simplex_comparison((3, 5), iters=50)
     assert list(t.u) == [3, 5]
-    assert (t["max over x ≥ 0"] <= t["λ_max"] + 1e-9).all()
+    assert (t["max over x ≥ 0"] <= t["λₘₐₓ"] + 1e-9).all()
 
 
 def test_figure2_and_geometric_figures():

@@ -48,11 +48,12 @@ def test_tables_are_labelled_by_what_happened():
     assert rc.table_origin(_table("a", 10, 10)) == "computed live"
     assert rc.table_origin(_table("a", 10, 4)) == "mixed"
     text = rc.downloads_text("lowerbounds", [_table("thm41", 12, 0), _table("tp", 8, 8), _table("wyz", 10, 3)])
-    read, _, live = text.partition("Tables computed for this page, not stored:")
+    read, _, live = text.partition("Computed for this page, not stored:")
     assert "thm41.csv" in read and "tp.csv" not in text and "wyz.csv" not in text
-    assert "tp (all 8 rows computed live)" in live and "wyz (7 rows read from the store, 3 computed live)" in live
+    assert "1 table computed live (8 rows)" in live
+    assert "1 table partly read (7 rows read from the store, 3 computed live)" in live
     # a page that read everything lists no live table
-    assert "computed for this page" not in rc.downloads_text("lowerbounds", [_table("thm41", 12, 0)])
+    assert "Computed for this page" not in rc.downloads_text("lowerbounds", [_table("thm41", 12, 0)])
 
 
 def test_live_banner_names_every_changed_parameter_and_the_mode():
@@ -61,7 +62,7 @@ def test_live_banner_names_every_changed_parameter_and_the_mode():
     text = rc.banner_cell("full", "live", log, name="lowerbounds", rerun={"seed": 3},
                           mode_note=" (full mode: --mode full was given)", differences=diffs).source
     assert "`thm62_M`" in text and "`seed`" in text and "--mode full was given" in text
-    assert "Stored tables read by this page" not in text and "tp (all 8 rows computed live)" in text
+    assert "Stored tables read by this page" not in text and "1 table computed live (8 rows)" in text
 
 
 def test_a_rerun_without_mode_says_which_mode_and_why():

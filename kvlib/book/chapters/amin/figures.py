@@ -91,11 +91,11 @@ def figure1_figure(us, lam, popt):
 
 
 def figure1_table(us, lam, vmin):
-    """The points of Figure 1 with reader-facing headers: ``u``, ``λ_max``, the paper's fit, ``H_u`` and
+    """The points of Figure 1 with reader-facing headers: ``u``, ``λₘₐₓ``, the paper's fit, ``H_u`` and
     the smallest entry of the maximising vector over its largest."""
     import pandas as pd
 
-    return pd.DataFrame({"u": us, "λ_max": lam, "paper's fit": log_curve(us, *PAPER_FIT), "H_u": _harmonic(us),
+    return pd.DataFrame({"u": us, "λₘₐₓ": lam, "paper's fit": log_curve(us, *PAPER_FIT), "Hᵤ": _harmonic(us),
                          "min entry of v / max": vmin})
 
 
@@ -135,7 +135,7 @@ def simplex_comparison(us=(5, 20, 80), iters: int = 300):
         A, B = ry.A_matrix(u), ry.B_matrix(u)
         lv, v = ry.largest_generalized(A, B)
         mx, _ = ry.max_over_simplex(A, B, x0=np.abs(v), iters=iters)
-        rows.append({"u": u, "λ_max": lv, "max over x ≥ 0": mx, "min entry of v": v.min()})
+        rows.append({"u": u, "λₘₐₓ": lv, "max over x ≥ 0": mx, "min entry of v": v.min()})
     return pd.DataFrame(rows)
 
 

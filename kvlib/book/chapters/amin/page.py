@@ -344,7 +344,7 @@ def corollary2_table(cor2):
     return cor2.rename(columns={
         "dist": "lengths (on c{1..8})", "M": "M (tokens)", "multi": "revised Aₘᵢₙ / H-SF (worst)",
         "single": "Aₘᵢₙ on [c, 8c] / H-SF (worst)", "lemma2_single": "Lemma 2 (single interval)",
-        "lambda_max": "λ_max(A₈, B₈)"})
+        "lambda_max": "λₘₐₓ(A₈, B₈)"})
 
 
 def figure2_table(worst):

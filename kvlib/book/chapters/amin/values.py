@@ -25,7 +25,7 @@ __all__ = ["theorem2_display", "theorem2_facts", "theorem6_display", "theorem6_f
 
 THEOREM6_AT_QUARTER = 1.375  # 003 Theorem 6's (3 - alpha)/2 at alpha = 1/4
 
-_THM2_NAMES = {"M": "M (tokens)", "hsf": "H-SF TEL", "amax": "Aₘₐₓ TEL (mean)", "ratio_ours": "Aₘₐₓ / H-SF",
+_THM2_NAMES = {"N_l": "Nₗ", "N_u": "Nᵤ", "M": "M (tokens)", "hsf": "H-SF TEL", "amax": "Aₘₐₓ TEL (mean)", "ratio_ours": "Aₘₐₓ / H-SF",
                "ratio_batch_sim": "batch Aₘₐₓ / H-SF (sim.)",
                "ratio_batch_model": "batch Aₘₐₓ / H-SF (closed form)", "batch_limit": "batch limit",
                "paper_formula": "paper's limit"}
