@@ -23,7 +23,7 @@
 #   The largest ratio of total end-to-end latency ({term}`TEL`) to the optimum ({term}`OPT`) is
 #   {glue:text}`ratio_max:s` on {glue:text}`opt_n:d` small instances with certified optima and
 #   {glue:text}`adv_ratio:s` by adversarial search; the paper's bound is 48 ({ref}`Theorem 3 <sec-sortedf-thm3>`).
-# - **002 Theorem 8** (the proof's bridge: Sorted-F (align) below Optimal (align)): **erratum**. It fails on
+# - **002 Theorem 8** (the proof's bridge: $\text{Sorted-F}_{\text{align}}$ below $\text{Optimal}_{\text{align}}$): **erratum**. It fails on
 #   {glue:text}`w58_thm8_bad:d` of {glue:text}`w58_n:d` small instances (smallest case: TEL
 #   {glue:text}`w58_cex_align:s` against {glue:text}`w58_cex_optalign:s`); 48 is not contradicted
 #   ({ref}`every link <sec-sortedf-links>`).
@@ -43,7 +43,7 @@
 #   overlap ({ref}`Section 7 <sec-sortedf-s7>`).
 # - **002 Appendix EC.4.2, observations 1-3**: **not reproduced**. Observation 1 {glue:text}`obs1_verdict:s`,
 #   but LP-Swap orders more by prompt than Sorted-LP on {glue:text}`order_lpswap_s_gt_lp:d` of
-#   {glue:text}`order_n:d` instances, and on Mixed the swap search is {glue:text}`obs3_verdict:s` than LP-Swap
+#   {glue:text}`order_n:d` instances, and on 002's Mixed distribution the swap search is {glue:text}`obs3_verdict:s` than LP-Swap
 #   ({ref}`observations <sec-sortedf-obs>`).
 # :::
 #
@@ -64,8 +64,8 @@
 # 3. Lemma 1 on every Phase-1 batch computed in this chapter;
 # 4. the ratio Sorted-F / OPT on small instances with certified optima and an adversarial search for the
 #    worst case;
-# 5. the proof of Theorem 3 with 002's own objects (Sorted-F (separate), Sorted-F (group), Sorted-F (align),
-#    the temporal groups and Optimal (align)), evaluated by 002's TEL formulas where they are not schedules:
+# 5. the proof of Theorem 3 with 002's own objects ($\text{Sorted-F}_{\text{separate}}$, $\text{Sorted-F}_{\text{group}}$, $\text{Sorted-F}_{\text{align}}$,
+#    the temporal groups and $\text{Optimal}_{\text{align}}$), evaluated by 002's TEL formulas where they are not schedules:
 #    every link of Theorems 4-8, Lemma 2, Definition 1 and Inequalities (2)-(3) instance by instance, a
 #    counterexample to Theorem 8 and displayed steps that do not hold as printed (errata); then our
 #    variant of the chain made of feasible schedules, whose links multiply to TEL(Sorted-F) / OPT;
@@ -394,7 +394,7 @@ glue_all(SC.theorem3_values(opt_f, small, best_of_obj, time_limit))  # opt_n, ra
 # $$
 #
 # by Theorems 4, 5, 6, 8 and 7 in that order. We build every object as
-# 002 defines it. Only Sorted-F (separate) is a schedule of the instance; the others are **not feasible
+# 002 defines it. Only $\text{Sorted-F}_{\text{separate}}$ is a schedule of the instance; the others are **not feasible
 # schedules**, so we evaluate them exactly by the TEL formulas 002 writes for them, never by the checker
 # (definitions, notation and formulas in the dropdown).
 #
@@ -521,9 +521,9 @@ display(styled(w58_links, formats={"largest measured": "{:.4f}"}))
 # Theorems 4, 5, 6 and 7, and Theorem 3 itself, hold on every instance (other violations:
 # {glue:text}`w58_other_bad:d`; largest TEL(Sorted-F) / OPT {glue:text}`w58_thm3_max:s`). **Theorem 8** fails on
 # {glue:text}`w58_thm8_bad:d`; the smallest instance we know is $s = (1, 1, 1)$, $o = (1, 4, 4)$, $M = 7$, with
-# TEL(align) = {glue:text}`w58_cex_align:s` against TEL(Optimal (align)) = {glue:text}`w58_cex_optalign:s` (OPT
-# = {glue:text}`w58_cex_opt:d`): Optimal (align) averages a short and a long request in one batch, while
-# Sorted-F (align) charges later requests the average of a batch of long ones. These instances lie outside
+# TEL(align) = {glue:text}`w58_cex_align:s` against TEL($\text{Optimal}_{\text{align}}$) = {glue:text}`w58_cex_optalign:s` (OPT
+# = {glue:text}`w58_cex_opt:d`): $\text{Optimal}_{\text{align}}$ averages a short and a long request in one batch, while
+# $\text{Sorted-F}_{\text{align}}$ charges later requests the average of a batch of long ones. These instances lie outside
 # 002's regime ($s_i, o_i$ asymptotically smaller than $M$), although Theorem 8 is stated for any list of
 # requests; copies of such an instance with $M$ grown with them still violate it for some optimal schedules,
 # and whether it persists in 002's regime is open ({ref}`erratum to Theorem 8 <errata-002-theorem-8>`).
@@ -649,7 +649,7 @@ display(styled(w58_links, formats={"largest measured": "{:.4f}"}))
 # Two equalities of the proofs fail on small instances although the bounds they serve hold (pinned in
 # `tests/test_wyz_chain_paper.py`; the full statements are in the dropdown below):
 #
-# * **Theorem 5.** The last line's formula for TEL(Sorted-F (separate)) counts one request per later batch of
+# * **Theorem 5.** The last line's formula for TEL($\text{Sorted-F}_{\text{separate}}$) counts one request per later batch of
 #   a group: on $s = (1, 1, 6)$, $o = (5, 5, 1)$, $M = 12$ it gives {glue:text}`hb_sep_paper:d` against the
 #   true {glue:text}`hb_sep:d`, and it is below the true TEL on {glue:text}`sep_formula_off:d` of the
 #   {glue:text}`side_n:d` Table EC.1 instances ({ref}`erratum to Theorem 5 <errata-002-theorem-5>`).
