@@ -28,6 +28,17 @@ finding names the page, the kind of defect and the culprit:
                 generated index pages are exempt);
 ``identifier``  a snake_case identifier (``tp_load``, ``best_tel_sorted_f``) in the text
                 outside code, code literals and the parameters table (``.kvbook-params``);
+``codename``    an identifier with an underscore (``A_min``) or a dotted code path (``ry.cr_amin``,
+                ``B2.display``) in the prose (inline code included), titles, headings, captions, link
+                text, the tables of contents, the previous/next links or the window title (code cells,
+                code blocks, folded text, the parameters table, file names and addresses excepted);
+                write it in words, or in math as the paper typesets it;
+``textsize``    a legend, tick label or other text of a figure smaller than 8 px at 1280 px (the size
+                the figure's PNG records, see ``kvlib.book.figtext``, times the page's scale of the
+                image), or a Matplotlib figure that records no size;
+``abbrev``      an abbreviation (a word with two capitals: LLM, H-SF, Relax-LP) on a page's first screen
+                (the top 1,000 px, folds closed) that the glossary (``book/glossary.md``) does not
+                define (units and software names in ``ABBREV_OK`` excepted);
 ``height``      a chapter page (``chapters/*.html`` but the status page) taller than the
                 budget (``--height-budget``, 15,000 px at 1280 px with the dropdowns
                 closed); every page's height is printed;
@@ -78,13 +89,51 @@ CHROMIUM_FLAGS = (
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-dev-shm-usage", "--hide-scrollbars",
 )
-KINDS = ("math", "mathwidth", "tablefig", "tablewidth", "rows", "identifier", "height", "overflow", "figure",
-         "nan", "highs", "path", "words", "repr", "console")
+KINDS = ("math", "mathwidth", "tablefig", "tablewidth", "rows", "identifier", "codename", "height", "overflow",
+         "figure", "textsize", "abbrev", "nan", "highs", "path", "words", "repr", "console")
 MAX_ROWS = 25  # rows of a table shown in the flow (a longer one is folded)
 MATH_FILL = 0.98  # a display equation wider than this share of its box is reported
 HEIGHT_BUDGET = 15000  # px, a chapter page at 1280 px with its dropdowns closed
 # pages the height budget applies to: the numbered chapters (the status page is back matter)
 BUDGET_PAGE = re.compile(r"^chapters/(?!status\.html$)[^/]+\.html$")
+
+
+MIN_TEXT_PX = 8  # px, the smallest legend, tick label or other text of a figure at 1280 px
+FIGTEXT_KEY = "kvbook:text-px"  # the PNG chunk kvlib.book.figtext writes (its KEY; a test checks they agree)
+GLOSSARY = REPO_ROOT / "book" / "glossary.md"
+# Words with two capitals that are not abbreviations a reader must look up: units and names of
+# software and file formats, each with why it needs no glossary entry.
+ABBREV_OK = {
+    "GB": "a unit (gigabyte)", "GiB": "a unit (gibibyte)", "MB": "a unit", "MiB": "a unit",
+    "BibTeX": "a file format, named where the book offers a citation in it",
+    "PyTorch": "a library, named with its link", "GitHub": "a web site",
+    "LaTeX": "a typesetting system", "MathJax": "the library that renders the math",
+    "CSV": "the file format of the stored tables (comma-separated values), named with a download link",
+    "HTML": "the format of the pages", "JSON": "a file format",
+    "NVIDIA": "a company, the maker of the GPUs", "SymPy": "a library (symbolic mathematics), named with its link",
+    "NumPy": "a library", "SciPy": "a library", "OpenAI": "a company",
+    "NaN": "not a word: a missing value, which the 'nan' kind reports where it matters",
+}
+# The endings of a dotted word that make it a file name or an address, not a code path.
+NOT_CODE_SUFFIXES = {"csv", "json", "py", "ipynb", "html", "md", "png", "svg", "yml", "yaml", "txt", "cff",
+                     "bib", "sh", "pdf", "org", "com", "io", "rs", "net", "edu", "gov", "ai"}
+
+
+def glossary_terms(path: Path = GLOSSARY) -> list[str]:
+    """The terms book/glossary.md defines: the unindented lines of its glossary directive (a line
+    may name several, separated by commas)."""
+    terms: list[str] = []
+    inside = False
+    for line in path.read_text(encoding="utf8").splitlines():
+        if line.startswith("```{glossary}"):
+            inside = True
+            continue
+        if inside and line.startswith("```"):
+            break
+        if inside and line.strip() and not line[0].isspace() and not line.startswith(":"):
+            terms.extend(t.strip() for t in line.split(",") if t.strip())
+            terms.append(line.strip())
+    return terms
 
 
 class SiteCheckError(RuntimeError):
@@ -231,9 +280,6 @@ for (const tb of (indexPage ? [] : main.querySelectorAll('table'))) {
     out.push(['rows', `table of ${n} rows in the flow (fold it, offer its CSV): "${cap.replace(/\s+/g, ' ').trim().slice(0, 70)}"`]);
   }
 }
-// ... then every fold is opened, so that what it hides is checked as well
-for (const d of document.querySelectorAll('details')) d.open = true;
-for (const e of document.querySelectorAll('.toggle-hidden')) e.classList.remove('toggle-hidden');
 const SKIP_TEXT = 'script,style,noscript,template,textarea,svg,mjx-container,.MathJax';
 const CODE = 'pre,code,kbd,samp,.highlight';
 const where = (node) => {
@@ -259,6 +305,41 @@ const addLimited = (kind, culprit) => {
   else if (limit[kind] === cfg.max_per_kind + 1) add(kind, '(more of this kind on the page not listed)');
 };
 
+// abbreviations on the first screen (as a reader first sees it: folds closed, at the top) that the
+// glossary does not define
+{
+  const seen = new Set();
+  const abbrRe = /(^|[^A-Za-z0-9_-])((?=[A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*[A-Z])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)(?![A-Za-z0-9_-])/g;
+  const known = new Set(cfg.glossary.concat(cfg.abbrev_ok));
+  const words = new Set(); for (const t of cfg.glossary) for (const w of t.split(/[\s\/,()]+/)) if (w) words.add(w);
+  const defined = (a) => known.has(a) || words.has(a) ||
+    (/s$/.test(a) && (known.has(a.slice(0, -1)) || words.has(a.slice(0, -1))));
+  for (const n of textNodes(main, SKIP_TEXT + ',' + CODE + ',.citation,dl.citation,.bibliography,.kvbook-params')) {
+    const el = n.parentElement;
+    if (!el || !el.offsetParent || el.closest('details:not([open]), .toggle-hidden')) continue;
+    const range = document.createRange(); range.selectNodeContents(n);
+    const r = range.getBoundingClientRect();
+    if (r.height === 0 || r.top >= window.innerHeight) continue;
+    const t = n.nodeValue; let m; abbrRe.lastIndex = 0;
+    while ((m = abbrRe.exec(t))) {
+      let a = m[2].replace(/'s$/, '');
+      if (/^\.\d/.test(t.slice(m.index + m[0].length))) continue;  // a label: Table EC.1, Figure A.2
+      // a hyphenated word: its capitalised parts are words (Memory-Constrained), an abbreviation joined
+      // to lowercase words (KV-cache, LLM-inference) is that abbreviation, anything else (H-SF,
+      // Relax-LP, Llama-2-70B) is one name
+      const parts = a.split('-');
+      const abbr = parts.filter(p => (p.match(/[A-Z]/g) || []).length >= 2 || /^[A-Z]$/.test(p));
+      if (!abbr.length) continue;
+      if (parts.length > 1 && parts.every(p => abbr.includes(p) || /^[a-z]/.test(p)) && !defined(a)) a = abbr.join('-');
+      if (defined(a) || seen.has(a)) continue;
+      seen.add(a);
+      addLimited('abbrev', `'${a}' on the first screen is not in the glossary: "${snippet(t, m.index + m[1].length, m[2].length)}" ${where(n)}`);
+    }
+  }
+}
+// ... then every fold is opened, so that what it hides is checked as well
+for (const d of document.querySelectorAll('details')) d.open = true;
+for (const e of document.querySelectorAll('.toggle-hidden')) e.classList.remove('toggle-hidden');
 // math: TeX left in the text outside MathJax output and code (prose, links, captions, titles)
 const mathRe = /\$|\\[A-Za-z]{2,}\b|\\\(|\\\)|[_^]\{/g;
 for (const n of textNodes(document.body, SKIP_TEXT + ',' + CODE)) {
@@ -382,6 +463,51 @@ for (const n of textNodes(main, SKIP_TEXT + ',' + CODE + ',.kvbook-params,.citat
   if (m) addLimited('identifier', `'${m[2]}' in "${snippet(t, m.index + m[1].length, m[2].length)}" ${where(n)}`);
 }
 
+// code names: an identifier with an underscore (A_min, cr_amin) or a dotted code path (ry.cr_amin,
+// B2.display) in the prose, titles, headings, captions, link text (main: the lowercase snake_case ones
+// are the 'identifier' kind), the tables of contents, the previous/next links and the window title
+{
+  const under = /(^|[^A-Za-z0-9_\/.:@#-])([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![A-Za-z0-9_\/(]|\.[A-Za-z0-9])/g;
+  const dotted = /(^|[^A-Za-z0-9_\/.:@#-])((?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_][A-Za-z0-9_]*)(?![A-Za-z0-9_\/(-]|\.[A-Za-z0-9])/g;
+  const ext = new Set(cfg.not_code_suffixes);
+  const codeNames = (t, inMain) => {
+    const hits = []; let m;
+    under.lastIndex = 0;
+    while ((m = under.exec(t))) if (!inMain || /[A-Z]/.test(m[2])) hits.push([m.index + m[1].length, m[2]]);
+    dotted.lastIndex = 0;
+    while ((m = dotted.exec(t))) {
+      const parts = m[2].split('.');
+      if (parts.some(p => p.length < 2) || ext.has(parts[parts.length - 1].toLowerCase())) continue;
+      if (parts[0] === 'np') continue;  // a NumPy repr (np.True_, np.float64): the 'repr' kind reports it
+      hits.push([m.index + m[1].length, m[2]]);
+    }
+    return hits;
+  };
+  const skip = SKIP_TEXT + ',' + CODE + ',.kvbook-params,.citation,dl.citation,.bibliography,a.download,.cell_input';
+  const places = [[main, true]];
+  for (const e of document.querySelectorAll('.bd-sidebar-primary, .bd-sidebar-secondary, .prev-next-area, .bd-header'))
+    if (!main.contains(e)) places.push([e, false]);
+  for (const [root, inMain] of places) {
+    for (const n of textNodes(root, skip)) {
+      const t = n.nodeValue;
+      for (const [i, name] of codeNames(t, inMain)) {
+        addLimited('codename', `'${name}' in "${snippet(t, i, name.length)}" ${inMain ? where(n) : '(in the navigation)'}`);
+      }
+    }
+  }
+  // inline code in the open prose names code too (code cells, code blocks and folded text excepted)
+  for (const c of main.querySelectorAll('code')) {
+    if (c.closest('pre, .cell, .highlight, details, .dropdown, .sd-dropdown, .toggle, .kvbook-params, .citation, .bibliography, a.download')) continue;
+    const t = c.textContent;
+    for (const [i, name] of codeNames(t, false)) {
+      const p = c.closest('p, li, figcaption, td, th, h1, h2, h3, h4') || c.parentElement;
+      addLimited('codename', `'${name}' (inline code) in "${snippet(p.textContent, p.textContent.indexOf(t) + i, name.length)}" ${where(c)}`);
+    }
+  }
+  for (const [i, name] of codeNames(document.title, false))
+    addLimited('codename', `'${name}' in the window title "${document.title}"`);
+}
+
 // figures: every content image in a figure with a caption
 for (const img of main.querySelectorAll('img')) {
   const r = img.getBoundingClientRect();
@@ -450,6 +576,59 @@ for (const n of textNodes(main, SKIP_TEXT + ',.cell_input')) {
 return out;
 """
 
+# Text in figures: each PNG the chapters' kernels made records its smallest text (kvlib.book.figtext:
+# a tEXt or iTXt chunk), whose height on the page is that size times the page's scale of the image.
+TEXTSIZE_JS = r"""
+const done = arguments[arguments.length - 1];
+const cfg = arguments[0];
+const main = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+const latin1 = (b) => Array.from(b, c => String.fromCharCode(c)).join('');
+function chunks(buf) {
+  const b = new Uint8Array(buf), out = {};
+  if (b.length < 8 || b[0] !== 0x89 || b[1] !== 0x50) return null;
+  const dv = new DataView(buf);
+  for (let i = 8; i + 8 <= b.length;) {
+    const len = dv.getUint32(i), type = latin1(b.subarray(i + 4, i + 8)), data = b.subarray(i + 8, i + 8 + len);
+    if (type === 'tEXt') { const z = data.indexOf(0); out[latin1(data.subarray(0, z))] = latin1(data.subarray(z + 1)); }
+    if (type === 'iTXt') {
+      const z = data.indexOf(0);
+      if (data[z + 1] === 0) {  // not compressed
+        let j = data.indexOf(0, z + 3); j = data.indexOf(0, j + 1);
+        out[latin1(data.subarray(0, z))] = new TextDecoder().decode(data.subarray(j + 1));
+      }
+    }
+    if (type === 'IEND') break;
+    i += 12 + len;
+  }
+  return out;
+}
+(async () => {
+  const res = [];
+  for (const img of main.querySelectorAll('img')) {
+    const w = img.getBoundingClientRect().width;
+    if (!w || !img.naturalWidth || img.closest('header,nav')) continue;
+    const src = img.currentSrc || img.src;
+    if (!/\.png($|\?)/i.test(src) && !src.startsWith('data:image/png')) continue;
+    let meta = null;
+    try { meta = chunks(await (await fetch(src)).arrayBuffer()); } catch (e) { continue; }
+    if (!meta) continue;
+    const name = src.startsWith('data:') ? '(inline image)' : src.split('/').pop().slice(0, 60);
+    const sec = img.closest('section[id]');
+    const at = sec ? ' (in #' + sec.id + ')' : '';
+    const rec = meta[cfg.key];
+    if (!rec) {
+      if (/matplotlib/i.test(meta['Software'] || '')) res.push(['textsize', `figure ${name} records no text size (made outside the chapter runner?)${at}`]);
+      continue;
+    }
+    let info; try { info = JSON.parse(rec); } catch (e) { continue; }
+    const shown = info.px * w / img.naturalWidth;
+    if (shown < cfg.min_px) res.push(['textsize', `${info.what} is ${shown.toFixed(1)} px tall at ${Math.round(w)} px of ` +
+      `${img.naturalWidth} px (under ${cfg.min_px} px): figure ${name}${at}`]);
+  }
+  done(res);
+})();
+"""
+
 WAIT_MATHJAX_JS = r"""
 const done = arguments[arguments.length - 1];
 const mj = window.MathJax;
@@ -489,6 +668,11 @@ def check_pages(html_dir: Path, pages: list[str] | None = None, shots_dir: Path 
         "scale_titles": list(SCALE_TITLES),
         "math_fill": MATH_FILL,
         "max_rows": MAX_ROWS,
+        "glossary": glossary_terms(),
+        "abbrev_ok": sorted(ABBREV_OK),
+        "not_code_suffixes": sorted(NOT_CODE_SUFFIXES),
+        "key": FIGTEXT_KEY,
+        "min_px": MIN_TEXT_PX,
     }
     if shots_dir is not None:
         shots_dir.mkdir(parents=True, exist_ok=True)
@@ -510,7 +694,9 @@ def check_pages(html_dir: Path, pages: list[str] | None = None, shots_dir: Path 
                     findings.append(Finding(page, "math", f"MathJax failed to start: {state}"))
                 if shots_dir is not None:  # as a reader first sees it: before the checks open the folds
                     _screenshot(driver, shots_dir / screenshot_name(page), full_page)
-                for kind, culprit in driver.execute_script(PAGE_JS, cfg):
+                page_findings = driver.execute_script(PAGE_JS, cfg)  # opens the folds
+                page_findings += driver.execute_async_script(TEXTSIZE_JS, cfg)
+                for kind, culprit in page_findings:
                     if kind == "__height__":
                         height = int(culprit)
                         if heights is not None:

@@ -269,6 +269,16 @@ def chapter_parameters(
     return params
 
 
+def kernel_startup(folder: Path) -> Path:
+    """An IPython folder whose start-up file makes the chapter's kernel record, in every figure's PNG,
+    the size of its smallest text (:mod:`kvlib.book.figtext`; ``book/check_site.py`` reads it)."""
+    startup = folder / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    (startup / "00-kvbook-figtext.py").write_text(
+        "from kvlib.book.figtext import install\ninstall()\n", encoding="utf8")
+    return folder / "ipython"
+
+
 def tag_cells(nb: Any) -> int:
     """Fold away the plumbing: tag code cells ``hide-input`` unless they teach.
 
@@ -330,12 +340,29 @@ def _download(path: str) -> str:
     return f"{{download}}`{Path(path).name} </{path}>`"
 
 
+def table_origin(t: dict[str, Any]) -> str:
+    """What happened to a table's rows in this run, by the store's count: "read" (every row read from the
+    results store), "computed live" (none was) or "mixed" (some of each)."""
+    rows, live = int(t.get("rows") or 0), int(t.get("computed_now") or 0)
+    if live <= 0:
+        return "read"
+    return "computed live" if live >= rows else "mixed"
+
+
 def downloads_text(name: str, tables: list[dict[str, Any]]) -> str:
-    """The files a reader can fetch from the page: the chapter's source and its stored tables."""
+    """The files a reader can fetch from the page: the chapter's source and the stored tables it read.
+
+    A table whose rows this run computed (a re-run with changed parameters) is not a stored table the
+    page read: it is listed apart, with how many of its rows were read and how many computed live."""
     lines = [f"```{{kvbook-source}} notebooks/{name}.py\n```", ""]
     stored = []
+    live = []
     for t in tables:
         path = t.get("path")
+        origin = table_origin(t)
+        if origin != "read":
+            live.append((origin, int(t.get("rows") or 0), int(t.get("computed_now") or 0)))
+            continue
         if not path or not (REPO_ROOT / path).is_file():
             continue
         item = _download(path)
@@ -346,6 +373,18 @@ def downloads_text(name: str, tables: list[dict[str, Any]]) -> str:
     if stored:
         lines.append("Stored tables read by this page (CSV, with the manifest that records the code, "
                      "parameters, commit and machine that computed them): " + ", ".join(stored) + ".")
+    if live:
+        whole = [r for o, r, _ in live if o == "computed live"]
+        mixed = [(r, n) for o, r, n in live if o == "mixed"]
+        parts = []
+        if whole:
+            parts.append(f"{len(whole)} table{'s' if len(whole) != 1 else ''} computed live "
+                         f"({sum(whole):,} rows)")
+        if mixed:
+            parts.append(f"{len(mixed)} table{'s' if len(mixed) != 1 else ''} partly read "
+                         f"({sum(r - n for r, n in mixed):,} rows read from the store, "
+                         f"{sum(n for _, n in mixed):,} computed live)")
+        lines.append("Computed for this page, not stored: " + " and ".join(parts) + ".")
     lines.append("The executed notebook is under the download button at the top of the page.")
     return "\n".join(lines)
 
@@ -360,12 +399,17 @@ def currency_text(current: int, stale: int) -> str:
 
 
 def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None = None,
-                name: str | None = None, rerun: dict[str, Any] | None = None) -> Any:
+                name: str | None = None, rerun: dict[str, Any] | None = None,
+                mode_note: str = "", differences: list | None = None) -> Any:
     """The note at the top of a page: what scale its numbers are and where they come from.
 
     Quick mode is a visible warning; the paper-scale note is one folded line (its title says how many
     stored tables the page reads), which opens on the list of tables, the statement of what ran live,
-    and the downloads (the chapter's jupytext source, every stored table and its manifest)."""
+    and the downloads (the chapter's jupytext source, every stored table and its manifest).
+
+    A re-run (``rerun``, the parameters the reader changed) says which mode it ran in and why
+    (``mode_note``), and which of all the chapter's parameters differ from the book's run of that mode
+    (``differences``, ``(name, value, book's value)``; default: the store's comparison)."""
     import nbformat
 
     tables = list((log.get("tables") or {}).values())
@@ -374,8 +418,8 @@ def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None
         changed = "; ".join(f"`{k}` = `{json.dumps(v)}`" for k, v in rerun.items()) or "none"
         text = (f"````{{admonition}} Re-run with changed parameters ({mode} mode)\n:class: warning\n"
                 "This page is not the book's: it was executed with parameters of its reader's choice, "
-                f"starting from the book's {mode}-mode values. Changed: {changed}. Everything on it was "
-                f"computed when it was built; nothing was stored.\n\n{downloads}\n````")
+                f"starting from the book's {mode}-mode values{mode_note}. Changed: {changed}. Everything on "
+                f"it was computed when it was built; nothing was stored.\n\n{downloads}\n````")
     elif mode == "quick" and fallback:
         text = ("````{admonition} CI-scale numbers (quick mode)\n:class: warning\n"
                 "The paper-scale results of this chapter cannot all be read here "
@@ -390,12 +434,12 @@ def banner_cell(mode: str, store: str, log: dict[str, Any], fallback: str | None
         items = "\n".join(f"- `{t['table']}`: {t['label']}." for t in tables)
         live_rows = sum(int(t.get("computed_now") or 0) for t in tables)
         read_rows = sum(int(t.get("rows") or 0) for t in tables) - live_rows
-        params = log.get("differences") or []
+        params = differences if differences is not None else (log.get("differences") or [])
         changed = ("; ".join(f"`{n}` = `{json.dumps(v)}` (book: `{json.dumps(b)}`)" for n, v, b in params)
                    if params else "none")
         text = ("````{admonition} Re-run with changed parameters (full mode): "
                 f"{read_rows} stored rows read, {live_rows} computed for this run\n:class: warning\n"
-                "This page is not the book's: it was executed with parameters of its reader's choice. "
+                f"This page is not the book's: it was executed with parameters of its reader's choice{mode_note}. "
                 f"Parameters that differ from the book's full-mode run: {changed}. Rows already stored "
                 "for the same inputs were read from the results store; the others were computed when "
                 "this page was built and were not stored.\n\n"
@@ -523,6 +567,7 @@ def run_one(
     resume_regeneration: bool = False,
     executed_dir: str | None = None,
     rerun: dict[str, Any] | None = None,
+    mode_note: str = "",
 ) -> dict[str, Any]:
     """Convert and execute one chapter; never raises, returns a manifest record.
 
@@ -612,6 +657,7 @@ def run_one(
     try:
         with tempfile.TemporaryDirectory(prefix=f"kvbook-{name}-") as tmp:
             src_nb = convert(name, Path(tmp))
+            os.environ["IPYTHONDIR"] = str(kernel_startup(Path(tmp)))
             record["parameters"] = params = chapter_parameters(
                 name, src_nb, params, Path(shared_dir)
             )
@@ -630,7 +676,14 @@ def run_one(
         log = read_store_log(name, out_dir)
         record["tables"] = list((log.get("tables") or {}).values())
         if name != STATUS_CHAPTER:
-            insert_banner(nb, banner_cell(mode, store, log, fallback, name=name, rerun=rerun))
+            diffs = None
+            if rerun is not None:
+                from kvlib.book.params import differences as param_differences
+
+                # every parameter of the chapter's parameters cell, not only those it hands to its store
+                diffs = [list(d) for d in param_differences(name, mode, {"mode": mode, **params})]
+            insert_banner(nb, banner_cell(mode, store, log, fallback, name=name, rerun=rerun,
+                                          mode_note=mode_note, differences=diffs))
             nb.metadata.setdefault("kvbook", {})["chapter"] = name
             nb.cells = [c for c in nb.cells
                         if "kvbook-parameters" not in c.get("metadata", {}).get("tags", [])]
@@ -867,6 +920,14 @@ def render_one_page(name: str, out: Path) -> tuple[int, Path]:
     return (r.returncode if r.returncode else 0), out / "_build" / "html" / "index.html", warnings
 
 
+def mode_note(args: argparse.Namespace) -> str:
+    """Why a run has its mode, in words: given with --mode, or the default."""
+    if getattr(args, "mode_given", True):
+        return f"--mode {args.mode} was given"
+    return ("--mode was not given, and quick is the default: CI scale, every row computed live; "
+            "add --mode full for the papers' scale")
+
+
 def rerun(args: argparse.Namespace, chapters: dict[str, Any], name: str, shared_dir: str) -> int:
     """``--only NAME [-p KEY VALUE ...] --out DIR``: one chapter with changed parameters, into DIR."""
     from kvlib.book.params import ParameterError, parse_overrides
@@ -880,10 +941,11 @@ def rerun(args: argparse.Namespace, chapters: dict[str, Any], name: str, shared_
     out = Path(args.out).expanduser().resolve()
     executed = out / "chapters"
     ensure_kernel()
-    print(f"[run_chapters] re-running {name} (mode {args.mode}, store {args.store}) with "
+    note = mode_note(args)
+    print(f"[run_chapters] re-running {name} in {args.mode} mode ({note}), store {args.store}, with "
           f"{overrides or 'the book parameters'} into {out}", flush=True)
     rec = run_one(name, params, args.mode, shared_dir, args.cell_timeout, args.store,
-                  executed_dir=str(executed), rerun=overrides)
+                  executed_dir=str(executed), rerun=overrides, mode_note=f" ({args.mode} mode: {note})")
     _write_atomic(out / "run_record.json", json.dumps(rec, indent=1, default=str) + "\n")
     if rec["status"] != "ok":
         print("\n[run_chapters] " + describe_failure(rec), file=sys.stderr)
@@ -932,8 +994,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         description="Execute kvbook's chapters (notebooks/*.py) with papermill into chapters/."
     )
-    ap.add_argument("--mode", choices=MODES, default="quick",
-                    help="quick = CI scale, full = paper scale (default: quick)")
+    ap.add_argument("--mode", choices=MODES, default=None,
+                    help="quick = CI scale, full = paper scale (default: quick; a re-run with -p says "
+                         "which mode it used and why)")
     ap.add_argument("--only", nargs="+", metavar="NAME",
                     help="run only these chapters (the status chapter is re-run too, "
                          "unless --no-status)")
@@ -974,6 +1037,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                          "a folder outside the repository; the book's chapters/ and results/ are not touched. "
                          "The store is read where the inputs match and never written (--store live)")
     args = ap.parse_args(argv)
+    args.mode_given = args.mode is not None
+    args.mode = args.mode or "quick"
     if args.param and not args.out:
         ap.error("-p/--param re-runs a chapter into a scratch folder: give --out DIR (outside the repository)")
     if args.out:

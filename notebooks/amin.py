@@ -15,20 +15,20 @@
 
 # %% [markdown]
 # (chapter-amin)=
-# # A_min and the Rayleigh-quotient log bound
+# # Prediction intervals and the Rayleigh-quotient log bound
 #
 # :::{admonition} Findings
 # :class: kvbook-findings
-# - **003 Theorem 1** (the ratio of {term}`A_max`, which plans every request at the upper end $u$ of
+# - **003 Theorem 1** (the ratio of $\mathcal{A}_{\max}$ ({term}`see the glossary <A-max>`), which plans every request at the upper end $u$ of
 #   its predicted output interval $[l, u]$, to hindsight shortest-first, {term}`H-SF`, is at most
 #   $\alpha^{-1}(1+\alpha^{-1})/2$, $\alpha = l/u$): **reproduced**. The worst simulated ratio is
-#   {glue:text}`thm1_worst:.3f`, inside the bound at every $\alpha$ tried ({ref}`A_max section <sec-amin-amax>`).
-# - **003 Theorem 2** (A_max's ratio is at least $\alpha^{-1}(1+\alpha^{-1/2})/2$): **erratum**. The
+#   {glue:text}`thm1_worst:.3f`, inside the bound at every $\alpha$ tried ({ref}`section on 003 Algorithm 1 <sec-amin-amax>`).
+# - **003 Theorem 2** ($\mathcal{A}_{\max}$'s ratio is at least $\alpha^{-1}(1+\alpha^{-1/2})/2$): **erratum**. The
 #   last equality of the proof fails: at $\alpha = 1/9$ the proof's own bound is
 #   {glue:text}`thm2_proof_a9:s`, not the formula's {glue:text}`thm2_formula_a9:.0f` (and the proof
-#   takes prompt size $s = 0$, which 003's model, $s > 0$, excludes); our A_max
-#   reaches {glue:text}`thm2_ratio_a9:.3f` ({ref}`A_max section <sec-amin-amax>`, {ref}`errata: Theorem 2 <errata-003-theorem-2>`).
-# - **003 Corollary 1, Lemma 3 and Theorem 5** (the ratio of {term}`A_min`, which starts from the
+#   takes prompt size $s = 0$, which 003's model, $s > 0$, excludes); our $\mathcal{A}_{\max}$
+#   reaches {glue:text}`thm2_ratio_a9:.3f` ({ref}`section on 003 Algorithm 1 <sec-amin-amax>`, {ref}`errata: Theorem 2 <errata-003-theorem-2>`).
+# - **003 Corollary 1, Lemma 3 and Theorem 5** (the ratio of $\mathcal{A}_{\min}$ ({term}`see the glossary <A-min>`), which starts from the
 #   lower end $l$, is a {term}`Rayleigh quotient` of two matrices $A_u$, $B_u$, hence $O(\log u)$):
 #   **reproduced**. SymPy proves $\operatorname{tr}(B_u^{-1}A_u) = H_u$ for every $u$; at
 #   $u$ = {glue:text}`fig1_umax:d` the largest generalized eigenvalue is
@@ -37,7 +37,7 @@
 #   $0.2555\log(u+0.2793)+1.1587$): **reproduced**. Our eigenvalues stay within
 #   {glue:text}`fig1_dev10:.4f` of the paper's curve for $10 \le u \le$ {glue:text}`fig1_umax:d`
 #   ({ref}`Figure 1 <sec-amin-fig1>`).
-# - **003 Theorem 6** (two-point lengths: A_min's ratio is at most $(3-\alpha)/2$): **erratum**, it is
+# - **003 Theorem 6** (two-point lengths: $\mathcal{A}_{\min}$'s ratio is at most $(3-\alpha)/2$): **erratum**, it is
 #   proved for prompt size $s = 0$ only, which 003's model ($s > 0$) excludes. At $s = 0$ our runs
 #   reach {glue:text}`tp_lit_hi:.3f` against the bound's {glue:text}`tp_thm6:.3f` ({ref}`Lemma 2 section <sec-amin-lemma2>`;
 #   with our reading of an evicted request's bound); with a prompt the bound fails
@@ -45,16 +45,16 @@
 # - **003 Proposition EC.1 and Theorem EC.1, eq. (EC.5)** (two steps of Theorem 1's proof):
 #   **erratum**. Halving the memory raises the total end-to-end latency ({term}`TEL`) of a schedule
 #   from {glue:text}`ec1_tel_M:d` to {glue:text}`ec1_tel_bM:d` (at most double is claimed), and
-#   A_max's worst case {glue:text}`ec5_amax_all:s` lies inside the interval, above the end points'
+#   $\mathcal{A}_{\max}$'s worst case {glue:text}`ec5_amax_all:s` lies inside the interval, above the end points'
 #   {glue:text}`ec5_amax_end:s` ({ref}`Appendix EC <sec-amin-ec>`).
-# - **003 Theorem 8** (linearly weighted geometric lengths: A_min's ratio is at most 14/9):
+# - **003 Theorem 8** (linearly weighted geometric lengths: $\mathcal{A}_{\min}$'s ratio is at most 14/9):
 #   **reproduced at $s = 0$**, largest value {glue:text}`lg_max:.4f`; **erratum**: proved with $s = 0$
 #   only, and one displayed step misplaces a factor 2 ({ref}`Section 5 <sec-amin-sec5>`, {ref}`errata: Theorem 8 <errata-003-theorem-8>`).
 # :::
 #
 # *Reading guide.* The chapter simulates 003's interval policies and checks Sections 3-5 and the
 # proof steps of Appendix EC with SymPy, exact small instances and simulation. In a hurry: read the
-# open text and the figures; skip the folded checks and the sections on A_min's periods, Theorems 3-4
+# open text and the figures; skip the folded checks and the sections on $\mathcal{A}_{\min}$'s periods, Theorems 3-4
 # and Corollary 2. Also on this page: Lemma 1 and Proposition 1 **not reproduced**
 # ({ref}`periods <sec-amin-periods>`); Theorem 7 and Figure 2 **reproduced** ({ref}`Section 5 <sec-amin-sec5>`); Theorem 4
 # **not checked** ({ref}`Theorems 3 and 4 <sec-amin-thm3>`).
@@ -62,17 +62,17 @@
 # ::::{dropdown} What the chapter covers, reading notes and scale
 # This chapter follows Chen, Ye and Zhou {cite}`chen2025adaptively` (called 003), Sections 2-5:
 # scheduling when each output length is only known to lie in an interval $[l_i, u_i]$, with
-# cancellation (eviction) allowed. It runs the interval policies of `kvlib.policies.cyz` (H-SF, A_max,
-# A_min and variants), checks A_max's Theorems 1-2 by simulation and the steps of Theorem 1's proof
+# cancellation (eviction) allowed. It runs the interval policies of the library (H-SF, $\mathcal{A}_{\max}$,
+# $\mathcal{A}_{\min}$ and variants), checks $\mathcal{A}_{\max}$'s Theorems 1-2 by simulation and the steps of Theorem 1's proof
 # in the appendix (Proposition EC.1, eq. (EC.7), Theorem EC.1) exactly and by simulation, measures
-# A_min's periods (Lemma 1, Proposition 1), checks the quadratic forms
-# $A_u$, $B_u$ behind A_min's logarithmic {term}`competitive ratio` (Lemma 2 - Corollary 1, Lemma 3,
-# Figure 1) symbolically and against simulations, simulates the multi-interval A_min (Corollary 2),
+# $\mathcal{A}_{\min}$'s periods (Lemma 1, Proposition 1), checks the quadratic forms
+# $A_u$, $B_u$ behind $\mathcal{A}_{\min}$'s logarithmic {term}`competitive ratio` (Lemma 2 - Corollary 1, Lemma 3,
+# Figure 1) symbolically and against simulations, simulates the multi-interval $\mathcal{A}_{\min}$ (Corollary 2),
 # and the two-point and geometric results of Section 5 (Theorems 6-8).
 #
 # **Reading notes.** Statements and formulas of 003 are labelled *the paper's*; derivations,
-# simulations and the reading choices of the policies (A_min's tie details and others, listed in
-# the docstrings of `kvlib.policies.cyz`) are ours. The real-data experiments of 003 Section 6 are in the
+# simulations and the reading choices of the policies ($\mathcal{A}_{\min}$'s tie details and others, listed in
+# the policies' documentation) are ours. The real-data experiments of 003 Section 6 are in the
 # real-trace chapter, {ref}`chapter-realtrace` (its section "003 Section 6: interval predictions",
 # the paper's Figures 4-7), and are not repeated here.
 #
@@ -168,28 +168,28 @@ def glue_rows(key, tab):
 # of the {term}`KV cache` at times $p+1,\dots,p+o_i$, and the requests in process must stay within
 # the {term}`memory limit` $M$ at every integer time. The scheduler may evict a running request: it
 # loses its tokens and returns to the queue. Every simulation below passes through the independent
-# checker, cancelled runs included. The policies are H-SF (003 Algorithm 3, which knows $o$), A_max
-# (Algorithm 1), A_min (Algorithm 2), multi-interval A_min (Algorithm 5), promote-$l$ {term}`A_l`
-# (Algorithm 6) and {term}`A_random` (Algorithm 4, a device of the paper's proofs).
+# checker, cancelled runs included. The policies are H-SF (003 Algorithm 3, which knows $o$), $\mathcal{A}_{\max}$
+# (Algorithm 1), $\mathcal{A}_{\min}$ (Algorithm 2), multi-interval $\mathcal{A}_{\min}$ (Algorithm 5), promote-$l$ $\mathcal{A}_{\ell}$ ({term}`see the glossary <A-l>`)
+# (Algorithm 6) and $\mathcal{A}_{\text{random}}$ ({term}`see the glossary <A-random>`) (Algorithm 4, a device of the paper's proofs).
 #
 # ::::{dropdown} The policies in detail, and our readings of 003's algorithms
-# The engine records every cancelled run and the independent checker validates it
-# (`allow_cancellation=True`). The policies (module `kvlib.policies.cyz`):
-# H-SF (003 Algorithm 3, hindsight, knows $o$), A_max (Algorithm 1, every $o$ taken as $u$),
-# A_min (Algorithm 2), multi-interval A_min (Algorithm 5: A_min started from the lower end of each
-# request's bin), A_l (Algorithm 6) and A_random (Algorithm 4); the docstring of
-# `kvlib.policies.cyz` says which details are our reading. A_min is
+# The engine records every cancelled run and the independent checker validates it.
+# The policies:
+# H-SF (003 Algorithm 3, hindsight, knows $o$), $\mathcal{A}_{\max}$ (Algorithm 1, every $o$ taken as $u$),
+# $\mathcal{A}_{\min}$ (Algorithm 2), multi-interval $\mathcal{A}_{\min}$ (Algorithm 5: $\mathcal{A}_{\min}$ started from the lower end of each
+# request's bin), $\mathcal{A}_{\ell}$ (Algorithm 6) and $\mathcal{A}_{\text{random}}$ (Algorithm 4); the policies'
+# documentation says which details are our reading. $\mathcal{A}_{\min}$ is
 # read literally: evictions go in increasing *stored* lower bound $\tilde l_i$ (random ties), and
 # an evicted request's bound is raised to the tokens it had generated (our reading: the text sets it to those
 # tokens, which can lower it; see the errata entry on Theorem 6); in the admission test a
 # running request is assumed to need $\max(\tilde l_i, \text{tokens generated} + 1)$ tokens. (An
 # alternative reading, which orders evictions by $\max(\tilde l_i, \text{tokens generated})$, is
 # kept as `AMinProgress`; the Lemma 2 section shows that only the literal reading
-# reproduces Theorem 6.) A_l ("promote-$l$", for lengths in $\{l, u\}$) serves a first-come
+# reproduces Theorem 6.) $\mathcal{A}_{\ell}$ ("promote-$l$", for lengths in $\{l, u\}$) serves a first-come
 # first-served queue, every request first taken at length $l$; a request still marked short that
 # has generated $l$ tokens without finishing is removed (its tokens are lost), relabelled with
-# length $u$ and sent to the back of the queue, where it later runs to completion. A_random is a
-# hindsight device of the paper's analysis of A_max: it knows the true lengths, draws one seeded
+# length $u$ and sent to the back of the queue, where it later runs to completion. $\mathcal{A}_{\text{random}}$ is a
+# hindsight device of the paper's analysis of $\mathcal{A}_{\max}$: it knows the true lengths, draws one seeded
 # random permutation of the requests and admits them in that order, and never evicts. Two
 # variants of ours with random eviction order are kept for comparison only (`a-min-random-evict`,
 # `a-l-random-evict`); they are not 003's algorithms and are not used below.
@@ -212,19 +212,19 @@ glue("ex1_amin", int(ex1_tel["a-min"]), display=False)
 
 # %% [markdown]
 # H-SF starts all five at once (each holds $s+1=2$ tokens) and has TEL {glue:text}`ex1_hsf:d`.
-# A_max believes each needs $s+u=5$ tokens at its peak, so only two run at a time; it learns at
-# $t=1$ that they finished and starts two more: TEL {glue:text}`ex1_amax:d`. A_min, starting from the
+# $\mathcal{A}_{\max}$ believes each needs $s+u=5$ tokens at its peak, so only two run at a time; it learns at
+# $t=1$ that they finished and starts two more: TEL {glue:text}`ex1_amax:d`. $\mathcal{A}_{\min}$, starting from the
 # lower bound 1, behaves like H-SF here: TEL {glue:text}`ex1_amin:d`.
 
 # %% [markdown]
 # (sec-amin-amax)=
-# ## A_max: Theorem 2's instance and Theorem 1's bound
+# ## $\mathcal{A}_{\max}$: Theorem 2's instance and Theorem 1's bound
 #
 # 003 Theorem 2 and its proof: with $s=0$ (003's model assumes $s > 0$), $M=l u$, $N_l = a u$ short ($o=l$) and $N_u = b l$
-# long ($o=u$) requests and $a/b \approx \alpha^{1/2}$ ($\alpha = l/u$), A_max's ratio to H-SF
+# long ($o=u$) requests and $a/b \approx \alpha^{1/2}$ ($\alpha = l/u$), $\mathcal{A}_{\max}$'s ratio to H-SF
 # is at least $\alpha^{-1}(1+\alpha^{-1/2})/2$ (the paper's formula). We grow $l$, $u=l/\alpha$,
 # $M = lu$, $a$ and $b = a\alpha^{-1/2}$ together and compare H-SF's simulated TEL with our closed
-# form, our A_max, and a *synchronous-batch* model of A_max (both tables in the dropdown).
+# form, our $\mathcal{A}_{\max}$, and a *synchronous-batch* model of $\mathcal{A}_{\max}$ (both tables in the dropdown).
 
 # %%
 # H-SF's simulated TEL is asserted equal to the closed form ry.thm2_hsf_tel inside
@@ -240,24 +240,24 @@ glue_all(aa.theorem2_algebra())
 # %% [markdown]
 # ::::{dropdown} The three quantities compared, and the tables of the instances and ratios
 # At $\alpha = 1/4$ the inner term $\alpha^{-1/2}$ equals $\alpha^{-1}/2 = 2$, so that point alone
-# cannot tell the two expressions apart; the limit is 6. Our `Instance` requires $s>0$; we use the
-# explicit `interval_instance(..., allow_zero_prompt=True)`, so requests hold $t-p$ tokens. We compare:
+# cannot tell the two expressions apart; the limit is 6. Our instances require $s>0$; here we build
+# them with prompt size 0 allowed explicitly, so requests hold $t-p$ tokens. We compare:
 #
-# * H-SF's TEL with our closed form (`ry.thm2_hsf_tel`, derived: $a$ batches of $u$ short requests
+# * H-SF's TEL with our closed form (derived: $a$ batches of $u$ short requests
 #   every $l$ rounds, then $b$ batches of $l$ long ones every $u$ rounds);
-# * our A_max (003 Algorithm 1 as we read it: the look-ahead test with every length taken as $u$,
+# * our $\mathcal{A}_{\max}$ (003 Algorithm 1 as we read it: the look-ahead test with every length taken as $u$,
 #   completions observed when they happen, random order among equal upper bounds);
-# * a *synchronous-batch* model of A_max (`ry.thm2_batch_amax_tel`): batches of $M/u = l$ requests,
+# * a *synchronous-batch* model of $\mathcal{A}_{\max}$: batches of $M/u = l$ requests,
 #   each batch holding the memory for $u$ rounds (no memory freed by a finished short request is
 #   reused before its batch ends), simulated as `AMaxBatch` (admits only when nothing runs) and in
 #   closed form assuming every batch contains a long request. Its limit is
-#   $(1+\sqrt\alpha)^2/\big(\alpha(1+\alpha+2\alpha^{3/2})\big)$ (`ry.thm2_batch_ratio_limit`).
+#   $(1+\sqrt\alpha)^2/\big(\alpha(1+\alpha+2\alpha^{3/2})\big)$.
 #
 # :::{glue:figure} amin-tab-thm2-inst
 # :name: tbl-amin-thm2-inst
 # :figclass: kvbook-table
 #
-# Theorem 2's instances (memory $M$ in tokens) and the TELs in rounds (A_max: mean over
+# Theorem 2's instances (memory $M$ in tokens) and the TELs in rounds ($\mathcal{A}_{\max}$: mean over
 # {glue:text}`thm2_seeds_s:s`). Rows:
 # {glue:md}`cap_thm2`.
 # :::
@@ -272,7 +272,7 @@ glue_all(aa.theorem2_algebra())
 # ::::
 #
 # H-SF's simulated TEL equals our closed form exactly at every size ({glue:text}`thm2_hsf_exact:s`).
-# At $\alpha=1/4$, $M$ = {glue:text}`thm2_M_a4:d`, our A_max's ratio is {glue:text}`thm2_ratio_a4:.3f`
+# At $\alpha=1/4$, $M$ = {glue:text}`thm2_M_a4:d`, our $\mathcal{A}_{\max}$'s ratio is {glue:text}`thm2_ratio_a4:.3f`
 # against the paper's limit {glue:text}`thm2_formula_a4:.3f`; at $\alpha=1/9$,
 # $M$ = {glue:text}`thm2_M_a9:d`, it is {glue:text}`thm2_ratio_a9:.3f` against
 # {glue:text}`thm2_formula_a9:.3f`, and it *decreases* as the instance grows. The step that fails is
@@ -280,14 +280,14 @@ glue_all(aa.theorem2_algebra())
 # $\frac{u}{l}\,\frac{(au+bl)(a+b)}{ua^2+2lab+ub^2}$ equals {glue:text}`thm2_proof_a4:s` at
 # $\alpha = 1/4$ and {glue:text}`thm2_proof_a9:s` at $\alpha = 1/9$ (SymPy), not the formula's
 # values: **Theorem 2 is an erratum** ({ref}`errata: Theorem 2 <errata-003-theorem-2>`). The qualitative conclusion, that
-# A_max degrades as $\alpha \to 0$, is not contradicted.
+# $\mathcal{A}_{\max}$ degrades as $\alpha \to 0$, is not contradicted.
 #
-# ::::{dropdown} Why our A_max does better than the formula: the synchronous-batch reading
+# ::::{dropdown} Why our $\mathcal{A}_{\max}$ does better than the formula: the synchronous-batch reading
 # With $\alpha^{-1}/2$ in place of $\alpha^{-1/2}$ the formula would give
-# {glue:text}`thm2_formula_a9_half:.2f` at $\alpha = 1/9$. The reason our A_max stays below is the
-# model of A_max, not the instance or the scale: with $s = 0$ a request started later holds fewer
+# {glue:text}`thm2_formula_a9_half:.2f` at $\alpha = 1/9$. The reason our $\mathcal{A}_{\max}$ stays below is the
+# model of $\mathcal{A}_{\max}$, not the instance or the scale: with $s = 0$ a request started later holds fewer
 # tokens, so when the short requests of a batch finish after $l$ rounds, the look-ahead test (with
-# every length taken as $u$) admits new requests into the freed memory at once; our A_max is
+# every length taken as $u$) admits new requests into the freed memory at once; our $\mathcal{A}_{\max}$ is
 # therefore far better than "$l$ requests at a time, each batch lasting $u$ rounds". That
 # synchronous-batch model gives ratio {glue:text}`thm2_batch_a4:.3f` in closed form
 # ({glue:text}`thm2_bsim_a4:.3f` simulated; limit {glue:text}`thm2_blim_a4:.3f`) at
@@ -295,7 +295,7 @@ glue_all(aa.theorem2_algebra())
 # ({glue:text}`thm2_bsim_a9:.3f` simulated; limit {glue:text}`thm2_blim_a9:.3f`) at
 # $\alpha = 1/9$, not {glue:text}`thm2_formula_a9:.3f`. SymPy: the batch limit and the paper's
 # formula agree only at $\alpha$ = {glue:text}`thm2_coinc:s`. So the paper's formula is
-# reproduced neither by our A_max nor by the most pessimistic batch reading of it (which is
+# reproduced neither by our $\mathcal{A}_{\max}$ nor by the most pessimistic batch reading of it (which is
 # increasing in $a/b$, so $a/b=\alpha^{1/2}$ is not its worst case either).
 # ::::
 #
@@ -317,7 +317,7 @@ assert all(w <= ry.amax_theorem1_bound(a) + 1e-9 for w, a in zip(worst, alphas))
 # ```{glue:figure} amin-fig-thm1
 # :name: fig-amin-thm1
 #
-# A_max's ratio to H-SF against $u/l$: the paper's Theorem 1 bound and Theorem 2 limit, our
+# $\mathcal{A}_{\max}$'s ratio to H-SF against $u/l$: the paper's Theorem 1 bound and Theorem 2 limit, our
 # synchronous-batch limit, and the worst simulated ratio over two-point instances ($l = 3$,
 # $n = 60$, $s = 1$, $M = 4(1+u)$, six mixtures, at least {glue:text}`thm1_runs:d` runs per point;
 # 003 states only the bounds, no simulation; rows: {glue:md}`cap_thm1`).
@@ -331,20 +331,20 @@ assert all(w <= ry.amax_theorem1_bound(a) + 1e-9 for w, a in zip(worst, alphas))
 # (sec-amin-ec)=
 # ## Appendix EC.1 and EC.3: the steps of Theorem 1's proof
 #
-# 003 proves Theorem 1 through a hindsight device, A_random (Algorithm 4: one uniformly random
+# 003 proves Theorem 1 through a hindsight device, $\mathcal{A}_{\text{random}}$ (Algorithm 4: one uniformly random
 # permutation, requests admitted in that order with their true lengths, no eviction), and three
-# statements of its appendix; `kvlib.theory.memory_scaling` evaluates each exactly where the instance
+# statements of its appendix; we evaluate each exactly where the instance
 # is small (all requests at 0, feasibility by the independent checker; instances ours, 003 gives
 # none). **Proposition EC.1** (halving the memory at most doubles the TEL of two suitably matched
 # schedules) fails: TEL {glue:text}`ec1_tel_M:d` under $M$, {glue:text}`ec1_tel_bM:d` under $M/2$.
 # So does **eq. (EC.7)**, the form Theorem 1's proof uses, on four requests inside its hypotheses
-# ($\alpha = l/u = 1/2$, $s > 0$): A_random's expected TEL grows by {glue:text}`ec7_quot:s` $> 2$
+# ($\alpha = l/u = 1/2$, $s > 0$): $\mathcal{A}_{\text{random}}$'s expected TEL grows by {glue:text}`ec7_quot:s` $> 2$
 # ({ref}`errata: Proposition EC.1 <errata-003-proposition-ec1>`). **Lemma EC.1** holds:
 # {glue:text}`lec1_fail:d` failures over {glue:text}`lec1_inst:d` instances. **Eq. (EC.5)** of
-# Theorem EC.1 (the worst case lies at the interval's end points) fails for A_max
+# Theorem EC.1 (the worst case lies at the interval's end points) fails for $\mathcal{A}_{\max}$
 # ({glue:text}`ec5_amax_all:s` inside against {glue:text}`ec5_amax_end:s` at the end points) and for
-# A_random ({glue:text}`ec5_arand_all:s` against {glue:text}`ec5_arand_end:s`;
-# {ref}`errata: Theorem EC.1 <errata-003-theorem-ec1>`). **Eq. (EC.6)**, A_random's bound, holds at every simulated point.
+# $\mathcal{A}_{\text{random}}$ ({glue:text}`ec5_arand_all:s` against {glue:text}`ec5_arand_end:s`;
+# {ref}`errata: Theorem EC.1 <errata-003-theorem-ec1>`). **Eq. (EC.6)**, $\mathcal{A}_{\text{random}}$'s bound, holds at every simulated point.
 # Theorem 1's bound itself is not contradicted: the simulations of {numref}`fig-amin-thm1` stay far
 # inside it; its proof, through (EC.7), is what fails.
 
@@ -392,12 +392,12 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 # (Definition EC.2: no request fits into an earlier batch back to the previous non-empty one) and
 # *preserve the corresponding order* (Definition EC.1: no two requests swap order), one under
 # memory $M$ and one under $\beta M$: the second TEL is at most $\beta^{-1}$ times the first. The
-# paper applies it to A_random under $M$ and under $\alpha M$ with the same permutation
+# paper applies it to $\mathcal{A}_{\text{random}}$ under $M$ and under $\alpha M$ with the same permutation
 # (Definition EC.3), which gives its eq. (EC.7),
 # $\mathbb E[\mathrm{TEL}(\text{A}_\text{random}(\alpha M))] \le \alpha^{-1}\,\mathbb E[\mathrm{TEL}(\text{A}_\text{random}(M))]$;
-# Theorem 1's bound is $\alpha^{-1}$ times Theorem EC.1's bound (EC.6) for A_random. (The proof of
+# Theorem 1's bound is $\alpha^{-1}$ times Theorem EC.1's bound (EC.6) for $\mathcal{A}_{\text{random}}$. (The proof of
 # Theorem 1 prints the per-schedule form of this inequality, eq. (EC.10), with $M$ and $\alpha M$
-# exchanged; the next line restates (EC.7), the form used.) `kvlib.theory.memory_scaling` implements
+# exchanged; the next line restates (EC.7), the form used.) We implement
 # both definitions (a request's batch is its start time). The three-request pair of the errata page,
 # and eq. (EC.7) itself on four requests with $l = 2$, $u = 4$ ($\alpha = 1/2$), with the expectation
 # taken exactly over all $4! = 24$ permutations:
@@ -408,7 +408,7 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 #
 # Proposition EC.1 and eq. (EC.7) evaluated exactly (all requests at $t = 0$, $\beta = \alpha = 1/2$). First
 # column: two fixed schedules that pass the checker, are optimally packed and preserve the
-# corresponding order. Second column: A_random's expected TELs over all permutations, coupled as in
+# corresponding order. Second column: $\mathcal{A}_{\text{random}}$'s expected TELs over all permutations, coupled as in
 # Definition EC.3 (no hypothesis to check). Computed live.
 # :::
 #
@@ -418,15 +418,15 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 # moment the number of requests in process under $\beta M$ is $\beta$ times the number under $M$
 # ({ref}`errata: Proposition EC.1 <errata-003-proposition-ec1>`, pinned by `test_003_proposition_ec1_three_requests`). The
 # second column shows that the failure reaches the inequality Theorem 1's proof uses: for
-# $o = (2, 2, 2, 4)$, $s = 2$, A_random's expected TEL is {glue:text}`ec7_E_M:s` under $M = 12$ and
+# $o = (2, 2, 2, 4)$, $s = 2$, $\mathcal{A}_{\text{random}}$'s expected TEL is {glue:text}`ec7_E_M:s` under $M = 12$ and
 # {glue:text}`ec7_E_small:s` under $\alpha M = 6$, a quotient {glue:text}`ec7_quot:s` $> 2$, so
 # eq. (EC.7) fails as an exact statement; every coupled pair meets both definitions
-# ({glue:text}`ec7_defs_ok:s`). Our A_random stops a round at the first request that does not fit;
+# ({glue:text}`ec7_defs_ok:s`). Our $\mathcal{A}_{\text{random}}$ stops a round at the first request that does not fit;
 # skipping it gives the same quotient ({glue:text}`ec7_skip_same:s`). Read literally, 003's eq. (3)
 # also counts each new request's prompt at its start time; under that rule the means are
 # {glue:text}`ec7_eq3_M:s` and {glue:text}`ec7_eq3_small:s`, quotient {glue:text}`ec7_eq3_quot:s`
 # (the same when skipping: {glue:text}`ec7_eq3_skip_same:s`; pinned by `test_003_ec7_inside_hypotheses`).
-# How often does Proposition EC.1's inequality fail on A_random's coupled pairs? Random
+# How often does Proposition EC.1's inequality fail on $\mathcal{A}_{\text{random}}$'s coupled pairs? Random
 # instances ($o$ uniform on $\{1,..,4\}$, $s = 1$, $\beta = 1/2$), {glue:text}`cpl_perms_n:d`
 # coupled permutations each:
 #
@@ -434,7 +434,7 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 # :name: tab-amin-cpl
 # :figclass: kvbook-table
 #
-# A_random under $M$ and under $\beta M$ ($\beta = 1/2$) with the same permutation on random instances: coupled
+# $\mathcal{A}_{\text{random}}$ under $M$ and under $\beta M$ ($\beta = 1/2$) with the same permutation on random instances: coupled
 # pairs whose TEL quotient exceeds $1/\beta$, how many of those also pass both definitions, instances
 # whose mean quotient over the sampled permutations exceeds $1/\beta$ (eq. (EC.7)'s form at
 # $\beta = 1/2$, not at $\alpha = l/u = 1/4$ of these lengths), and the largest quotients of a pair
@@ -443,22 +443,22 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 # :::
 #
 # Of {glue:text}`cpl_pairs:d` coupled pairs ({numref}`tab-amin-cpl`), {glue:text}`cpl_viol:d` exceed
-# $1/\beta$, and {glue:text}`cpl_viol_hyp:d` of those meet both definitions (A_random's prefix rule
+# $1/\beta$, and {glue:text}`cpl_viol_hyp:d` of those meet both definitions ($\mathcal{A}_{\text{random}}$'s prefix rule
 # does not always produce an optimally packed schedule, so not every violating pair contradicts the
 # proposition as stated); the sample mean exceeds $1/\beta$ on {glue:text}`cpl_inst_mean:d` of
 # {glue:text}`cpl_inst:d` instances (largest mean quotient {glue:text}`cpl_max_mean:.3f`).
 # ::::
 #
-# ::::{dropdown} Lemma EC.1, eq. (EC.8): A_max against A_random under αM
+# ::::{dropdown} Lemma EC.1, eq. (EC.8): $\mathcal{A}_{\max}$ against $\mathcal{A}_{\text{random}}$ under αM
 # The other step of Theorem 1's proof is the paper's
 # $\mathbb E[\mathrm{TEL}(\text{A}_\text{max})] \le \mathbb E[\mathrm{TEL}(\text{A}_\text{random}(\alpha M))]$.
 # The lemma prints $\alpha = l/n$; we read $\alpha = l/u$, the $\alpha$ of Theorem 1 and of eq. (EC.7).
-# Its proof couples the two policies through one permutation (Definition EC.4: A_max admits in that
-# order taking every length as $u$ under $M$; A_random admits in that order with the true lengths
+# Its proof couples the two policies through one permutation (Definition EC.4: $\mathcal{A}_{\max}$ admits in that
+# order taking every length as $u$ under $M$; $\mathcal{A}_{\text{random}}$ admits in that order with the true lengths
 # under $\alpha M$) and claims that, for every permutation, every request starts no later under
-# A_max, hence a smaller TEL. On small instances all three claims can be checked exactly:
-# `ms.lemma_ec1_summary` enumerates every sorted $o \in \{l,\dots,u\}^n$ and all $n!$ permutations,
-# runs kvlib's `AMax` and `ARandom` with that permutation, and validates every schedule with the
+# $\mathcal{A}_{\max}$, hence a smaller TEL. On small instances all three claims can be checked exactly:
+# We enumerate every sorted $o \in \{l,\dots,u\}^n$ and all $n!$ permutations,
+# run $\mathcal{A}_{\max}$ and $\mathcal{A}_{\text{random}}$ with that permutation, and validate every schedule with the
 # independent checker.
 #
 # :::{glue:figure} amin-tab-lec1
@@ -467,8 +467,8 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 #
 # Lemma EC.1 evaluated exactly: for each $(n, l, u, s, M)$ every sorted $o \in \{l,\dots,u\}^n$
 # ("inst."), all $n!$ permutations coupled as in Definition EC.4 ("pairs"); instances where
-# eq. (EC.8) holds, coupled pairs where A_max's TEL exceeds A_random's under $\alpha M$ ("TEL larger")
-# or some request starts later under A_max ("start later"), and the largest quotient of the exact
+# eq. (EC.8) holds, coupled pairs where $\mathcal{A}_{\max}$'s TEL exceeds $\mathcal{A}_{\text{random}}$'s under $\alpha M$ ("TEL larger")
+# or some request starts later under $\mathcal{A}_{\max}$ ("start later"), and the largest quotient of the exact
 # expectations ("max quotient"). Computed live.
 # :::
 #
@@ -483,9 +483,9 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 # ::::{dropdown} Theorem EC.1, eq. (EC.5): the worst case at the end points
 # For any policy, the paper's supremum of the expected TEL over H-SF's TEL over $o \in [l,u]^n$
 # equals the supremum over $\{l,u\}^n$. We evaluate both suprema exactly on three requests ($l = 1$,
-# $u = 3$, $s = 1$, $M = 5$, all at 0) for A_max (which runs one request at a time here, so its
-# expected TEL is $2\sum_i o_i$; `ms.theorem_ec1_part1` asserts the one-at-a-time property on every
-# seed it runs) and for A_random, the policy the theorem's second part concerns (mean over all $3!$
+# $u = 3$, $s = 1$, $M = 5$, all at 0) for $\mathcal{A}_{\max}$ (which runs one request at a time here, so its
+# expected TEL is $2\sum_i o_i$; the computation asserts the one-at-a-time property on every
+# seed it runs) and for $\mathcal{A}_{\text{random}}$, the policy the theorem's second part concerns (mean over all $3!$
 # permutations).
 #
 # :::{glue:figure} amin-tab-ec5
@@ -497,26 +497,26 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 # Computed live.
 # :::
 #
-# {numref}`tab-amin-ec5`: for A_max the supremum over $\{1,2,3\}^3$ is {glue:text}`ec5_amax_all:s`
-# against {glue:text}`ec5_amax_end:s` over $\{1,3\}^3$, and for A_random
+# {numref}`tab-amin-ec5`: for $\mathcal{A}_{\max}$ the supremum over $\{1,2,3\}^3$ is {glue:text}`ec5_amax_all:s`
+# against {glue:text}`ec5_amax_end:s` over $\{1,3\}^3$, and for $\mathcal{A}_{\text{random}}$
 # {glue:text}`ec5_arand_all:s` against {glue:text}`ec5_arand_end:s`, both attained at $o = (1,2,3)$.
-# **Eq. (EC.5) is not reproduced**, for A_max and for A_random alike; the failing step is the
+# **Eq. (EC.5) is not reproduced**, for $\mathcal{A}_{\max}$ and for $\mathcal{A}_{\text{random}}$ alike; the failing step is the
 # inequality $\mathrm{TEL}(o^-;\text{H-SF}) + \mathrm{TEL}(o^+;\text{H-SF}) \le 2\,\mathrm{TEL}(o;\text{H-SF})$
 # of the proof ({ref}`errata: Theorem EC.1 <errata-003-theorem-ec1>`, pinned by `test_003_theorem_ec1_part1_three_requests`
 # and `test_003_theorem_ec1_part1_a_random`). Two further displays of that proof fail as well (the
 # pairing of $o^-$ with $o^+$, and the ratio bound it leads to; same entry).
 # ::::
 #
-# ::::{dropdown} Theorem EC.1, eq. (EC.6): A_random's bound
-# The proof bounds A_random's expected latency per request by half the total work and H-SF's TEL
+# ::::{dropdown} Theorem EC.1, eq. (EC.6): $\mathcal{A}_{\text{random}}$'s bound
+# The proof bounds $\mathcal{A}_{\text{random}}$'s expected latency per request by half the total work and H-SF's TEL
 # from below, and maximises the quotient over the mix $t = N_l/N_u$. SymPy redoes that last
-# maximisation (`ms.ec6_proof_maximum`; $u = 1$, $l = \alpha$):
+# maximisation ($u = 1$, $l = \alpha$):
 #
 # ```{glue:math} ec6_max
 # ```
 #
 # equal to $(1+\alpha^{-1})/2$: {glue:text}`ec6_ok:s`; with a prompt ($s = u$) the maximum stays
-# below it on a grid of 49 values of $\alpha$: {glue:text}`ec6_s1_ok:s`. Simulated A_random against
+# below it on a grid of 49 values of $\alpha$: {glue:text}`ec6_s1_ok:s`. Simulated $\mathcal{A}_{\text{random}}$ against
 # the bound on two-point instances ($n = 10M$; short fractions $0.5$, $1/(1+\alpha)$ and $0.9$;
 # through the checker):
 #
@@ -524,12 +524,12 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 # :name: tab-amin-ec6
 # :figclass: kvbook-table
 #
-# A_random (003 Algorithm 4) on two-point instances against eq. (EC.6)'s leading term: the worst ratio
+# $\mathcal{A}_{\text{random}}$ (003 Algorithm 4) on two-point instances against eq. (EC.6)'s leading term: the worst ratio
 # to H-SF over the short fractions and seeds (column "runs"). Rows: {glue:md}`cap_ar`.
 # :::
 #
 # At all {glue:text}`ec6_n_points:d` points of {numref}`tab-amin-ec6` ({glue:text}`ec6_n_runs:d`
-# runs) A_random stays below the bound ({glue:text}`ec6_all_below:s`); the worst ratio is
+# runs) $\mathcal{A}_{\text{random}}$ stays below the bound ({glue:text}`ec6_all_below:s`); the worst ratio is
 # {glue:text}`ec6_min_over_bound:.2f` to {glue:text}`ec6_worst_over_bound:.2f` of it. **Eq. (EC.6) is
 # reproduced** (as an upper bound; it is not tight at these sizes).
 # ::::
@@ -540,7 +540,7 @@ assert (ec6_sum.worst <= ec6_sum.ec6).all()
 #
 # Lengths $k = 1..u$ ($l = 1$), prompt $s = 0$ (as in Theorem 2), a fraction $x_k$ of $n$ requests
 # has length $k$, all at $t=0$, and $n/M\to\infty$; TELs are in units $n^2/M$. The proof of the log
-# bound (003 Section 4, Corollary 1 and Lemma 3) writes A_min's and H-SF's TELs as quadratic forms
+# bound (003 Section 4, Corollary 1 and Lemma 3) writes $\mathcal{A}_{\min}$'s and H-SF's TELs as quadratic forms
 # $x^\top A_u x$ and $x^\top B_u x$, bounds the {term}`competitive ratio` by the largest generalized
 # eigenvalue of the pair (the maximum of the Rayleigh quotient $x^\top A_u x / x^\top B_u x$), and
 # that by $\operatorname{tr}(B_u^{-1}A_u) = H_u$, with $A_u$ positive definite by Lemma 3.
@@ -567,7 +567,7 @@ glue("ident_A", str(aa.amin_form_identity(4)), display=False)
 # the trace identity (symbolic k, exact matrices, numerics) and Lemma 3's Fourier transform
 glue_all(aa.trace_term_facts())
 trdf = aa.trace_table(u_sym)
-glue("amin-tab-trace", table(trdf.rename(columns={"trace_A": "tr(B⁻¹A)", "H_u": "H_u", "equal": "equal",
+glue("amin-tab-trace", table(trdf.rename(columns={"trace_A": "tr(B⁻¹A)", "H_u": "Hᵤ", "equal": "equal",
                                                    "trace_old_candidate": "tr(B⁻¹A), rejected candidate"})),
      display=False)
 glue("tr_exact_ok", str(bool(trdf.equal.all())), display=False)
@@ -575,10 +575,10 @@ glue("tr_old_u3", trdf.loc[2, "trace_old_candidate"], display=False)
 glue_all(aa.trace_numerics(10**5 if mode == "quick" else 10**6, 600 if mode == "quick" else 3000))
 glue_all(aa.lemma3_transform())
 mins = aa.min_eigenvalues((5, 50, 500))
-glue("amin-tab-mineig", table(mins, formats={c: "{:.3g}" for c in ("min eig G", "min eig A_u", "min eig B_u")}),
+glue("amin-tab-mineig", table(mins, formats={c: "{:.3g}" for c in ("min eig G", "min eig Aᵤ", "min eig Bᵤ")}),
      display=False)
 glue("mineig_G500", float(mins["min eig G"].iloc[-1]), display=False)
-glue("mineig_A500", float(mins["min eig A_u"].iloc[-1]), display=False)
+glue("mineig_A500", float(mins["min eig Aᵤ"].iloc[-1]), display=False)
 
 # %% [markdown]
 # The folded checks establish: H-SF's fluid TEL is $x^\top B_u x$ ({glue:text}`ident_B:s`) and
@@ -599,7 +599,7 @@ glue("mineig_A500", float(mins["min eig A_u"].iloc[-1]), display=False)
 # generalized eigenvalues are positive and the largest is at most their sum, the trace.
 # ```
 #
-# ::::{dropdown} H-SF's matrix B_u: derivation and tridiagonal inverse
+# ::::{dropdown} H-SF's matrix Bᵤ: derivation and tridiagonal inverse
 # **$B_u$ (derived here).** With all requests at $t=0$ and the look-ahead test, H-SF runs the
 # requests of length $k$ in synchronised batches of $M/(s+k)$ every $k$ rounds, i.e. $w_k = k(s+k)$
 # memory-rounds per request; class $k$ completes uniformly between $T_{k-1}$ and
@@ -622,11 +622,11 @@ glue("mineig_A500", float(mins["min eig A_u"].iloc[-1]), display=False)
 # $a_{kk} - 2a_{k,k-1} + a_{k-1,k-1} = d_k/k$ for every $k$** (with $s=0$, $d_k = (2k-1)/2$).
 # ::::
 #
-# ::::{dropdown} A_min's matrix A_u: what pins it down, and Corollary 1's own matrices
-# Rather than derive A_min's fluid TEL from its dynamics (the simulations in the Lemma 2 section
-# compare A_min with it), we show that two facts already determine $A_u$:
+# ::::{dropdown} Aₘᵢₙ's matrix Aᵤ: what pins it down, and Corollary 1's own matrices
+# Rather than derive $\mathcal{A}_{\min}$'s fluid TEL from its dynamics (the simulations in the Lemma 2 section
+# compare $\mathcal{A}_{\min}$ with it), we show that two facts already determine $A_u$:
 #
-# 1. one length loses nothing: $a_{kk} = b_{kk} = k^2/2$ (our A_min on a single length equals
+# 1. one length loses nothing: $a_{kk} = b_{kk} = k^2/2$ (our $\mathcal{A}_{\min}$ on a single length equals
 #    H-SF exactly, see the Lemma 2 section);
 # 2. Theorem 6 (the paper's): for two-point distributions on $\{l, u\}$ the ratio is
 #    $(3-\alpha)/2$, $\alpha = l/u$. For a $2\times2$ pencil with $a_{ll}=b_{ll}$, $a_{uu}=b_{uu}$,
@@ -646,12 +646,12 @@ glue("mineig_A500", float(mins["min eig A_u"].iloc[-1]), display=False)
 # which reproduces the diagonal too. Written with Lemma 3's kernel $g(d)=2e^{-|d|}-e^{-2|d|}$ and
 # $d = \ln i - \ln j$ (so $e^{-|d|} = m/M$): $a_{ij} = \frac{ij}{4}\big(1 + g(\ln i - \ln j)\big)$,
 # i.e. $A_u = \frac14\big(vv^\top + V G V\big)$ with $v = (1,\dots,u)$, $V = \operatorname{diag}(v)$,
-# $G_{ij} = g(\ln i-\ln j)$. This is `ry.A_matrix`. Only facts 1-2 were used; everything else
+# $G_{ij} = g(\ln i-\ln j)$. This is the matrix we compute. Only facts 1-2 were used; everything else
 # (trace, Lemma 3, Figure 1, simulations) tests these matrices independently.
 #
 # 003 Corollary 1 states both matrices: $b_{ij} = \min(i,j)^2$ and
 # $a_{ij} = \frac{\min(i,j)^2}{ij}\big(\tfrac12(i+j)^2 - \min(i,j)^2\big)$
-# (`ry.corollary1_B_sym`, `ry.corollary1_A_sym`). They equal twice ours entrywise for every
+# (computed symbolically). They equal twice ours entrywise for every
 # $u \le$ {glue:text}`tri_umax:d`: {glue:text}`cor1_half:s`.
 #
 # **The proof's coefficient identity.** The TEL expression
@@ -688,7 +688,7 @@ glue("mineig_A500", float(mins["min eig A_u"].iloc[-1]), display=False)
 # :::
 # ::::
 #
-# ::::{dropdown} Lemma 3: A_u is positive definite
+# ::::{dropdown} Lemma 3: Aᵤ is positive definite
 # SymPy computes the Fourier transform of $g(d) = 2e^{-|d|}-e^{-2|d|}$ as
 # $2\int_0^\infty g(d)\cos(\xi d)\,dd$:
 #
@@ -716,7 +716,7 @@ glue("mineig_A500", float(mins["min eig A_u"].iloc[-1]), display=False)
 #
 # $\lambda_{\max}(A_u, B_u)$ computed from the whitened matrix $C^{-1}A_uC^{-\top}$
 # ($B_u = CC^\top$, $C^{-1} = \operatorname{diag}(d)^{-1/2}D$, so no dense inverse), by a dense
-# eigensolver up to $u = 300$ and by Lanczos (`scipy.sparse.linalg.eigsh`) beyond.
+# eigensolver up to $u = 300$ and by Lanczos beyond.
 
 # %%
 us = np.unique(np.round(np.logspace(0, np.log10(u_max), 18 if mode == "quick" else 30)).astype(int))
@@ -778,9 +778,9 @@ glue_all(af.figure1_facts(us, lam, vmin, popt, popt10))
 
 # %% [markdown]
 # (sec-amin-periods)=
-# ## Lemma 1 and Proposition 1: A_min's periods
+# ## Lemma 1 and Proposition 1: $\mathcal{A}_{\min}$'s periods
 #
-# 003 Section 4.1 divides a run of A_min into periods $\tau_i$: requests input in $\tau_i$ carry the
+# 003 Section 4.1 divides a run of $\mathcal{A}_{\min}$ into periods $\tau_i$: requests input in $\tau_i$ carry the
 # stored lower bound $i$, and $b_{ij}$, $c_{ij}$, $d_{ij}$ count the requests of true length $j$
 # input, completed and deleted there. Lemma 1 (the paper's) states
 # $\mathbb E[c_{ij}\mid b_{ij}] = \frac{s+i}{s+j}\,b_{ij}$, and Proposition 1 (the paper's) that
@@ -805,16 +805,16 @@ glue_all(ab.periods_facts(per_j, per_sum))
 # Proposition 1's $(s+l)/(s+j)$ by {glue:text}`per_first_dev_lo:+.3f` to
 # {glue:text}`per_first_dev_hi:+.3f` (mean absolute difference {glue:text}`per_first_absdev:.3f`),
 # and completions per input are {glue:text}`per_frac_in_lo:.2f` to {glue:text}`per_frac_in_hi:.2f`
-# times Lemma 1's value. **Lemma 1 and Proposition 1 are not reproduced** for A_min as we read it:
+# times Lemma 1's value. **Lemma 1 and Proposition 1 are not reproduced** for $\mathcal{A}_{\min}$ as we read it:
 # Lemma 1's symmetry argument treats a period as one batch whose memory holds only its survivors,
-# while in A_min freed memory is refilled at once with requests of the same bound, and a request
+# while in $\mathcal{A}_{\min}$ freed memory is refilled at once with requests of the same bound, and a request
 # evicted early keeps its bound and is input again in the same period. Both mechanisms depend on
-# reading choices of Algorithm 2, so this is a difference with our A_min, not an erratum.
+# reading choices of Algorithm 2, so this is a difference with our $\mathcal{A}_{\min}$, not an erratum.
 #
 # ::::{dropdown} How we measure the periods, the tables, and what the differences mean
 # **How we measure.** A run of a request belongs to $\tau_i$ when its stored bound at the start is $i$.
-# A_min sets the bound to $l$ and raises it at an eviction to the tokens generated (never lowering it),
-# so every run's bound follows from the schedule's cancelled runs (`ap.run_table`; a test checks the
+# $\mathcal{A}_{\min}$ sets the bound to $l$ and raises it at an eviction to the tokens generated (never lowering it),
+# so every run's bound follows from the schedule's cancelled runs (a test checks the
 # replay against the policy's own state). The paper does not say whether a request input twice in one
 # period counts twice in $b_{ij}$, so we report both: per *input* and per distinct *request*.
 #
@@ -822,11 +822,11 @@ glue_all(ab.periods_facts(per_j, per_sum))
 # :name: tab-amin-periods
 # :figclass: kvbook-table
 #
-# The first period $\tau_l$ of A_min, per true length $j > l$ ({glue:text}`per_rows:d` rows,
+# The first period $\tau_l$ of $\mathcal{A}_{\min}$, per true length $j > l$ ({glue:text}`per_rows:d` rows,
 # {download}`CSV </chapters/tables/amin-periods.csv>`): the share of the $x_j n$ requests of length $j$
 # completed in it, against Proposition 1's $(s+l)/(s+j)$; completions $c_{lj}/b_{lj}$ per input and
 # per request, against Lemma 1's value (the same $(s+l)/(s+j)$); inputs per request. "reading": the
-# literal A_min or the progress reading; $n = 10M$. Means over {glue:text}`per_seeds_s:s`. Rows:
+# literal $\mathcal{A}_{\min}$ or the progress reading; $n = 10M$. Means over {glue:text}`per_seeds_s:s`. Rows:
 # {glue:md}`cap_per`.
 # :::
 #
@@ -836,7 +836,7 @@ glue_all(ab.periods_facts(per_j, per_sum))
 #
 # All periods: the $b$-weighted mean of $|c_{ij}/b_{ij} - (s+i)/(s+j)|$ (Lemma 1, per input and per
 # request in $b_{ij}$), the $x_j n$-weighted mean of $|c_{ij}(s+j)/(x_j n) - 1|$ over $l < i \le j$
-# (Proposition 1; a period with no completion counts as 1), evictions, and A_min / H-SF beside
+# (Proposition 1; a period with no completion counts as 1), evictions, and $\mathcal{A}_{\min}$ / H-SF beside
 # Lemma 2's value on the same lengths. Same rows as {numref}`tab-amin-periods`.
 # :::
 #
@@ -844,13 +844,13 @@ glue_all(ab.periods_facts(per_j, per_sum))
 # {glue:text}`per_l1_in_lo:.3f` to {glue:text}`per_l1_in_hi:.3f` per input and
 # {glue:text}`per_l1_rq_lo:.3f` to {glue:text}`per_l1_rq_hi:.3f` per request, and Proposition 1's
 # after the first period {glue:text}`per_p1_lo:.2f` to {glue:text}`per_p1_hi:.2f` (relative). By
-# scale, the mean absolute first-period difference is {glue:text}`per_dev_by_scale:s` (A_min as we
+# scale, the mean absolute first-period difference is {glue:text}`per_dev_by_scale:s` ($\mathcal{A}_{\min}$ as we
 # read it). The eviction order is random among equal stored bounds: a request evicted before it has
 # generated $i$ tokens keeps bound $i$ and is input again in the same period (on average up to
 # {glue:text}`per_big_inputs_max:.1f` inputs per request for one length at $c$ =
 # {glue:text}`per_scale_max:d`). Both mechanisms depend on reading choices of Algorithm 2 (the
 # estimate of a running request in the admission test, the tie-breaking); {glue:text}`per_prog:s`.
-# On the same runs A_min / H-SF minus Lemma 2's value (which the paper derives from these counts) is
+# On the same runs $\mathcal{A}_{\min}$ / H-SF minus Lemma 2's value (which the paper derives from these counts) is
 # {glue:text}`per_l2_lo:+.3f` to {glue:text}`per_l2_hi:+.3f`, the largest at
 # {glue:text}`per_l2_hi_at:s` (Lemma 2 holds up to $O(1/M)$); the next section compares the two in
 # detail (integer lengths, $c = 1$, are far from the continuum the formula describes).
@@ -862,13 +862,13 @@ glue_all(ab.periods_facts(per_j, per_sum))
 #
 # Lemma 2 (the paper's; at $s = 0$ it is the quotient of Corollary 1's forms): for lengths
 # distributed as $x$ on $[l,u]$, $s = 0$ and $n/M\to\infty$,
-# $\mathrm{TEL}(\text{A}_\min)/\mathrm{TEL}(\text{H-SF}) \to x^\top A x / x^\top B x$
-# (`ry.cr_amin`). $A$ and $B$ are homogeneous of degree 2 in the lengths, i.e. the formula is a
+# $\mathrm{TEL}(\text{A}_\min)/\mathrm{TEL}(\text{H-SF}) \to x^\top A x / x^\top B x$.
+# $A$ and $B$ are homogeneous of degree 2 in the lengths, i.e. the formula is a
 # statement about the *continuum* of lengths; integer lengths $1,2,3,\dots$ are far from it (a
 # request of length 1 cannot be evicted part-way). We therefore simulate with lengths scaled by
-# $c$ = {glue:text}`l2_c:d` (support $c\cdot\{1,\dots\}$) and compare A_min (interval $[l,u]$ for
+# $c$ = {glue:text}`l2_c:d` (support $c\cdot\{1,\dots\}$) and compare $\mathcal{A}_{\min}$ (interval $[l,u]$ for
 # every request; Algorithm 2 read literally: the eviction order uses the stored lower bounds, which
-# are raised only at eviction) with H-SF, $s = 0$. On a single length A_min's TEL equals H-SF's
+# are raised only at eviction) with H-SF, $s = 0$. On a single length $\mathcal{A}_{\min}$'s TEL equals H-SF's
 # ({glue:text}`one_len_equal:s` for $M = 240$; dropdown below), which is fact 1 of the Corollary 1
 # section.
 
@@ -917,21 +917,21 @@ glue_rows("cap_geo", geo_tab)
 # **Two-point distributions (Theorem 6).** $\{l, 4l\}$ ($\alpha = 1/4$) at the maximising
 # $p^* = 1/(1+\alpha) = 0.8$, heavy load $n/M$ = {glue:text}`tp_load_v:d`, $M$ =
 # {glue:text}`tp_M_v:d` tokens, for $l$ in {glue:text}`tp_ls_s:s`, against $(3-\alpha)/2$ (the
-# paper's Theorem 6, equal to Lemma 2 here). With $l$ = {glue:text}`tp_lmax:d` the literal A_min's
+# paper's Theorem 6, equal to Lemma 2 here). With $l$ = {glue:text}`tp_lmax:d` the literal $\mathcal{A}_{\min}$'s
 # ratio is {glue:text}`tp_lit_lo:.3f` to {glue:text}`tp_lit_hi:.3f` over {glue:text}`tp_runs:d`
 # seeds; its largest value is {glue:text}`tp_lit_dev:+.1%` from Theorem 6's
 # {glue:text}`tp_thm6:.3f`, and over all $l \ge 2$ the worst run per $l$ is
 # {glue:text}`tp_dev_lo:+.1%` to {glue:text}`tp_dev_hi:+.1%` from it. **At $s = 0$, Theorem 6 (and
 # Lemma 2) are approximately reproduced by simulation, within a few percent** (finite $M/u$ and
 # $n/M$), with our update of an evicted request's bound (the larger of the old bound and the tokens
-# generated; read literally, the text's update makes A_min exceed the bound at $s = 0$, see the
+# generated; read literally, the text's update makes $\mathcal{A}_{\min}$ exceed the bound at $s = 0$, see the
 # errata entry). The theorem states no restriction on the prompt size, but its proof sets $s = 0$
 # in Lemma 2, which 003's model ($s > 0$) excludes; with a prompt ($s = 8$ on $\{8, 32\}$) both
-# Lemma 2 and our A_min exceed the bound
+# Lemma 2 and our $\mathcal{A}_{\min}$ exceed the bound
 # (**erratum**, {ref}`errata: Theorem 6 <errata-003-theorem-6>`; those runs are in the tests, not on this page).
 #
-# ::::{dropdown} One length, the two-point runs, and the alternative reading of A_min
-# **One length.** On a single length A_min's TEL equals H-SF's (it starts every request, evicts the
+# ::::{dropdown} One length, the two-point runs, and the alternative reading of $\mathcal{A}_{\min}$
+# **One length.** On a single length $\mathcal{A}_{\min}$'s TEL equals H-SF's (it starts every request, evicts the
 # surplus at once, and the survivors finish in synchronised batches). With $M = 240$ (divisible by
 # every $k \le 6$) the TELs are equal for $k = 1..6$: {glue:text}`one_len_equal:s`. With $M$ =
 # {glue:text}`one_len_M2:d` the ratio ranges over {glue:text}`one_len_min:.4f` to
@@ -942,10 +942,10 @@ glue_rows("cap_geo", geo_tab)
 # :name: tbl-amin-one
 # :figclass: kvbook-table
 #
-# A_min / H-SF on a single length $k$. Rows: {glue:md}`cap_one`.
+# $\mathcal{A}_{\min}$ / H-SF on a single length $k$. Rows: {glue:md}`cap_one`.
 # :::
 #
-# **Two-point runs.** Beside the literal A_min we run the alternative reading (`AMinProgress`: a
+# **Two-point runs.** Beside the literal $\mathcal{A}_{\min}$ we run the alternative reading (`AMinProgress`: a
 # running request's bound counts the tokens it has generated, so requests that have run past their
 # bound are protected from eviction and fresh ones are evicted first).
 #
@@ -953,12 +953,12 @@ glue_rows("cap_geo", geo_tab)
 # :name: tbl-amin-tp
 # :figclass: kvbook-table
 #
-# Two-point lengths $\{l, 4l\}$ at $p^* = 0.8$: the literal A_min and the progress reading against
+# Two-point lengths $\{l, 4l\}$ at $p^* = 0.8$: the literal $\mathcal{A}_{\min}$ and the progress reading against
 # Lemma 2 (= Theorem 6's bound). 003 states Theorem 6 as a limit and simulates nothing here. Rows:
 # {glue:md}`cap_tp`.
 # :::
 #
-# With larger $l$ fewer long requests fit at once. Runs can also land in a regime where A_min
+# With larger $l$ fewer long requests fit at once. Runs can also land in a regime where $\mathcal{A}_{\min}$
 # behaves like H-SF (ratio near 1; {glue:text}`tp_low:d` of {glue:text}`tp_total:d` runs here are
 # below 1.2): when long requests happen to be evicted after running past their bound, their raised
 # bound puts them behind all fresh requests and the short ones are served first. A competitive ratio
@@ -966,14 +966,14 @@ glue_rows("cap_geo", geo_tab)
 # {glue:text}`tp_prog_lo:.3f` to {glue:text}`tp_prog_hi:.3f` at the largest $l$ (worst run over
 # $l \ge 2$: {glue:text}`tp_prog_dev:+.1%`), clearly *above* the theorem: its protected long requests
 # keep delaying short ones, so the eviction order by the *stored* bound is what 003's analysis
-# needs, and we adopt it as A_min. With integer lengths $\{1,4\}$ even the literal A_min gives
+# needs, and we adopt it as $\mathcal{A}_{\min}$. With integer lengths $\{1,4\}$ even the literal $\mathcal{A}_{\min}$ gives
 # {glue:text}`tp_l1_lo:.3f` to {glue:text}`tp_l1_hi:.3f`: far from the continuum, as said above.
 # ::::
 #
-# **Measured quadratic form.** At half-half mixtures of two lengths A_min's measured cross terms
+# **Measured quadratic form.** At half-half mixtures of two lengths $\mathcal{A}_{\min}$'s measured cross terms
 # differ from $a_{ij}$ by up to {glue:text}`meas_amin_dev:.1%` and fall below it for
-# {glue:text}`meas_n_below:d` of {glue:text}`meas_n_pairs:d` pairs: A_min's TEL is *not* the
-# quadratic form $x^\top A_u x$ there (it is mostly smaller). $A_u$ describes A_min at the
+# {glue:text}`meas_n_below:d` of {glue:text}`meas_n_pairs:d` pairs: $\mathcal{A}_{\min}$'s TEL is *not* the
+# quadratic form $x^\top A_u x$ there (it is mostly smaller). $A_u$ describes $\mathcal{A}_{\min}$ at the
 # worst-case mixtures (the two-point runs above) and bounds it elsewhere, as an upper bound in
 # Lemma 2 would.
 #
@@ -987,7 +987,7 @@ glue_rows("cap_geo", geo_tab)
 # :name: tbl-amin-meas
 # :figclass: kvbook-table
 #
-# Cross terms measured from half-half mixtures against Corollary 1's halved $a_{ij}$ (A_min) and
+# Cross terms measured from half-half mixtures against Corollary 1's halved $a_{ij}$ ($\mathcal{A}_{\min}$) and
 # $b_{ij}$ (H-SF), units $c^2n^2/M$. Rows: {glue:md}`cap_meas`.
 # :::
 #
@@ -1000,15 +1000,15 @@ glue_rows("cap_geo", geo_tab)
 # :::
 #
 # With $c$ = {glue:text}`meas_c:d`, H-SF's measured cross terms differ from $b_{ij}$ by at most
-# {glue:text}`meas_hsf_dev:.1%` and A_min's from $a_{ij}$ by at most
+# {glue:text}`meas_hsf_dev:.1%` and $\mathcal{A}_{\min}$'s from $a_{ij}$ by at most
 # {glue:text}`meas_amin_dev:.1%` (mean {glue:text}`meas_amin_dev_mean:.1%`; worst pair
-# {glue:text}`meas_worst_pair:s`); A_min's measured cross term is below $a_{ij}$ for
+# {glue:text}`meas_worst_pair:s`); $\mathcal{A}_{\min}$'s measured cross term is below $a_{ij}$ for
 # {glue:text}`meas_n_below:d` of {glue:text}`meas_n_pairs:d` pairs.
 # ::::
 #
-# **Distributions.** Simulated A_min / H-SF against the Lemma 2 value, lengths scaled by $c$, at
+# **Distributions.** Simulated $\mathcal{A}_{\min}$ / H-SF against the Lemma 2 value, lengths scaled by $c$, at
 # memories of {glue:text}`l2_Ms_s:s` tokens with $n$ = {glue:text}`l2_load:d` $M$. At $M$ =
-# {glue:text}`l2_M:d` the largest A_min ratio over seeds deviates from the Lemma 2 value by
+# {glue:text}`l2_M:d` the largest $\mathcal{A}_{\min}$ ratio over seeds deviates from the Lemma 2 value by
 # {glue:text}`l2_dev_lo:+.1%` to {glue:text}`l2_dev_hi:+.1%` across distributions. **Deviation
 # reported**: at these sizes the simulation comes within a few percent of the formula, mostly from
 # below, but is not on it (finite $M$, $n/M$ and $c$); Theorem 6's two-point case (above) is the
@@ -1019,7 +1019,7 @@ glue_rows("cap_geo", geo_tab)
 # :name: tbl-amin-lem2
 # :figclass: kvbook-table
 #
-# Simulated A_min / H-SF (min and max over the seeds, column "runs") against Lemma 2's value, and
+# Simulated $\mathcal{A}_{\min}$ / H-SF (min and max over the seeds, column "runs") against Lemma 2's value, and
 # H-SF against the fluid $x^\top B x$. Rows: {glue:md}`cap_lem2`.
 # :::
 #
@@ -1039,11 +1039,11 @@ glue_rows("cap_geo", geo_tab)
 # :name: tbl-amin-geo
 # :figclass: kvbook-table
 #
-# Simulated A_min / H-SF for truncated geometric lengths against Lemma 2 on the same empirical
+# Simulated $\mathcal{A}_{\min}$ / H-SF for truncated geometric lengths against Lemma 2 on the same empirical
 # distributions. Rows: {glue:md}`cap_geo`.
 # :::
 #
-# Simulated A_min / H-SF for geometric lengths: at most {glue:text}`geo_sim_max:.3f` (Lemma 2 on
+# Simulated $\mathcal{A}_{\min}$ / H-SF for geometric lengths: at most {glue:text}`geo_sim_max:.3f` (Lemma 2 on
 # the same empirical distributions: up to {glue:text}`geo_sim_l2:.3f`). The closed form of the
 # quotient for $G(p)$ is in the Section 5 part below.
 # ::::
@@ -1052,7 +1052,7 @@ glue_rows("cap_geo", geo_tab)
 # (sec-amin-thm3)=
 # ## Theorem 3 (time per step) and Theorem 4 (optimality as $M\to\infty$)
 #
-# Theorem 3 states $O(M\log M)$ per step. We time A_min's `decide` per call (the running set has
+# Theorem 3 states $O(M\log M)$ per step. We time $\mathcal{A}_{\min}$'s `decide` per call (the running set has
 # at most $M/(s+1)$ requests; sorting for eviction and the look-ahead structure dominate). The
 # simulator calls it in every round in which it could evict or admit a request and skips the others,
 # which it computes exactly; the column "rounds" counts the calls.
@@ -1072,16 +1072,16 @@ glue_all(pg.decision_time_facts(t3_tab.frame[["M", "rounds", "mean_us", "per_Mlo
 # $O(C)$ in the number of check-points; a measurement, not a proof).
 #
 # Theorem 4 (optimality as $M\to\infty$) is an asymptotic statement over all algorithms: **not
-# checked**. Simulation can only compare A_min with the alternatives we implement at growing $M$, as
-# this chapter's tables do (A_min versus A_max and A_l); it cannot show that no other online
+# checked**. Simulation can only compare $\mathcal{A}_{\min}$ with the alternatives we implement at growing $M$, as
+# this chapter's tables do ($\mathcal{A}_{\min}$ versus $\mathcal{A}_{\max}$ and $\mathcal{A}_{\ell}$); it cannot show that no other online
 # algorithm does better.
 #
-# ::::{dropdown} Decision times of A_min
+# ::::{dropdown} Decision times of $\mathcal{A}_{\min}$
 # :::{glue:figure} amin-tab-t3
 # :name: tbl-amin-t3
 # :figclass: kvbook-table
 #
-# Mean time of one decision of A_min and that time per $M\log M$ (machine-dependent). Rows:
+# Mean time of one decision of $\mathcal{A}_{\min}$ and that time per $M\log M$ (machine-dependent). Rows:
 # {glue:md}`cap_t3`.
 # :::
 # ::::
@@ -1090,12 +1090,12 @@ glue_all(pg.decision_time_facts(t3_tab.frame[["M", "rounds", "mean_us", "per_Mlo
 # (sec-amin-cor2)=
 # ## Corollary 2: disjoint prediction intervals (Algorithm 5)
 #
-# With disjoint bins $[l_1,u_1],\dots,[l_m,u_m]$, $u_j \le l_{j+1}$, the revised A_min (Algorithm 5)
+# With disjoint bins $[l_1,u_1],\dots,[l_m,u_m]$, $u_j \le l_{j+1}$, the revised $\mathcal{A}_{\min}$ (Algorithm 5)
 # starts each request's bound at the left end of its bin; Corollary 2 (the paper's) states that its
 # asymptotic competitive ratio is $O(\log\alpha^{-1})$ with $\alpha = l_1/u_m$, and the text before it
 # says the refinement does at least as well as the basic setting. 003 gives no proof of Corollary 2
 # and no constant, so an $O(\cdot)$ cannot be reproduced by simulation; what we can check is the
-# comparison it rests on. The revised A_min is at or below the single-interval A_min on
+# comparison it rests on. The revised $\mathcal{A}_{\min}$ is at or below the single-interval $\mathcal{A}_{\min}$ on
 # {glue:text}`cor2_multi_le_single:d` of {glue:text}`cor2_n:d` instances; its largest ratio is
 # {glue:text}`cor2_multi_max:.3f`, against {glue:text}`cor2_single_max:.3f` for the single interval
 # and $\lambda_{\max}(A_8, B_8) =$ {glue:text}`cor2_lambda:.3f` (every revised ratio below it:
@@ -1113,8 +1113,8 @@ glue_all(ab.corollary2_facts(cor2_tab.frame, cor2))
 
 # %% [markdown]
 # ::::{dropdown} The Corollary 2 runs
-# We run the revised A_min (bins $c\cdot\{[1,2],[2,4],[4,8]\}$, a length on a shared end belongs to
-# the bin it opens, `cx.bin_lower_ends`), the single-interval A_min on $[c, 8c]$ and H-SF on the same
+# We run the revised $\mathcal{A}_{\min}$ (bins $c\cdot\{[1,2],[2,4],[4,8]\}$, a length on a shared end belongs to
+# the bin it opens), the single-interval $\mathcal{A}_{\min}$ on $[c, 8c]$ and H-SF on the same
 # lengths ($c = 4$, $s = 0$, $n = 10M$, through the checker), beside $\lambda_{\max}(A_8, B_8)$,
 # Corollary 1's quotient at $u = u_m/l_1 = 8$ (the single interval's competitive ratio at $s = 0$ as
 # $M \to\infty$, {numref}`fig-amin-fig1`).
@@ -1123,7 +1123,7 @@ glue_all(ab.corollary2_facts(cor2_tab.frame, cor2))
 # :name: tab-amin-cor2
 # :figclass: kvbook-table
 #
-# Corollary 2: the revised A_min (003 Algorithm 5, three bins) and the single-interval A_min against
+# Corollary 2: the revised $\mathcal{A}_{\min}$ (003 Algorithm 5, three bins) and the single-interval $\mathcal{A}_{\min}$ against
 # H-SF, worst over the seeds (column "runs"), with Lemma 2's value for the single interval and
 # Corollary 1's $\lambda_{\max}$ at $u = 8$. The length distributions are ours (two-point laws at
 # Theorem 6's maximising mix). Rows: {glue:md}`cap_cor2`.
@@ -1132,7 +1132,7 @@ glue_all(ab.corollary2_facts(cor2_tab.frame, cor2))
 
 # %% [markdown]
 # (sec-amin-sec5)=
-# ## Section 5: two-point, A_l, geometric
+# ## Section 5: two-point, $\mathcal{A}_{\ell}$, geometric
 #
 # **Theorem 6** (the paper's: the competitive ratio is $(3-\alpha)/2$ for two-point distributions). The
 # matrix $A$ is determined by it (Corollary 1 section), so the symbolic check is only a consistency
@@ -1161,7 +1161,7 @@ glue_figure("amin-fig-fig2", af.figure2_figure(fig2, fig2_Ms, astar))
 glue("fig2_l", int(fig2_l), display=False)
 glue("fig2_p_s", ", ".join(f"{v:g}" for v in fig2_p), display=False)
 glue("fig2_seeds", int(1 if mode == "quick" else reps), display=False)
-glue("fig2_pols", ", ".join({"a-l": "A_l", "a-min": "A_min", "a-random": "A_random"}[q] for q in fig2_pol),
+glue("fig2_pols", ", ".join({"a-l": "Aₗ", "a-min": "Aₘᵢₙ", "a-random": "A-random"}[q] for q in fig2_pol),
      display=False)
 glue_all(ab.fig2_facts(fig2, float(astar)))
 
@@ -1176,12 +1176,12 @@ glue_all(ab.fig2_facts(fig2, float(astar)))
 # ```
 # ::::
 #
-# **Theorem 7** (the paper's): for two-point lengths $\{l, u\}$, $\alpha = l/u$, A_l's competitive
+# **Theorem 7** (the paper's): for two-point lengths $\{l, u\}$, $\alpha = l/u$, $\mathcal{A}_{\ell}$'s competitive
 # ratio is at most $1 + \alpha/(2(1-\alpha))$ for $0 < \alpha \le 1/2$ and $1 + 2\alpha^2$ for
-# $1/2 \le \alpha \le 1$, plus $O(1/M)$ (`ry.theorem7_bound`). The first branch is below Theorem 6's
+# $1/2 \le \alpha \le 1$, plus $O(1/M)$. The first branch is below Theorem 6's
 # $(3-\alpha)/2$ exactly when $\alpha < \alpha^*$, the paper's threshold (003 Section 5.1), the root
-# in $(0,1)$ of $\alpha^2 - 3\alpha + 1 = 0$. SymPy (`ry.theorem7_threshold` solves
-# $1 + \alpha/(2(1-\alpha)) = (3-\alpha)/2$):
+# in $(0,1)$ of $\alpha^2 - 3\alpha + 1 = 0$. SymPy solves
+# $1 + \alpha/(2(1-\alpha)) = (3-\alpha)/2$:
 #
 # ```{glue:math} astar
 # ```
@@ -1190,39 +1190,39 @@ glue_all(ab.fig2_facts(fig2, float(astar)))
 # Theorem 7 agree at $\alpha = 1/2$: {glue:text}`astar_ok:s`.
 #
 # **003 Figure 2 beside simulation.** The paper's Figure 2 draws the two bounds against $\alpha$.
-# We draw them with the worst simulated two-point ratio to H-SF of A_l (Algorithm 6) and A_min:
+# We draw them with the worst simulated two-point ratio to H-SF of $\mathcal{A}_{\ell}$ (Algorithm 6) and $\mathcal{A}_{\min}$:
 # short length $l$ = {glue:text}`fig2_l:d`, long length $u = l/\alpha$, $s = 0$, $n = 10M$, worst
 # over the fractions {glue:text}`fig2_p_s:s` of short requests, at memories of
 # {glue:text}`fig2_Ms_s:s` tokens ({glue:text}`fig2_seeds:d` seeds; policies
 # {glue:text}`fig2_pols:s`). The grid contains or comes near the worst mix of Theorem 7's proof:
 # $x_l/x_u = 0$ (all long) for $\alpha \ge 1/2$ (the paper's), and $x_l/x_u = 1/\alpha - 2$ for
-# $\alpha \le 1/2$ (ours, `ry.theorem7_worst_t`).
+# $\alpha \le 1/2$ (ours).
 #
 # ```{glue:figure} amin-fig-fig2
 # :name: fig-amin-fig2
 #
-# 003 Figure 2's bounds (the paper's Theorem 7 for A_l, dash-dotted; Theorem 6's $(3-\alpha)/2$ for
-# A_min, dashed; $\alpha^*$ dotted) beside the worst simulated two-point ratio to H-SF of A_l
-# (Algorithm 6) and A_min against $\alpha = l/u$ ($l$ = {glue:text}`fig2_l:d`, $s = 0$, $n = 10M$,
+# 003 Figure 2's bounds (the paper's Theorem 7 for $\mathcal{A}_{\ell}$, dash-dotted; Theorem 6's $(3-\alpha)/2$ for
+# $\mathcal{A}_{\min}$, dashed; $\alpha^*$ dotted) beside the worst simulated two-point ratio to H-SF of $\mathcal{A}_{\ell}$
+# (Algorithm 6) and $\mathcal{A}_{\min}$ against $\alpha = l/u$ ($l$ = {glue:text}`fig2_l:d`, $s = 0$, $n = 10M$,
 # memories {glue:text}`fig2_Ms_s:s`, {glue:text}`fig2_runs:s` runs per point). The paper's Figure 2
 # plots the two bounds only, with the switch at $\alpha^* \approx 0.38$ (the paper's value); the
 # points are ours. Rows: {glue:md}`cap_fig2`.
 # ```
 #
-# At $M$ = {glue:text}`fig2_Mmax:d` ({ref}`figure <fig-amin-fig2>`) the simulated A_l divided by
+# At $M$ = {glue:text}`fig2_Mmax:d` ({ref}`figure <fig-amin-fig2>`) the simulated $\mathcal{A}_{\ell}$ divided by
 # Theorem 7's bound lies between {glue:text}`fig2_t7_min:.3f` and {glue:text}`fig2_t7_max:.3f`
 # over the {glue:text}`fig2_n_alpha:d` values of $\alpha$ (largest at $\alpha$ =
 # {glue:text}`fig2_t7_argmax:.3f`); it exceeds 1 at {glue:text}`fig2_t7_above:d` of them (the
-# theorem holds up to $O(1/M)$). So **Theorem 7 is reproduced by simulation** at this size: A_l's
+# theorem holds up to $O(1/M)$). So **Theorem 7 is reproduced by simulation** at this size: $\mathcal{A}_{\ell}$'s
 # worst ratio follows the bound, rising with $\alpha$ (worst {glue:text}`fig2_al_worst:.3f`).
-# A_l is below A_min at $\alpha$ = {glue:text}`fig2_al_better:s`; whether these are exactly the
+# $\mathcal{A}_{\ell}$ is below $\mathcal{A}_{\min}$ at $\alpha$ = {glue:text}`fig2_al_better:s`; whether these are exactly the
 # simulated $\alpha$ below $\alpha^*$, as the switching rule the paper draws from the two bounds
 # predicts: {glue:text}`fig2_switch_ok:s`.
 #
 # ::::{dropdown} More on the Figure 2 runs, and their table
 # Each long request is removed once, after its first $l$ tokens, and restarted at the back of the
 # queue; those $l$ wasted tokens, and the wait they add for the requests behind, weigh more as $l$
-# approaches $u$. A_min's worst is {glue:text}`fig2_amin_worst:.3f` (above $(3-\alpha)/2$ at
+# approaches $u$. $\mathcal{A}_{\min}$'s worst is {glue:text}`fig2_amin_worst:.3f` (above $(3-\alpha)/2$ at
 # {glue:text}`fig2_amin_n_above:d` values; largest excess {glue:text}`fig2_amin_exc:.3f`). Finite
 # size: {glue:text}`fig2_drift:s`.
 #
@@ -1238,11 +1238,11 @@ glue_all(ab.fig2_facts(fig2, float(astar)))
 #
 # **Geometric lengths $G(p)$ (003 Section 5.2, Figure 3 left).** For $x_k = (1-q)q^{k-1}$,
 # $k \ge 1$, the paper gives no closed form and reads a bound of 1.7 off its plot. SymPy evaluates
-# both infinite sums of Corollary 1's quadratic forms in closed form (`ry.geometric_forms_sym`).
+# both infinite sums of Corollary 1's quadratic forms in closed form.
 # **Linearly weighted geometric lengths $\mathrm{LG}(p)$ (003 Section 5.3, Theorem 8).** The paper
-# defines $P(o = k) = k p^2 q^{k-1}$, $q = 1-p$ (`ry.lg_pmf`), and Theorem 8 states A_min's ratio
-# under it ($u, M \to\infty$) as a rational function of $q$ with supremum $14/9$
-# (`ry.theorem8_ratio`); `ry.lg_forms_sym` evaluates Lemma 2's two sums for these weights in closed
+# defines $P(o = k) = k p^2 q^{k-1}$, $q = 1-p$, and Theorem 8 states $\mathcal{A}_{\min}$'s ratio
+# under it ($u, M \to\infty$) as a rational function of $q$ with supremum $14/9$;
+# SymPy evaluates Lemma 2's two sums for these weights in closed
 # form.
 
 # %%
@@ -1276,7 +1276,7 @@ glue_figure("amin-fig-geo", af.geometric_figure(geo_curves))
 # which 003's model ($s > 0$) excludes, and with a prompt Lemma 2 exceeds $14/9$ (errata entry). One
 # detail of its proof: the denominator sum
 # is printed with the factor 2 on its first term; the closed form stated beside it is that of the
-# sum with the 2 on the tail, which is the one Lemma 2 gives (`ry.lg_forms_sym`;
+# sum with the 2 on the tail, which is the one Lemma 2 gives (SymPy;
 # {ref}`errata: Theorem 8 <errata-003-theorem-8>`).
 #
 # ::::{dropdown} The closed forms for G(p) and LG(p), and the numerical cross-checks
@@ -1326,28 +1326,28 @@ glue_figure("amin-fig-geo", af.geometric_figure(geo_curves))
 # $10-12\ln2$ (checked twice: SymPy limit and a continuous integral), below Figure 3's 1.7;
 # Theorem 8's rational function for $\mathrm{LG}(p)$ and its limit $14/9$ (from Lemma 2's sums by
 # SymPy, and numerically from the truncated matrices); Theorem 6's two-point ratio $(3-\alpha)/2$
-# reproduced at $s = 0$ by simulating the literal A_min at scaled lengths (worst run per $l \ge 2$:
+# reproduced at $s = 0$ by simulating the literal $\mathcal{A}_{\min}$ at scaled lengths (worst run per $l \ge 2$:
 # {glue:text}`tp_dev_lo:+.1%` to {glue:text}`tp_dev_hi:+.1%` from it); Theorem 7's threshold
-# $\alpha^* = (3-\sqrt5)/2$ (SymPy) and its bound against simulated A_l (Algorithm 6; simulated
+# $\alpha^* = (3-\sqrt5)/2$ (SymPy) and its bound against simulated $\mathcal{A}_{\ell}$ (Algorithm 6; simulated
 # over bound at most {glue:text}`fig2_t7_max:.3f` at $M$ = {glue:text}`fig2_Mmax:d`).
 #
-# Appendix EC.1/EC.3: eq. (EC.6), A_random's bound, holds on every simulated two-point instance and
+# Appendix EC.1/EC.3: eq. (EC.6), $\mathcal{A}_{\text{random}}$'s bound, holds on every simulated two-point instance and
 # its proof's last maximisation is exact (SymPy); Lemma EC.1 holds exactly on six small grids.
-# Corollary 2: the revised A_min is compared with the single-interval A_min and Corollary 1's
+# Corollary 2: the revised $\mathcal{A}_{\min}$ is compared with the single-interval $\mathcal{A}_{\min}$ and Corollary 1's
 # $\lambda_{\max}$ on simulated bins (an asymptotic $O(\cdot)$ cannot be verified by simulation).
 #
 # Not verified / disagreements: (0) Proposition EC.1 and eq. (EC.5) of Theorem EC.1 fail on exact
 # small instances (errata), and so does eq. (EC.7), the step of Theorem 1's proof built on the former;
-# Lemma 1's and Proposition 1's per-period counts are not those of our A_min; (i) Theorem 2's limit
-# $\alpha^{-1}(1+\alpha^{-1/2})/2$ is approached neither by our A_max nor by a synchronous-batch
-# A_max (which matches it only at $\alpha = 1/4$), and the last equality of its proof fails
-# (erratum); (ii) Lemma 2 as an exact limit: with the literal A_min (eviction order by the stored
+# Lemma 1's and Proposition 1's per-period counts are not those of our $\mathcal{A}_{\min}$; (i) Theorem 2's limit
+# $\alpha^{-1}(1+\alpha^{-1/2})/2$ is approached neither by our $\mathcal{A}_{\max}$ nor by a synchronous-batch
+# $\mathcal{A}_{\max}$ (which matches it only at $\alpha = 1/4$), and the last equality of its proof fails
+# (erratum); (ii) Lemma 2 as an exact limit: with the literal $\mathcal{A}_{\min}$ (eviction order by the stored
 # bound) the two-point case matches Theorem 6 at scaled lengths, and other distributions come within
 # the deviations reported above, but not exactly at the sizes we ran; the alternative reading
 # (bound refined while running) exceeds Theorem 6; Theorems 2, 6 and 8 are proved for $s = 0$ only,
 # which 003's model excludes (errata). $A_u$ is checked against the paper's statements and against simulation, not derived
-# here from A_min's dynamics; (iii) the reading choices of A_min, A_l (Algorithm 6), A_random
-# (Algorithm 4) and multi-interval A_min (Algorithm 5) are listed in `kvlib.policies.cyz`;
+# here from $\mathcal{A}_{\min}$'s dynamics; (iii) the reading choices of $\mathcal{A}_{\min}$, $\mathcal{A}_{\ell}$ (Algorithm 6), $\mathcal{A}_{\text{random}}$
+# (Algorithm 4) and multi-interval $\mathcal{A}_{\min}$ (Algorithm 5) are listed in the policies' documentation;
 # (iv) Theorem 4 (optimality as $M \to \infty$) is not checked. The real-trace experiments of
 # Section 6 are in {ref}`chapter-realtrace`.
 # ::::

@@ -121,13 +121,13 @@ def glue_section(section, figure_key=None):
 # Section 6), built as the text states them {cite}`jaillet2025online,wang2025serving,jaillet2025onlinev1`.
 # Where the text leaves a detail open (for instance the rounding of $\sqrt M/2$) we say which reading
 # we take; what we add (tighter OPT upper bounds, corrected reductions, a variant of 002 Theorem 1) is
-# called ours. The generators are in `kvlib.theory.adversary`; every schedule passes the independent
-# checker `kvlib.core.checker.check_schedule`. 003 Theorem 2 {cite}`chen2025adaptively` is treated in
-# {ref}`the A_min chapter <chapter-amin>` ({ref}`pointer below <sec-lb-003>`).
+# called ours. Every schedule passes the independent
+# checker. 003 Theorem 2 {cite}`chen2025adaptively` is treated in
+# {ref}`the chapter on prediction intervals <chapter-amin>` ({ref}`pointer below <sec-lb-003>`).
 #
 # ::::{dropdown} The stored tables of this chapter
-# Every loop over the size of a construction is one {term}`stored table` of the results store
-# (`kvlib.book.store`): a row function of `kvlib.book.chapters.lowerbounds.rows` called once per key (one row per
+# Every loop over the size of a construction is one {term}`stored table` of the results store:
+# a row function of the chapter called once per key (one row per
 # size of a construction). The table below gives, for each, where its rows come from: computed live
 # in quick mode, read from the results store (not recomputed) in full mode, with the commit that
 # computed them; {glue:text}`lb_tables_complete:d` of the {glue:text}`lb_tables_n:d` tables are
@@ -181,7 +181,7 @@ for key, value in lbp.stored_values(tables, mode=mode, time_limit=exact_time_lim
 #
 # ::::{dropdown} Reading choices: other memory sizes, 004, OPT, time indexing, the adaptive adversary
 # **Other memory sizes.** The proof needs $M/2$ and $\sqrt M/2$ to be integers; for other $M$,
-# `kvlib.theory.adversary` uses $\lfloor M/2 \rfloor$ short requests and
+# our generator uses $\lfloor M/2 \rfloor$ short requests and
 # $k = \lfloor \lfloor \sqrt M\rfloor / 2 \rfloor$.
 #
 # **004.** 004, the first version of the paper, has no Theorem 4.1; its Theorem 6.2 proves the weaker
@@ -190,10 +190,10 @@ for key, value in lbp.stored_values(tables, mode=mode, time_limit=exact_time_lim
 #
 # **OPT.** The proof bounds OPT by (13), $\mathrm{OPT} \le 3.5M$, with one explicit schedule per case:
 # if $r \ge M$, the long request at $0$ and every short request at $r$; if $r < M$, every short request
-# at $r$ and the long request at $r + 2$ (`adv.thm41_paper_opt_schedule`). Ours is tighter: the best of
-# three explicit schedules (`adv.thm41_opt_schedules`: long request first; short requests first; long
+# at $r$ and the long request at $r + 2$. Ours is tighter: the best of
+# three explicit schedules (long request first; short requests first; long
 # request delayed to the best start in $[0, r+1]$), each validated by the checker; for small $M$ we
-# also compute the certified optimum with `kvlib.optimum.exact`.
+# also compute the certified optimum with the integer program.
 #
 # **Time indexing.** In 001's model (its integer program, {term}`IP`, (1)-(4)) a request started at
 # $p$ is active at $p+1, \dots, p+o$. The proof defines $r = b + M - \sqrt M/2$ but restates it as
@@ -201,7 +201,7 @@ for key, value in lbp.stored_values(tables, mode=mode, time_limit=exact_time_lim
 # and check that the counting step holds with it (the long request then holds even more memory in
 # the window).
 #
-# **The adversary observes the policy.** `adv.thm41_adversary` simulates the policy on the long
+# **The adversary observes the policy.** Our adversary simulates the policy on the long
 # request alone, reads its start $b$, builds the full instance with release time $r(b)$ and
 # simulates again. A deterministic online policy sees the same input up to $r$, so it must start the
 # long request at $b$ again; the code checks this (the verification list below). Our engine does not
@@ -354,7 +354,7 @@ glue_section(lbp.thm41_steps_section(thm41_M, s41.checks))
 # ::::{dropdown} Each step of the proof on the instances, for b = 0 and b = √M/2
 # For each memory M (tokens) and start b of the long request, r is the short requests' release time
 # and "case" the case of (13). "Least TEL of an algorithm" is the exact minimum over every
-# non-preemptive algorithm that starts the long request at $b$ (`adv.thm41_min_alg_tel`: with the
+# non-preemptive algorithm that starts the long request at $b$ (with the
 # long request fixed, starting each short request at the earliest round it fits is optimal); "free"
 # is the number of tokens left beside the long request over the rounds $r+1, \dots, b+M-1$, and
 # "early" the most short requests that complete before $b + M$. All columns, with $\sqrt M/2$ as
@@ -390,13 +390,13 @@ glue_section(lbp.thm41_steps_section(thm41_M, s41.checks))
 # arrivals no deterministic online algorithm has a competitive ratio independent of $M$; Theorem 6.4:
 # nor does any randomized one (Yao's principle on a distribution of such instances).
 #
-# **The construction** (`kvlib.theory.pause62`), with $\varepsilon = 1/k$ and $k^2$ dividing $M$: a long
+# **The construction**, with $\varepsilon = 1/k$ and $k^2$ dividing $M$: a long
 # request with prompt $\varepsilon M$ and output $(1-\varepsilon)M$ at $t = 0$; once the algorithm starts
 # it at $t'$, $\varepsilon M$ requests with prompt $\varepsilon M$ and output 1 arrive at
 # $t' + (1-2\varepsilon)M$. When they arrive, the proof lets the algorithm either continue the long
 # request (choice (i)) or *interrupt* it, serve the short requests and resume it (choice (ii)). 001's
 # model forbids interruptions; we make the interruption explicit as a *pause* that keeps the request's
-# {term}`KV cache` (`kvlib.core.pausable`). All policies of `kvlib` except 003's evicting ones are
+# {term}`KV cache`. All policies of `kvlib` except 003's evicting ones are
 # non-preemptive, so they only have choice (i).
 #
 # ::::{dropdown} Reading choices and the pause model
@@ -552,7 +552,7 @@ glue_section(lbp.remark63_section(thm62_M, thm62_k), "fig_r63")
 #
 # For $M = m^2$, $3 \mid m$: $\mathrm{TEL}(\text{MC-SF}) = m\cdot\tfrac{m(m+1)}{2} + 4m^4 + m^3
 # = 4M^2 + 1.5M^{1.5} + M/2$, while $\mathrm{OPT} \ge \mathrm{LB}$ (the volume bound of
-# `kvlib.optimum.bounds`) $= 2.5M^2 + O(M^{1.5})$. Hence the ratio is at most $1.6 + o(1)$: it stays bounded.
+# the library) $= 2.5M^2 + O(M^{1.5})$. Hence the ratio is at most $1.6 + o(1)$: it stays bounded.
 # :::
 #
 # ::::{dropdown} Proof, and why these two request types cannot give more
@@ -592,7 +592,7 @@ glue_section(lbp.wyz1_section(twyz.frame, wyz_opt, theavy.frame), "fig_wyz1")
 # construction under our model conventions.
 #
 # 002's conclusion that MC-SF is not constant-competitive when prompts vary is nonetheless true. In
-# our own variant (`adv.heavy_short_instance`, not the paper's) the $X$'s are $\sqrt M$ requests
+# our own variant (not the paper's) the $X$'s are $\sqrt M$ requests
 # $(M-1, 1)$, each filling the memory for a round, and there are $M$ light requests $(1,2)$: MC-SF
 # runs the heavy ones first and delays every light one by $\sqrt M$ rounds, and its ratio grows like
 # $M^{e}$ with fitted $e =$ {glue:text}`heavy_exp:s`.
@@ -664,12 +664,12 @@ glue_section(lbp.ec1_section(twyz.frame, wyz_opt))
 #
 # **3-Partition.** Given $3m$ integers $x_i$ with $T/4 < x_i < T/2$ and $\sum_i x_i = mT$, can they
 # be split into $m$ triples each summing to $T$? **002's reduction** (Appendix EC.1), exactly: item
-# $x_i$ becomes a request $(s_i, o_i) = (x_i, 1)$ at $t = 0$, and $M = T$
-# (`adv.three_partition_instance`). The proof claims $\mathrm{OPT} = 3m(m+1)/2$ iff a 3-partition
+# $x_i$ becomes a request $(s_i, o_i) = (x_i, 1)$ at $t = 0$, and $M = T$.
+# The proof claims $\mathrm{OPT} = 3m(m+1)/2$ iff a 3-partition
 # exists, the "yes" schedule running one triple per round. Under 002's own memory rule (Section 2: the
 # $j$-th token of request $i$ needs $s_i + j$) a request holds $x_i + 1$ in its round, so a triple summing
 # to $T$ needs $T + 3 > M$ and that schedule does not fit. **Our corrected reduction** keeps the requests
-# and sets $M = T + 3$ (`adv.three_partition_instance_ours`); then a set of requests shares a round iff
+# and sets $M = T + 3$; then a set of requests shares a round iff
 # $\sum x + |\text{set}| \le T + 3$.
 #
 # :::{prf:theorem} Our corrected reduction for 002 Theorem 2
@@ -698,7 +698,7 @@ glue_section(lbp.ec1_section(twyz.frame, wyz_opt))
 # ::::
 #
 # We run the same random instances (yes and no) through both reductions, each with its certified
-# optimum (`kvlib.optimum.exact`).
+# optimum.
 
 # %%
 glue_section(lbp.three_partition_section(ttp.frame, ttpp.frame))
@@ -738,10 +738,10 @@ glue_section(lbp.three_partition_section(ttp.frame, ttpp.frame))
 # ::::
 #
 # **Partition and makespan (EC.2).** Given positive integers $x_i$ with sum $2T$, is there a subset
-# summing to $T$? **002's reduction**, exactly: $x_i$ becomes $(x_i, 1)$ at $t = 0$ and $M = T$
-# (`adv.partition_instance`); the proof claims makespan 2 iff a partition exists. The request holds
+# summing to $T$? **002's reduction**, exactly: $x_i$ becomes $(x_i, 1)$ at $t = 0$ and $M = T$;
+# the proof claims makespan 2 iff a partition exists. The request holds
 # $x_i + 1$, so a half summing to $T$ does not fit in one round. **Our corrected reduction**: $x_i$
-# becomes $(2x_i - 1, 1)$ with $M = 2T$ (`adv.partition_instance_ours`); the request holds $2x_i$ in its
+# becomes $(2x_i - 1, 1)$ with $M = 2T$; the request holds $2x_i$ in its
 # round, so a round holds a set iff its $x$'s sum to at most $T$, and makespan 2 is possible iff a
 # partition exists; otherwise the makespan is at least 3.
 
@@ -771,9 +771,9 @@ summary_rows.append(dict(lbp.SUMMARY_003))  # 003 Theorem 2: its section points 
 # ::::
 #
 # (sec-lb-003)=
-# ## 003 Theorem 2 (A_max lower bound, s = 0, M = lu)
+# ## 003 Theorem 2 ($\mathcal{A}_{\max}$ lower bound, s = 0, M = lu)
 #
-# This construction for {term}`A_max` is built and run in {ref}`chapter-amin` (its section "A_max:
+# This construction for $\mathcal{A}_{\max}$ ({term}`see the glossary <A-max>`) is built and run in {ref}`chapter-amin` (its section "$\mathcal{A}_{\max}$:
 # Theorem 2's instance and Theorem 1's bound"); we do not repeat it here.
 
 # %% [markdown]
@@ -781,11 +781,11 @@ summary_rows.append(dict(lbp.SUMMARY_003))  # 003 Theorem 2: its section points 
 # ## The smallest instances on which MC-SF is not optimal
 #
 # 004 Theorem 4.2 states that its Algorithm 1 is optimal in the semi-online setting of 004 Section 4,
-# where all requests arrive at $t = 0$ (`kvlib.optimum.bruteforce` tests this for MC-SF in the MC-SF
+# where all requests arrive at $t = 0$ (a branch and bound tests this for MC-SF in the MC-SF
 # chapter). The lower-bound side of that claim is an instance on which MC-SF is not optimal. We
 # enumerate all-at-zero instances in increasing $(n, M)$, first with one prompt size for all
 # requests (001's setting), then with varying prompts, and compare MC-SF with the optimum by branch
-# and bound (`kvlib.optimum.bruteforce.brute_force_opt`, independent of the {term}`IP`).
+# and bound (independent of the {term}`IP`).
 
 # %% tags=["teach"]
 small_eq = smallest_non_optimal("mc-sf", equal_prompt=True, max_n=search_equal_prompt_max_n,

@@ -106,7 +106,7 @@ regret_opt_time_limit = 5.0  # seconds per IP solve of those optima
 # The proof bounds MC-SF's TEL from above by $(1536/M)\,X + 24\,Y$ (Lemma 4.4, through Lemma 4.5 and
 # Claim 4.6) and OPT from below by $X/(6M) + Y/6$ (Lemma 4.7, through the linear program ({term}`LP`) (9)
 # and Claim 4.8); for identical requests (Appendix B.3) it compares MC-SF with a dual solution of an LP.
-# `kvlib.theory.thm43_paper` builds each of these objects as 001 defines them and evaluates every
+# We build each of these objects as 001 defines them and evaluates every
 # displayed step as printed, on {glue:text}`p43_trials:d` seeded instances meeting Theorem 4.3's
 # assumptions (at most {glue:text}`p43_nmax:d` requests, the optimum by branch and bound) and on
 # {glue:text}`p43_b3_n:d` identical-request instances with $M$ up to {glue:text}`p43_b3_M:d` tokens.
@@ -260,21 +260,22 @@ glue_all(V.claim46_values(c46))
 
 # %% [markdown]
 # On these {glue:text}`p43_trials:d` instances and the grid, the steps that fail somewhere are:
-# {glue:md}`p43_fail`. `B2.display` is the display before Lemma B.2 ({ref}`errata-001-b3`: it fails on
-# every instance, while `B2.corrected`, the same ratio with the exact dual objective, stays below 4);
-# `eq8`, display (8) as printed, holds numerically although the proof drops a term
-# ({ref}`errata-001-lemma-4-4`). Claim 4.6 applies on {glue:text}`c46_seeded:d` of the seeded instances
+# {glue:md}`p43_fail`. The display before Lemma B.2 ({ref}`errata-001-b3`) fails on every instance,
+# while the same ratio with the exact dual objective stays below 4; display (8) as printed holds
+# numerically although the proof drops a term ({ref}`errata-001-lemma-4-4`). Claim 4.6 applies on
+# {glue:text}`c46_seeded:d` of the seeded instances
 # and, on {glue:text}`c46_n:d` instances built for it, {glue:text}`c46_verdict:s`. The algebra is checked
 # in SymPy: {glue:text}`p43_sympy:s`.
 #
 # :::::{dropdown} Every displayed step: where it applies and where it holds
 # Each row is one step: on how many instances it applies, on how many it holds, and its largest ratio of
 # left to right side. The ratio reads in the step's direction: at most 1 for an upper bound that holds,
-# at least 1 for a lower bound (`L47`, `eq10`-`eq12`, `C48`, `OPT.Y`). Step names: `L45*` Lemma 4.5 and
-# its proof's lines, `C46*` Claim 4.6, `L44*` and `eq8*` Lemma 4.4, `LP9*` LP (9) ({term}`HiGHS` against the exact
-# greedy fill, and the order of the first slots), `C48` Claim 4.8, `eq10`-`eq12` and `L47` Lemma 4.7,
-# `T43` the two lemmas together, `B3.*` the chain (15)-(17), `B1*` Lemma B.1 (base case, induction step,
-# feasibility of (23) at every time), `B2*` Lemma B.2. `eq8.corrected` is the bound that follows from the
+# at least 1 for a lower bound (Lemma 4.7, displays (10)-(12), Claim 4.8, the bound $\mathrm{OPT} \ge Y$). The
+# rows follow the proof: Lemma 4.5 and its proof's lines, Claim 4.6, Lemma 4.4 with display (8), LP (9)
+# ({term}`HiGHS` against the exact greedy fill, and the order of the first slots), Claim 4.8, displays
+# (10)-(12) and Lemma 4.7, the two lemmas together, the chain (15)-(17), Lemma B.1 (base case, induction
+# step, feasibility of (23) at every time) and Lemma B.2; the CSV names each step by a short label. The
+# corrected display (8) is the bound that follows from the
 # lines before display (8): on $s = 1$, outputs (1, 2), $M = 6$ the printed right side is
 # {glue:text}`eq8_printed:d` and the derived one {glue:text}`eq8_derived:d`. SymPy checks where 192,
 # 1536, 24 and 6 come from, and the constant $6 \cdot 1536 = 9216$.
@@ -301,7 +302,7 @@ glue_all(V.claim46_values(c46))
 # :name: tbl-mcsf-ratio-c46
 # :figclass: kvbook-table
 #
-# 001 Claim 4.6 with the paper's objects (`kvlib.theory.thm43_paper.chain_inequalities`) on $n$ identical
+# 001 Claim 4.6 with the paper's objects on $n$ identical
 # requests $(s, o) = (1, o)$ at $t = 0$ with memory $M$: the number of triples of consecutive full
 # intervals of the group, and whether the claim, its use in the proof, and the two sentences the paper
 # states without proof hold; computed live.
@@ -402,7 +403,7 @@ glue_all(V.claim46_values(c46))
 #
 # Instance number $k$ is drawn with the seed $(\text{seed}, k)$: $s \sim U\{1..3\}$, $M \sim U\{2(s+1)+2 .. 40\}$,
 # $n \sim U\{2..n_{\max}\}$ with $n_{\max}$ = {glue:text}`n_max:d`, $o_i \sim U\{1 .. \lfloor M/2 \rfloor - s\}$,
-# so that $M \ge 2\max(s + o)$. OPT is certified by `kvlib.optimum.exact.solve` ({term}`HiGHS`; when the
+# so that $M \ge 2\max(s + o)$. OPT is certified by the time-indexed integer program ({term}`HiGHS`; when the
 # time limit of {glue:text}`exact_time_limit:s` s stops it we use its certified lower bound, which makes
 # MC-SF / OPT an over-estimate).
 
@@ -591,7 +592,7 @@ glue_figure("fig_b3", F.batch_dual_figure(b3, sdf3))
 #
 # **Ratio against 4.** Two comparisons: (i) MC-SF / our LP (our variant of LP (9) above, closed form for
 # one type: $N(t) = \min(n, Mt/\mathrm{vol}_o)$ for $t \ge o$) on the whole grid, an upper bound on
-# MC-SF / OPT; (ii) MC-SF / certified OPT (branch and bound of `kvlib.optimum.bruteforce`, skipped when
+# MC-SF / OPT; (ii) MC-SF / certified OPT (an exact branch and bound, skipped when
 # MC-SF meets the lower bound OS) on the same grid. On the exact grid MC-SF / OPT is at most {glue:text}`ident_max_opt:s` (worst case
 # {glue:text}`ident_worst:s`; MC-SF is not optimal in {glue:text}`ident_nonopt:d` cases), and MC-SF / LP is
 # at most {glue:text}`ident_max_lp:s`. On the dense grid ({glue:text}`dense_cases:d` cases, $q = n/M$ up to
@@ -724,7 +725,7 @@ glue_figure("fig_b3", F.batch_dual_figure(b3, sdf3))
 #
 # **The exact grid.** Dual feasibility is checked constraint by constraint in exact rational arithmetic,
 # and the equality with the LP optimum against the primal objective, exactly. Most of the gap between
-# OPT and $D$ is the volume relaxation's: the time-indexed LP (TI) (`identical_time_indexed_lp`, our
+# OPT and $D$ is the volume relaxation's: the time-indexed LP (TI) (our
 # construction: the memory constraint at every round instead of in total) lies between $D$ and OPT on
 # every case ({glue:text}`b3_ti_ok:s`), up to {glue:text}`b3_grid_max_ti_dual:s` times $D$, with OPT / TI
 # at most {glue:text}`b3_grid_max_opt_ti:s`. We keep the volume LP for the proof because its dual has the
@@ -767,7 +768,7 @@ glue_figure("fig_b3", F.batch_dual_figure(b3, sdf3))
 # staggers: simulated on {glue:text}`b3_sim_cases:d` such instances ({glue:md}`lab_open`), MC-SF / D is at
 # most {glue:text}`b3_sim_max:s` (the batch bound: {glue:text}`b3_sim_U_max:s`). 001's Lemma B.2 is stated
 # for all $s, o, n, M$ (001 Appendix B.3), for its own bound and dual solution; the first section
-# evaluates it (`B2`, `B2.corrected`) only under Theorem 4.3's assumption $M \ge 2(s+o)$, which excludes
+# evaluates it (Lemma B.2 as printed and with the exact dual objective) only under Theorem 4.3's assumption $M \ge 2(s+o)$, which excludes
 # this region ($k \ge 2$ there).
 #
 # ::::{dropdown} Both regions in a figure
@@ -786,8 +787,8 @@ glue_figure("fig_b3", F.batch_dual_figure(b3, sdf3))
 # ## Proposition 4.2: per-round decision time
 #
 # 001 Proposition 4.2 (004 Proposition 4.1) bounds MC-SF's work per round by $O(M^2)$. `kvlib`'s
-# implementation evaluates eq. (5) at the running requests' completion times
-# (`kvlib.core.lookahead.FutureMemory`), so a round costs $O(C)$ per tested candidate with $C$
+# implementation evaluates eq. (5) at the running requests' completion times,
+# so a round costs $O(C)$ per tested candidate with $C$
 # check-points. We time every decision, live, on instances with $n = 3M$ requests at $t = 0$,
 # $s \sim U\{1..10\}$, $o \sim U\{1..M/4\}$.
 
@@ -855,9 +856,9 @@ glue_all(V.sweep_values(sw, bad, confirm_max))
 # $M \ge 2\max(s+o)$ (which {glue:text}`sweep_thm43:d` instances of the sweep satisfy).
 #
 # ::::{dropdown} How each optimum is certified, and the first counterexamples
-# OPT comes from the branch and bound of `kvlib.optimum.bruteforce` (no solver); when MC-SF's TEL equals
+# OPT comes from an exact branch and bound (no solver); when MC-SF's TEL equals
 # the order-statistic lower bound OS it is optimal without search. As a second, independent proof,
-# {glue:text}`sweep_confirm_scope:s` re-solved by `kvlib.optimum.exact.solve` (HiGHS): its certified
+# {glue:text}`sweep_confirm_scope:s` re-solved by the time-indexed integer program (HiGHS): its certified
 # interval must contain the branch-and-bound optimum, and a counterexample counts as confirmed when HiGHS
 # proves the same optimum within its time limit.
 #
@@ -953,17 +954,17 @@ glue("ce_highs", ce_sol.upper, display=False)
 # most a constant; their proofs (004 Appendix B.3, B.4) apply Hoeffding's inequality to the number of
 # short arrivals in a window.
 #
-# **Every term exact.** `kvlib.theory.offcouple.residual_opt` is an exact branch and bound for the
+# **Every term exact.** An exact branch and bound computes the
 # hindsight optimum from a state (requests started before $t$ keep their starts); it agrees with
-# `kvlib.optimum.bruteforce` from the empty state (`tests/test_offcouple.py`). So $\mathrm{CP}_{t+1}$ is a
+# the plain branch and bound from the empty state (`tests/test_offcouple.py`). So $\mathrm{CP}_{t+1}$ is a
 # difference of two certified optima, and the telescoping identity
 # $\sum_t \mathrm{CP}_{t+1} = \mathrm{TEL}(\text{MC-SF}) - \mathrm{OPT}$ can be checked to the integer.
-# `off_couple` implements Algorithm 3 with two reading choices stated in its docstring: rule (2) is
+# Our Off-Couple implements Algorithm 3 with two reading choices stated in its documentation: rule (2) is
 # applied as 004's Algorithm 1 implements it (ascending output, stop at the first request that does not
 # fit), and requests OFF started before a replication time that OC has not started (the text does not
 # mention them) are added by rule (2) after the replicated ones. OC is not an online policy (it follows
 # OFF's future decisions), so it is a function, not a registered policy.
-# **Our instances.** `kvlib.theory.offcouple.stochastic_instance`: $M = 6$, $s = 1$,
+# **Our instances.** $M = 6$, $s = 1$,
 # $o \sim U\{1..4\}$ ($\mathcal F$), Bernoulli($p$) arrivals per round ($\mathcal D$, support $[0, 1]$):
 # *stable* $p = 0.4$ and *overloaded* $p = 0.95$. The load factor $\lambda\,\mathbb E[\mathrm{vol}_o] / M$ is
 # {glue:text}`oc_load_stable:s` and {glue:text}`oc_load_over:s`; above 1 every schedule's queue grows, so the
@@ -1098,8 +1099,8 @@ glue_figure("fig_regret", F.regret_figure(rdf))
 # waiting request of output 1, and MC-SF's queues had one {glue:text}`mo_obs:d` times.
 #
 # ::::{dropdown} Hoeffding's display against the exact probability
-# With Bernoulli arrivals the count of short arrivals is binomial, so both sides are exact
-# (`OC.hoeffding_display`); here with the stable regime's $p$, $q$ the share of outputs below the longest
+# With Bernoulli arrivals the count of short arrivals is binomial, so both sides are exact;
+# here with the stable regime's $p$, $q$ the share of outputs below the longest
 # one ($3/4$) and a window of {glue:text}`hoeffding_window:d` rounds (computed live).
 #
 # :::{glue:figure} mr-tab-hoef
@@ -1116,7 +1117,7 @@ glue_figure("fig_regret", F.regret_figure(rdf))
 # ### The regret of MC-SF against the hindsight optimum
 #
 # Theorem 5.3's quantity itself: $(\mathrm{TEL}(\text{MC-SF}) - \mathrm{OPT})/n$ on draws of both regimes, with
-# OPT certified by the time-indexed IP (`kvlib.optimum.certify`, MC-SF's schedule as incumbent; when the time
+# OPT certified by the time-indexed IP (MC-SF's schedule as incumbent; when the time
 # limit stops it, the regret lies in an interval), as the horizon grows.
 #
 # Stable regime: the regret goes from {glue:text}`ro_st_first:s` at $T$ = {glue:text}`ro_T_first:d` to
@@ -1158,7 +1159,7 @@ glue_figure("fig_regret", F.regret_figure(rdf))
 # We simulate Poisson arrivals for $T$ rounds with $M = 60$, $s \sim U\{1..5\}$, $o \sim U\{1..15\}$, at
 # rates 0.7 and 1.3 times the volume capacity $M / E[\mathrm{vol}]$ = {glue:text}`reg_cap:s` requests per
 # round, and report MC-SF's average latency minus the average of the certified volume lower bound
-# (`kvlib.optimum.bounds.volume_lower_bound`, valid for any arrivals). These draws are outside Theorem
+# (valid for any arrivals). These draws are outside Theorem
 # 5.3's assumptions (Poisson counts have unbounded support, and prompts vary).
 #
 # ```{glue:figure} fig_regret

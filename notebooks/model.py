@@ -68,8 +68,8 @@ print(f"This chapter was produced in {mode!r} mode with seed {seed}.")
 #
 # This is the convention of the look-ahead inequality 001 eq. (5), where request $i$ holds
 # $(s_i + t' - p_i)\mathbb 1\{o_i \ge t' - p_i\}$ at a future time $t' > p_i$; a request started at
-# $t$ therefore first counts at $t+1$, with $s_i + 1$ tokens. `kvlib.core.model` implements exactly this,
-# and `kvlib.core.checker.check_schedule` re-checks it independently of every policy.
+# $t$ therefore first counts at $t+1$, with $s_i + 1$ tokens. The library implements exactly this,
+# and its independent checker re-checks it without using any policy code.
 
 # %%
 import matplotlib.pyplot as plt
@@ -156,7 +156,7 @@ glue("two_delayed_start", int(delayed.schedule.starts[1]), display=False)
 # :label: rem-checkpoints
 # We check (5) at the completion times of running **and** newly admitted requests. Checking only the
 # new requests' completion times would miss an overflow at a running request's completion time that
-# precedes them. `kvlib.core.lookahead.FutureMemory` keeps the usage $U(c)$ at each check-point $c$, so one
+# precedes them. The look-ahead keeps the usage $U(c)$ at each check-point $c$, so one
 # test costs $O(\#\text{check-points})$, at most the number of running requests (and at most
 # $\max_i o_i$); this is the mechanism behind 001 Proposition 4.2's polynomial per-round time.
 # :::
@@ -242,7 +242,7 @@ plt.close(fig)
 # $t = 0$, $n \sim U[40, 60]$), runs every non-preemptive look-ahead policy (MC-SF, MC-Benchmark, our
 # scanning variant and {term}`MC-SF2`, shortest prompt plus output first) and validates each schedule
 # with the independent checker. Instance $k$ is drawn with the seeds of trial $k$ of the solver-free scan
-# in {ref}`hindsight-scan` (`kvlib.book.chapters.model.page.am1_instance`), so the two chapters count on the same
+# in {ref}`hindsight-scan`, so the two chapters count on the same
 # instances. This page draws {glue:text}`rand_count` of them (001 runs 200 trials, the paper's number).
 
 # %%
@@ -302,7 +302,7 @@ glue("rand_mcsf_ties", best["ties"], display=False)
 # Llama-2-70B uses grouped-query attention ({term}`GQA`): only 8 of its 64 heads store keys
 # and values, so the per-layer width is $H \cdot 8/64$ and
 # $b_{\mathrm{GQA}} = 2 \cdot L \cdot (H \cdot n_{\mathrm{kv}} / n_{\mathrm{heads}}) \cdot D = b_{\mathrm{MHA}}/8$.
-# The code below (`kvlib.serving.hardware`) does this arithmetic with the paper's numbers:
+# The code below does this arithmetic with the paper's numbers:
 # $L = 80$, $H = 8192$, $D = 2$ bytes (16-bit floating point), about 140 GB of weights, and two
 # 80 GB A100s, 160 GB in all.
 
@@ -377,7 +377,7 @@ glue("kv_implied_gb", implied / hw.GB, display=False)
 glue("kv_implied_gib", implied / hw.GiB, display=False)
 
 # %% [markdown]
-# **16,492 does not follow from the stated formula.** None of the
+# **{glue:text}`kv_target:,d` does not follow from the stated formula.** None of the
 # {glue:text}`kv_n_readings` readings in the table gives
 # {glue:text}`kv_target:,d`. The formula $2 \cdot L \cdot H \cdot D$ with the
 # stated numbers gives {glue:text}`kv_cap_mha_gb:,d` tokens (or
@@ -390,12 +390,11 @@ glue("kv_implied_gib", implied / hw.GiB, display=False)
 # memory, not {glue:text}`kv_free_gb` GB; with grouped-query attention the
 # {glue:text}`kv_free_gb` GB hold far more than {glue:text}`kv_target:,d` tokens.
 #
-# The later version of the paper (001, {cite}`jaillet2025online`) attributes
-# the value 16,492 to private communication rather than deriving it. In this
-# book we therefore treat $M = 16{,}492$ as a given parameter of the paper's
-# experiments, not as a consequence of the sizing formula. If 004 presents the
-# value as derived from the formula, that is an entry for the
-# {ref}`errata page <errata-004>`.
+# 004 Section 7 presents {glue:text}`kv_target:,d` as the result of this formula, which it is not:
+# an **erratum** ({ref}`errata-004-kv-sizing`). The later version of the paper (001,
+# {cite}`jaillet2025online`) attributes the value to private communication instead of deriving it,
+# so the book treats $M$ = {glue:text}`kv_target:,d` as a given parameter of the papers' experiments,
+# not as a consequence of the sizing formula.
 
 # %% [markdown]
 # ## What was verified / what was not

@@ -23,7 +23,7 @@
 #   The largest ratio of total end-to-end latency ({term}`TEL`) to the optimum ({term}`OPT`) is
 #   {glue:text}`ratio_max:s` on {glue:text}`opt_n:d` small instances with certified optima and
 #   {glue:text}`adv_ratio:s` by adversarial search; the paper's bound is 48 ({ref}`Theorem 3 <sec-sortedf-thm3>`).
-# - **002 Theorem 8** (the proof's bridge: Sorted-F (align) below Optimal (align)): **erratum**. It fails on
+# - **002 Theorem 8** (the proof's bridge: $\text{Sorted-F}_{\text{align}}$ below $\text{Optimal}_{\text{align}}$): **erratum**. It fails on
 #   {glue:text}`w58_thm8_bad:d` of {glue:text}`w58_n:d` small instances (smallest case: TEL
 #   {glue:text}`w58_cex_align:s` against {glue:text}`w58_cex_optalign:s`); 48 is not contradicted
 #   ({ref}`every link <sec-sortedf-links>`).
@@ -43,7 +43,7 @@
 #   overlap ({ref}`Section 7 <sec-sortedf-s7>`).
 # - **002 Appendix EC.4.2, observations 1-3**: **not reproduced**. Observation 1 {glue:text}`obs1_verdict:s`,
 #   but LP-Swap orders more by prompt than Sorted-LP on {glue:text}`order_lpswap_s_gt_lp:d` of
-#   {glue:text}`order_n:d` instances, and on Mixed the swap search is {glue:text}`obs3_verdict:s` than LP-Swap
+#   {glue:text}`order_n:d` instances, and on 002's Mixed distribution the swap search is {glue:text}`obs3_verdict:s` than LP-Swap
 #   ({ref}`observations <sec-sortedf-obs>`).
 # :::
 #
@@ -57,16 +57,15 @@
 # Lemma 1, Theorem 3 and its proof: Theorems 4-8, Definition 1, Lemma 2, Inequalities (2)-(3)), Section 5 and
 # Appendix EC.3 (the Phase-1 selectors and the schedulers based on a linear program ({term}`LP`): Sorted-LP and
 # LP-Swap), Section 7 (Figure 8, Figure EC.2) and
-# Appendix EC.4.2 (Table EC.1 and its observations). It establishes, with `kvlib.policies.wyz`,
-# `kvlib.policies.wyz_lp` and `kvlib.theory.wyz_chain_paper`:
+# Appendix EC.4.2 (Table EC.1 and its observations). It establishes:
 #
 # 1. Example 1 of 002 in our conventions, and the exchange argument behind $F$ checked symbolically;
 # 2. which Phase-1 memory constraint is used and whether the choice matters;
 # 3. Lemma 1 on every Phase-1 batch computed in this chapter;
 # 4. the ratio Sorted-F / OPT on small instances with certified optima and an adversarial search for the
 #    worst case;
-# 5. the proof of Theorem 3 with 002's own objects (Sorted-F (separate), Sorted-F (group), Sorted-F (align),
-#    the temporal groups and Optimal (align)), evaluated by 002's TEL formulas where they are not schedules:
+# 5. the proof of Theorem 3 with 002's own objects ($\text{Sorted-F}_{\text{separate}}$, $\text{Sorted-F}_{\text{group}}$, $\text{Sorted-F}_{\text{align}}$,
+#    the temporal groups and $\text{Optimal}_{\text{align}}$), evaluated by 002's TEL formulas where they are not schedules:
 #    every link of Theorems 4-8, Lemma 2, Definition 1 and Inequalities (2)-(3) instance by instance, a
 #    counterexample to Theorem 8 and displayed steps that do not hold as printed (errata); then our
 #    variant of the chain made of feasible schedules, whose links multiply to TEL(Sorted-F) / OPT;
@@ -77,8 +76,8 @@
 # 8. 002 Section 7's experiment (Figure 8, Figure EC.2) in rounds, with the selectors 002 used there, and
 #    002's claims about it size by size.
 #
-# The expensive loops are {term}`stored tables <stored table>` of the results store (`kvlib.book.store`; one
-# row function of `kvlib.book.chapters.sortedf.rows` per table): every table, figure and number below that rests on one
+# The expensive loops are {term}`stored tables <stored table>` of the results store (one
+# row function per table): every table, figure and number below that rests on one
 # says how many rows it has and where they come from (the banner above lists them). The sizes of every
 # computation are in the folded table of parameters at the end of the page.
 # ::::
@@ -173,8 +172,8 @@ def run(inst, name, **opts):
 # after next measures whether it matters).
 #
 # ::::{dropdown} Which memory constraint does Phase 1 use? And how Phase 2 is run
-# Phase 2 is `kvlib.policies.wyz.PlannedPrefix`, a policy run by `kvlib.core.simulate.simulate` and validated
-# by `kvlib.core.checker.check_schedule` like every other policy.
+# Phase 2 is a policy of its own, run by the simulator and validated
+# by the independent checker like every other policy.
 #
 # 002 Algorithm 1 writes the constraint as
 # $M(X, p_i + o_i) \le M$ (the batch, started together, fits at each of its completion times; we call
@@ -215,8 +214,8 @@ glue("ex1_match", "agree with" if (ex1_mcsf.tel, ex1_sf.tel) == (64, 45) else "d
 # MC-SF starts the $o = 1$ request first; it fills the cache ($63 + 1 = 64$ at time 1), so the 21 short requests
 # start at time 1 and finish at 3: TEL {glue:text}`ex1_mcsf:d`. Sorted-F's first batch is the 21 requests
 # $(1, 2)$ ($F = 42/441 =$ {glue:text}`ex1_fsmall:s` against $F = 1$ for the long prompt), they finish at 2,
-# the long prompt at 3: TEL {glue:text}`ex1_sf:d`, which the integer program ({term}`IP`;
-# `kvlib.optimum.exact.solve`) certifies optimal. The paper's values are 64 and 45; ours
+# the long prompt at 3: TEL {glue:text}`ex1_sf:d`, which the integer program
+# ({term}`IP`) certifies optimal. The paper's values are 64 and 45; ours
 # {glue:text}`ex1_match:s` them (both schedules are sequences of whole batches, so conventions do not matter).
 #
 # ## The exchange argument behind $F$ (Example 2)
@@ -255,8 +254,8 @@ glue("ex2_diff", Math(sp.latex(TEL_XY - TEL_YX) + " = " + sp.latex(diff) + " = "
 # ## Does the Phase-1 constraint matter?
 #
 # On random instances of the Table EC.1 setting (Uniform $s, o \in [1, 50]$, {glue:text}`mid_n:d` requests,
-# $M = 100$) we run Sorted-F with the exact argmin under both constraints (stored table `chain_sweep` of
-# `kvlib.book.chapters.sortedf.rows.chain_sweep_row`, {glue:text}`lab_chain_sweep:s`; it also feeds the proof-chain sweep below).
+# $M = 100$) we run Sorted-F with the exact argmin under both constraints (a stored table,
+# {glue:text}`lab_chain_sweep:s`; it also feeds the proof-chain sweep below).
 
 # %%
 mid_f = TABS["chain_sweep"].frame
@@ -319,7 +318,7 @@ glue("mid_n", n, display=False)
 # ```
 #
 # Small random instances ($n \in [4, 7]$, $M \in [10, 24]$, $s_i \in [1, M/2]$, $o_i \in [1, M - s_i]$), solved
-# to certified optimality by the IP of `kvlib.optimum.exact` (stored table `theorem3`, {glue:text}`lab_theorem3:s`;
+# to certified optimality by the integer program (a stored table, {glue:text}`lab_theorem3:s`;
 # one row per instance with its hash, exact TELs and the IP's interval):
 
 # %%
@@ -346,7 +345,7 @@ glue_all(SC.theorem3_values(opt_f, small, best_of_obj, time_limit))  # opt_n, ra
 #
 # ### Adversarial search
 #
-# A local search over instances (`kvlib.theory.search.hill_climb`) keeps a change of one $s_i$ or $o_i$ if
+# A local search over instances keeps a change of one $s_i$ or $o_i$ if
 # TEL(Sorted-F) / OPT does not decrease, with OPT certified by the IP at every step (stored table
 # `adversarial`, {glue:text}`lab_adversarial:s`).
 #
@@ -361,8 +360,8 @@ glue_all(SC.theorem3_values(opt_f, small, best_of_obj, time_limit))  # opt_n, ra
 # this small.
 #
 # Each restart starts from a random small instance and changes one $s_i$ or $o_i$ by a random amount (or adds
-# or removes a request). Each restart is one row of the stored table `adversarial`
-# (`kvlib.book.chapters.sortedf.rows.adversarial_row`), which also holds the two searches on single links of our
+# or removes a request). Each restart is one row of the stored table `adversarial`,
+# which also holds the two searches on single links of our
 # variant of the proof chain (section "Our variant" below).
 #
 # :::{glue:figure} tbl_adv
@@ -394,8 +393,8 @@ glue_all(SC.theorem3_values(opt_f, small, best_of_obj, time_limit))  # opt_n, ra
 # \end{aligned}
 # $$
 #
-# by Theorems 4, 5, 6, 8 and 7 in that order. `kvlib.theory.wyz_chain_paper` builds every object as
-# 002 defines it. Only Sorted-F (separate) is a schedule of the instance; the others are **not feasible
+# by Theorems 4, 5, 6, 8 and 7 in that order. We build every object as
+# 002 defines it. Only $\text{Sorted-F}_{\text{separate}}$ is a schedule of the instance; the others are **not feasible
 # schedules**, so we evaluate them exactly by the TEL formulas 002 writes for them, never by the checker
 # (definitions, notation and formulas in the dropdown).
 #
@@ -410,14 +409,14 @@ glue_all(SC.theorem3_values(opt_f, small, best_of_obj, time_limit))  # opt_n, ra
 # :nonumber:
 # The batches $X_1, X_2, \dots$ in Phase-1 order; all requests of $X_k$ start together, when every request
 # of $X_{k-1}$ has completed. Each Phase-1 batch fits the memory (peak constraint), so this is a feasible
-# schedule: its TEL is the independent checker's (`separate_starts`).
+# schedule: its TEL is the independent checker's.
 # ```
 #
 # ```{prf:definition} 002 Definition 1 (a batch nearly saturates the memory)
 # :label: def-sf-saturate
 # :nonumber:
 # $\sum_{i \in X}(s_i + o_i) > M - \epsilon(M)$, with $\epsilon(M)$ a term asymptotically smaller than $M$.
-# On a finite instance we use $\epsilon(M) = \max_i (s_i + o_i)$ (`finite_epsilon`, our stand-in): both
+# On a finite instance we use $\epsilon(M) = \max_i (s_i + o_i)$ (our stand-in): both
 # places where 002 invokes Definition 1 stop a batch because one more request would not fit, which leaves
 # less than that request's peak free.
 # ```
@@ -428,7 +427,7 @@ glue_all(SC.theorem3_values(opt_f, small, best_of_obj, time_limit))  # opt_n, ra
 # Consecutive batches merged into groups $Y_m = X_{b_{m-1}+1} + \dots + X_{b_m}$, where $b_m$ is the
 # smallest $k > b_{m-1}$ with $(S_k + o_{k+1,1})/(n_k+1)^2 \le S_k / n_k^2$ (adding the next batch's
 # shortest request would not raise $F$); $X_{b_m}$ is the group's *terminal batch*, and all requests of a
-# group start together (`groups`, `group_tel`). The last group ends with $X_K$ (our reading: no
+# group start together. The last group ends with $X_K$ (our reading: no
 # $r_{K+1,1}$ exists).
 # ```
 #
@@ -436,7 +435,7 @@ glue_all(SC.theorem3_values(opt_f, small, best_of_obj, time_limit))  # opt_n, ra
 # :label: def-sf-align
 # :nonumber:
 # Sorted-F$_{\text{group}}$ with every output of each terminal batch $X_{b_m}$ replaced by that batch's
-# average $\bar o_{b_m}$ (`align_tel`).
+# average $\bar o_{b_m}$.
 # ```
 #
 # ```{prf:definition} 002 Theorem 7's objects: temporal groups and Optimal (align)
@@ -445,9 +444,9 @@ glue_all(SC.theorem3_values(opt_f, small, best_of_obj, time_limit))  # opt_n, ra
 # From an optimal schedule with starts $p_i$: $T_0 = 0$; $A_g$ holds the requests started but not completed
 # at $T_{g-1}$ ($A_1$: those started at 0); $\delta_g = \max_{A_g}(p_i + o_i) - T_{g-1}$,
 # $T_g = T_{g-1} + \delta_g$; the temporal group $Z_g$ holds the requests completing in
-# $(T_{g-1}, T_g]$ (`temporal_groups`). Each $Z_g$, sorted by start, is cut greedily into batches $W_h$
+# $(T_{g-1}, T_g]$. Each $Z_g$, sorted by start, is cut greedily into batches $W_h$
 # (the longest prefix with $\sum (s_i + o_i) \le M$), and every output of $W_h$ is replaced by its average
-# $\bar o_h$ (`optimal_align`). 002 also scales time by 6 (cut times $t_g = 6\sum_{j=2}^{g-1}\delta_j$);
+# $\bar o_h$. 002 also scales time by 6 (cut times $t_g = 6\sum_{j=2}^{g-1}\delta_j$);
 # the TEL it bounds does not depend on that scaling.
 # ```
 #
@@ -522,9 +521,9 @@ display(styled(w58_links, formats={"largest measured": "{:.4f}"}))
 # Theorems 4, 5, 6 and 7, and Theorem 3 itself, hold on every instance (other violations:
 # {glue:text}`w58_other_bad:d`; largest TEL(Sorted-F) / OPT {glue:text}`w58_thm3_max:s`). **Theorem 8** fails on
 # {glue:text}`w58_thm8_bad:d`; the smallest instance we know is $s = (1, 1, 1)$, $o = (1, 4, 4)$, $M = 7$, with
-# TEL(align) = {glue:text}`w58_cex_align:s` against TEL(Optimal (align)) = {glue:text}`w58_cex_optalign:s` (OPT
-# = {glue:text}`w58_cex_opt:d`): Optimal (align) averages a short and a long request in one batch, while
-# Sorted-F (align) charges later requests the average of a batch of long ones. These instances lie outside
+# TEL(align) = {glue:text}`w58_cex_align:s` against TEL($\text{Optimal}_{\text{align}}$) = {glue:text}`w58_cex_optalign:s` (OPT
+# = {glue:text}`w58_cex_opt:d`): $\text{Optimal}_{\text{align}}$ averages a short and a long request in one batch, while
+# $\text{Sorted-F}_{\text{align}}$ charges later requests the average of a batch of long ones. These instances lie outside
 # 002's regime ($s_i, o_i$ asymptotically smaller than $M$), although Theorem 8 is stated for any list of
 # requests; copies of such an instance with $M$ grown with them still violate it for some optimal schedules,
 # and whether it persists in 002's regime is open ({ref}`erratum to Theorem 8 <errata-002-theorem-8>`).
@@ -533,7 +532,7 @@ display(styled(w58_links, formats={"largest measured": "{:.4f}"}))
 #
 # The links before Theorem 8 need no optimum, so we evaluate them on the first {glue:text}`side_trials:d`
 # Table EC.1 instances of each distribution (002's five distributions, $n$ and $M = 100$;
-# `kvlib.book.chapters.sortedf.rows.paper_chain_ec1_row`, computed live).
+# computed live).
 #
 # On the {glue:text}`side_n:d` instances no link and no lemma fails ({glue:text}`side_bad:d` violations).
 # The largest ratios are {glue:text}`side_l4:.4f` (Theorem 4, claimed $\le 1$), {glue:text}`side_l5:.4f`
@@ -650,7 +649,7 @@ display(styled(w58_links, formats={"largest measured": "{:.4f}"}))
 # Two equalities of the proofs fail on small instances although the bounds they serve hold (pinned in
 # `tests/test_wyz_chain_paper.py`; the full statements are in the dropdown below):
 #
-# * **Theorem 5.** The last line's formula for TEL(Sorted-F (separate)) counts one request per later batch of
+# * **Theorem 5.** The last line's formula for TEL($\text{Sorted-F}_{\text{separate}}$) counts one request per later batch of
 #   a group: on $s = (1, 1, 6)$, $o = (5, 5, 1)$, $M = 12$ it gives {glue:text}`hb_sep_paper:d` against the
 #   true {glue:text}`hb_sep:d`, and it is below the true TEL on {glue:text}`sep_formula_off:d` of the
 #   {glue:text}`side_n:d` Table EC.1 instances ({ref}`erratum to Theorem 5 <errata-002-theorem-5>`).
@@ -694,8 +693,8 @@ display(styled(w58_links, formats={"largest measured": "{:.4f}"}))
 #
 # :::::{dropdown} The variant's objects, against 002's
 # Every object of the variant is a feasible schedule of the instance: an ordered list of disjoint batches,
-# each started as a whole, fitting the memory alone, and run one after another
-# (`kvlib.policies.wyz.batched_starts`), each validated by `kvlib.core.checker.check_schedule` on every
+# each started as a whole, fitting the memory alone, and run one after another,
+# each validated by `kvlib.core.checker.check_schedule` on every
 # instance. It differs from 002 in three objects (Sorted-F$_{\text{separate}}$ is 002's):
 #
 # | object | 002 (section above) | our variant |
@@ -705,10 +704,10 @@ display(styled(w58_links, formats={"largest measured": "{:.4f}"}))
 # | Optimal$_{\text{align}}$ | one optimal schedule cut into temporal groups and averaged batches (can be below OPT) | the best aligned batched schedule over all partitions (a DP, at least OPT) |
 # | bridge | Theorem 8: align $\le$ Optimal$_{\text{align}}$ | align / Optimal$_{\text{align}}$, no bound (not a theorem of 002) |
 #
-# Why we keep it: its five link ratios (`kvlib.policies.wyz.CHAIN_LINKS`) multiply to TEL(Sorted-F) / OPT
+# Why we keep it: its five link ratios multiply to TEL(Sorted-F) / OPT
 # *exactly*, instance by instance, which 002's objects cannot (their bridge fails, above), so it shows
 # where the loss of Sorted-F against the optimum sits among steps of the same kind as 002's; and it is
-# what the stored tables `theorem3`, `chain_sweep` and `adversarial` measure (including adversarial
+# what three of the stored tables (Theorem 3, the sweep at the Table EC.1 size, the adversarial search) measure (including adversarial
 # searches on single links). Its constants 4, 2 and 6 are 002's, not proved for these objects.
 # Write $D_X = \max_{i \in X} o_i$ for the length of a batch and $\lceil x\rceil_2$ for the smallest power of
 # two $\ge x$.
@@ -716,21 +715,20 @@ display(styled(w58_links, formats={"largest measured": "{:.4f}"}))
 # ```{prf:definition} Variant group schedule
 # :label: def-sf-group-variant
 # The Phase-1 batches grouped into geometric length classes $c(X) = \lceil \log_2 D_X \rceil$, the
-# classes run in increasing order, the batches of a class serialised in Phase-1 order, back to back
-# (`group_starts`).
+# classes run in increasing order, the batches of a class serialised in Phase-1 order, back to back.
 # ```
 #
 # ```{prf:definition} Variant align schedule
 # :label: def-sf-align-variant
 # The group order, with every batch given a slot of the rounded length $L_X = \lceil D_X\rceil_2$
-# that starts at the first multiple of $L_X$ not before the previous slot ends (`align_starts`).
+# that starts at the first multiple of $L_X$ not before the previous slot ends.
 # ```
 #
 # ```{prf:definition} Variant Optimal (align)
 # :label: def-opt-align-variant
 # The least TEL over **all** aligned batched schedules — any ordered partition into batches that fit
 # the memory when started together, each in an aligned slot of length $L_X$ as above — computed
-# exactly by dynamic programming over (remaining set, time) (`optimal_aligned`, $n \le 10$).
+# exactly by dynamic programming over (remaining set, time) ($n \le 10$).
 # ```
 #
 # Two consequences of these definitions. (i) The variant's align schedule only delays every batch of its
@@ -839,7 +837,7 @@ glue_all(SC.theorem4_values(small, mid))  # th4_small_holds, th4_mid_holds, ...
 # ::::{dropdown} The links at the Table EC.1 size, per Phase-1 constraint
 # Phase 2 is a list schedule, and list schedules under a memory constraint are not monotone in general, so
 # Theorem 4 is a genuine check rather than a tautology. The same links (without Optimal$_{\text{align}}$, which needs $n \le 10$) on Uniform instances of the
-# Table EC.1 size, for both Phase-1 constraints (the stored table `chain_sweep`; {glue:text}`lab_chain_sweep:s`).
+# Table EC.1 size, for both Phase-1 constraints (a stored table; {glue:text}`lab_chain_sweep:s`).
 # Its Theorem 4 column is 002's Theorem 4 (002's separate schedule) under both constraints.
 # The largest TEL(Sorted-F) / TEL(Sorted-F$_{\text{separate}}$) is
 # {glue:text}`th4_small_ratio:s` (small) and {glue:text}`th4_mid_ratio:s` (larger). There, separate / group
@@ -851,7 +849,7 @@ glue_all(SC.theorem4_values(small, mid))  # th4_small_holds, th4_mid_holds, ...
 # :name: tbl-sortedf-mid
 # :figclass: kvbook-table
 #
-# Theorem 4 and our variant's links on the `chain_sweep` instances (mean, smallest and largest over the runs).
+# Theorem 4 and our variant's links on the instances of that sweep (mean, smallest and largest over the runs).
 # :::
 # ::::
 #
@@ -874,7 +872,7 @@ glue_all(SE.two_type_values(two))  # two_M, two_t1_ratio, two_e1_ratio, two_dp_M
 # (Sorted-F (DP); {term}`DP`).
 #
 # ::::{dropdown} Why the swap search follows shortest-first, and the TEL of each policy
-# The generators are `kvlib.theory.adversary.wyz_thm1_instance` and `wyz_ec1_instance`.
+# The instances are 002's own (Theorems 1 and EC.1).
 # At $M =$ {glue:text}`two_M:d` MC-SF is {glue:text}`two_t1_ratio:s` times Sorted-F (Swap) on the
 # Theorem 1 instance; on the Theorem EC.1 instance MC-SF2 is {glue:text}`two_e1_ratio:s` times
 # Sorted-F (Swap) and plain MC-SF {glue:text}`two_e1_mcsf:s` times. Sorted-F (Swap) runs 002's
@@ -909,7 +907,7 @@ glue_all(SE.two_type_values(two))  # two_M, two_t1_ratio, two_e1_ratio, two_dp_M
 # Phase-1 selection, its quality $F$(selector) / $F$(exact DP), and the TEL and time of the whole Sorted-F
 # schedule. 002's recommended scales: exact DP $n \le 100$, scaled DP $n \le 200$, swap search $n \le 500$, quantile
 # greedy $n \ge 1000$. Our instances have $s, o$ uniform on $1..M/2$; the time of one selection is that of the
-# first batch, best of 3 (`kvlib.book.chapters.sortedf.rows.selector_row`).
+# first batch, best of 3.
 #
 # The ratio $F$(selector) / $F$(exact DP) is at least 1 for the swap search (Algorithm 4) and
 # quantile greedy (Algorithm 5), whose batches fit $M$; the scaled DP (Algorithm 3) rounds the weights
@@ -940,7 +938,7 @@ glue_all(SE.table3_values(tab3, t3f))  # t3_n, t3_M, t3_dp_ms, t3_worst_swap, ..
 #
 # ::::{dropdown} Where each selector is worth using, and the four measurements per size
 # The exact DP ($O(n \cdot k_{\max} \cdot M)$ per selection, $k_{\max} \le M / \min(s + o)$) is affordable at
-# these sizes, and `auto`, the default of `kvlib.policies.wyz.sorted_f`, uses the exact argmin
+# these sizes, and the default selector of Sorted-F ("auto") uses the exact argmin
 # while its table is small and the swap search above; scaled DP trades a bounded rounding of memory
 # for a memory axis of $B/\varepsilon$ cells instead of $M$, useful when $M$ is in the tens of
 # thousands of tokens; the swap search is the fastest, but as written it can stay far from the DP's
@@ -987,8 +985,8 @@ glue_all(SE.table3_values(tab3, t3f))  # t3_n, t3_M, t3_dp_ms, t3_worst_swap, ..
 # times), so we compare each policy's TEL relative to Sorted-F (Swap) on the same distribution.
 #
 # ::::{dropdown} The five distributions, and what the two tables measure
-# One row per (trial, distribution) of the stored table `ec1` (`kvlib.book.chapters.sortedf.rows.ec1_row`; every policy
-# on the same instance; the instances are drawn by `kvlib.book.chapters.sortedf.synthetic.ec1_sample`). Appendix EC.4.2 of 002: $M = 100$, $s_{\max} = o_{\max} = 50$, five distributions, $n = 100$
+# One row per (trial, distribution) of the stored table `ec1` (every policy
+# on the same instance; the instances are drawn as 002 describes). Appendix EC.4.2 of 002: $M = 100$, $s_{\max} = o_{\max} = 50$, five distributions, $n = 100$
 # (Mixed $n = 200$), with 002's parameters ($s$ and $o$ drawn independently): Uniform on $1..50$; Normal
 # with mean 25 and $\sigma = 8.33$; $\mathrm{Bin}(49, 1/2) + 1$; Exponential with scale 5; Mixed: $s$
 # exponential with scale 10 (80%) or lognormal with $\mu = \ln 40$, $\sigma = 0.25$ (20%), values above 50
@@ -1000,7 +998,7 @@ glue_all(SE.table3_values(tab3, t3f))  # t3_n, t3_M, t3_dp_ms, t3_worst_swap, ..
 # a time unit it does not define; its values (about $10^4$ at $n = 100$) match neither our TEL in rounds nor
 # our average per request, and the ratio of its Uniform to its Exponential value differs from ours (above),
 # so the paper's simulator evidently counts time differently from the model of 002 Section 2 that we run.
-# The LP-based policies use `kvlib.policies.wyz_lp`'s default time grid; should its LP be infeasible we
+# The LP-based policies use our default time grid; should its LP be infeasible we
 # rerun them on a grid of {glue:text}`lp_step:d` rounds and count those runs.
 # ::::
 
@@ -1094,7 +1092,7 @@ glue_all(SE.observation_values(order, means))  # order_n, order_lp_o_gt_s, obs1_
 #
 # ::::{dropdown} How the start order is measured, in detail, and per distribution
 # For (1) and (2) we measure, on the first
-# {glue:text}`order_trials:d` Table EC.1 instance(s) of each distribution (`kvlib.book.chapters.sortedf.rows.ec1_order_row`,
+# {glue:text}`order_trials:d` Table EC.1 instance(s) of each distribution (computed
 # live), the Spearman rank correlation $\rho$ of each policy's start times with $o$ and with $s$ (positive:
 # short first), and the mean prompt of the first quarter of requests started relative to the mean prompt
 # ({numref}`tbl-sortedf-order`); (3) is read off the stored `ec1` table above.
@@ -1167,7 +1165,7 @@ glue_all(SE.section7_values(S7, claims))  # s7_sizes, s7_lpswap_lp, s7_nmax, s7_
 # requests; {glue:md}`s7_workload`) in the discrete model, so our latency is
 # in **rounds**, not seconds (the version in seconds is in {ref}`chapter-realtrace`); our subsamples are fresh
 # draws per size and seed, not nested subsets of one 2,000-request set. Stored table `section7`
-# (`kvlib.book.chapters.sortedf.rows.section7_row`; {glue:text}`lab_section7:s`).
+# ({glue:text}`lab_section7:s`).
 
 # {numref}`tbl-sortedf-s7-claims` counts, size by size, where 002's qualitative statements about Figure 8 hold
 # in our rounds: the first four are 002's reading of Figure 8, the fifth is Figure EC.2's (the Sorted-F (Swap)

@@ -84,7 +84,7 @@ show(build)
 # ## Library versions
 #
 # Versions of the distributions installed in the environment that executed the
-# chapters (from `importlib.metadata`).
+# chapters (as Python's package metadata reports them).
 
 # %% tags=["hide-input"]
 DISTRIBUTIONS = [
@@ -204,8 +204,8 @@ else:
 #
 # ## What the book checks
 #
-# One row per theorem, algorithm and experiment of the four papers, read from `book/mission.yml`
-# by `kvlib.book.mission`: the chapter that treats it and the status of our check
+# One row per theorem, algorithm and experiment of the four papers, read from `book/mission.yml`:
+# the chapter that treats it and the status of our check
 # ({term}`reproduced`, *differs:* {term}`erratum` with a link to the errata page, *differs:*
 # {term}`not reproduced`, {term}`not checked`). Rows per paper and status:
 

@@ -1,4 +1,4 @@
-"""kvlib.book.chapters.amin.values: the A_min chapter's display tables and glued numbers, from full and partial frames."""
+"""kvlib.book.chapters.amin.values: the Aₘᵢₙ chapter's display tables and glued numbers, from full and partial frames."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def test_theorem2_display_and_facts_use_the_largest_scale_present():
     rows = _frame(cx.theorem2_row, cx.theorem2_keys([4, 9], [1, 2], reps=1, seed=0))
     thm2 = cx.theorem2_summary(rows)
     inst, ratios = ab.theorem2_display(thm2)
-    assert "A_max / H-SF" in ratios.columns and "A_max / H-SF" not in inst.columns
+    assert "Aₘₐₓ / H-SF" in ratios.columns and "Aₘₐₓ / H-SF" not in inst.columns
     f = ab.theorem2_facts(thm2)
     assert f["thm2_M_a4"] == 4 * 16 and f["thm2_M_a9"] == 4 * 36  # scale 2: l = 4, u = 4 / alpha
     assert f["thm2_formula_a4"] == pytest.approx(6.0)

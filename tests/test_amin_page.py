@@ -1,4 +1,4 @@
-"""The A_min chapter's page modules: kvlib.book.chapters.amin.page (provenance notes with code-literal paths,
+"""The Aₘᵢₙ chapter's page modules: kvlib.book.chapters.amin.page (provenance notes with code-literal paths,
 readable and narrow tables, the tables and glued values of the page), kvlib.book.chapters.amin.algebra (its
 symbolic checks) and kvlib.book.chapters.amin.figures (its figures and the numbers behind them)."""
 
@@ -25,9 +25,9 @@ def test_rows_note_puts_the_path_in_a_code_literal():
 
 def test_readable_renames_columns_and_policies():
     df = pd.DataFrame({"policy": ["a-min", "a-min-progress", "other"], "lam": [1.0, 2.0, 3.0]})
-    out = readable(df, {"lam": "λ_max"})
-    assert list(out.columns) == ["policy", "λ_max"]
-    assert list(out.policy) == ["A_min", "A_min (progress reading)", "other"]
+    out = readable(df, {"lam": "λₘₐₓ"})
+    assert list(out.columns) == ["policy", "λₘₐₓ"]
+    assert list(out.policy) == ["Aₘᵢₙ", "Aₘᵢₙ (progress reading)", "other"]
     assert list(readable(df, policies={"a-min": "literal"}).policy) == ["literal", "a-min-progress", "other"]
 
 
@@ -77,7 +77,7 @@ def test_theorem2_tables_state_a_constant_seed_count_in_the_caption():
     assert "(l, u)" in inst and ">1/4<" in inst and ">1/9<" in inst and "seeds" not in inst
     assert "(2,\u00a08)" in inst  # l = 2, u = l / alpha at scale 1
     ratio = _html(out["amin-tab-thm2-ratio"])
-    assert "batch A_max / H-SF (closed)" in ratio and "batch limit" in ratio and "(l, u)" not in ratio
+    assert "batch Aₘₐₓ / H-SF (closed)" in ratio and "batch limit" in ratio and "(l, u)" not in ratio
     # unequal seed counts keep the column and point the caption at it
     two = thm2.copy()
     two.loc[two.index[0], "reps"] = 2
@@ -117,7 +117,7 @@ def test_ec1_table_one_row_per_quantity():
     prop = {"o": (1, 1, 2), "s": 1, "M": 6, "beta": Fraction(1, 2), "tel_M": 7, "tel_betaM": 16, "packed": True,
             "same_order": True, "feasible": True, "holds": False}
     tab = pg.ec1_table(prop, _ec7())
-    assert list(tab.columns) == ["quantity", "Proposition EC.1 (two schedules)", "eq. (EC.7) (A_random, all orders)"]
+    assert list(tab.columns) == ["quantity", "Proposition EC.1 (two schedules)", "eq. (EC.7) (A-random, all orders)"]
     rows = dict(zip(tab.quantity, zip(tab.iloc[:, 1], tab.iloc[:, 2])))
     assert rows["βM"] == ("3", "6") and rows["TEL under βM"] == ("16", "18") and rows["quotient"] == ("16/7", "9/4")
     assert rows["1/β"] == ("2", "2") and "beta M" not in rows
@@ -154,7 +154,7 @@ def test_ec5_facts_as_fractions():
                  "holds": False} for pol in ("a-max", "a-random")}
     f = pg.ec5_facts(res)
     assert f["ec5_amax_all"] == "13/6" and f["ec5_arand_end"] == "2/1"
-    assert "sup over {1,2,3}³" in _html(f["amin-tab-ec5"]) and "A_random" in _html(f["amin-tab-ec5"])
+    assert "sup over {1,2,3}³" in _html(f["amin-tab-ec5"]) and "A-random" in _html(f["amin-tab-ec5"])
     res["a-max"]["holds"] = True
     with pytest.raises(ValueError, match="holds"):
         pg.ec5_facts(res)
@@ -190,14 +190,14 @@ def test_periods_tables_name_the_readings_and_drop_a_constant_seed_count():
     mixed = pg.periods_tables(_per_j(runs=(1, 2)), _per_sum(runs=(1, 2)))
     assert mixed["per_seeds_s"] == "the seeds of column “runs”" and ">runs<" in _html(mixed["amin-tab-periods-sum"])
     csv = pg.periods_csv_frame(_per_j())
-    assert "n/M" in csv.columns and list(csv.policy) == ["A_min", "A_min (progress reading)"]
+    assert "n/M" in csv.columns and list(csv.policy) == ["Aₘᵢₙ", "Aₘᵢₙ (progress reading)"]
 
 
 def test_single_length_facts():
     one = pd.DataFrame({"M": [240, 240, 201, 201], "k": [1, 2, 1, 2], "amin_over_hsf": [1.0, 1.0, 0.99, 1.02]})
     f = pg.single_length_facts(one, 240)
     assert f["one_len_equal"] == "True" and f["one_len_min"] == 0.99 and f["one_len_max"] == 1.02
-    assert "A_min / H-SF, M = 201" in _html(f["amin-tab-one"])
+    assert "Aₘᵢₙ / H-SF, M = 201" in _html(f["amin-tab-one"])
     assert pg.single_length_facts(one.assign(amin_over_hsf=[1.0, 1.01, 1.0, 1.0]), 240)["one_len_equal"] == "False"
 
 
@@ -245,11 +245,11 @@ def test_lemma2_and_geometric_runs_and_corollary2_and_fig2_tables():
     assert ">seed<" not in _html(g["amin-tab-geo"])
     cor2 = pd.DataFrame({"dist": ["x"], "M": [100], "multi": [1.1], "single": [1.2], "lemma2_single": [1.3],
                          "lambda_max": [1.6], "runs": [1]})
-    assert "λ_max(A₈, B₈)" in pg.corollary2_table(cor2).columns
+    assert "λₘₐₓ(A₈, B₈)" in pg.corollary2_table(cor2).columns
     worst = pd.DataFrame({"M": [200, 200], "alpha": [0.25, 0.5], "a-l": [1.1, 1.4], "a-min": [1.3, 1.2],
                           "theorem7": [1.17, 1.5], "runs": [5, 5]}).set_index(["M", "alpha"])
     flat = pg.figure2_table(worst)
-    assert list(flat.columns) == ["M (tokens)", "α", "A_l (worst)", "A_min (worst)", "Theorem 7 bound", "runs"]
+    assert list(flat.columns) == ["M (tokens)", "α", "Aₗ (worst)", "Aₘᵢₙ (worst)", "Theorem 7 bound", "runs"]
     assert len(flat) == 2
 
 
@@ -310,8 +310,8 @@ def test_trace_identity_and_numerics():
 
 def test_min_eigenvalues_positive():
     m = aa.min_eigenvalues((3, 5))
-    assert list(m.columns) == ["u", "min eig G", "min eig A_u", "min eig B_u"] and list(m.u) == [3, 5]
-    assert (m[["min eig G", "min eig A_u", "min eig B_u"]] > 0).all().all()
+    assert list(m.columns) == ["u", "min eig G", "min eig Aᵤ", "min eig Bᵤ"] and list(m.u) == [3, 5]
+    assert (m[["min eig G", "min eig Aᵤ", "min eig Bᵤ"]] > 0).all().all()
 
 
 def test_theorem7_threshold_facts():
@@ -356,14 +356,14 @@ def test_figure1_fits_recover_a_log_curve_and_facts():
     with pytest.raises(ValueError, match="one length"):
         af.figure1_facts(us, lam[:-1], [0.0] * len(us), popt, popt10)
     tab = af.figure1_table(us[:3], lam[:3], [0.0, 0.1, 0.2])
-    assert list(tab.columns) == ["u", "λ_max", "paper's fit", "H_u", "min entry of v / max"]
-    assert list(tab.H_u) == pytest.approx([1.0, 1.5, 11 / 6])
+    assert list(tab.columns) == ["u", "λₘₐₓ", "paper's fit", "Hᵤ", "min entry of v / max"]
+    assert list(tab["Hᵤ"]) == pytest.approx([1.0, 1.5, 11 / 6])
 
 
 def test_simplex_comparison_never_exceeds_the_eigenvalue():
     t = af.simplex_comparison((3, 5), iters=50)
     assert list(t.u) == [3, 5]
-    assert (t["max over x ≥ 0"] <= t["λ_max"] + 1e-9).all()
+    assert (t["max over x ≥ 0"] <= t["λₘₐₓ"] + 1e-9).all()
 
 
 def test_figure2_and_geometric_figures():
@@ -376,7 +376,7 @@ def test_figure2_and_geometric_figures():
                                    lg_num=[1.0], lim=1.68))
     try:
         labels = [ln.get_label() for ln in fig.axes[0].get_lines()]
-        assert "A_l, M=100" in labels and "A_min, M=200" in labels and len(labels) == 4 + 2 + 1
+        assert r"$\mathcal{A}_{\ell}$, M=100" in labels and r"$\mathcal{A}_{\min}$, M=200" in labels and len(labels) == 4 + 2 + 1
         assert len(geo.axes[0].get_lines()) == 4 + 3
     finally:
         plt.close(fig)

@@ -46,6 +46,7 @@ def test_step_table_order_and_columns():
     assert list(t["largest left / right"]) == ["-", "0.5", "1.5", "0.25"]
     assert t.loc[t.step == "zzz", "what it checks"].item() == ""
     assert t["applies on"].dtype.kind == "i"
+    assert P.step_words("B2.display").startswith("display before Lemma B.2") and P.step_words("zzz") == "step zzz"
 
 
 def test_range_summary_keeps_each_row_format():
@@ -190,11 +191,11 @@ def test_b3_cases_and_paper_chain_glue(monkeypatch):
     assert (v["p43_trials"], v["p43_b3_n"], v["p43_nmax"], v["p43_b3_M"]) == (1, 18, 3, 8)
     assert v["p43_sympy"].startswith("2 of 3 identities hold")
     # the display before Lemma B.2 fails on every identical-request instance (001 errata)
-    assert v["b2_display_fail"] == "18 of 18" and "`B2.display`" in v["p43_fail"].data
+    assert v["b2_display_fail"] == "18 of 18" and "display before Lemma B.2" in v["p43_fail"].data and "`" not in v["p43_fail"].data
     assert float(v["b2_corrected_max"]) <= 4
     assert v["eq8_derived"] > v["eq8_printed"]  # display (8) drops a term
     assert list(steps.columns) == ["step", "what it checks", "applies on", "holds on", "largest left / right"]
-    assert v["mr-tab-steps"].data.equals(steps)
+    assert v["mr-tab-steps"].data.equals(steps.drop(columns="step"))  # the page says each step in words
 
 
 def test_claim46_frame_and_values():

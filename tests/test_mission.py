@@ -247,7 +247,7 @@ def _claims_003_cor2():
     d = _table("amin/corollary2.csv")
     (edges,) = d.edges.unique()
     e = [int(x) for x in edges.strip("[]").split(",")]
-    return {f"{_words(len(e) - 1)} bins": True, f"lambda_max(A_{e[-1]}, B_{e[-1]})": True}
+    return {f"{_words(len(e) - 1)} bins": True, f"λₘₐₓ(A{'₀₁₂₃₄₅₆₇₈₉'[e[-1]] if e[-1] < 10 else e[-1]}, B{'₀₁₂₃₄₅₆₇₈₉'[e[-1]] if e[-1] < 10 else e[-1]})": True}
 
 
 TABLE_CLAIMS = {
@@ -259,7 +259,7 @@ TABLE_CLAIMS = {
     ("002", "Theorem 4 (Sorted-F below Sorted-F separate)"): _claims_002_thm4,
     ("002", "Table 3 (properties of the selectors)"): _claims_002_table3,
     ("002", "Section 7, Figure 8 (mixed LMSYS and arXiv requests)"): _claims_002_fig8,
-    ("003", "Theorem 7 (A_ℓ bound)"): _claims_003_thm7,
+    ("003", "Theorem 7 (Aₗ bound)"): _claims_003_thm7,
     ("003", "Corollary 2 (disjoint intervals)"): _claims_003_cor2,
 }
 
@@ -283,15 +283,15 @@ NOT_TABLE_CLAIMS = {
         "M = 14": "k copies of it; tests/test_errata.py::test_002_theorem8_every_optimal_schedule_as_the_instance_grows",
         "M = 21": "same test (three and four copies)"},
     ("002", "Appendix EC.4.2 Key Observations 1-3"): {"1 instances": "observation 1 of the Table EC.1 instances"},
-    ("003", "Lemma 2 (A_min's ratio as a quotient)"): {"s = 0": "a parameter of the formula"},
+    ("003", "Lemma 2 (Aₘᵢₙ's ratio as a quotient)"): {"s = 0": "a parameter of the formula"},
     ("003", "Theorem 6 (two-point bound (3 - α)/2)"): {"s = 0": "a parameter", "s = 8": "tests/test_errata.py"},
-    ("003", "Theorem 7 (A_ℓ bound)"): {"s = 0": "the sweep's prompt (kvlib.theory.cyz_experiments.sweep_row)",
+    ("003", "Theorem 7 (Aₗ bound)"): {"s = 0": "the sweep's prompt (kvlib.theory.cyz_experiments.sweep_row)",
                                       "n = 10": "part of 'n = 10M', checked"},
     ("003", "Proposition EC.1 (latency scaling under reduced memory)"): {"M = 6": "an instance; tests/test_errata.py",
                                                                         "s = 2": "the EC.7 instance; tests/test_errata.py::test_003_ec7_inside_hypotheses"},
-    ("003", "Theorem EC.1 (worst case at the end points; A_random bound)"): {"n = 3": "an instance; tests/test_errata.py",
+    ("003", "Theorem EC.1 (worst case at the end points; A-random bound)"): {"n = 3": "an instance; tests/test_errata.py",
                                                                            "M = 5": "same instance"},
-    ("003", "Theorem 2 (A_max lower bound)"): {"s = 0": "the proof's prompt size (003 Appendix EC.2)"},
+    ("003", "Theorem 2 (Aₘₐₓ lower bound)"): {"s = 0": "the proof's prompt size (003 Appendix EC.2)"},
     ("003", "Theorem 8 and Figure 3 right (LG(p) lengths)"): {
         "s = 0": "the proof's prompt size", "s = 1": "tests/test_errata.py::test_003_theorem8_lemma2_with_prompt"},
     ("003", "Figure 4 (length histograms)"): {"2,000 conversations": "the paper's sample size"},

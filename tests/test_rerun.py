@@ -70,6 +70,9 @@ def test_the_introductions_papermill_recipe_leaves_results_untouched(tmp_path):
                    for o in c.get("outputs", []))
     assert "differ from the book's full-mode run" in text and "seed = 3 (book: 0)" in text
     assert "tp_trials = 2 (book: 5)" in text
+    # every parameter of the cell takes part, also those the chapter does not hand to its store
+    for name in ("thm62_M", "search_equal_prompt_max_M", "search_general_max_M"):
+        assert f"{name} = " in text, name
 
 
 def test_run_chapters_reruns_one_chapter_with_an_override_into_a_scratch_folder(tmp_path):

@@ -52,7 +52,8 @@ CLEAN = """
 <div class="cell"><div class="cell_input"><pre>x = np.float64(1.5)  # code may build NumPy scalars</pre></div></div>
 <figure class="kvbook-table"><figcaption>Table 2.1 Ratios per arrival model.</figcaption>
 <table><tr><th>model</th><th>ratio</th></tr><tr><td>AM1</td><td>1.03</td></tr></table></figure>
-<p>The memory limit <code>tp_load</code> is named in code; <a href="#sec">Sorted-F (align)</a> in words.</p>
+<details><summary>How this is checked</summary><p>The memory limit <code>tp_load</code> is named in code
+(folded); <a href="#sec">Sorted-F (align)</a> in words.</p></details>
 <div class="kvbook-params"><table><tr><td>tp_load</td><td>16</td></tr></table></div>
 <details><summary>Long table (folded)</summary><div style="height: 3000px">folded rows</div>
 <table>{rows}</table></details>

@@ -100,6 +100,24 @@ def differences(chapter: str, mode: str, values: dict[str, Any],
     return out
 
 
+def notebook_values(chapter: str, given: dict[str, Any], namespace: dict[str, Any] | None = None,
+                    root: Path | None = None) -> dict[str, Any]:
+    """Every parameter of the chapter's parameters cell with its value in this run: ``given`` (what the
+    chapter hands its store), completed from ``namespace`` (default: the notebook's, ``__main__``) for
+    the parameters it does not hand over, so that a comparison with the book's run sees all of them."""
+    import sys
+
+    if namespace is None:
+        namespace = getattr(sys.modules.get("__main__"), "__dict__", {})
+    try:
+        declared = declared_parameters(chapter, root)
+    except ParameterError:
+        return dict(given)
+    out = {k: namespace[k] for k in declared if k in namespace and k not in given}
+    out.update(given)
+    return out
+
+
 def _show(v: Any) -> str:
     return json.dumps(v) if not isinstance(v, str) else repr(v)
 

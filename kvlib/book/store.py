@@ -350,6 +350,23 @@ def _fmt(v: Any) -> str:
 # --------------------------------------------------------------------------- the table
 
 
+def table_facts(manifest: dict, row_commits, n_expected: int | None = None) -> dict:
+    """What every page says of a stored table, computed in one place: ``rows`` (how many),
+    ``expected`` (``n_expected``, default the manifest's), ``complete``, ``commits`` (the distinct commits
+    that computed the rows, sorted), ``commit_text`` (as pages write them) and ``date`` (the day the table
+    was last updated, else created; ``""`` if the manifest has neither).
+
+    The banner and captions of a page (:attr:`Table.label`) and the status page (:func:`store_summary`)
+    are both written from it, so that they cannot disagree (``tests/test_provenance_agrees.py``)."""
+    row_commits = list(row_commits)
+    commits = sorted({str(c) for c in row_commits})
+    rows = len(row_commits)
+    expected = manifest.get("n_expected") if n_expected is None else n_expected
+    return {"rows": rows, "expected": expected, "complete": rows >= (expected or 0),
+            "commits": commits, "commit_text": ", ".join(code_commit_label(c) for c in commits),
+            "date": (manifest.get("updated") or manifest.get("created") or "")[:10]}
+
+
 @dataclass
 class Table:
     """One table of a chapter: its rows (``frame``) and where they come from (``manifest``, ``label``)."""
@@ -407,9 +424,11 @@ class Table:
             commits = ", ".join(code_commit_label(c) for c in self.commits if c != "live") or "unknown"
             return (f"{read} of {self.n_expected} rows read from the stored {self.mode}-mode results "
                     f"({self.path}, computed at {commits}), {live}")
-        commits = ", ".join(code_commit_label(c) for c in self.commits) or "unknown"
+        facts = table_facts(self.manifest, [] if self.frame is None or "_commit" not in self.frame.columns
+                            else list(self.frame["_commit"]), self.n_expected)
+        commits = facts["commit_text"] or "unknown"
         # a table still being written (or cut short) has no "updated" yet: its creation date then
-        date = (self.manifest.get("updated") or self.manifest.get("created") or "")[:10] or "an unknown date"
+        date = facts["date"] or "an unknown date"
         rows = (f"all {self.n_rows} rows" if self.complete
                 else f"{self.n_rows} of {self.n_expected} rows (the rest not yet computed)")
         s = (f"stored {self.manifest.get('mode', self.mode)}-mode results ({self.path}): {rows}, "
@@ -476,9 +495,10 @@ class Store:
         self._last_log = 0.0
         self.differences: list[tuple[str, Any, Any]] = []
         if policy == "live" and self.parameters:
-            from kvlib.book.params import differences, differences_text
+            from kvlib.book.params import differences, differences_text, notebook_values
 
-            self.differences = differences(chapter, mode, {"mode": mode, **self.parameters})
+            # every parameter of the chapter's parameters cell takes part, also those it does not hand over
+            self.differences = differences(chapter, mode, {"mode": mode, **notebook_values(chapter, self.parameters)})
             if self.differences and by_hand:
                 print(differences_text(chapter, self.differences, mode))
 
@@ -1140,7 +1160,8 @@ def store_summary(root: Path | None = None) -> list[dict]:
         csv_path, man_path = table_paths(chapter, table, root)
         man = load_manifest(man_path)
         _, rows = read_rows(csv_path)
-        commits = sorted({r["_commit"] for r in rows})
+        facts = table_facts(man, [r["_commit"] for r in rows])
+        commits = facts["commits"]
         if chapter not in runs:
             runs[chapter] = run_record(chapter, root)
         run = runs[chapter]
@@ -1149,12 +1170,12 @@ def store_summary(root: Path | None = None) -> list[dict]:
             "chapter": chapter, "table": table, "rows": len(rows),
             "rows asked": man.get("n_expected"),
             "status": "complete" if len(rows) >= (man.get("n_expected") or 0) else "partial",
-            "commits": ", ".join(code_commit_label(c) for c in commits),
+            "commits": facts["commit_text"],
             "stale": state,
             "stale because": stale_reason_text(reasons) if state == "yes" else "",
             "staleness judged by": ("the code its rows executed" if recorded_code(man, len(rows)) is not None
                                     else "the files its row function imports (git)"),
-            "updated": (man.get("updated") or "")[:10],
+            "updated": facts["date"],
             "compute time (s)": round(sum(float(r.get("_wall_s") or 0) for r in rows), 1),
             "cores": (man.get("machine") or {}).get("cores"),
             "chapter run wall time (s)": run.get("chapter_wall_time_s"),

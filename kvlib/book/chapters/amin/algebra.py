@@ -183,12 +183,12 @@ def lemma3_transform() -> dict:
 
 def min_eigenvalues(us=(5, 50, 500)):
     """Smallest eigenvalues of Lemma 3's kernel matrix ``G`` and of ``A_u``, ``B_u`` (NumPy), one row per
-    ``u`` in ``us`` (columns ``u``, ``min eig G``, ``min eig A_u``, ``min eig B_u``)."""
+    ``u`` in ``us`` (columns ``u``, ``min eig G``, ``min eig Aᵤ``, ``min eig Bᵤ``)."""
     import pandas as pd
 
     return pd.DataFrame([{"u": u, "min eig G": float(np.linalg.eigvalsh(ry.lemma3_kernel(u))[0]),
-                          "min eig A_u": float(np.linalg.eigvalsh(ry.A_matrix(u))[0]),
-                          "min eig B_u": float(np.linalg.eigvalsh(ry.B_matrix(u))[0])} for u in us])
+                          "min eig Aᵤ": float(np.linalg.eigvalsh(ry.A_matrix(u))[0]),
+                          "min eig Bᵤ": float(np.linalg.eigvalsh(ry.B_matrix(u))[0])} for u in us])
 
 
 def theorem6_critical_points() -> dict:

@@ -41,8 +41,8 @@ def theorem1_figure(alphas, worst):
     ag = np.linspace(0.15, 1, 100)
     ax.plot(1 / ag, ry.amax_theorem1_bound(ag), label=r"Theorem 1 bound (paper's)")
     ax.plot(1 / ag, ry.amax_theorem2_ratio(ag), "--", label=r"Theorem 2 limit (paper's)")
-    ax.plot(1 / ag, ry.thm2_batch_ratio_limit(ag), ":", label="synchronous-batch A_max (ours)")
-    ax.plot([1 / a for a in alphas], worst, "o", label="worst simulated A_max / H-SF")
+    ax.plot(1 / ag, ry.thm2_batch_ratio_limit(ag), ":", label=r"synchronous-batch $\mathcal{A}_{\max}$ (ours)")
+    ax.plot([1 / a for a in alphas], worst, "o", label=r"worst simulated $\mathcal{A}_{\max}$ / H-SF")
     ax.set_xlabel(r"$\alpha^{-1} = u/l$")
     ax.set_ylabel("ratio to H-SF")
     ax.legend(fontsize=8)
@@ -91,11 +91,11 @@ def figure1_figure(us, lam, popt):
 
 
 def figure1_table(us, lam, vmin):
-    """The points of Figure 1 with reader-facing headers: ``u``, ``λ_max``, the paper's fit, ``H_u`` and
+    """The points of Figure 1 with reader-facing headers: ``u``, ``λₘₐₓ``, the paper's fit, ``H_u`` and
     the smallest entry of the maximising vector over its largest."""
     import pandas as pd
 
-    return pd.DataFrame({"u": us, "λ_max": lam, "paper's fit": log_curve(us, *PAPER_FIT), "H_u": _harmonic(us),
+    return pd.DataFrame({"u": us, "λₘₐₓ": lam, "paper's fit": log_curve(us, *PAPER_FIT), "Hᵤ": _harmonic(us),
                          "min entry of v / max": vmin})
 
 
@@ -135,7 +135,7 @@ def simplex_comparison(us=(5, 20, 80), iters: int = 300):
         A, B = ry.A_matrix(u), ry.B_matrix(u)
         lv, v = ry.largest_generalized(A, B)
         mx, _ = ry.max_over_simplex(A, B, x0=np.abs(v), iters=iters)
-        rows.append({"u": u, "λ_max": lv, "max over x ≥ 0": mx, "min entry of v": v.min()})
+        rows.append({"u": u, "λₘₐₓ": lv, "max over x ≥ 0": mx, "min entry of v": v.min()})
     return pd.DataFrame(rows)
 
 
@@ -148,11 +148,11 @@ def figure2_figure(worst, memories, astar):
     fig, ax = plt.subplots(figsize=(5.5, 3.4))
     for M in memories:
         sub = worst.loc[M]
-        ax.plot(sub.index, sub["a-l"], "o-", label=f"A_l, M={M}")
-        ax.plot(sub.index, sub["a-min"], "s:", label=f"A_min, M={M}")
+        ax.plot(sub.index, sub["a-l"], "o-", label=rf"$\mathcal{{A}}_{{\ell}}$, M={M}")
+        ax.plot(sub.index, sub["a-min"], "s:", label=rf"$\mathcal{{A}}_{{\min}}$, M={M}")
     ag = np.linspace(0.18, 0.75, 200)
-    ax.plot(ag, ry.theorem6_bound(ag), "k--", lw=1, label=r"$(3-\alpha)/2$ (paper's Thm 6, A_min)")
-    ax.plot(ag, ry.theorem7_bound(ag), "k-.", lw=1, label="paper's Thm 7 bound (A_l)")
+    ax.plot(ag, ry.theorem6_bound(ag), "k--", lw=1, label=r"$(3-\alpha)/2$ (paper's Thm 6, $\mathcal{A}_{\min}$)")
+    ax.plot(ag, ry.theorem7_bound(ag), "k-.", lw=1, label=r"paper's Thm 7 bound ($\mathcal{A}_{\ell}$)")
     ax.axvline(float(astar), c="grey", lw=0.8, ls=":")
     ax.set_xlabel(r"$\alpha = l/u$")
     ax.set_ylabel("worst simulated ratio to H-SF")

@@ -1,4 +1,4 @@
-"""Page helpers of the A_min chapter (notebooks/amin.py): provenance notes and compact tables.
+"""Page helpers of the Aₘᵢₙ chapter (notebooks/amin.py): provenance notes and compact tables.
 
 :func:`rows_note` turns a stored table's label (:attr:`kvlib.book.store.Table.label`) into Markdown
 whose file path is a code literal, for ``{glue:md}`` in captions; :func:`readable` renames the
@@ -26,8 +26,8 @@ __all__ = ["rows_note", "readable", "joined", "as_fraction", "without_constant",
            "decision_time_facts", "corollary2_table", "figure2_table"]
 
 #: Registry names of the policies in the chapter's frames -> the names the page uses.
-POLICY_NAMES = {"a-min": "A_min", "a-min-progress": "A_min (progress reading)", "a-max": "A_max",
-                "a-random": "A_random", "a-l": "A_l", "h-sf": "H-SF"}
+POLICY_NAMES = {"a-min": "Aₘᵢₙ", "a-min-progress": "Aₘᵢₙ (progress reading)", "a-max": "Aₘₐₓ",
+                "a-random": "A-random", "a-l": "Aₗ", "h-sf": "H-SF"}
 
 #: CSS padding of the header and body cells of :func:`table`.
 CELL_PADDING = "0.2em 0.55em"
@@ -103,7 +103,7 @@ def seeds_text(n, column: str) -> str:
 
 #: Reader-facing headers of the two Theorem 2 tables (after :func:`kvlib.book.chapters.amin.values.theorem2_display`).
 THM2_HEADERS = {"alpha": "α", "reps": "seeds", "M (tokens)": "M",
-                "batch A_max / H-SF (closed form)": "batch A_max / H-SF (closed)"}
+                "batch Aₘₐₓ / H-SF (closed form)": "batch Aₘₐₓ / H-SF (closed)"}
 
 
 def theorem2_tables(thm2) -> dict:
@@ -117,19 +117,19 @@ def theorem2_tables(thm2) -> dict:
     inst, seeds = without_constant(inst, "reps")
     inst = joined(inst.assign(alpha=inst.alpha.map(as_fraction)), ["l", "u"], "(l, u)", template="({}, {})")
     return {"thm2_seeds_s": seeds_text(seeds, "seeds"),
-            "amin-tab-thm2-inst": table(inst.rename(columns=THM2_HEADERS), formats={"A_max TEL (mean)": "{:,.1f}"}),
+            "amin-tab-thm2-inst": table(inst.rename(columns=THM2_HEADERS), formats={"Aₘₐₓ TEL (mean)": "{:,.1f}"}),
             "amin-tab-thm2-ratio": table(ratios.assign(alpha=ratios.alpha.map(as_fraction)).rename(columns=THM2_HEADERS))}
 
 
 def ec1_table(prop: dict, ec7: dict):
     """:func:`kvlib.book.chapters.amin.values.ec1_display` turned on its side: one row per quantity (as text), one column
-    for Proposition EC.1's two schedules and one for eq. (EC.7) over all orders of A_random."""
+    for Proposition EC.1's two schedules and one for eq. (EC.7) over all orders of A-random."""
     from kvlib.book.chapters.amin.values import ec1_display
 
     tab = (ec1_display(prop, ec7).set_index("statement").T.astype(str)
            .rename(index={"beta M": "βM", "TEL under beta M": "TEL under βM", "1/beta": "1/β"})
            .rename_axis("quantity").reset_index())
-    tab.columns = ["quantity", "Proposition EC.1 (two schedules)", "eq. (EC.7) (A_random, all orders)"]
+    tab.columns = ["quantity", "Proposition EC.1 (two schedules)", "eq. (EC.7) (A-random, all orders)"]
     return tab
 
 
@@ -185,7 +185,7 @@ def lemma_ec1_table(lec1):
 
 def lemma_ec1_facts(lec1) -> dict:
     """Glue of Lemma EC.1: instances and coupled pairs, the failures (instances where eq. (EC.8) fails plus
-    pairs where A_max's TEL is larger or a request starts later) and the largest quotient (as text)."""
+    pairs where Aₘₐₓ's TEL is larger or a request starts later) and the largest quotient (as text)."""
     fail = (lec1.instances - lec1.ec8_holds).sum() + lec1.tel_worse.sum() + lec1.start_later.sum()
     return {"lec1_inst": int(lec1.instances.sum()), "lec1_pairs": int(lec1.pairs.sum()), "lec1_fail": int(fail),
             "lec1_max": str(max(lec1.max_quotient))}
@@ -193,7 +193,7 @@ def lemma_ec1_facts(lec1) -> dict:
 
 def ec5_facts(results: dict) -> dict:
     """Glue of eq. (EC.5): the supremum over the whole interval (``ec5_*_all``) and over its end points
-    (``ec5_*_end``) for A_max (``amax``) and A_random (``arand``), as fractions ``"p/q"``, and the table
+    (``ec5_*_end``) for Aₘₐₓ (``amax``) and A-random (``arand``), as fractions ``"p/q"``, and the table
     ``amin-tab-ec5``.  Raises ``ValueError`` if eq. (EC.5) holds for one of them (the page says it fails)."""
     from kvlib.book.chapters.amin.values import ec5_display
 
@@ -210,11 +210,11 @@ def ec5_facts(results: dict) -> dict:
 def ec6_table(summary):
     """:func:`kvlib.book.chapters.amin.values.ec6_summary` for the page: ``(l, u)`` in one column, ``α`` as a fraction."""
     tab = joined(summary.assign(alpha=summary.alpha.map(as_fraction)), ["l", "u"], "(l, u)", template="({}, {})")
-    return tab.rename(columns={"alpha": "α", "worst": "worst A_random / H-SF", "ec6": "(1 + 1/α)/2 (paper's)",
+    return tab.rename(columns={"alpha": "α", "worst": "worst A-random / H-SF", "ec6": "(1 + 1/α)/2 (paper's)",
                                "worst_over_bound": "worst / bound"})
 
 
-#: Names of the readings of A_min in the periods tables.
+#: Names of the readings of Aₘᵢₙ in the periods tables.
 READINGS = {"a-min": "literal", "a-min-progress": "progress"}
 
 
@@ -237,7 +237,7 @@ def periods_tables(per_j, per_sum) -> dict:
                                  "frac_inputs": "per input", "frac_requests": "per request",
                                  "inputs_per_request": "inputs / request"}, READINGS)
     every = readable(per_sum_tab, {"lemma1_dev_inputs": "Lemma 1, inputs", "lemma1_dev_requests": "Lemma 1, requests",
-                                   "prop1_later_dev": "Prop. 1, i > l", "ratio": "A_min / H-SF", "lemma2": "Lemma 2"},
+                                   "prop1_later_dev": "Prop. 1, i > l", "ratio": "Aₘᵢₙ / H-SF", "lemma2": "Lemma 2"},
                      READINGS)
     return {"per_seeds_s": seeds_text(seeds, "runs"),
             "amin-tab-periods": table(joined(first.rename(columns={"policy": "reading"}), ["scale", "M", "s"], "c, M, s"),
@@ -248,11 +248,11 @@ def periods_tables(per_j, per_sum) -> dict:
 
 
 def single_length_facts(one, M_equal: int = 240) -> dict:
-    """Glue of the single-length runs (``cx.single_length_row``): the table ``amin-tab-one`` (A_min / H-SF
+    """Glue of the single-length runs (``cx.single_length_row``): the table ``amin-tab-one`` (Aₘᵢₙ / H-SF
     per length ``k`` and memory), whether the ratio is exactly 1 at every ``k`` at memory ``M_equal``
     (``one_len_equal``, as text; vacuously ``"True"`` when no row has that memory) and the range of the
     ratio."""
-    tab = one.pivot(index="k", columns="M", values="amin_over_hsf").rename(columns=lambda m: f"A_min / H-SF, M = {m}")
+    tab = one.pivot(index="k", columns="M", values="amin_over_hsf").rename(columns=lambda m: f"Aₘᵢₙ / H-SF, M = {m}")
     return {"amin-tab-one": table(tab.reset_index(), precision=4),
             "one_len_equal": str(bool((one[one.M == M_equal].amin_over_hsf == 1.0).all())),
             "one_len_min": float(one.amin_over_hsf.min()), "one_len_max": float(one.amin_over_hsf.max())}
@@ -272,18 +272,18 @@ def cross_terms_tables(meas, pure: dict, u: int) -> dict:
     ``k^2/2`` (``amin-tab-meas-diag``; ``pure`` maps ``(policy, k)`` to the measured value)."""
     import pandas as pd
 
-    diag = pd.DataFrame({"k": range(1, u + 1), "A_min (pure run)": [pure[("a-min", k)] for k in range(1, u + 1)],
+    diag = pd.DataFrame({"k": range(1, u + 1), "Aₘᵢₙ (pure run)": [pure[("a-min", k)] for k in range(1, u + 1)],
                          "H-SF (pure run)": [pure[("h-sf", k)] for k in range(1, u + 1)],
                          "k²/2": [k * k / 2 for k in range(1, u + 1)]})
     return {"amin-tab-meas": table(joined(meas, ["i", "j"], "(i, j)", template="({}, {})").rename(columns={
-                "reps": "seeds", "amin_measured": "A_min measured", "A_corollary1": "a(i,j) (Cor. 1, halved)",
-                "hsf_measured": "H-SF measured", "B": "b(i,j)", "amin_rel_dev": "A_min rel. dev.",
+                "reps": "seeds", "amin_measured": "Aₘᵢₙ measured", "A_corollary1": "a(i,j) (Cor. 1, halved)",
+                "hsf_measured": "H-SF measured", "B": "b(i,j)", "amin_rel_dev": "Aₘᵢₙ rel. dev.",
                 "hsf_rel_dev": "H-SF rel. dev."})),
             "amin-tab-meas-diag": table(diag, formats={"k²/2": "{:.1f}"})}
 
 
 def cross_terms_facts(meas) -> dict:
-    """Glue of the measured cross terms: the largest and mean absolute relative deviation of A_min's from
+    """Glue of the measured cross terms: the largest and mean absolute relative deviation of Aₘᵢₙ's from
     ``a_ij``, the largest of H-SF's from ``b_ij``, the worst pair ``"{i, j}"`` and how many of the pairs
     fall below ``a_ij``.  Raises ``ValueError`` on an empty frame."""
     if not len(meas):
@@ -311,15 +311,15 @@ def lemma2_distributions(c: int) -> dict:
 def lemma2_table(lem2):
     """``cx.lemma2_summary`` for the page (without ``n``, which the text states as ``n_per_M`` times ``M``)."""
     return lem2.drop(columns="n").rename(columns={
-        "dist": "lengths", "M": "M (tokens)", "hsf_over_fluid": "H-SF / fluid", "ratio_min": "A_min / H-SF (min)",
-        "ratio_max": "A_min / H-SF (max)", "lemma2": "Lemma 2", "rel_dev_max": "max rel. dev."})
+        "dist": "lengths", "M": "M (tokens)", "hsf_over_fluid": "H-SF / fluid", "ratio_min": "Aₘᵢₙ / H-SF (min)",
+        "ratio_max": "Aₘᵢₙ / H-SF (max)", "lemma2": "Lemma 2", "rel_dev_max": "max rel. dev."})
 
 
 def geometric_runs_facts(geo) -> dict:
     """Glue of the simulated geometric lengths (``cx.geometric_row``): the table ``amin-tab-geo``, the largest
     simulated ratio and Lemma 2 value, the values of ``q`` (as text) and the largest memory."""
     return {"amin-tab-geo": table(geo[["q", "M", "n", "amin_over_hsf", "lemma2"]].rename(
-                columns={"M": "M (tokens)", "amin_over_hsf": "A_min / H-SF", "lemma2": "Lemma 2"}), precision=4),
+                columns={"M": "M (tokens)", "amin_over_hsf": "Aₘᵢₙ / H-SF", "lemma2": "Lemma 2"}), precision=4),
             "geo_sim_max": float(geo.amin_over_hsf.max()), "geo_sim_l2": float(geo.lemma2.max()),
             "geo_qs_s": ", ".join(f"{float(q):g}" for q in geo.q), "geo_M": int(geo.M.max())}
 
@@ -342,13 +342,13 @@ def decision_time_facts(timing, tolerance: float = 1.2) -> dict:
 def corollary2_table(cor2):
     """:func:`kvlib.book.chapters.amin.values.corollary2_summary` with reader-facing headers."""
     return cor2.rename(columns={
-        "dist": "lengths (on c{1..8})", "M": "M (tokens)", "multi": "revised A_min / H-SF (worst)",
-        "single": "A_min on [c, 8c] / H-SF (worst)", "lemma2_single": "Lemma 2 (single interval)",
-        "lambda_max": "λ_max(A₈, B₈)"})
+        "dist": "lengths (on c{1..8})", "M": "M (tokens)", "multi": "revised Aₘᵢₙ / H-SF (worst)",
+        "single": "Aₘᵢₙ on [c, 8c] / H-SF (worst)", "lemma2_single": "Lemma 2 (single interval)",
+        "lambda_max": "λₘₐₓ(A₈, B₈)"})
 
 
 def figure2_table(worst):
     """``cx.sweep_worst`` of the Figure 2 runs as a flat table with reader-facing headers (also the CSV)."""
-    return worst.reset_index().rename(columns={"M": "M (tokens)", "alpha": "α", "a-l": "A_l (worst)",
-                                               "a-min": "A_min (worst)", "a-random": "A_random (worst)",
+    return worst.reset_index().rename(columns={"M": "M (tokens)", "alpha": "α", "a-l": "Aₗ (worst)",
+                                               "a-min": "Aₘᵢₙ (worst)", "a-random": "A-random (worst)",
                                                "theorem7": "Theorem 7 bound", "runs": "runs"})

@@ -1,4 +1,4 @@
-"""Display tables and glued numbers of the A_min chapter (003, Chen, Ye and Zhou), from its stored tables.
+"""Display tables and glued numbers of the Aₘᵢₙ chapter (003, Chen, Ye and Zhou), from its stored tables.
 
 Computed from the chapter's stored tables (:mod:`kvlib.book.store`; row functions in
 :mod:`kvlib.theory.cyz_experiments`, :mod:`kvlib.theory.memory_scaling` and
@@ -25,11 +25,11 @@ __all__ = ["theorem2_display", "theorem2_facts", "theorem6_display", "theorem6_f
 
 THEOREM6_AT_QUARTER = 1.375  # 003 Theorem 6's (3 - alpha)/2 at alpha = 1/4
 
-_THM2_NAMES = {"M": "M (tokens)", "hsf": "H-SF TEL", "amax": "A_max TEL (mean)", "ratio_ours": "A_max / H-SF",
-               "ratio_batch_sim": "batch A_max / H-SF (sim.)",
-               "ratio_batch_model": "batch A_max / H-SF (closed form)", "batch_limit": "batch limit",
+_THM2_NAMES = {"N_l": "Nₗ", "N_u": "Nᵤ", "M": "M (tokens)", "hsf": "H-SF TEL", "amax": "Aₘₐₓ TEL (mean)", "ratio_ours": "Aₘₐₓ / H-SF",
+               "ratio_batch_sim": "batch Aₘₐₓ / H-SF (sim.)",
+               "ratio_batch_model": "batch Aₘₐₓ / H-SF (closed form)", "batch_limit": "batch limit",
                "paper_formula": "paper's limit"}
-_THM2_RATIOS = ["A_max / H-SF", "batch A_max / H-SF (sim.)", "batch A_max / H-SF (closed form)", "batch limit",
+_THM2_RATIOS = ["Aₘₐₓ / H-SF", "batch Aₘₐₓ / H-SF (sim.)", "batch Aₘₐₓ / H-SF (closed form)", "batch limit",
                 "paper's limit"]
 
 
@@ -43,7 +43,7 @@ def theorem2_display(thm2: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def theorem2_facts(thm2: pd.DataFrame) -> dict:
     """Values at the largest scale present for ``alpha = 1/4`` (suffix ``a4``) and ``1/9`` (``a9``):
-    ``thm2_ratio_*`` (our A_max), ``thm2_batch_*`` (batch closed form), ``thm2_bsim_*`` (batch
+    ``thm2_ratio_*`` (our Aₘₐₓ), ``thm2_batch_*`` (batch closed form), ``thm2_bsim_*`` (batch
     simulated), ``thm2_blim_*`` (batch limit), ``thm2_formula_*`` (the paper's limit), ``thm2_M_*``."""
     last = thm2.groupby("alpha").tail(1).set_index("alpha")
     out = {}
@@ -59,10 +59,10 @@ def theorem2_facts(thm2: pd.DataFrame) -> dict:
 
 
 def theorem6_display(tp: pd.DataFrame) -> pd.DataFrame:
-    """Min and max ratio per ``l`` of the literal A_min and of ``AMinProgress`` (two-point runs of
+    """Min and max ratio per ``l`` of the literal Aₘᵢₙ and of ``AMinProgress`` (two-point runs of
     :func:`kvlib.theory.cyz_experiments.two_point_frame`), with the seeds behind them and Lemma 2."""
     g = tp.groupby(["l", "u"]).agg(**{
-        "runs": ("a-min", "size"), "A_min / H-SF (min)": ("a-min", "min"), "A_min / H-SF (max)": ("a-min", "max"),
+        "runs": ("a-min", "size"), "Aₘᵢₙ / H-SF (min)": ("a-min", "min"), "Aₘᵢₙ / H-SF (max)": ("a-min", "max"),
         "AMinProgress (min)": ("a-min-progress", "min"), "AMinProgress (max)": ("a-min-progress", "max"),
         "Lemma 2": ("lemma2", "mean")})
     return g.reset_index()
@@ -113,8 +113,8 @@ def lemma2_facts(summary: pd.DataFrame, runs: pd.DataFrame) -> dict:
 def fig2_facts(worst: pd.DataFrame, astar: float) -> dict:
     """Glue of the Figure 2 sweep (:func:`kvlib.theory.cyz_experiments.sweep_worst`) at the largest
     memory that has every ``alpha`` of the table (a partial table may hold only some at its largest
-    memory; ``fig2_Mmax``), else at the largest memory: A_l against Theorem 7's bound, A_min against Theorem 6's, where A_l beats A_min
-    and whether that is exactly ``alpha < astar``, and the drift of A_l's worst ratio across memories."""
+    memory; ``fig2_Mmax``), else at the largest memory: Aₗ against Theorem 7's bound, Aₘᵢₙ against Theorem 6's, where Aₗ beats Aₘᵢₙ
+    and whether that is exactly ``alpha < astar``, and the drift of Aₗ's worst ratio across memories."""
     Ms = sorted(int(m) for m in set(worst.index.get_level_values("M")))
     alphas = set(worst.index.get_level_values("alpha"))
     full = [m for m in Ms if set(worst.loc[m].index) == alphas]  # memories with every alpha present
@@ -136,7 +136,7 @@ def fig2_facts(worst: pd.DataFrame, astar: float) -> dict:
     }
     if len(Ms) > 1:
         drift = (worst.loc[Ms[-1]]["a-l"] - worst.loc[Ms[0]]["a-l"]).dropna()
-        out["fig2_drift"] = (f"from M = {Ms[0]} to M = {Ms[-1]} A_l's worst ratio changes by "
+        out["fig2_drift"] = (f"from M = {Ms[0]} to M = {Ms[-1]} Aₗ's worst ratio changes by "
                              f"{drift.min():+.3f} to {drift.max():+.3f} across the {len(drift)} values of "
                              f"alpha present at both")
     else:
@@ -169,7 +169,7 @@ def ec1_display(prop: dict, ec7: dict) -> pd.DataFrame:
          "quotient": _frac(Fraction(prop["tel_betaM"], prop["tel_M"])), "1/beta": _frac(1 / prop["beta"]),
          "hypotheses met": bool(prop["packed"] and prop["same_order"] and prop["feasible"]),
          "inequality holds": bool(prop["holds"])},
-        {"statement": "eq. (EC.7) (A_random, all permutations)", "o": str(tuple(ec7["o"])), "s": ec7["s"],
+        {"statement": "eq. (EC.7) (A-random, all permutations)", "o": str(tuple(ec7["o"])), "s": ec7["s"],
          "M": ec7["M"], "beta M": ec7["small_M"], "TEL under M": _frac(ec7["E_tel_M"]),
          "TEL under beta M": _frac(ec7["E_tel_small"]), "quotient": _frac(ec7["quotient"]),
          "1/beta": _frac(ec7["bound"]), "hypotheses met": "-", "inequality holds": bool(ec7["holds"])},
@@ -197,7 +197,7 @@ def ec5_display(results: dict) -> pd.DataFrame:
 
 def ec6_summary(rows: pd.DataFrame) -> pd.DataFrame:
     """Stored :func:`kvlib.theory.memory_scaling.a_random_two_point_row` rows: per ``(l, u, s, M)``
-    the worst A_random / H-SF over the short fractions and seeds, beside eq. (EC.6)'s bound."""
+    the worst A-random / H-SF over the short fractions and seeds, beside eq. (EC.6)'s bound."""
     r = rows.assign(alpha=rows.l / rows.u)
     g = r.groupby(["l", "u", "alpha", "s", "M"])
     out = g.agg(worst=("ratio", "max"), runs=("ratio", "size"), ec6=("ec6", "first")).reset_index()
@@ -218,7 +218,7 @@ def ec6_facts(summary: pd.DataFrame) -> dict:
 def periods_summary(rows: pd.DataFrame) -> pd.DataFrame:
     """Stored :func:`kvlib.book.chapters.amin.periods.periods_row` rows per configuration (means over seeds):
     evictions, Lemma 1's weighted deviations under the two readings of ``b_ij``, Proposition 1's
-    deviation after the first period, A_min / H-SF and Lemma 2."""
+    deviation after the first period, Aₘᵢₙ / H-SF and Lemma 2."""
     keys = ["policy", "scale", "M", "s"]
     cols = ["evictions", "lemma1_dev_inputs", "lemma1_dev_requests", "prop1_later_dev", "ratio", "lemma2"]
     g = rows.groupby(keys)
@@ -272,7 +272,7 @@ def _prog_sentence(per_j: pd.DataFrame) -> str:
 
 def corollary2_summary(rows: pd.DataFrame) -> pd.DataFrame:
     """Stored :func:`kvlib.theory.cyz_experiments.corollary2_row` rows per distribution and memory:
-    the worst ratios to H-SF of the revised (multi-interval) and the single-interval A_min over the
+    the worst ratios to H-SF of the revised (multi-interval) and the single-interval Aₘᵢₙ over the
     seeds, Lemma 2 for the single interval, and ``lambda_max``."""
     g = rows.groupby(["dist", "M"], sort=False)
     return g.agg(multi=("multi_over_hsf", "max"), single=("single_over_hsf", "max"),

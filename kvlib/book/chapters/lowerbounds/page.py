@@ -54,8 +54,8 @@ STORED_HOLDS = {"thm41": "001 Thm 4.1: adversary runs, one per (M, policy)",
                 "thm41_opt": "001 Thm 4.1: certified optima",
                 "wyz_opt": "002 Thms 1 and EC.1: certified optima"}
 
-#: The summary table's row for 003 Theorem 2, whose section points to the A_min chapter.
-SUMMARY_003 = {"construction": "003 Thm 2 (A_max, s = 0, M = l u)", "claimed (paper's)": "see the A_min chapter",
+#: The summary table's row for 003 Theorem 2, whose section points to the Aₘᵢₙ chapter.
+SUMMARY_003 = {"construction": "003 Thm 2 (Aₘₐₓ, s = 0, M = l u)", "claimed (paper's)": "see the Aₘᵢₙ chapter",
                "measured": "-", "verdict": "covered there"}
 
 #: What a table or a value says when the exhaustive search found nothing.

@@ -39,7 +39,7 @@ def looseness_figure(df):
     axes[1].scatter(df.opt_upper, df.L47_loose, s=12, label="OPT / LB₂ (ours)")
     axes[1].scatter(df.opt_upper, df.OS_loose, s=12, label="OPT / OS")
     axes[1].set(xscale="log", xlabel="OPT", ylabel="ratio", title="lower bounds")
-    axes[1].legend(fontsize=8)
+    axes[1].legend(fontsize=10)
     axes[2].hist(df.ratio_ub, bins=20)
     axes[2].set(xlabel="MC-SF / OPT (certified lower bound)", ylabel="instances", title="MC-SF / OPT")
     fig.tight_layout()
@@ -54,12 +54,12 @@ def identical_figure(idf, ddf):
     ax[0].scatter(idf.n * (idf.s + idf.o) / idf.M, idf.ratio_opt, s=8)
     ax[0].axhline(4, color="r", ls="--", label="paper's ratio 4")
     ax[0].set(xlabel="n (s + o) / M", ylabel="MC-SF / OPT", title="identical requests, certified OPT")
-    ax[0].legend(fontsize=8)
+    ax[0].legend(fontsize=10)
     for qn, grp in ddf.groupby("q"):
         ax[1].scatter(grp.o / grp.M, grp.ratio_lp, s=8, label=f"q = {qn}")
     ax[1].axhline(4, color="r", ls="--")
     ax[1].set(xscale="log", xlabel="o / M", ylabel="MC-SF / our LP", title="dense grid (upper bound on ratio)")
-    ax[1].legend(fontsize=7)
+    ax[1].legend(fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -74,12 +74,12 @@ def batch_dual_figure(b3, sdf3):
     ax[0].axhline(4, color="r", ls="--", label="4")
     ax[0].axvline(3, color="k", ls=":", lw=1)
     ax[0].set(xlabel=r"$\rho = oM/(k\,\mathrm{vol}_o)$", ylabel=r"$\sup_n U / D(T^*)$", title="batch bound / dual")
-    ax[0].legend(fontsize=7)
+    ax[0].legend(fontsize=10)
     ax[1].scatter(sdf3.n, sdf3["U / D"], s=8, label="U / D (batch bound)")
     ax[1].scatter(sdf3.n, sdf3["MC-SF / D"], s=8, label="MC-SF / D (simulated)")
     ax[1].axhline(4, color="r", ls="--")
     ax[1].set(xlabel="n", ylabel="ratio to the dual", title=r"$k = 1$ with staggering, $\rho > 3$")
-    ax[1].legend(fontsize=7)
+    ax[1].legend(fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -96,11 +96,11 @@ def timing_figure(rows):
     ax[0].loglog(tdf.M, tdf["max us"], "s-", label="max")
     ax[0].loglog(tdf.M, tdf["mean us"].iloc[0] * (tdf.M / tdf.M.iloc[0]) ** 2, "k--", label="slope 2 (M^2)")
     ax[0].set(xlabel="M", ylabel="decision time (us)")
-    ax[0].legend(fontsize=8)
+    ax[0].legend(fontsize=10)
     for r in rows:
         ax[1].scatter(r["waiting"], 1e6 * r["times"], s=3, label=f"M = {r['M']}")
     ax[1].set(xlabel="waiting requests", ylabel="decision time (us)", yscale="log")
-    ax[1].legend(fontsize=8, loc="upper left")
+    ax[1].legend(fontsize=10, loc="upper left")
     fig.tight_layout()
     return fig
 
@@ -113,7 +113,7 @@ def regret_opt_figure(ro_sum):
         ax.fill_between(grp["T"], grp.regret_lo, grp.regret_hi, alpha=0.3)
         ax.plot(grp["T"], grp.regret_lo, "o-", label=f"{reg}")
     ax.set(xscale="log", xlabel="horizon T (rounds)", ylabel="(MC-SF - OPT) / n", title="regret, certified OPT")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -125,6 +125,6 @@ def regret_figure(rdf):
     for load, grp in rdf.groupby("load"):
         ax.plot(grp["T"], grp["gap"], "o-", label=f"load {load}")
     ax.set(xscale="log", yscale="log", xlabel="horizon T", ylabel="avg latency: MC-SF - lower bound")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=10)
     fig.tight_layout()
     return fig

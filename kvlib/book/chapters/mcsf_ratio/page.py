@@ -100,6 +100,11 @@ def step_table(steps):
                          "largest left / right": ratio})
 
 
+def step_words(step: str) -> str:
+    """A step of 001 Theorem 4.3's proof in words (its short name only where :data:`STEP_WORDS` has none)."""
+    return STEP_WORDS.get(step) or f"step {step}"
+
+
 def range_summary(frame, spec):
     """Min, median and max of some columns of ``frame``, one row per quantity.
 

@@ -312,7 +312,7 @@ def chain_links_figure(ratios: dict):
         ax.hist(r, bins=np.linspace(min(r.min(), 1.0) - 0.05, max(r.max(), const or 0.0) + 0.05, 41), color="tab:blue", alpha=0.8)
         if const is not None:
             ax.axvline(const, color="tab:red", linestyle="--", label=f"claimed {const:g}")
-            ax.legend(fontsize=7)
+            ax.legend(fontsize=9)
         ax.set_title(plain(label), fontsize=9)
         ax.set(xlabel="ratio", ylabel="instances")
     fig.tight_layout()
