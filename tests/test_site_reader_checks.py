@@ -60,8 +60,8 @@ DEFECTS = {
     "inline-code-in-prose": ("codename", "<p>The bound (<code>ry.cr_amin</code>) holds.</p>", "t", "Model"),
     "inline-snake-in-caption": ("codename", "<figure><table><tr><td>1</td></tr></table><figcaption>Table 2 "
                                 "from <code>match_share_upper</code>.</figcaption></figure>", "t", "Model"),
-    "undefined-abbreviation": ("abbrev", "<p>An LLM serves the requests.</p>", "t", "Model"),
-    "undefined-hyphenated": ("abbrev", "<p>Relax-LP bounds the optimum.</p>", "t", "Model"),
+    "undefined-abbreviation": ("abbrev", "<p>An XQZ serves the requests.</p>", "t", "Model"),
+    "undefined-hyphenated": ("abbrev", "<p>Qzx-LP bounds the optimum.</p>", "t", "Model"),
 }
 
 
@@ -186,5 +186,5 @@ def test_each_reader_defect_found_and_clean_page_passes(site):
     assert "legend 'MC-SF'" in culprits["small-legend.html"] and "px tall" in culprits["small-legend.html"]
     assert "'A_max'" in culprits["underscore-in-toc.html"] and "navigation" in culprits["underscore-in-toc.html"]
     assert "window title" in culprits["underscore-in-title.html"]
-    assert "'LLM'" in culprits["undefined-abbreviation.html"]
+    assert "'XQZ'" in culprits["undefined-abbreviation.html"]
     assert "'kvlib.serving.measured'" in culprits["code-path-in-prose.html"]
