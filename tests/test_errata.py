@@ -22,6 +22,7 @@ from kvlib.optimum.bruteforce import brute_force_opt
 from kvlib.policies.registry import make_policy
 from kvlib.theory.adversary import wyz_thm1_mcsf_tel
 from kvlib.theory.thm43_paper import b3_dual_solution
+from kvlib.book.chapters.errata_values import values as EV  # the figures the errata page glues
 
 
 def _at_zero(pairs, M):
@@ -61,6 +62,7 @@ def test_002_theorem1_last_sum_is_quadratic_not_m125():
     for m in (9, 36, 81, 144):
         assert int(tel_mcsf.subs(R, math.isqrt(m))) == wyz_thm1_mcsf_tel(m)
     assert sp.limit(tel_mcsf / tel_lambda, R, sp.oo) == sp.Rational(4, 3)
+    assert EV.values_002()["w1-limit"] == "4/3"
 
 
 def test_002_theorem_ec1_last_sum_is_m25_not_m175():
@@ -77,6 +79,7 @@ def test_002_theorem_ec1_last_sum_is_m25_not_m175():
     tel_mcsf2 = sp.expand(first + (R - 1) * X * Y / R + last)
     tel_alt = sp.expand(first + X * Y / R + last)
     assert sp.limit(tel_mcsf2 / tel_alt, R, sp.oo) == 3
+    assert EV.values_002()["wec1-limit"] == "3"
 
 
 # --------------------------------------------------------------------------------------------
@@ -98,6 +101,7 @@ def test_002_theorem2_reduction_with_M_equal_T():
     opt, starts, _ = brute_force_opt(inst)
     assert opt > 3 * 1 * 2 // 2
     assert opt == 4
+    assert EV.values_002()["np-batch-tokens"] == sum(x) + 3 == 13
 
 
 def test_002_theorem_ec2_reduction_with_M_equal_T():
@@ -139,6 +143,15 @@ def test_001_b3_dual_objective_bound_has_wrong_direction():
     assert true_dual <= opt
     assert papers_bound > opt          # the displayed inequality fails on this instance
     assert (true_dual, papers_bound, opt) == (30, 35, 30)
+    V = EV.values_001()
+    assert (V["b3-n10-dual"], V["b3-n10-display"], V["b3-n10-opt"]) == ("30", "35", 30)
+    # the smallest counterexample, n = 3 (tests/test_thm43_paper.py checks it step by step)
+    D3 = b3_dual_solution(3, 1, 1, 4)
+    dual3 = 3 + 3 * D3["ybar"] - 4 * sum(D3["lam"])
+    disp3 = 3 + 3 * D3["ybar"] - 4 * D3["lam"][0] * (D3["lam"][0] / D3["d"]) / 2
+    opt3, _, _ = brute_force_opt(_at_zero([(1, 1)] * 3, 4))
+    assert (dual3, disp3, opt3) == (Fraction(7, 2), Fraction(21, 4), 4) and dual3 <= opt3 < disp3
+    assert (V["b3-n3-dual"], V["b3-n3-display"], V["b3-n3-opt"]) == ("7/2", "21/4", 4)
 
 
 # --------------------------------------------------------------------------------------------
@@ -166,6 +179,8 @@ def test_003_theorem2_last_equality():
     for v in (sp.Rational(1, 100), sp.Rational(1, 16), sp.Rational(1, 2), sp.Rational(9, 10)):
         assert at.subs(al, v) < claimed.subs(al, v)
     assert sp.simplify(at.subs(al, 1) - claimed.subs(al, 1)) == 0
+    V = EV.values_003()
+    assert (V["c2-at-sqrt-a4"], V["c2-at-sqrt-a9"]) == ("3", "9/2")
 
 
 def test_003_theorem8_printed_denominator_sum():
@@ -197,6 +212,9 @@ def test_003_theorem8_printed_denominator_sum():
     assert sp.simplify(den - closed) == 0
     assert sp.simplify(ratio - theorem8_ratio(q)) == 0
     assert sp.limit(theorem8_ratio(q), q, 1) == sp.Rational(14, 9)
+    V = EV.values_003()
+    assert (V["c8-printed"], V["c8-printed-dec"], V["c8-closed"], V["c8-closed-dec"]) == ("208/3", "69.33", "2224/27",
+                                                                                          "82.37")
 
 
 def _optimally_packed(instance: Instance, starts) -> bool:
@@ -229,6 +247,7 @@ def test_003_proposition_ec1_three_requests():
     assert all((I[x] - I[y]) * (I2[x] - I2[y]) >= 0 for x in range(3) for y in range(3))
     tel, tel2 = total_latency(big, Schedule(I)), total_latency(small, Schedule(I2))
     assert (tel, tel2) == (4, 9)
+    assert (EV.values_003()["pec1-tel-M"], EV.values_003()["pec1-tel-betaM"]) == (tel, tel2)
     assert tel2 > 2 * tel
     # I' is what 003's A_random produces under beta M for the permutation (2, 0, 1)
     res = simulate(small, make_policy("h-sf"), seed=0)
@@ -276,17 +295,13 @@ def test_003_theorem6_simulated_amin_with_prompt():
     """Our A_min (kvlib.policies.cyz, 003 Algorithm 2) against H-SF on the two-point instance
     l = 8, u = 32, P(l) = 0.76, n = 12 M, M = 800, all at t = 0 (lengths drawn with
     default_rng([0, M, s])): with s = 0 the ratio is below (3 - alpha)/2, with s = 8 above it."""
-    from kvlib.policies.cyz import interval_instance
-    from kvlib.theory.cyz_experiments import checked_tel
-
-    l, u, M = 8, 32, 800
+    l, u = 8, 32
     bound = (3 - l / u) / 2
-    ratios = {}
-    for s in (0, 8):
-        o = np.random.default_rng([0, M, s]).choice([l, u], size=12 * M, p=[0.76, 0.24])
-        inst = interval_instance(o, M, s, allow_zero_prompt=(s == 0))
-        ratios[s] = checked_tel(inst, "a-min", l, u, 0) / checked_tel(inst, "h-sf", l, u, 0)
+    V = EV.values_003()  # kvlib.book.chapters.errata_values.values._values_003_thm6 runs the simulations
+    ratios = {0: float(V["c6-sim-s0"]), 8: float(V["c6-sim-s8"])}
     assert ratios[0] < bound < bound + 0.05 < ratios[8]
+    assert (V["c6-sim-s0"], V["c6-sim-s8"], V["c6-sim-excess-s8"]) == ("1.303", "1.440", "0.065")
+    assert V["c6-bound"] == f"{bound:.3f}" == "1.375"
 
 
 # --------------------------------------------------------------------------------------------
@@ -401,6 +416,7 @@ def test_004_theorem42_family_with_small_s_over_M(M):
     tel = simulate(inst, make_policy("mc-sf"), seed=0).tel
     opt, starts, _ = brute_force_opt(inst, upper=tel)
     assert tel == opt + 1
+    assert EV.values_004()["t42-family-gap"] == "exactly one"
 
 
 def test_003_theorem_ec1_part1_three_requests():
@@ -439,6 +455,9 @@ def test_003_theorem_ec1_part1_three_requests():
     hsf = {o: checked_tel(interval_instance(list(o), M, s), "h-sf", l, u) for o in ((1, 1, 3), (1, 2, 3), (1, 3, 3))}
     assert (hsf[(1, 1, 3)], hsf[(1, 2, 3)], hsf[(1, 3, 3)]) == (6, 7, 10)
     assert hsf[(1, 1, 3)] + hsf[(1, 3, 3)] > 2 * hsf[(1, 2, 3)]
+    V = EV.values_003()
+    assert (V["tec1-ratio"], V["tec1-ends"]) == ("12/7", "5/3")
+    assert (V["tec1-hsf-minus"], V["tec1-hsf"], V["tec1-hsf-plus"]) == (6, 7, 10)
 
 
 def test_003_theorem_ec1_part1_a_random():
@@ -451,6 +470,7 @@ def test_003_theorem_ec1_part1_a_random():
     assert r["ratios"][(1, 2, 3)] == Fraction(53, 42) == r["sup_all"]
     assert r["sup_ends"] == Fraction(11, 10) and r["argmax_ends"] == (1, 3, 3)
     assert r["sup_all"] > r["sup_ends"]
+    assert (EV.values_003()["tec1-arandom"], EV.values_003()["tec1-arandom-ends"]) == ("53/42", "11/10")
 
 
 # ---- e001 ----
@@ -486,6 +506,10 @@ def test_001_b3_display_fails_on_the_whole_grid():
     assert f"{float(best_exact[0]):.3f}" == "3.355" and best_exact[1] == (24, 1, 14, 30)
     assert f"{float(best_paper[0]):.3f}" == "3.323" and best_paper[1] == (24, 1, 14, 30)
     assert best_paper[0] < best_exact[0] < 4
+    V = EV.values_001()
+    assert (V["b3-grid-n"], V["b3-grid-fails"]) == (count, fails)
+    assert (V["b3-grid-ratio-exact"], V["b3-grid-ratio-paper"]) == ("3.355", "3.323")
+    assert V["b3-grid-argmax-exact"] == "n = 24, s = 1, o = 14, M = 30" and V["b3-grid-argmax-same"] == "both at"
 
 
 def test_001_b2_case1_equality_is_an_inequality():
@@ -499,6 +523,23 @@ def test_001_b2_case1_equality_is_an_inequality():
     right = Fraction(2, 3) * (3 * s**2 + 5 * s * o + 5 * s + 2 * o**2 + 2 * o) / beta**2
     assert (left, right) == (Fraction(9, 25), Fraction(4, 5))
     assert left < right <= Fraction(4, 3)
+    assert (EV.values_001()["b2-case1-left"], EV.values_001()["b2-case1-right"]) == ("0.36", "0.8")
+    assert EV.b2_case1_sides(1, 2) == (left, right)
+    with pytest.raises(ValueError, match="need s, o >= 1"):
+        EV.b2_case1_sides(0, 2)
+
+
+def test_001_lemma44_eq8_glued_values():
+    """001 Lemma 4.4, display (8), on s = 1, o = (1, 2), M = 6, all at 0: the printed right side 446 and the
+    derived one 450 (the dropped term sum |U_l| o_hi_l = 1 + 3 = 4); Lemma 4.4's second constant 28 and
+    Theorem 4.3's 6 * 1536 = 9216."""
+    from kvlib.theory import thm43_paper as T
+
+    r = T.chain_inequalities(Instance.at_zero([1, 1], [1, 2], 6))
+    assert (r["eq8.rhs"], r["eq8.corrected.rhs"]) == (446, 450)
+    V = EV.values_001()
+    assert (V["l44-eq8-printed"], V["l44-eq8-derived"]) == (446, 450)
+    assert (V["l44-constant-corrected"], V["l44-theorem43-constant"]) == (7 * 4, 6 * 1536)
 
 
 def test_004_theorem62_a3_needs_more_than_M():
@@ -523,6 +564,8 @@ def test_004_theorem62_a3_needs_more_than_M():
     assert (disp["as printed"].subs(at), disp["as summed"].subs(at)) == (9_856, 9_920)
     assert row["opt_lower"] > disp["as summed"].subs(at)
     assert pause62.paper_schedules(M, k, short_prompt=eps_M - 1)["A3"].tel == 9_664
+    V = EV.values_004()
+    assert (V["t62-a3-tel"], V["t62-opt-lower"], V["t62-display"]) == (12_416, 11_819, 9_856)
     # with 1/eps - 1 per round the M^2 coefficient of the short requests' TEL is eps^3 / (2 (1 - eps)):
     # (eps M)^2 / (2 (1/eps - 1)); the proof's ratio 1/eps becomes (1 - eps)/eps
     coeff = sp.limit(((e * Ms) ** 2 / (2 * (1 / e - 1))) / Ms**2, Ms, sp.oo)
@@ -574,6 +617,8 @@ def test_004_theorem42_case1_delta_second_equality():
     assert (r["line1"], r["line2"]) == (0, -2)
     assert r["line2"] == r["line3"] == r["line4"] and r["p_k(A)"] == r["p_j(S)"] == 0
     assert r["swapped"] == [0, 0, 1, 3] and r["swap_peak"] == 6 and not r["swap_fits"]
+    V = EV.values_004()
+    assert (V["t42-cjA"], V["t42-ckS"], V["t42-line1"], V["t42-line2"], V["t42-swap-peak"]) == (4, 2, 0, -2, 6)
 
 
 def test_004_theorem64_remaining_memory_sentence():
@@ -589,6 +634,8 @@ def test_004_theorem64_remaining_memory_sentence():
     assert (r["k'"], r["k"]) == (Fraction(4, 5), Fraction(9, 10))
     assert (r["free"], r["paper_free"], r["paper_free_later"]) == (800, 100, 900)
     assert (r["fit"], r["paper_fit"]) == (7, 1)
+    V = EV.values_004()
+    assert (V["t64-free"], V["t64-fit"], V["t64-paper-free"], V["t64-paper-fit"]) == (800, 7, 100, 1)
     assert r["fit"] <= r["paper_free_later"] / 100  # (k' + 1 - k)/eps = 9 bounds the true count
     for kp in range(8, 30):  # every k' of the grid and every k of the proof's range
         for ks in range(1, 9):
@@ -616,6 +663,8 @@ def test_004_lemma55_mean_and_last_step():
     # the exact mean by enumeration of one round: arrivals a ~ Binomial(2, 1/2), each short w.p. 3/4
     one_round = sum(Fraction(math.comb(2, a), 4) * a * Fraction(3, 4) for a in range(3))
     assert 3 * one_round == r["mean_short"]
+    V = EV.values_004()
+    assert (V["l55-mean"], V["l55-display"], V["l55-processed"]) == ("9/4", "3", 3)
 
 
 def test_004_theorem42_case1_display_fails_on_every_case1_instance_of_a_sweep():
@@ -650,6 +699,10 @@ def test_004_theorem42_case1_display_fails_on_every_case1_instance_of_a_sweep():
                     else:
                         bad["no_j_at_first"] += not r["j_at_first"]
     assert cases == {1: 19, 2: 6}
+    V = EV.values_004()
+    assert (V["t42-sweep-bad"], V["t42-sweep-case1"], V["t42-sweep-case2"]) == (25, 19, 6) == (sum(cases.values()),
+                                                                                              cases[1], cases[2])
+    assert V["t42-sweep-case1-all-fail"] == "all"
     assert bad == {"line2": 19, "overflow": 19, "j_at_first": 19, "no_j_at_first": 6}
     r = thm42_case1(_at_zero([(1, 2), (1, 2), (1, 4), (1, 4)], 7), (0, 1, 1, 4))
     assert r["A"] == [0, 0, 2, 5] and r["t_first"] == 0 and not r["j_at_first"]
@@ -684,6 +737,9 @@ def test_003_ec7_inside_hypotheses():
     # the chapter's call (kvlib.theory.memory_scaling, stop rule, engine) gives the same numbers
     c = coupled_expectations((2, 2, 2, 4), 2, 12, 6, 2, 4)
     assert (c["E_tel_M"], c["E_tel_small"], c["bound"]) == (12, 25, 2) and not c["holds"]
+    V = EV.values_003()
+    assert (V["ec7-M"], V["ec7-small"], V["ec7-quotient"], V["ec7-perms"]) == ("12", "25", "25/12", 24)
+    assert (V["ec7-eq3-M"], V["ec7-eq3-small"], V["ec7-eq3-quotient"]) == ("13", "53/2", "53/26")
     # bad input is named
     with pytest.raises(ValueError, match="must lie in"):
         ec7_instance(o=(1, 2, 3, 4))
@@ -696,14 +752,11 @@ def test_003_theorem6_bound_update_readings():
     all at 0): with the book's update of a cancelled request's bound (the larger of the old bound and
     the tokens generated) A_min / H-SF is below (3 - alpha)/2 = 11/8; with Algorithm 2's line read
     literally (the bound becomes the tokens generated) it exceeds the bound by more than 0.1."""
-    from kvlib.theory.cyz_errata import theorem6_readings
-
-    r = theorem6_readings(prompts=(0,))
-    bound = float(r["bound"])
-    assert r["bound"] == Fraction(11, 8)
-    got = r["ratios"][0]
+    V = EV.values_003()  # theorem6_readings(prompts=(0,)) in kvlib.book.chapters.errata_values.values
+    bound = 11 / 8
+    got = {"max": float(V["c6-sim-s0"]), "overwrite": float(V["c6-overwrite-s0"])}
     assert got["max"] < bound < bound + 0.1 < got["overwrite"]
-    assert round(got["max"], 3) == 1.303 and round(got["overwrite"], 3) == 1.492
+    assert (V["c6-sim-s0"], V["c6-overwrite-s0"]) == ("1.303", "1.492")
 
 
 def test_003_lemma2_tau_display_names_c_ii():
@@ -714,6 +767,7 @@ def test_003_lemma2_tau_display_names_c_ii():
 
     printed, right, fixed = lemma2_tau_display({8: Fraction(4, 5), 32: Fraction(1, 5)}, 0, 8)
     assert (printed, right, fixed) == (Fraction(288, 5), Fraction(512, 5), Fraction(512, 5))
+    assert (EV.values_003()["c6-tau-printed"], EV.values_003()["c6-tau-right"]) == ("288/5", "512/5")
     # at k > l both forms agree, and at s = 0, l = 1 (Corollary 1's setting) the slip is invisible
     assert len(set(lemma2_tau_display({8: Fraction(4, 5), 32: Fraction(1, 5)}, 0, 20))) == 1
     assert len(set(lemma2_tau_display({1: Fraction(1, 2), 4: Fraction(1, 2)}, 0, 1))) == 1
@@ -734,6 +788,7 @@ def test_003_theorem8_lemma2_with_prompt():
     assert abs(at1 - lemma2_ratio_exact(lg_weights_exact(q, 400), 1)) < Fraction(1, 10**30)
     assert at1 > Fraction(14, 9) + Fraction(1, 100)
     assert round(float(at1), 4) == 1.5708
+    assert EV.values_003()["c8-s1"] == "1.5708"
 
 
 def test_003_theorem_ec1_pairing_equality_a_max():
@@ -745,6 +800,8 @@ def test_003_theorem_ec1_pairing_equality_a_max():
     r = ec5_pairing((1, 2), 1, s=1, M=6, l=1, u=3)
     assert (r["E_minus"], r["E"], r["E_plus"]) == (3, Fraction(9, 2), Fraction(11, 2))
     assert (r["pair_sum"], r["twice"]) == (Fraction(17, 2), 9) and not r["holds"]
+    V = EV.values_003()
+    assert [V[f"tec1-pair-{x}"] for x in ("minus", "mid", "plus", "sum", "twice")] == ["3", "9/2", "11/2", "17/2", "9"]
 
 
 def test_003_theorem_ec1_ratio_max_display():
@@ -756,6 +813,8 @@ def test_003_theorem_ec1_ratio_max_display():
     r = theorem_ec1_part1("a-max")["ratios"]
     assert (r[(1, 1, 3)], r[(1, 2, 3)], r[(1, 3, 3)]) == (Fraction(5, 3), Fraction(12, 7), Fraction(7, 5))
     assert r[(1, 2, 3)] > max(r[(1, 1, 3)], r[(1, 3, 3)])
+    V = EV.values_003()
+    assert (V["tec1-ratio"], V["tec1-minus"], V["tec1-plus"]) == ("12/7", "5/3", "7/5")
 
 
 def test_003_theorem6_proof_steps_at_s_zero():
@@ -819,6 +878,11 @@ def test_002_theorem8_every_optimal_schedule_as_the_instance_grows():
     # a violation for every optimal schedule with M = 34/11 times the largest s + o (seeded search)
     r = wyz_err.theorem8_over_optima(Instance.at_zero([5, 6, 1, 1, 3], [6, 5, 1, 6, 6], 34))
     assert r["fails_all"] and r["peak_ratio"] == Fraction(34, 11)
+    V = EV.values_002()
+    assert (V["w8-align"], V["w8-opt-align"]) == ("13", "23/2")
+    assert [V[f"w8-k3-{x}"] for x in ("align", "lo", "hi")] == ["35", "69/2", "49"]
+    assert [V[f"w8-k4-{x}"] for x in ("align", "lo", "hi")] == ["48", "46", "60"]
+    assert V["w8-peak-ratio"] == "34/11"
     with pytest.raises(ValueError, match="arrives at t = 0"):
         wyz_err.all_optimal_schedules(Instance.from_arrays([0, 1], [1, 1], [1, 1], 4))
     with pytest.raises(ValueError, match="copies must be positive"):
@@ -877,6 +941,8 @@ def test_002_theorem5_display_epsilon_line_exceeds_tel_group():
             fails[key] += not st[key]
     assert len(fam) == 96
     assert fails == {"L2=L4": 96, "L1>=L4": 47, "L5>L6": 96, "L6=L7": 96, "L1>=L2": 0, "L4>L5": 0, "L6>=L7": 0}
+    V = EV.values_002()
+    assert (V["w5-family-n"], V["w5-b-eq-fails"], V["w5-b-exceeds"], V["w5-c-fails"]) == (96, 96, 47, 96)
 
 
 def test_002_theorem7_display_drops_the_within_group_count():
@@ -908,6 +974,9 @@ def test_002_theorem7_display_drops_the_within_group_count():
         for key in fails:
             fails[key] += not st[key]
     assert fails == {"E2=E4": 55, "E5=E6": 66, "E4<=E5": 0, "E5<=E6": 0, "E6<=E7": 0, "E7<=E8": 12, "E8=E9": 66}
+    V = EV.values_002()
+    assert [V[f"w7-b-k{k}"] for k in (1, 2, 5, 10)] == ["15", "23", "219/4", "1773/17"]
+    assert (V["w7-c-before"], V["w7-c-after"], V["w7-b-fails"], V["w7-c-fails"]) == ("30", "48", 55, 66)
 
 
 def test_002_lemma2_critical_inequality_with_no_room():
@@ -931,6 +1000,10 @@ def test_002_lemma2_critical_inequality_with_no_room():
     assert len(rows) == 23 and sum(r["q"] == 0 for r in rows) == 17
     assert all(r["critical"] == (r["q"] > 0) for r in rows)
     assert all(r["group_rule"] and r["ec3"] and r["lemma1"] and r["ec1"] in (None, True) for r in rows)
+    V = EV.values_002()
+    assert (V["wl2-x2-size"], V["wl2-sides"], V["wl2-no-room"], V["wl2-nonterminal"], V["wl2-ec3"]) == \
+        (25, "1/50", 17, 23, "all")
+    assert V["w5-family-n"] == len(_wyz_family()) == 96
 
 
 def test_002_theorems_1_and_ec1_last_display_inequality():
@@ -952,6 +1025,7 @@ def test_002_theorems_1_and_ec1_last_display_inequality():
     assert 98 < t1 < 99 and 22 < te < 23
     assert wyz_err.theorem1_display_ratio(98)["holds"] and not wyz_err.theorem1_display_ratio(99)["holds"]
     assert wyz_err.theorem_ec1_display_ratio(22)["holds"] and not wyz_err.theorem_ec1_display_ratio(23)["holds"]
+    assert (EV.values_002()["w1-display-first-M"], EV.values_002()["wec1-display-first-M"]) == (99, 23)
     for Mv in (100, 10**4, 10**8):
         assert not wyz_err.theorem1_display_ratio(Mv)["holds"]
         assert not wyz_err.theorem_ec1_display_ratio(Mv)["holds"]
@@ -972,6 +1046,7 @@ def test_002_theorem8_no_two_request_counterexample():
             assert not r["fails_some"], (s1, o1, s2, o2, M)
             count += 1
     assert count == 702
+    assert EV.values_002()["w8-two-request-ok"] == count
 
 
 def test_002_theorem_ec1_tel_display_packs_one_request_too_many():
@@ -993,3 +1068,4 @@ def test_002_theorem_ec1_tel_display_packs_one_request_too_many():
         assert paper < res.tel
         got[M] = (paper, int(res.tel))
     assert got[16] == (1432, 1579)
+    assert (EV.values_002()["wec1-display-16"], EV.values_002()["wec1-sim-16"]) == got[16]

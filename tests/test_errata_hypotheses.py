@@ -8,7 +8,9 @@ Two kinds of test:
 * a walk over the page and ``book/mission.yml``: every entry (and every ``differs: erratum`` row)
   names an instance that is checked here by a function encoding the theorem's hypotheses, says
   "outside" where one lies outside them, carries a verdict of the required form, and every figure of
-  its folded "How this is checked" line occurs in the source of the test that line names.
+  its folded "How this is checked" line occurs in the source of the test that line names; a figure the
+  page glues from chapters/errata_values.ipynb is named there by its key, shown in the entry, and
+  compared by that test with ``kvlib.book.chapters.errata_values.values``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pytest
 import sympy as sp
 
 from kvlib.book import mission as mission_mod
+from kvlib.book.chapters.errata_values import values as EV  # the figures the errata page glues
 from kvlib.core.model import Instance
 from kvlib.theory import errata_checks as ec
 
@@ -61,6 +64,10 @@ def test_002_theorem1_family_inside_the_regime():
     assert all(b > a for a, b in zip(ratios, ratios[1:]))
     got = {r["M"]: f"{float(r['ratio_lower']):.2f}" for r in rows}
     assert (got[256], got[1296], got[4096]) == ("1.68", "2.37", "3.05")
+    V = EV.values_002()
+    assert (V["w1-family-256"], V["w1-family-1296"], V["w1-family-4096"]) == (got[256], got[1296], got[4096])
+    assert (V["w1-family-share-first"], V["w1-family-share-last"]) == ("3/16", "63/4096")
+    assert V["w1-family-grows"] == "grows at every step"
     v = ec.regime_002([r["instance"] for r in rows])
     assert v.inside and "3/16" in v.why and "63/4096" in v.why
     assert all(ec.theorem1_002(r["instance"]).inside for r in rows)
@@ -82,6 +89,8 @@ def test_002_theorem5_inside_and_outside_the_regime():
     with M = 4k lie inside."""
     hand = ec.theorem5_copies(1)
     assert hand["epsilon_line"] == Fraction(31, 2) and hand["tel_group"] == 11 and hand["tel_separate"] == 13
+    V = EV.values_002()
+    assert (V["w5-eps-line"], V["w5-tel-group"], V["w5-copies-ratio"]) == ("31/2", 11, "13/11")
     fam = [ec.theorem5_copies(k) for k in range(1, 21)]
     for k, r in enumerate(fam, start=1):
         assert (r["expression"], r["tel_separate"], r["tel_group"]) == (11 * k + 1, 13 * k, 11 * k)
@@ -128,6 +137,12 @@ def test_002_theorem7_failing_steps_for_every_optimal_schedule():
     assert all((r["E7"], r["E8"], r["E9"]) == (106, 96, 186) for r in e["schedules"])
     assert ec.theorem7_family_counts(_wyz_family()) == {"le_all": 10, "le_some": 13, "eq_all": 61, "eq_some": 67,
                                                       "n": 96}
+    V = EV.values_002()
+    assert (V["w7-d-left"], V["w7-d-right"], V["w7-e-opt"]) == (102, 78, 31)
+    assert (V["w7-e-le-left"], V["w7-e-le-right"], V["w7-e-eq-right"]) == (106, 96, 186)
+    assert V["w7-e-starts"] == "(0, 5, 10) and (5, 0, 10)"
+    assert V["w5-family-n"] == len(_wyz_family()) == 96
+    assert (V["w7-eq-all"], V["w7-eq-some"], V["w7-le-all"], V["w7-le-some"]) == (61, 67, 10, 13)
     assert not ec.regime_002(Instance.at_zero([6, 2], [4, 5], 12)).inside
     assert ec.regime_002([Instance.at_zero([3] * k + [1] * k, [6] * k + [3] * k, 12 * k) for k in (1, 2, 5, 10)]).inside
 
@@ -150,11 +165,16 @@ def test_003_theorem2_maximum_over_a_over_b():
     gap = sp.simplify((3 - al) / (2 * al) - r["f"])
     assert sp.simplify(gap - (1 - al) * ((rr - 1) ** 2 + 2 + 2 * al * rr) / (2 * al * (rr ** 2 + 2 * al * rr + 1))) == 0
     assert not ec.model_003(0, [1, 4], 1, 4).inside
+    V = EV.values_003()
+    assert [V[f"c2-max-{a}"] for a in ("a4", "a9", "a100")] == ["4.530", "10.54", "120.4"]
+    assert [V[f"c2-stated-{a}"] for a in ("a4", "a9", "a100")] == ["6", "18", "550"]
+    assert V["c2-limit"] == "1.207"
 
 
-@pytest.mark.parametrize("s, value", [(0, "1.3750"), (1, "1.3859"), (2, "1.3953"), (4, "1.4107"), (8, "1.4325"),
-                                      (16, "1.4571")])
-def test_003_theorem6_lemma2_at_positive_prompts(s, value):
+@pytest.mark.parametrize("s, value, key", [(0, "1.3750", "c6-lemma2-s0"), (1, "1.3859", "c6-lemma2-s1"),
+                                           (2, "1.3953", "c6-lemma2-s2"), (4, "1.4107", "c6-lemma2-s4"),
+                                           (8, "1.4325", "c6-lemma2-s8"), (16, "1.4571", "c6-lemma2-s16")])
+def test_003_theorem6_lemma2_at_positive_prompts(s, value, key):
     """003 Lemma 2 on {8, 32} (alpha = 1/4, bound 1.375) maximised over the share of l: 1.3750 at s = 0,
     1.3859, 1.3953, 1.4107, 1.4325, 1.4571 at s = 1, 2, 4, 8, 16; every s >= 1 inside 003's model and
     D_2, s = 0 outside."""
@@ -162,6 +182,7 @@ def test_003_theorem6_lemma2_at_positive_prompts(s, value):
     assert f"{m['value']:.4f}" == value and m["bound"] == Fraction(11, 8)
     assert (m["excess"] > 0) == (s > 0) and abs(m["excess"]) < Fraction(1, 10) + (s > 8) * Fraction(1, 10)
     assert ec.model_003(s, [8, 32], 8, 32, two_point=True).inside == (s > 0)
+    assert float(EV.values_003()[key]) == float(value) and EV.values_003()["c6-bound"] == "1.375"
 
 
 def test_003_lemma2_depends_on_s_over_l_only_and_matches_the_exact_evaluator():
@@ -232,6 +253,13 @@ def _copies(s, o, M, ks):
     return ec.regime_002([_at0(list(s) * k, list(o) * k, M * k) for k in ks])
 
 
+def _b3_argmax():
+    """The instance (n, s, o, M) at which the page's largest Lemma B.2 ratio on the grid is attained."""
+    text = EV.values_001()["b3-grid-argmax-exact"]  # "n = 24, s = 1, o = 14, M = 30"
+    got = dict(part.split(" = ") for part in text.split(", "))
+    return tuple(int(got[k]) for k in ("n", "s", "o", "M"))
+
+
 def _ec7():
     from kvlib.theory.cyz_errata import EC7_INSTANCE
     return ec.model_003(EC7_INSTANCE["s"], EC7_INSTANCE["o"], EC7_INSTANCE["l"], EC7_INSTANCE["u"])
@@ -242,7 +270,7 @@ INSTANCES = {
     "errata-001-lemma-4-4": [("$o = (1, 2)$, $M = 6$", lambda: ec.theorem43_001(_at0([1, 1], [1, 2], 6)), True)],
     "errata-001-b3": [("$n = 3$ identical requests with $s = o = 1$ and $M = 4$", lambda: ec.b3_setting_001(3, 1, 1, 4), True),
                       ("$n = 10$, $s = o = 1$", lambda: ec.b3_setting_001(10, 1, 1, 4), True),
-                      ("$n = 24$, $s = 1$, $o = 14$, $M = 30$", lambda: ec.b3_setting_001(24, 1, 14, 30), True)],
+                      ("b3-grid-argmax-exact", lambda: ec.b3_setting_001(*_b3_argmax()), True)],
     "errata-001-am1": [("Arrival Model 1 instances of the paper's", lambda: _section51(1), True)],
     "errata-001-am2": [("draws of the paper's", lambda: _section51(2), True)],
     "errata-004-theorem-4-2": [("$(M/2-2, M/2-2, M/2, M/2)$", _t42_family, True),
@@ -267,9 +295,9 @@ INSTANCES = {
                                ("Items $(1, 1, 2, 2)$", lambda: ec.partition_002([1, 1, 2, 2], 3), True)],
     "errata-002-theorem-5": [("$k$ copies of the instance", lambda: _copies([1, 1, 6], [5, 5, 1], 12, (1, 2, 5, 20)), True),
                              ("$s = (1, 1, 6)$, $o = (5, 5, 1)$, $M = 12$", lambda: ec.regime_002(_at0([1, 1, 6], [5, 5, 1], 12)), False),
-                             ("96 seeded small instances", lambda: ec.regime_002(_wyz_family()), False)],
+                             ("seeded small instances", lambda: ec.regime_002(_wyz_family()), False)],
     "errata-002-lemma-2": [("$k$ copies with $M = 100k$", lambda: _copies([1] * 80, [1] * 50 + [3] * 30, 100, (1, 2, 4)), True),
-                           ("96 seeded small", lambda: ec.regime_002(_wyz_family()), False)],
+                           ("seeded small", lambda: ec.regime_002(_wyz_family()), False)],
     "errata-002-theorem-7": [("$s = (6, 2)$, $o = (4, 5)$, $M = 12$", lambda: ec.regime_002(_at0([6, 2], [4, 5], 12)), False),
                              ("copies of $(s, o) = (3, 6)$ and $(1, 3)$ with $M = 12k$",
                               lambda: _copies([3, 1], [6, 3], 12, (1, 2, 5, 10)), True)],
@@ -339,6 +367,33 @@ def _dropdown(text: str) -> str:
     return m.group(1) if m else ""
 
 
+GLUE = re.compile(r"\{glue:\w+\}`/chapters/errata_values\.ipynb::([\w-]+)(?::[^`]*)?`")
+KEY = re.compile(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`")
+
+
+def _parenthesis(text: str) -> str | None:
+    """The text inside the parenthesis that opens ``text`` (balanced, so "(items $(3, 3, 4)$, ...)" is
+    read whole), or None when ``text`` does not start with one."""
+    text = text.lstrip()
+    if not text.startswith("("):
+        return None
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0:
+            return text[1:i]
+    return text[1:]
+
+
+def _compared(key: str, src: str) -> bool:
+    """Whether a test's source looks the glued value ``key`` up: literally, or by an f-string such as
+    ``f"w7-b-k{k}"`` that builds it."""
+    if f'"{key}"' in src:
+        return True
+    return any(key.startswith(pre) and key.endswith(suf) and len(key) > len(pre) + len(suf)
+               for pre, suf in re.findall(r'f"([\w-]+)\{[^}]*\}([\w-]*)"', src))
+
+
 def _forms(fig: str) -> list[str]:
     plain = fig.replace(",", "")
     forms = [fig, plain, fig.replace(",", "_")]
@@ -365,15 +420,38 @@ def test_figures_of_the_folded_line_are_computed_by_the_test_it_names(label):
     pieces = re.split(r"(`tests/test_\w+\.py::test_\w+`)", drop)
     checked = 0
     for ref, after in zip(pieces[1::2], pieces[2::2]):
-        m = re.match(r"\s*\((.*?)\)[;.]?", " ".join(after.split()))
-        if not m:
+        inside = _parenthesis(" ".join(after.split()))
+        if inside is None:
             continue
         key = ref.strip("`")
         src = SOURCES[key]
-        words = re.sub(r"`[^`]*`", "", m.group(1))
+        for gk in KEY.findall(inside):  # a figure glued from the page's computations, named by its key
+            assert gk in GLUE.findall(body), f"{label}: the folded line names {gk}, which the entry does not show"
+            assert _compared(gk, src), f"{label}: {gk} is not compared with a computation in {key}"
+            checked += 1
+        words = re.sub(r"`[^`]*`", "", inside)
         for fig in re.findall(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:/\d+)?(?![\w])", words):
             fig = fig.rstrip(",")
             assert any(f in src for f in _forms(fig)), f"{label}: {fig} is not in {key}"
             assert any(f in body for f in (fig, fig.replace(",", "{,}"))), f"{label}: {fig} is not in the entry's text"
             checked += 1
     assert checked or label in {"errata-001-am2"}, f"{label}: no figure bound to a test"
+
+
+def test_every_glued_figure_is_computed_and_bound_to_a_test():
+    """Every figure the page glues from its computations (chapters/errata_values.ipynb) is a key of
+    kvlib.book.chapters.errata_values.values.all_values, and the entry that shows it names it in its folded
+    line (where the walk above checks that the named test compares it)."""
+    keys = set(EV.all_values())
+    on_page = set(GLUE.findall(PAGE))
+    assert len(on_page) >= 100 and on_page <= keys, sorted(on_page - keys)
+    unbound = []
+    for label, text in ENTRIES.items():
+        drop = _dropdown(text)
+        unbound += [f"{label}: {k}" for k in set(GLUE.findall(text)) if f"`{k}`" not in drop]
+    assert not unbound, unbound
+    # the notebook glues every key the page uses (it glues all of all_values)
+    nb = (ROOT / "notebooks" / "errata_values.py").read_text()
+    assert "glue_all(values)" in nb and "PAPERS.items()" in nb
+    with pytest.raises(ValueError, match="not rational"):
+        EV.frac(sp.sqrt(2))
