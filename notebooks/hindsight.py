@@ -134,17 +134,18 @@ glue_all(page.chapter_values(mode=mode, seed=seed, trials=trials, n_min=n_min, n
 # * (2) every request runs exactly once, without interruption (the model is non-preemptive).
 # * (3) is the memory limit at every integer time: a run started at $p$ occupies the times
 #   $p+1, \dots, p+o_i$ and holds $s_i + t - p$ tokens at time $t$ (the prompt plus the tokens produced
-#   so far), so the inner sum runs over the starts $p \in [t - o_i, t - 1]$.
+#   so far), so the inner sum runs over the starts $p \in [t - o_i, t - 1]$ (Section 3 also reads as if a
+#   run held its prompt at time $p$ too: {ref}`hindsight-readings`).
 # * (4) integrality.
 #
-# `kvlib.optimum.exact.build_model` writes exactly this with cvxpy, and `kvlib.optimum.exact.solve` solves it
+# The library writes exactly this model with cvxpy and solves it
 # with the open-source solver {term}`HiGHS` (details folded below).
 #
 # ::::{dropdown} What the solver returns, and two sound reductions
 # `kvlib.optimum.exact.solve` hands cvxpy's problem
 # data to HiGHS, injects the best heuristic schedule as a warm start, stops at a time limit and
 # returns a `SolveResult`: a lower bound (HiGHS's dual bound rounded up, since TEL is an integer, and
-# never below the solver-free bound of `kvlib.optimum.bounds`), the best schedule found (validated by the
+# never below the solver-free bound), the best schedule found (validated by the
 # independent checker) and its TEL, the solver status and wall time; `optimal` is true only when the
 # two bounds meet. Two sound reductions are on by default: among *identical* requests (same $a, s, o$)
 # start times are required to be non-decreasing in the index (any schedule can be relabelled so), and the
@@ -188,7 +189,7 @@ glue_all(page.chapter_values(mode=mode, seed=seed, trials=trials, n_min=n_min, n
 # $a_i \ge 0$ it is at least $A + \sum_i o_i$, the first bound. The theorem supplies the argument the
 # paper leaves out.
 #
-# For $\mathrm{LB}$ we use the solver-free *memory-volume bound* of `kvlib.optimum.bounds` (the argument behind
+# For $\mathrm{LB}$ we use the solver-free *memory-volume bound* (the argument behind
 # 001 Lemma 4.7): the $k$-th completion satisfies $c_{(k)} \ge (a+o)_{(k)}$ and
 # $c_{(k)} \ge \min_i a_i + \lceil W_k / M \rceil$, with $W_k$ the sum of the $k$ smallest volumes
 # $w_i = s_i o_i + o_i(o_i+1)/2$. These volume inequalities are sums of rows (3), so the linear-programming
@@ -289,7 +290,7 @@ glue_all(page.size_values(size_table))
 # The staircase memory of a run is a sum of rectangles: a request started at $p$ holds $s_i$ from
 # $p+1$ to $p+o_i$, plus one token for each $k = 1..o_i$ from $p+k$ to $p+o_i$. So (3) is *exactly*
 # one cumulative constraint of capacity $M$ over $o_i + 1$ intervals per request, all tied to one
-# integer start variable $p_i$ (`kvlib.optimum.cpsat`, OR-Tools CP-SAT; proof of the equivalence in the
+# integer start variable $p_i$ (OR-Tools CP-SAT; proof of the equivalence in the
 # module docstring). Its optimum is OPT and its proved objective bound is a valid lower bound. Two
 # sound redundant constraints are added: identical requests start in index order, and requests that
 # can never run at a common time are put in a no-overlap constraint:
@@ -308,7 +309,7 @@ glue_all(page.size_values(size_table))
 # $j$ at least $s_j + 1$, more than $M$ in total: a contradiction.
 # :::
 #
-# `kvlib.optimum.exact.solve` runs CP-SAT first (in a child process: the OR-Tools wheel bundles its own HiGHS
+# The exact solver runs CP-SAT first (in a child process: the OR-Tools wheel bundles its own HiGHS
 # and cannot share a process with `highspy`), then HiGHS warm-started from the better schedule; the
 # time limit covers the heuristic incumbent, CP-SAT, the model build and HiGHS. On the tiny instance
 # above CP-SAT proves the same optimum, in {glue:text}`hs-tiny-cp-seconds:s` s including the start of the
@@ -337,7 +338,7 @@ glue("hs-tiny-cp-seconds", f"{tiny_cp.seconds:.1f}", display=False)
 # $d_{ij} = \min(o_j, P_i + P_j - M) \ge 1$.
 # :::
 #
-# Built on it, the *separation bound* (`kvlib.optimum.bounds.separation_lower_bound`, a cutting-plane LP
+# Built on it, the *separation bound* (a cutting-plane LP
 # over completion times whose value is valid after any round) raises the lower bound where many requests
 # have peaks above $M/2$; `solve` starts with it. The proof, the construction and its tests are folded.
 #
@@ -356,13 +357,13 @@ glue("hs-tiny-cp-seconds", f"{tiny_cp.seconds:.1f}", display=False)
 # $2\tau_j$. Its completion times satisfy Queyranne's inequalities
 # $\sum_{j \in S} p_j E_j \ge r(S)\,p(S) + \tfrac12\big(p(S)^2 + \sum_{j\in S} p_j^2\big)$ for every
 # $S \subseteq K_\theta$, and so do the completion times of all requests with $p_j = w_j/M$ (the
-# memory-volume argument). `kvlib.optimum.bounds.separation_lower_bound` minimises $\sum_i c_i$ over these
+# memory-volume argument). It minimises $\sum_i c_i$ over these
 # inequalities (for $\theta = 0.5, 0.55, \dots, 0.95$) by a cutting-plane loop: an LP in $n$ variables
 # whose value is valid after any round (its times on the benchmark suite are in the first dropdown of
 # {ref}`hindsight-solver-dev`). `solve` starts with it.
 # Tests check the lemma and the disjointness on every schedule of six policies over 25 random
 # instances (and that the separation is attained), and the bound against brute force. The same
-# inequalities plus the disjunctions of the lemma as a MIP (`kvlib.optimum.bounds.peak_conflict_bound`) are
+# inequalities plus the disjunctions of the lemma as a mixed-integer program are
 # stronger on small instances (it proves {glue:text}`hs-lp-by-mip:d` of the {glue:text}`hs-lp-n:d`
 # instances of the LP table above optimal by meeting the best schedule: column "lower bound from"). In our
 # runs of `benchmarks/peak_conflict_bound.py` (not repeated by this chapter) HiGHS did not solve that
@@ -390,7 +391,7 @@ glue_all(bench.pipeline_budget_values())
 # (hindsight-solver-dev)=
 # ### The solver, measured
 #
-# The solver behind the Section 5.1 runs below, `kvlib.optimum.exact.solve`, runs by default an
+# The solver behind the Section 5.1 runs below runs by default an
 # LP-guided pipeline: conflict families for the separation bound of {prf:ref}`lem-peak-conflict`, a
 # CP-SAT search for schedules, the time-indexed LP with family rows and reduced-cost fixing, and for
 # $n \le$ {glue:text}`hs-pipe-exact-max-n:d` an event-based CP-SAT proof (details in the second dropdown). Within a minute on two cores
@@ -694,7 +695,7 @@ glue_all(bench.pipeline_budget_values())
 # 001 Section 5.1: $M \sim U[30, 50]$, $s_i \sim U[1, 5]$, $o_i \sim U[1, M - s_i]$; Arrival Model 1
 # (AM1) puts $n \sim U[40, 60]$ requests at $t = 0$; Arrival Model 2 (AM2) draws a rate
 # $\lambda \sim U[0.5, 1.5]$ and a horizon $T \sim U[40, 60]$ with Poisson($\lambda$) arrivals at each
-# integer $t < T$ (`kvlib.core.instances.section51`); 200 trials per arrival model. This page asks
+# integer $t < T$; 200 trials per arrival model. This page asks
 # for {glue:text}`hs-trials:d` trials per model, AM1 $n \in$ [{glue:text}`hs-nmin:d`,
 # {glue:text}`hs-nmax:d`], AM2 $T \in$ [{glue:text}`hs-hmin:d`, {glue:text}`hs-hmax:d`],
 # {glue:text}`hs-timelimit:s` s per solve on {glue:text}`hs-threads:d` solver threads
@@ -717,7 +718,7 @@ glue_all(bench.pipeline_budget_values())
 # MC-Benchmark, which skips a request that does not fit), each schedule accepted by the checker. This is
 # cheap, so it runs at the paper's full scale ($n \in [40, 60]$, {glue:text}`scan-trials:d` trials per
 # arrival model, the same seeds as the full-mode solver runs below) in both modes. Each trial is one
-# row of a table of results (row function `kvlib.book.chapters.hindsight.rows.best_policy_trial`; every column, the TEL of each policy
+# row of a table of results (every column, the TEL of each policy
 # included, is reproducible exactly).
 
 # %%
@@ -763,7 +764,7 @@ glue_all(page.scan_values(scan, scan_summary, scan_tab))
 # 001 Algorithm 1 sorts the waiting requests by output length and does not say how equal lengths are
 # ordered; at $n = 40$-$60$ with $o_i \le 49$ most requests share their length with another, and the
 # order of the ties changes the schedule. Every order of the ties is a faithful reading of the
-# algorithm. A second table of results (row function `kvlib.book.chapters.hindsight.rows.tiebreak_trial`, every
+# algorithm. A second table of results (every
 # column exact) runs, on the same Arrival Model 1 instances as the scan above, MC-SF with ties broken
 # by index (our default) and by five seeded random orders, together with the other policies of the
 # scan; the best checked schedule among all of them bounds OPT from above.
@@ -825,8 +826,7 @@ glue_all(page.tie_values(ties, tie_summary, tie_tab.label))
 # ### Certified optima where the pipeline proves them
 #
 # At the paper's $n = 40$-$60$ no optimum is proved within a minute here, but at smaller sizes the
-# pipeline proves most of them. A third table of results (row function
-# `kvlib.book.chapters.hindsight.rows.certified_small_trial`) draws instances from 001 Section 5.1's distribution
+# pipeline proves most of them. A third table of results draws instances from 001 Section 5.1's distribution
 # with the size fixed: Arrival Model 1 with exactly $n$ requests at $t = 0$, Arrival Model 2 with a
 # horizon of exactly $T$ rounds (so $n$ is random, mean $\lambda T$); $M$, $s_i$, $o_i$ and $\lambda$
 # are drawn as in the paper. Each row has MC-SF's TEL, the certified interval of OPT ({glue:text}`small-limit:s` s per
@@ -913,15 +913,14 @@ glue_all(bench.longer_limit_values(scaling, bench.benchmark_rows("benchmarks/exa
 # solver proved optimality. A trial counts as an exact match when $\text{MC-SF} = \mathrm{OPT}$ is
 # proved, i.e. MC-SF equals the certified lower bound.
 #
-# Each trial is one row of a fourth table of results (row function
-# `kvlib.book.chapters.hindsight.rows.certified_trial`). The instance hash, $n$, $M$ and the TELs of MC-SF and of the
+# Each trial is one row of a fourth table of results. The instance hash, $n$, $M$ and the TELs of MC-SF and of the
 # best heuristic schedule are reproducible exactly; the interval [lower, upper] depends on the time
 # limit and the machine's speed, so a recomputation is only required to overlap it; proved flags,
 # gaps and wall times are recorded but not compared. The rows are ordered trial by trial (trial 0 of
 # AM1, trial 0 of AM2, trial 1 of AM1, ...), and every count below is taken from the rows the table holds.
 #
 # (hindsight-primal)=
-# **A primal search for the upper ends.** The primal search of `kvlib.optimum.search` (ours: list scheduling with local search, and CP-SAT
+# **A primal search for the upper ends.** Our primal search (list scheduling with local search, and CP-SAT
 # re-optimising windows of the schedule) finds a better schedule than the pipeline in {glue:text}`hs-am1-search-better:d` of
 # {glue:text}`hs-am1-trials:d` AM1 trials and {glue:text}`hs-am2-search-better:d` of
 # {glue:text}`hs-am2-trials:d` AM2 trials; the lower end of MC-SF / OPT's average

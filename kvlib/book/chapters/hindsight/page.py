@@ -324,7 +324,7 @@ def small_figure(cs: pd.DataFrame):
         ax.axhline(1.0, color="k", lw=0.5)
         ax.set_title(f"{m}: MC-SF / OPT per instance")
         ax.set_xlabel("n requests" if m == "AM1" else "horizon T")
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=9)
     axes[0].set_ylabel("ratio")
     top = float(np.nanmax(cs.ratio_lo[cs.optimal])) if cs.optimal.any() else 1.1
     axes[0].set_ylim(0.99, max(1.15, min(top + 0.02, 1.6)))
@@ -439,7 +439,7 @@ def ratio_histograms(res: pd.DataFrame):
         ax.set_title(f"{m}: ratio MC-SF / OPT ({len(d)} trials)")
         ax.set_xlabel("ratio")
         ax.set_ylabel("trials")
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=9)
     fig.tight_layout()
     return fig
 
