@@ -140,3 +140,40 @@ def test_verify_results_rechecks_every_stored_section51_schedule(tmp_path):
                          "--results", str(tmp_path / "results"), "--budget", "0", "--fixed", "0", "--seeded", "0"],
                         capture_output=True, text=True)
     assert cp.returncode == 1 and "a stored Section 5.1 schedule" in cp.stderr
+
+
+def test_hindsight_page_without_the_start_inclusive_rows(tmp_path):
+    """A read-only build whose store lacks the start-inclusive table says so in every sentence that would
+    state its verdicts, and keeps every glue key the pages use."""
+    from types import SimpleNamespace
+
+    from kvlib.book.chapters.hindsight import page
+
+    assert page.inclusive_available(SimpleNamespace(policy="off", chapter="hindsight", root=tmp_path))
+    read = SimpleNamespace(policy="read", chapter="hindsight", root=tmp_path)
+    assert not page.inclusive_available(read)
+    (tmp_path / "hindsight").mkdir()
+    (tmp_path / "hindsight" / "section51_inclusive.csv").write_text("x\n1\n")
+    (tmp_path / "hindsight" / "section51_inclusive.manifest.json").write_text('{"status": "running"}')
+    assert not page.inclusive_available(read)
+    (tmp_path / "hindsight" / "section51_inclusive.manifest.json").write_text('{"status": "complete"}')
+    assert page.inclusive_available(read)
+    res = pd.DataFrame({"model": ["AM1", "AM2"], "upper_checked": [True, False]})
+    missing = page.inclusive_missing_values(res, "CMD")
+    assert "1 of the 2 upper ends" in missing["hs-upper-checked"]
+    assert "not computed at the paper's scale yet" in missing["hs-readings-am1"]
+    assert missing["hs-incl-label"] == "not stored; CMD computes them"
+    # the same keys as when the rows are there (the pages glue every one of them)
+    from kvlib.book.chapters.hindsight.inclusive import inclusive_trial
+    from kvlib.book.chapters.hindsight.rows import certified_trial
+    from kvlib.book.chapters.hindsight.search import search_trial
+
+    rows = {"p": [], "s": [], "i": []}
+    for m in (1, 2):
+        key = dict(model=m, trial=0, seed=0, n_range=(6, 7), horizon_range=(5, 6))
+        st = dict(model=m, trial=0, seed=0, n_range="[6, 7]", horizon_range="[5, 6]")
+        rows["p"].append({**st, **certified_trial(**key, time_limit=3, threads=1)})
+        rows["s"].append({**st, **search_trial(**key, evaluations=100, windows=1)})
+        rows["i"].append({**st, **inclusive_trial(**key, evaluations=100, windows=1)})
+    full = page.section51_rows(pd.DataFrame(rows["p"]), pd.DataFrame(rows["s"]))
+    assert set(page.inclusive_values(full, pd.DataFrame(rows["i"]), "L")) == set(missing)

@@ -467,11 +467,7 @@ def inclusive_values(res: pd.DataFrame, incl_frame: pd.DataFrame, label: str) ->
     incl = incl_frame.assign(model=lambda d: "AM" + d.model.astype(str))
     both = intervals(combine_inclusive(res, incl))
     out = {"hs-incl-label": label, "hs-incl-trials": int(len(both)),
-           "hs-upper-checked": (f"every one of the {len(res)} upper ends is a schedule kept in the table's rows, "
-                                "re-checked by the checker when the page is built" if bool(res.upper_checked.all())
-                                else f"{int(res.upper_checked.sum())} of the {len(res)} upper ends are schedules kept "
-                                "in the tables' rows, re-checked when the page is built (the others come from solves "
-                                "whose schedules these rows do not keep)")}
+           "hs-upper-checked": _upper_checked_text(res)}
     for m in ("AM1", "AM2"):
         d, d1 = both[both.model == m], res[res.model == m]
         if not len(d):
@@ -491,3 +487,36 @@ def inclusive_values(res: pd.DataFrame, incl_frame: pd.DataFrame, label: str) ->
             f"{r2} under the start-inclusive one")
         out[p + "n"] = int(len(d1))
     return out
+
+
+def inclusive_available(store, name: str = "section51_inclusive") -> bool:
+    """Whether the chapter can show the start-inclusive rows: always when it computes rows (quick mode, a
+    write run), and in a read-only build only when the table is stored complete."""
+    from kvlib.book.store import load_manifest, table_paths
+
+    if store.policy != "read":
+        return True
+    csv_path, man_path = table_paths(store.chapter, name, store.root)
+    return csv_path.exists() and man_path.exists() and load_manifest(man_path).get("status") == "complete"
+
+
+def inclusive_missing_values(res: pd.DataFrame, command: str) -> dict:
+    """The keys of :func:`inclusive_values` when the start-inclusive rows are not stored: every sentence says
+    so and names the command that computes them (``command``); the count of re-checked upper ends stays."""
+    why = "not computed at the paper's scale yet (its rows are not among the stored results)"
+    out = {"hs-incl-label": f"not stored; {command} computes them", "hs-incl-trials": 0,
+           "hs-upper-checked": _upper_checked_text(res)}
+    for m in ("am1", "am2"):
+        p = f"hs-incl-{m}-"
+        out.update({p + "avg-lo": "-", p + "avg-hi": "-", p + "verdict": why, p + "worst-verdict": why,
+                    p + "broken": 0, p + "mcsf-rise": "-", p + "trials": 0, p + "n": 0,
+                    f"hs-readings-{m}": f"the verdict under the other reading of the memory rule is {why}"})
+        out[p + "verdict"] = out[p + "worst-verdict"] = "not computed yet (rows not stored)"
+    return out
+
+
+def _upper_checked_text(res: pd.DataFrame) -> str:
+    return (f"every one of the {len(res)} upper ends is a schedule kept in the table's rows, re-checked by the checker "
+            "when the page is built" if bool(res.upper_checked.all()) else
+            f"{int(res.upper_checked.sum())} of the {len(res)} upper ends are schedules kept in the tables' rows, "
+            "re-checked when the page is built (the others come from solves whose schedules these rows do not keep)")
