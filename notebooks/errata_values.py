@@ -35,7 +35,6 @@ seed = 0  # unused: every instance of the errata page is fixed or seeded by its 
 import time
 
 import pandas as pd
-from IPython.display import display
 
 from kvlib.book.chapters.errata_values.values import PAPERS
 from kvlib.book.gluing import glue_all
@@ -49,8 +48,19 @@ for paper, compute in PAPERS.items():  # kvlib.book.chapters.errata_values.value
 figures = pd.DataFrame(rows)
 glue_all({"errata-values-n": len(figures), "errata-values-seconds": f"{time.perf_counter() - T0:.0f}"})
 
-# %% [markdown]
-# The {glue:text}`errata-values-n:d` figures, computed in {glue:text}`errata-values-seconds:s` s:
-
 # %%
-display(figures.style.hide(axis="index"))
+from myst_nb import glue
+
+from kvlib.book.tables import offer_csv
+
+offer_csv(figures, "errata_values", "figures")
+glue("errata-values-table", figures.style.hide(axis="index"), display=False)
+
+# %% [markdown]
+# The {glue:text}`errata-values-n:d` figures were computed in {glue:text}`errata-values-seconds:s` s
+# ({download}`CSV </chapters/tables/errata_values-figures.csv>`).
+#
+# ::::{dropdown} Every figure, by paper
+# ```{glue:} errata-values-table
+# ```
+# ::::

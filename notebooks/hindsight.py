@@ -243,12 +243,12 @@ plt.close(fig)
 # of the integer variables Relax-LP, its eq. (8)). On small Section 5.1 instances (Arrival Model 1,
 # fixed $n$) we compare the LP value, the certified IP interval and MC-SF (the lower bounds also come from
 # the bounds of the next sections: the constraint-programming solver {term}`CP-SAT` and a mixed-integer
-# program, {term}`MIP`, over peak conflicts):
+# program, {term}`MIP`, over peak conflicts; the table is folded below).
 
 # %%
 lp_sizes = [6, 8, 10] if mode == "quick" else [6, 8, 10, 12]
 lp_table = page.lp_comparison(seed, lp_sizes, time_limit=time_limit, threads=threads)
-display(page.lp_display(lp_table))
+glue("hs-lp-table", page.lp_display(lp_table), display=False)
 glue_all(page.lp_values(lp_table))
 
 # %%
@@ -256,7 +256,12 @@ size_table = page.model_sizes(seed, [10, 20, 40, 60])
 glue_all(page.size_values(size_table))
 
 # %% [markdown]
-# ::::{dropdown} Where each lower bound of the table above came from
+# ::::{dropdown} The LP value, the certified IP interval and MC-SF on small instances
+# ```{glue:} hs-lp-table
+# ```
+# ::::
+#
+# ::::{dropdown} Where each lower bound of that table came from
 # ```{glue:} hs-lp-source-table
 # ```
 # ::::
@@ -883,13 +888,16 @@ plt.close(fig)
 glue_all(bench.longer_limit_values(scaling, bench.benchmark_rows("benchmarks/exact_long_results.jsonl")))
 
 # %% [markdown]
+# Of the {glue:text}`hs-long-was-open:d` instances that the minute left open, fifteen minutes prove
+# {glue:text}`hs-long-now-proved:d` (details folded).
+#
+# ::::{dropdown} Each instance under both limits, and how they were run
 # Of the {glue:text}`hs-long-grid:d` instances at these sizes the file holds
 # {glue:text}`hs-long-coverage:s`. Of the {glue:text}`hs-long-was-open:d` among them that the minute left
 # open, the longer limit proves {glue:text}`hs-long-now-proved:d`; over all
 # {glue:text}`hs-long-runs:d`, {glue:text}`hs-long-rest:s`, and the slowest proof took
 # {glue:text}`hs-long-slowest:.0f` s. Finally, {glue:text}`hs-long-ratio:s`.
 #
-# ::::{dropdown} Each instance under both limits, and how they were run
 # `benchmarks/exact_scaling.py` (second dropdown of
 # {ref}`hindsight-solver-dev`), run with a 900 s limit on one thread on the $n = 12$ and $n = 15$ instances
 # (`--sizes 12,15 --time-limit 900 --threads 1 --out benchmarks/exact_long_results.jsonl`; 2 cores shared
@@ -913,11 +921,13 @@ glue_all(bench.longer_limit_values(scaling, bench.benchmark_rows("benchmarks/exa
 # solver proved optimality. A trial counts as an exact match when $\text{MC-SF} = \mathrm{OPT}$ is
 # proved, i.e. MC-SF equals the certified lower bound.
 #
+# ::::{dropdown} What a row holds, and what a recomputation must reproduce
 # Each trial is one row of a fourth table of results. The instance hash, $n$, $M$ and the TELs of MC-SF and of the
 # best heuristic schedule are reproducible exactly; the interval [lower, upper] depends on the time
 # limit and the machine's speed, so a recomputation is only required to overlap it; proved flags,
 # gaps and wall times are recorded but not compared. The rows are ordered trial by trial (trial 0 of
 # AM1, trial 0 of AM2, trial 1 of AM1, ...), and every count below is taken from the rows the table holds.
+# ::::
 #
 # (hindsight-primal)=
 # **A primal search for the upper ends.** Our primal search (list scheduling with local search, and CP-SAT
