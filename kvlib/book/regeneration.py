@@ -13,10 +13,11 @@ interrupted (killed, machine stopped) still counts up to its last heartbeat.
 the ledger is closed and :func:`closed_record` gives the chapter's full-regeneration record: the
 sum of the pieces' wall times, the number of pieces, the commits and dates.
 
-A regeneration is resumed only on the code its rows depend on as it started: if a file in the import
-closure of one of the chapter's tables (the test that also marks a stored table stale,
-:func:`kvlib.book.store.table_depends`) or the chapter's source changed since its first commit,
-:func:`resume` refuses (start again with ``--fresh``) and names the files.  Work elsewhere in the
+A regeneration is resumed only on the code its rows ran: when every table it made or staged records the
+code its rows executed (:mod:`kvlib.book.fingerprint`), :func:`resume` refuses (start again with
+``--fresh``) exactly when one of them would now be stale (:func:`recorded_changes`); otherwise, if a file
+in the import closure of one of the chapter's tables (:func:`kvlib.book.store.table_depends`) or the
+chapter's source changed since its first commit, it refuses and names the files.  Work elsewhere in the
 repository (another chapter, a new module, the runner itself) does not stop a regeneration.
 
 The ledger stays true after any interruption: a plain write run of a chapter whose regeneration is
@@ -122,6 +123,37 @@ def changed_files(repo: Path, since: str, results: Path, chapter: str) -> list[s
     return [line for line in r.stdout.splitlines() if line.strip()]
 
 
+def recorded_changes(results: Path, chapter: str, ledger: dict) -> list[str] | None:
+    """For a resume: the tables this regeneration made (complete, in ``results/CHAPTER``) or staged
+    (partial, in :func:`staging_root`), judged by the code their rows recorded
+    (:func:`kvlib.book.store.table_staleness`).  Returns ``"TABLE: reason"`` for each whose recorded code
+    differs from the working tree's (empty: the rows computed so far ran today's code), or ``None`` when
+    a table lacks a record covering its rows (then the files are compared with git instead)."""
+    from kvlib.book.store import load_manifest, recorded_code, table_staleness
+
+    rid = ledger.get("id")
+    manifests = [m for m in sorted((Path(results) / chapter).glob("*.manifest.json"))
+                 if rid and _manifest(m).get("regeneration") == rid]
+    manifests += sorted((staging_root(results) / chapter).glob("*.manifest.json"))
+    out = []
+    for path in manifests:
+        m = load_manifest(path)
+        n = int(m.get("n_rows") or 0)
+        if n and recorded_code(m, n) is None:
+            return None
+        verdict, reasons = table_staleness(m, [], n)
+        if verdict != "no":
+            out += [f"{m.get('table', path.name)}: {r}" for r in reasons[:1]]
+    return out
+
+
+def _manifest(path: Path) -> dict:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf8"))
+    except (OSError, ValueError):
+        return {}
+
+
 def resume(results: Path, chapter: str, git_sha: str, repo: Path) -> dict:
     """Add a piece to the chapter's open regeneration (see the module docstring for the conditions)."""
     ledger = read_ledger(results, chapter)
@@ -131,7 +163,15 @@ def resume(results: Path, chapter: str, git_sha: str, repo: Path) -> dict:
     if ledger.get("status") != "running":
         raise RegenerationError(f"{chapter}: the regeneration started {ledger.get('started')} is already "
                                 f"{ledger.get('status')}: start a new one with --fresh")
-    changed = changed_files(repo, ledger["git_sha"], results, chapter)
+    recorded = recorded_changes(results, chapter, ledger)
+    if recorded is not None:  # every table of this regeneration records the code its rows ran
+        if recorded:
+            raise RegenerationError(
+                f"{chapter}: code that rows of this regeneration ran changed since they were computed "
+                f"({'; '.join(recorded[:3])}): its rows would mix two versions of the code; start again with --fresh")
+        changed = []
+    else:
+        changed = changed_files(repo, ledger["git_sha"], results, chapter)
     if changed is None:
         raise RegenerationError(
             f"{chapter}: the code cannot be compared with git against commit {ledger['git_sha'][:10]}, where the "
