@@ -52,10 +52,28 @@ Hardware configurations (:data:`HARDWARE`):
 * ``h100``: Vidur's H100 profiles for the non-attention operators and the
   all-reduce; attention from ``h100_llama2_70b_tp2_kernels.csv`` (PyTorch's
   scaled-dot-product attention measured on one H100).
-* ``h200``: everything per layer from ``h200_llama2_70b_tp2_kernels.csv``.  No
+* ``h200``: attention from ``h200_llama2_70b_tp2_kernels.csv``.  No
   all-reduce was measured on H200s: **the H100 NVLink all-reduce stands in**
   (H100 SXM and H200 SXM share fourth-generation NVLink at 900 GB/s), and so
-  does the H100 embedding fit (at most about 0.4 ms per batch).
+  does the H100 embedding fit (at most about 0.4 ms per batch).  :data:`EMBEDDED`
+  fits its non-attention layer to the kernel file's ``layer_without_attention``
+  rows (our PyTorch timing); :func:`measured_model` uses that only for
+  ``h200-pytorch``.
+
+**Like for like** (:data:`CONFIGS`, :data:`KINDS`).  Plain PyTorch operators are
+slower than Vidur's serving kernels at small batches (launch gaps), so a
+comparison of an H100 timed by Vidur with an H200 timed by PyTorch favours the
+H100.  The model of ``h200`` therefore takes Vidur's H100 operators and scales
+each by its H200/H100 ratio in our PyTorch timings of both GPUs
+(:func:`derived_layer_rows`, kind ``vidur-derived``, :data:`LIKE_FOR_LIKE`), so
+that ``a100``, ``h100`` and ``h200`` all rest on Vidur's profiles; ``h100-pytorch``
+and ``h200-pytorch`` rest on our PyTorch timings alone (kind ``pytorch``, the
+sensitivity).  Each model carries its ``kind``.
+
+**Decode attention** of the default model (``attention="measured"``) is the
+surface through the measured grid of :mod:`kvlib.serving.decode_grid` (within a
+few per cent of every measured row; the straight-line fit below missed the middle
+of the grid by 8-14 %); ``attention="line"`` keeps the fit described above.
 
 The coefficients are embedded (:data:`EMBEDDED`, with file names, SHA-256 from
 ``SHA256SUMS``, fit date and fit quality) so that the library works without
@@ -76,6 +94,7 @@ import numpy as np
 
 from kvlib.core.errors import InstanceError, ParameterError
 import kvlib.serving.batchtime as _bt
+import kvlib.serving.decode_grid as _grid
 from kvlib.serving.batchtime import BatchTimeModel, fit_from_csv, sha256_file
 
 __all__ = [
@@ -95,6 +114,14 @@ __all__ = [
     "derived_vs_measured",
     "comparison_summary",
     "embedded_literal",
+    "CONFIGS",
+    "KINDS",
+    "ATTENTION",
+    "LIKE_FOR_LIKE",
+    "VIDUR_TO_KERNEL",
+    "derived_layer_rows",
+    "fit_like_for_like",
+    "like_for_like_literal",
 ]
 
 #: Hardware configurations and the files each is fitted from.
@@ -402,7 +429,11 @@ def fit_kernels(kernels_csv: str | os.PathLike, *, all_reduce_from: str = "h100"
         "stand_ins": {"allreduce": f"embedded {all_reduce_from} all-reduce", "embedding": f"embedded {all_reduce_from} embedding"},
         "origin": f"fitted from {path}",
     }
-    return _from_entry(f"kernels:{gpu}", {"base": base, "decode": d, "prefill": p, "provenance": prov})
+    dec = k[k.op == "attn_decode"]
+    prov["decode_grid"] = _grid.fit_surface(dec.batch_size, dec.kv_len, dec.time_ms_median,
+                                            sorted({int(b) for b in dec.batch_size}), sorted({int(v) for v in dec.kv_len}))
+    return _from_entry(f"kernels:{gpu}", {"base": base, "decode": d, "prefill": p, "provenance": prov}, "line",
+                       "pytorch")
 
 
 # --------------------------------------------------------------------------- the model
@@ -421,13 +452,19 @@ class MeasuredBatchTimeModel:
     prefill: dict
     attention: str = "measured"
     provenance: dict = field(default_factory=dict, compare=False)
+    #: where the per-layer non-attention times come from (:data:`KINDS`): ``vidur`` (Vidur's profile of this
+    #: GPU), ``vidur-derived`` (Vidur's H100 profile scaled by measured H200/H100 ratios) or ``pytorch``
+    kind: str = ""
 
     def decode_attention_ms(self, decode_requests, kv_tokens):
-        """Decode attention of one layer (ms): :func:`attention_curve` at ``(D, K)``; 0 without decoding requests."""
+        """Decode attention of one layer (ms): the measured surface (:mod:`kvlib.serving.decode_grid`, form
+        ``grid``) or :func:`attention_curve` at ``(D, K)``; 0 without decoding requests."""
         D = np.asarray(decode_requests, dtype=float)
         K = np.asarray(kv_tokens, dtype=float)
         if self.attention == "derived":
             return np.where(D > 0, self.base.decode_attention_ms(K), 0.0)
+        if self.decode["form"] == "grid":
+            return _grid.surface_ms(self.decode, D, K)
         return np.where(D > 0, attention_curve(self.decode["form"], self.decode, D, K), 0.0)
 
     def prefill_attention_ms(self, prefill_tokens, sum_sq_prompt=None, n_prompts=None):
@@ -469,7 +506,7 @@ class MeasuredBatchTimeModel:
         :class:`BatchTimeModel` in :func:`kvlib.serving.realtime.simulate_realtime`, which passes no prompt count:
         there a round that starts several requests counts one prompt's fixed prefill cost (the A100 fit's
         ``prefill["a"]``, under 0.01 ms per layer), not one per prompt."""
-        if self.attention == "measured" and _scalars(prefill_tokens, decode_requests, kv_tokens, sum_sq_prompt,
+        if self.attention != "derived" and _scalars(prefill_tokens, decode_requests, kv_tokens, sum_sq_prompt,
                                                      n_prompts):
             return self._scalar_ms(float(prefill_tokens), float(decode_requests), float(kv_tokens),
                                    sum_sq_prompt, n_prompts)
@@ -489,8 +526,11 @@ class MeasuredBatchTimeModel:
         decode = prefill = 0.0
         if D > 0:
             c = self.decode
-            work = c["b"] * D + c["c"] * K
-            decode = L * (c["a"] + work if c["form"] == "linear" else max(c["a"], work))
+            if c["form"] == "grid":
+                decode = L * _grid.surface_ms_scalar(c, D, K)
+            else:
+                work = c["b"] * D + c["c"] * K
+                decode = L * (c["a"] + work if c["form"] == "linear" else max(c["a"], work))
         if P > 0:
             c = self.prefill
             S = P * P if sum_sq_prompt is None else float(sum_sq_prompt)
@@ -501,7 +541,7 @@ class MeasuredBatchTimeModel:
         return 0 + non_attention + allreduce + decode + prefill + embedding
 
     def describe(self) -> dict:
-        return {"hardware": self.hardware, "attention": self.attention, "decode": dict(self.decode),
+        return {"hardware": self.hardware, "attention": self.attention, "kind": self.kind, "decode": dict(self.decode),
                 "prefill": dict(self.prefill), "provenance": self.provenance}
 
 
@@ -520,39 +560,193 @@ def _check_hardware(hardware) -> str:
     return hardware.strip().lower()
 
 
-def _from_entry(hardware: str, entry: dict, attention: str = "measured") -> MeasuredBatchTimeModel:
+def _from_entry(hardware: str, entry: dict, attention: str = "measured", kind: str = "") -> MeasuredBatchTimeModel:
     b = dict(entry["base"])
     base = BatchTimeModel(**{k: b[k] for k in ("layer_c0", "layer_c1", "layer_c2", "layer_knee", "emb_e0", "emb_e1",
                                                "allreduce_d0", "allreduce_d1")},
                           provenance=dict(entry["provenance"]))
-    return MeasuredBatchTimeModel(hardware, base, dict(entry["decode"]), dict(entry["prefill"]), attention,
-                                  dict(entry["provenance"]))
+    decode = entry.get("decode_grid") if attention == "measured" and entry.get("decode_grid") else entry["decode"]
+    return MeasuredBatchTimeModel(hardware, base, dict(decode), dict(entry["prefill"]), attention,
+                                  dict(entry["provenance"]), kind)
+
+
+#: Each configuration :func:`measured_model` knows: (the GPU whose attention it uses, the kind of its
+#: non-attention times).  The plain GPU names compare like with like (kind family ``vidur``); the ``-pytorch``
+#: configurations are the sensitivity of the other kind (no PyTorch timing exists for the A100).
+CONFIGS: dict[str, tuple[str, str]] = {
+    "a100": ("a100", "vidur"), "h100": ("h100", "vidur"), "h200": ("h200", "vidur-derived"),
+    "h100-pytorch": ("h100", "pytorch"), "h200-pytorch": ("h200", "pytorch"),
+}
+
+#: The kinds of non-attention times, and the family each belongs to (a comparison uses one family).
+KINDS: dict[str, str] = {"vidur": "vidur", "vidur-derived": "vidur", "pytorch": "pytorch"}
+
+#: The attention models: ``measured`` (the surface through the measured decode grid, the default), ``line`` (the
+#: straight-line or roofline fit of earlier versions), ``derived`` (batchtime.py's A100 assumption).
+ATTENTION = ("measured", "line", "derived")
+
+
+def _check_config(name) -> str:
+    if not isinstance(name, str) or name.strip().lower() not in CONFIGS:
+        raise ParameterError(f"hardware: unknown hardware {name!r}; known: {', '.join(CONFIGS)}")
+    return name.strip().lower()
 
 
 def measured_model(hardware: str = "a100", *, kernels_csv: str | os.PathLike | None = None,
                    data_dir: str | os.PathLike | None = None, attention: str = "measured") -> MeasuredBatchTimeModel:
     """The batch-time model of one GPU.
 
-    ``hardware``: ``a100``, ``h100`` or ``h200`` (embedded coefficients, no file access); ``data_dir``: refit it
-    from the profile files there instead; ``kernels_csv``: a kernel-timing file of your own GPU (``kvlib profile
-    --out``), see :func:`fit_kernels`.  ``attention="derived"`` keeps batchtime.py's assumed attention (the
-    documented fallback when no attention rows exist; A100 only, since its constants are the A100's)."""
-    if attention not in ("measured", "derived"):
-        raise ParameterError(f"attention: must be 'measured' or 'derived', got {attention!r}")
-    if attention == "derived" and (kernels_csv is not None or _check_hardware(hardware) != "a100"):
+    ``hardware``: a configuration of :data:`CONFIGS` (``a100``, ``h100``, ``h200``; ``h100-pytorch``,
+    ``h200-pytorch``), from embedded coefficients, no file access; ``data_dir``: refit it from the profile files
+    there instead; ``kernels_csv``: a kernel-timing file of your own GPU (``kvlib profile --out``), see
+    :func:`fit_kernels`.  ``attention`` (:data:`ATTENTION`): ``measured`` decodes on the surface through the
+    measured grid (:mod:`kvlib.serving.decode_grid`), ``line`` on the straight-line fit, ``derived`` keeps
+    batchtime.py's assumed attention (the documented fallback when no attention rows exist; A100 only, since its
+    constants are the A100's).  Prefill attention is the fitted curve in every case."""
+    if attention not in ATTENTION:
+        raise ParameterError(f"attention: must be 'measured', 'line' or 'derived', got {attention!r}")
+    if attention == "derived" and (kernels_csv is not None or _check_config(hardware) != "a100"):
         raise ParameterError("attention='derived' is batchtime.py's A100 assumption (2.0e12 bytes/s, 156e12 FLOP/s) "
                              "and exists only for hardware 'a100'")
     if kernels_csv is not None:
         m = fit_kernels(kernels_csv)
-        return MeasuredBatchTimeModel(m.hardware, m.base, m.decode, m.prefill, attention, m.provenance)
-    hw = _check_hardware(hardware)
+        decode = m.provenance["decode_grid"] if attention == "measured" else m.decode
+        return MeasuredBatchTimeModel(m.hardware, m.base, decode, m.prefill, attention, m.provenance, "pytorch")
+    name = _check_config(hardware)
+    gpu, kind = CONFIGS[name]
     if data_dir is not None:
-        entry = fit_hardware(hw, data_dir)
+        entry = fit_hardware(gpu, data_dir)
+        entry["decode_grid"] = _grid.fit_grid(gpu, data_dir, entry["decode"])
+        if name in LIKE_FOR_LIKE:
+            entry["base"] = {k: v for k, v in fit_like_for_like(name, data_dir)["base"].items()}
         entry["provenance"]["origin"] = f"fitted from {data_dir}"
     else:
-        entry = EMBEDDED[hw]
+        entry = dict(EMBEDDED[gpu], decode_grid=_grid.EMBEDDED_GRID[gpu])
+        if name in LIKE_FOR_LIKE:
+            entry["base"] = LIKE_FOR_LIKE[name]["base"]
         entry = dict(entry, provenance=dict(entry["provenance"], origin="embedded coefficients"))
-    return _from_entry(hw, entry, attention)
+    prov = dict(entry["provenance"], kind=kind, config=name)
+    if name in LIKE_FOR_LIKE:
+        prov["non_attention"] = (LIKE_FOR_LIKE[name] if data_dir is None else fit_like_for_like(name, data_dir))[
+            "provenance"]
+    return _from_entry(gpu, dict(entry, provenance=prov), attention, kind)
+
+
+# --------------------------------------------------------------------------- like for like
+
+
+#: Vidur's per-layer operators and the PyTorch operator whose H200/H100 ratio scales each (``attn_rope`` and the
+#: second layer norm have no timing of their own: the whole layer's ratio and the first layer norm's stand in).
+VIDUR_TO_KERNEL = {"input_layernorm": "input_layernorm", "attn_pre_proj": "attn_pre_proj",
+                   "attn_rope": "layer_without_attention", "attn_post_proj": "attn_post_proj",
+                   "post_attention_layernorm": "input_layernorm", "mlp_up_proj": "mlp_up_proj",
+                   "mlp_act": "mlp_act", "mlp_down_proj": "mlp_down_proj", "add": "add"}
+
+
+def _op_ratio(h100, h200, op: str, T) -> np.ndarray:
+    """H200/H100 ratio of one kernel-file operator at token counts ``T`` (linear in log T between the measured
+    sizes, the end values beyond them)."""
+    a = h100[h100.op == op].groupby("num_tokens").time_ms_median.median()
+    b = h200[h200.op == op].groupby("num_tokens").time_ms_median.median()
+    common = a.index.intersection(b.index)
+    if len(common) < 2:
+        raise InstanceError(f"operator {op}: fewer than two token counts timed on both GPUs")
+    r = (b.loc[common] / a.loc[common]).to_numpy(float)
+    return np.interp(np.log(np.asarray(T, float)), np.log(common.to_numpy(float)), r)
+
+
+def derived_layer_rows(data_dir: str | os.PathLike):
+    """Vidur's H100 per-layer non-attention rows scaled operator by operator to the H200: ``(T, H100 ms, H200 ms)``
+    with ``H200 = sum over operators of Vidur's H100 time x our measured H200/H100 ratio`` (:data:`VIDUR_TO_KERNEL`;
+    both GPUs timed with the same PyTorch code, so the ratio compares like with like)."""
+    import pandas as pd
+
+    data_dir = Path(data_dir)
+    d = pd.read_csv(data_dir / HARDWARE["h100"]["mlp_csv"])
+    d = d[d.num_tensor_parallel_workers == _bt.TP]
+    k1 = read_kernels(data_dir / HARDWARE["h100"]["kernels_csv"])
+    k2 = read_kernels(data_dir / HARDWARE["h200"]["kernels_csv"])
+    T = d.num_tokens.to_numpy(float)
+    h100 = np.zeros_like(T)
+    h200 = np.zeros_like(T)
+    for op in _bt._LAYER_OPS:  # "add" twice, as batchtime.py counts it
+        t = d[f"time_stats.{op}.median"].to_numpy(float)
+        h100 += t
+        h200 += t * _op_ratio(k1, k2, VIDUR_TO_KERNEL[op], T)
+    return T, h100, h200
+
+
+def fit_like_for_like(name: str, data_dir: str | os.PathLike) -> dict:
+    """The non-attention layer of configuration ``name`` of :data:`LIKE_FOR_LIKE` refitted from ``data_dir``:
+    ``h200`` from :func:`derived_layer_rows` (kind ``vidur-derived``), ``h100-pytorch`` from the H100 kernel
+    file's ``layer_without_attention`` rows (kind ``pytorch``); embedding and all-reduce: H100's (Vidur)."""
+    if name not in ("h200", "h100-pytorch"):
+        raise ParameterError(f"fit_like_for_like: {name!r} is not one of h200, h100-pytorch")
+    data_dir = Path(data_dir)
+    sums = _sums(data_dir)
+    donor = dict(EMBEDDED["h100"]["base"])
+    files = [HARDWARE["h100"]["kernels_csv"]]
+    if name == "h200":
+        T, _, y = derived_layer_rows(data_dir)
+        files += [HARDWARE["h100"]["mlp_csv"], HARDWARE["h200"]["kernels_csv"]]
+        how = ("Vidur's H100 non-attention operators, each scaled by its H200/H100 ratio in our PyTorch timings of "
+               "both GPUs")
+    else:
+        k = read_kernels(data_dir / HARDWARE["h100"]["kernels_csv"])
+        lay = k[k.op == "layer_without_attention"]
+        T, y = lay.num_tokens.to_numpy(float), lay.time_ms_median.to_numpy(float)
+        how = "our PyTorch timing of the whole non-attention layer on one H100"
+    coef, q = fit_knee(T, y)
+    base = dict(donor, **coef)
+    prov = {"how": how, "files": {f: _sha(data_dir / f, sums) for f in files}, "quality": q,
+            "layer_ms_at_64_tokens": round(float(_bt.BatchTimeModel(**{**base, "provenance": {}}).layer_linear_ms(64.0)),
+                                           6),
+            "stand_ins": "embedding and all-reduce: H100's (Vidur)"}
+    return {"base": base, "provenance": prov}
+
+
+def like_for_like_literal(data_dir: str | os.PathLike) -> str:
+    """The :data:`LIKE_FOR_LIKE` literal refitted from ``data_dir`` (to paste below after a data change)."""
+    import pprint
+
+    return "LIKE_FOR_LIKE: dict = " + pprint.pformat({n: fit_like_for_like(n, data_dir) for n in ("h200", "h100-pytorch")},
+                                                     width=116, sort_dicts=False)
+
+
+#: Non-attention layers of the like-for-like configurations, fitted by :func:`fit_like_for_like` from
+#: ``../shared/data`` (:func:`like_for_like_literal`); the other configurations use :data:`EMBEDDED`'s.
+LIKE_FOR_LIKE: dict = {'h200': {'base': {'layer_c0': 0.21219626879945336,
+                   'layer_c1': 0.000841821929094978,
+                   'layer_c2': 0.0005020452115925901,
+                   'layer_knee': 192,
+                   'emb_e0': -0.0010881639020846683,
+                   'emb_e1': 5.690541569155341e-05,
+                   'allreduce_d0': 0.017114653079721005,
+                   'allreduce_d1': 5.061210278444812e-09},
+          'provenance': {'how': "Vidur's H100 non-attention operators, each scaled by its H200/H100 ratio in our "
+                                'PyTorch timings of both GPUs',
+                         'files': {'h100_llama2_70b_tp2_kernels.csv': '80fc0acaa238ede7e788b1d4a4d1e711b2f3dc2d0498b2b4b749e93b5a3b31d1',
+                                   'h100_llama2_70b_mlp.csv': 'fb3581ade7c02caab8a0f7d1ca1ad06a7b0fbac3d9f32a9ed46ae55d95fd6bb3',
+                                   'h200_llama2_70b_tp2_kernels.csv': '9e597c04746bcc139dcf949ab09ed47f420a67f71ecda64b4db5da63fd1f02df'},
+                         'quality': {'r2': 0.99276, 'median_rel_err': 0.0418, 'max_rel_err': 0.3276, 'n_rows': 261},
+                         'layer_ms_at_64_tokens': 0.266073,
+                         'stand_ins': "embedding and all-reduce: H100's (Vidur)"}},
+ 'h100-pytorch': {'base': {'layer_c0': 0.48049531074756485,
+                           'layer_c1': -0.0003143229757656007,
+                           'layer_c2': 0.0018144563053103953,
+                           'layer_knee': 192,
+                           'emb_e0': -0.0010881639020846683,
+                           'emb_e1': 5.690541569155341e-05,
+                           'allreduce_d0': 0.017114653079721005,
+                           'allreduce_d1': 5.061210278444812e-09},
+                  'provenance': {'how': 'our PyTorch timing of the whole non-attention layer on one H100',
+                                 'files': {'h100_llama2_70b_tp2_kernels.csv': '80fc0acaa238ede7e788b1d4a4d1e711b2f3dc2d0498b2b4b749e93b5a3b31d1'},
+                                 'quality': {'r2': 0.99889,
+                                             'median_rel_err': 0.049,
+                                             'max_rel_err': 0.1978,
+                                             'n_rows': 24},
+                                 'layer_ms_at_64_tokens': 0.460379,
+                                 'stand_ins': "embedding and all-reduce: H100's (Vidur)"}}}
 
 
 # --------------------------------------------------------------------------- derived vs measured
