@@ -99,13 +99,30 @@ def _along_kv(c: dict, D: float, kv: float) -> float:
     return edge + slope * (kv - kmax)
 
 
+def _fast_inside(c: dict, D: float, kv: float) -> float:
+    """:func:`_inside` for a point inside the knot box (the simulator's usual case), in fewer calls: the same
+    formula, so the same value up to the last bit or two."""
+    lbs, lks = _logs(c)
+    b, k = c["batch"], c["kv"]
+    lD, lk = math.log(D), math.log(kv)
+    i = min(bisect.bisect_right(b, D) - 1, len(b) - 2)
+    j = min(bisect.bisect_right(k, kv) - 1, len(k) - 2)
+    u = (lD - lbs[i]) / (lbs[i + 1] - lbs[i])
+    v = (lk - lks[j]) / (lks[j + 1] - lks[j])
+    g0, g1 = c["log_ms"][i], c["log_ms"][i + 1]
+    return math.exp((1 - u) * ((1 - v) * g0[j] + v * g0[j + 1]) + u * ((1 - v) * g1[j] + v * g1[j + 1]))
+
+
 def surface_ms_scalar(c: dict, D: float, K: float) -> float:
     """The surface ``c`` (``{"form": "grid", "batch", "kv", "log_ms"}``) for ``D`` requests holding ``K`` cached
     tokens in all (ms per layer; 0 without requests)."""
     if D <= 0:
         return 0.0
     kv = max(K / D, 1.0)
-    bmax, bprev = c["batch"][-1], c["batch"][-2]
+    b, k = c["batch"], c["kv"]
+    if b[0] <= D <= b[-1] and k[0] <= kv <= k[-1]:
+        return _fast_inside(c, D, kv)
+    bmax, bprev = b[-1], b[-2]
     if D <= bmax:
         return _along_kv(c, max(D, c["batch"][0]), kv)
     edge = _along_kv(c, bmax, kv)

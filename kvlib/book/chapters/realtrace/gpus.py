@@ -154,10 +154,21 @@ _OPERATORS = (("layer", "non-attention layer"), ("allreduce", "all-reduce"),
 
 def fit_quality_table(embedded: dict) -> pd.DataFrame:
     """Per GPU and operator: the fit's R², median and largest relative error and the measured rows it rests on
-    (from :data:`kvlib.serving.measured.EMBEDDED`'s provenance)."""
+    (from :data:`kvlib.serving.measured.EMBEDDED`'s provenance; H200's layer from
+    :data:`~kvlib.serving.measured.LIKE_FOR_LIKE`, decode attention from the surface of
+    :mod:`kvlib.serving.decode_grid`, which has no R²)."""
+    from kvlib.serving.decode_grid import EMBEDDED_GRID
+    from kvlib.serving.measured import LIKE_FOR_LIKE
+
     rows = []
     for hw, entry in embedded.items():
-        q = entry["provenance"]["quality"]
+        q = dict(entry["provenance"]["quality"])
+        if hw in LIKE_FOR_LIKE:  # the layer the model uses (H200: Vidur's H100 scaled by measured ratios)
+            q["layer"] = LIKE_FOR_LIKE[hw]["provenance"]["quality"]
+        if hw in EMBEDDED_GRID:  # decode attention: the surface through the measured grid
+            g = EMBEDDED_GRID[hw]["provenance"]["quality"]["grid"]
+            q["decode_attention"] = {"median_rel_err": g["median_abs_rel_err"], "max_rel_err": g["max_abs_rel_err"],
+                                     "n_rows": g["n_rows"]}
         for key, name in _OPERATORS:
             d = q.get(key, {})
             rows.append({"GPU": GPU_NAMES.get(hw, hw), "operator": name, "R²": d.get("r2", np.nan),
