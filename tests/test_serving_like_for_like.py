@@ -14,7 +14,8 @@ from kvlib.core.errors import InstanceError, ParameterError
 from kvlib.serving import decode_grid as G
 from kvlib.serving.gpus import (COMPARISONS, check_like_for_like, like_for_like_table, reference_round_ms,
                                 saturation_throughput)
-from kvlib.serving.measured import (CONFIGS, EMBEDDED, KINDS, LIKE_FOR_LIKE, derived_layer_rows, fit_like_for_like,
+from kvlib.serving.likeforlike import CONFIGS, KINDS, LIKE_FOR_LIKE
+from kvlib.serving.measured import (EMBEDDED, decode_rows, derived_layer_rows, fit_grid, fit_like_for_like,
                                     measured_model)
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -37,7 +38,7 @@ def test_decode_attention_within_5_percent_of_the_measured_grid(hw):
     """Median and 95th percentile within 5 % on every measured row (A100: all 10,240 of Vidur's rows, of
     which the 663 knots are a subset; H100, H200: the surface passes through every measured point); the
     straight-line fit of earlier versions misses the same test."""
-    rows = G.decode_rows(hw, SHARED)
+    rows = decode_rows(hw, SHARED)
     after = _rel(measured_model(hw), rows)
     before = _rel(measured_model(hw, attention="line"), rows)
     assert np.median(after) <= TOL and np.quantile(after, 0.95) <= TOL, hw
@@ -53,7 +54,7 @@ def test_decode_attention_within_5_percent_of_the_measured_grid(hw):
 def test_64_requests_of_1000_tokens_match_the_interpolated_measurement(hw):
     """The point the straight line missed by 8-14 %: 64 requests x 1,000 cached tokens, against the measured
     rows on both sides (linear in the context length)."""
-    rows = G.decode_rows(hw, SHARED)
+    rows = decode_rows(hw, SHARED)
     r = rows[rows.batch == 64].groupby("kv").ms.median()
     lo, hi = r.index[r.index <= 1000].max(), r.index[r.index >= 1000].min()
     want = r[lo] + (r[hi] - r[lo]) * (1000 - lo) / (hi - lo)
@@ -65,7 +66,7 @@ def test_64_requests_of_1000_tokens_match_the_interpolated_measurement(hw):
 
 @have_shared
 def test_kvlib_batchtime_reports_the_same_attention():
-    rows = G.decode_rows("a100", SHARED)
+    rows = decode_rows("a100", SHARED)
     r = rows[rows.batch == 64].groupby("kv").ms.median()
     want = r[992] + (r[1024] - r[992]) * 8 / 32  # Vidur's A100 rows around 1,000 tokens
     import contextlib
@@ -84,7 +85,7 @@ def test_kvlib_batchtime_reports_the_same_attention():
 @have_shared
 @pytest.mark.parametrize("hw", GPUS)
 def test_embedded_surfaces_equal_a_refit(hw):
-    assert G.fit_grid(hw, SHARED, EMBEDDED[hw]["decode"]) == G.EMBEDDED_GRID[hw]
+    assert fit_grid(hw, SHARED, EMBEDDED[hw]["decode"]) == G.EMBEDDED_GRID[hw]
 
 
 def test_error_table_from_the_embedded_fits_says_within_5_percent():

@@ -22,23 +22,21 @@ small steps every 128 cached tokens: the surface follows the large jumps (knots 
 small step, and the error table (:func:`error_table`) reports its median, 95th percentile and worst row.
 
 :data:`EMBEDDED_GRID` holds the fitted knots (with file names, SHA-256 and error statistics), so the library
-works without ``../shared/data``; :func:`fit_grid` refits them (a test checks that the two agree).
+works without ``../shared/data``; :func:`kvlib.serving.measured.fit_grid` refits them from the files (a test
+checks that the two agree; :func:`kvlib.serving.measured.embedded_grid_literal` writes the literal).  This module
+reads no file and imports nothing of :mod:`kvlib.serving.measured` (which uses it).
 """
 
 from __future__ import annotations
 
 import bisect
 import math
-import os
-from pathlib import Path
-
 import numpy as np
 
 from kvlib.core.errors import InstanceError, ParameterError
 
-__all__ = ["A100_BATCH_KNOTS", "A100_KV_KNOTS", "GRID_FILES", "EMBEDDED_GRID", "decode_rows", "fit_surface",
-           "surface_ms", "surface_ms_scalar", "fit_grid", "error_stats", "held_out_errors", "error_table",
-           "embedded_grid_literal"]
+__all__ = ["A100_BATCH_KNOTS", "A100_KV_KNOTS", "GRID_FILES", "EMBEDDED_GRID", "fit_surface",
+           "surface_ms", "surface_ms_scalar", "error_stats", "held_out_errors", "error_table"]
 
 #: Knots of the A100 surface (Vidur's profile: batch 1-128, 32-4,032 cached tokens per request).
 #: Batch knots sit on both sides of each jump of the profile: the A100's 108 streaming multiprocessors run the
@@ -184,32 +182,6 @@ def fit_surface(batch, kv_per_request, ms, batch_knots, kv_knots) -> dict:
 # --------------------------------------------------------------------------- the measured rows
 
 
-def decode_rows(hardware: str, data_dir: str | os.PathLike):
-    """The measured decode-attention rows of ``hardware`` (``a100``: Vidur's profile, ``attn_decode`` plus its
-    two reshapes, tensor parallel 2; ``h100`` / ``h200``: the ``attn_decode`` rows of the kernel file):
-    a DataFrame with ``batch``, ``kv`` (cached tokens per request) and ``ms`` (median, per layer)."""
-    import pandas as pd
-
-    from kvlib.serving import batchtime as _bt
-    from kvlib.serving.measured import read_kernels
-
-    if hardware not in GRID_FILES:
-        raise ParameterError(f"hardware: unknown hardware {hardware!r}; known: {', '.join(GRID_FILES)}")
-    path = Path(data_dir) / GRID_FILES[hardware]
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file (decode attention of {hardware})")
-    if hardware == "a100":
-        a = pd.read_csv(path)
-        a = a[(a.num_tensor_parallel_workers == _bt.TP) & ~a.is_prefill.astype(bool)]
-        ms = (a["time_stats.attn_decode.median"] + a["time_stats.attn_input_reshape.median"]
-              + a["time_stats.attn_output_reshape.median"]).to_numpy(float)
-        return pd.DataFrame({"batch": a.batch_size.to_numpy(float), "kv": a.kv_cache_size.to_numpy(float), "ms": ms})
-    k = read_kernels(path)
-    k = k[k.op == "attn_decode"]
-    return pd.DataFrame({"batch": k.batch_size.to_numpy(float), "kv": k.kv_len.to_numpy(float),
-                         "ms": k.time_ms_median.to_numpy(float)})
-
-
 def error_stats(model_ms, measured_ms) -> dict:
     """Median, 95th percentile and worst |relative error| of ``model_ms`` against ``measured_ms``, and the
     signed error of the worst row."""
@@ -241,41 +213,6 @@ def held_out_errors(rows, batch_knots, kv_knots, surface: dict) -> np.ndarray:
     return np.array(out)
 
 
-def fit_grid(hardware: str, data_dir: str | os.PathLike, line: dict | None = None) -> dict:
-    """Fit the surface of ``hardware`` from ``data_dir``: an :data:`EMBEDDED_GRID` entry, with the error of the
-    surface (and, given ``line``, the straight-line fit's decode dict) on every measured row."""
-    from kvlib.serving.batchtime import sha256_file
-    from kvlib.serving.measured import _sha, _sums, attention_curve
-
-    rows = decode_rows(hardware, data_dir)
-    if hardware == "a100":
-        bk, kk = A100_BATCH_KNOTS, A100_KV_KNOTS
-    else:
-        bk, kk = tuple(sorted({int(b) for b in rows.batch})), tuple(sorted({int(k) for k in rows.kv}))
-    c = fit_surface(rows.batch, rows.kv, rows.ms, bk, kk)
-    quality = {}
-    for name, pred in (("grid", surface_ms(c, rows.batch, rows.batch * rows.kv)),
-                       ("line", None if line is None else
-                        attention_curve(line["form"], line, rows.batch, rows.batch * rows.kv))):
-        if pred is None:
-            continue
-        s = error_stats(pred, rows.ms)
-        w = rows.iloc[s.pop("worst_index")]
-        s["worst"] = {"batch": int(w.batch), "kv": int(w.kv), "measured_ms": round(float(w.ms), 5),
-                      "model_ms": round(float(pred[int(np.flatnonzero((rows.batch == w.batch) & (rows.kv == w.kv)
-                                                                       & (rows.ms == w.ms))[0])]), 5)}
-        quality[name] = s
-    h = held_out_errors(rows, bk, kk, c)
-    quality["held_out"] = {"n_points": int(len(h)), "median_abs_rel_err": round(float(np.median(h)), 4),
-                           "p95_abs_rel_err": round(float(np.quantile(h, 0.95)), 4),
-                           "max_abs_rel_err": round(float(h.max()), 4)}
-    path = Path(data_dir) / GRID_FILES[hardware]
-    sums = _sums(Path(data_dir))
-    return dict(c, provenance={"file": GRID_FILES[hardware], "sha256": _sha(path, sums) if sums else sha256_file(path),
-                               "knots": "a subset of the measured grid" if hardware == "a100" else
-                               "the measured grid", "quality": quality})
-
-
 def error_table(grids: dict | None = None):
     """Model against measured decode attention per GPU (from the fits' provenance): rows measured, median,
     95th percentile and worst |relative error| of the straight-line fit (before), of the surface (after) and
@@ -300,37 +237,8 @@ def error_table(grids: dict | None = None):
     return pd.DataFrame(rows)
 
 
-def embedded_grid_literal(data_dir: str | os.PathLike) -> str:
-    """The :data:`EMBEDDED_GRID` literal refitted from ``data_dir`` (to paste below after a data change): the
-    knot values one batch knot to a line, everything else as :mod:`pprint` writes it."""
-    import pprint
-
-    from kvlib.serving.measured import EMBEDDED
-
-    out = ["EMBEDDED_GRID: dict = {"]
-    for hw in GRID_FILES:
-        e = fit_grid(hw, data_dir, EMBEDDED[hw]["decode"])
-        out.append(f"    {hw!r}: {{")
-        import textwrap
-
-        out.append("        'form': 'grid',")
-        out += textwrap.wrap(f"'batch': {e['batch']!r},", 112, initial_indent=" " * 8, subsequent_indent=" " * 18)
-        out.append(f"        'kv': {e['kv']!r},")
-        out.append("        'log_ms': [")
-        for row in e["log_ms"]:
-            vals = [f"{v:.6f}" for v in row]
-            for k in range(0, len(vals), 9):
-                out.append("            " + ("[" if k == 0 else " ") + ", ".join(vals[k:k + 9])
-                           + ("]," if k + 9 >= len(vals) else ","))
-        out.append("        ],")
-        prov = pprint.pformat(e["provenance"], width=100, sort_dicts=False).replace("\n", "\n" + " " * 22)
-        out.append(f"        'provenance': {prov},")
-        out.append("    },")
-    out.append("}")
-    return "\n".join(out)
-
-
-#: Surfaces fitted by :func:`fit_grid` from ``../shared/data`` (:func:`embedded_grid_literal`).
+#: Surfaces fitted by :func:`kvlib.serving.measured.fit_grid` from ``../shared/data``
+#: (:func:`kvlib.serving.measured.embedded_grid_literal`).
 EMBEDDED_GRID: dict = {
     'a100': {
         'form': 'grid',
@@ -515,7 +423,3 @@ EMBEDDED_GRID: dict = {
     },
 }
 
-if __name__ == "__main__":  # pragma: no cover - refit: python -m kvlib.serving.decode_grid ../shared/data
-    import sys
-
-    print(embedded_grid_literal(sys.argv[1] if len(sys.argv) > 1 else "../shared/data"))

@@ -15,7 +15,7 @@ holding the papers' 16,492 cached tokens, ``kvlib convert``'s default round leng
 **One kind of measurement per comparison.**  The non-attention times of a GPU's model come from Vidur's
 profiles (A100, H100), from Vidur's H100 profile scaled operator by operator by our measured H200/H100 ratios
 (H200: both GPUs timed by the same PyTorch code), or from our PyTorch timings alone (H100 and H200; no A100
-was timed so).  :data:`COMPARISONS` groups the configurations of :data:`kvlib.serving.measured.CONFIGS` into a
+was timed so).  :data:`COMPARISONS` groups the configurations of :data:`kvlib.serving.likeforlike.CONFIGS` into a
 like-for-like comparison of all three GPUs (Vidur family) and a sensitivity comparison of the other kind;
 :func:`like_for_like_table` gives each configuration's reference round (and, from stored capacity rows, its
 capacity) with its kind, and :func:`check_like_for_like` refuses a table whose comparison mixes kinds.
@@ -27,7 +27,8 @@ import numpy as np
 
 from kvlib.core.errors import ParameterError
 from kvlib.serving.experiments import batch_model, run_spec
-from kvlib.serving.measured import CONFIGS, HARDWARE, KINDS, MeasuredBatchTimeModel
+from kvlib.serving.likeforlike import CONFIGS, KINDS
+from kvlib.serving.measured import HARDWARE, MeasuredBatchTimeModel
 from kvlib.serving.realtime import PAPER_MEMORY
 
 __all__ = ["GPUS", "REFERENCE_BATCH", "COMPARISONS", "model_for", "reference_round_ms", "saturation_throughput",
@@ -40,7 +41,7 @@ GPUS: tuple[str, ...] = tuple(HARDWARE)
 REFERENCE_BATCH = 16
 
 
-#: The comparisons of the book: name -> configurations (:data:`kvlib.serving.measured.CONFIGS`), the first the
+#: The comparisons of the book: name -> configurations (:data:`kvlib.serving.likeforlike.CONFIGS`), the first the
 #: base of the relative columns.  Every configuration of one comparison has non-attention times of one family.
 COMPARISONS: dict[str, tuple[str, ...]] = {
     "like for like: Vidur's profiles (H200: Vidur's H100 x measured H200/H100 ratios)": ("a100", "h100", "h200"),
@@ -132,7 +133,7 @@ def like_for_like_table(cap=None, comparisons: dict | None = None):
 
 def check_like_for_like(table) -> None:
     """Raise :class:`~kvlib.core.errors.ParameterError` if a comparison of ``table`` (columns ``comparison``,
-    ``hardware``, ``kind``) mixes kinds of measurement (families of :data:`kvlib.serving.measured.KINDS`), or if
+    ``hardware``, ``kind``) mixes kinds of measurement (families of :data:`kvlib.serving.likeforlike.KINDS`), or if
     a row's kind is not its configuration's, naming the rows."""
     for comp, g in table.groupby("comparison", sort=False):
         for name, kind in zip(g.hardware, g.kind):

@@ -60,12 +60,12 @@ Hardware configurations (:data:`HARDWARE`):
   rows (our PyTorch timing); :func:`measured_model` uses that only for
   ``h200-pytorch``.
 
-**Like for like** (:data:`CONFIGS`, :data:`KINDS`).  Plain PyTorch operators are
+**Like for like** (:data:`kvlib.serving.likeforlike.CONFIGS` and ``KINDS``).  Plain PyTorch operators are
 slower than Vidur's serving kernels at small batches (launch gaps), so a
 comparison of an H100 timed by Vidur with an H200 timed by PyTorch favours the
 H100.  The model of ``h200`` therefore takes Vidur's H100 operators and scales
 each by its H200/H100 ratio in our PyTorch timings of both GPUs
-(:func:`derived_layer_rows`, kind ``vidur-derived``, :data:`LIKE_FOR_LIKE`), so
+(:mod:`kvlib.serving.likeforlike`, kind ``vidur-derived``), so
 that ``a100``, ``h100`` and ``h200`` all rest on Vidur's profiles; ``h100-pytorch``
 and ``h200-pytorch`` rest on our PyTorch timings alone (kind ``pytorch``, the
 sensitivity).  Each model carries its ``kind``.
@@ -94,7 +94,6 @@ import numpy as np
 
 from kvlib.core.errors import InstanceError, ParameterError
 import kvlib.serving.batchtime as _bt
-import kvlib.serving.decode_grid as _grid
 from kvlib.serving.batchtime import BatchTimeModel, fit_from_csv, sha256_file
 
 __all__ = [
@@ -114,14 +113,6 @@ __all__ = [
     "derived_vs_measured",
     "comparison_summary",
     "embedded_literal",
-    "CONFIGS",
-    "KINDS",
-    "ATTENTION",
-    "LIKE_FOR_LIKE",
-    "VIDUR_TO_KERNEL",
-    "derived_layer_rows",
-    "fit_like_for_like",
-    "like_for_like_literal",
 ]
 
 #: Hardware configurations and the files each is fitted from.
@@ -429,11 +420,13 @@ def fit_kernels(kernels_csv: str | os.PathLike, *, all_reduce_from: str = "h100"
         "stand_ins": {"allreduce": f"embedded {all_reduce_from} all-reduce", "embedding": f"embedded {all_reduce_from} embedding"},
         "origin": f"fitted from {path}",
     }
+    from kvlib.serving.decode_grid import fit_surface
+
     dec = k[k.op == "attn_decode"]
-    prov["decode_grid"] = _grid.fit_surface(dec.batch_size, dec.kv_len, dec.time_ms_median,
-                                            sorted({int(b) for b in dec.batch_size}), sorted({int(v) for v in dec.kv_len}))
-    return _from_entry(f"kernels:{gpu}", {"base": base, "decode": d, "prefill": p, "provenance": prov}, "line",
-                       "pytorch")
+    prov["decode_grid"] = fit_surface(dec.batch_size, dec.kv_len, dec.time_ms_median,
+                                      sorted({int(b) for b in dec.batch_size}), sorted({int(v) for v in dec.kv_len}))
+    prov["kind"] = "pytorch"
+    return _from_entry(f"kernels:{gpu}", {"base": base, "decode": d, "prefill": p, "provenance": prov}, "line")
 
 
 # --------------------------------------------------------------------------- the model
@@ -452,9 +445,13 @@ class MeasuredBatchTimeModel:
     prefill: dict
     attention: str = "measured"
     provenance: dict = field(default_factory=dict, compare=False)
-    #: where the per-layer non-attention times come from (:data:`KINDS`): ``vidur`` (Vidur's profile of this
-    #: GPU), ``vidur-derived`` (Vidur's H100 profile scaled by measured H200/H100 ratios) or ``pytorch``
-    kind: str = ""
+
+    @property
+    def kind(self) -> str:
+        """Where the per-layer non-attention times come from (:data:`kvlib.serving.likeforlike.KINDS`, recorded in
+        the provenance): ``vidur`` (Vidur's profile of this GPU), ``vidur-derived`` (Vidur's H100 profile scaled
+        by measured H200/H100 ratios) or ``pytorch`` (our PyTorch timings); empty when not recorded."""
+        return str(self.provenance.get("kind", ""))
 
     def decode_attention_ms(self, decode_requests, kv_tokens):
         """Decode attention of one layer (ms): the measured surface (:mod:`kvlib.serving.decode_grid`, form
@@ -464,7 +461,9 @@ class MeasuredBatchTimeModel:
         if self.attention == "derived":
             return np.where(D > 0, self.base.decode_attention_ms(K), 0.0)
         if self.decode["form"] == "grid":
-            return _grid.surface_ms(self.decode, D, K)
+            from kvlib.serving.decode_grid import surface_ms
+
+            return surface_ms(self.decode, D, K)
         return np.where(D > 0, attention_curve(self.decode["form"], self.decode, D, K), 0.0)
 
     def prefill_attention_ms(self, prefill_tokens, sum_sq_prompt=None, n_prompts=None):
@@ -527,7 +526,7 @@ class MeasuredBatchTimeModel:
         if D > 0:
             c = self.decode
             if c["form"] == "grid":
-                decode = L * _grid.surface_ms_scalar(c, D, K)
+                decode = L * _surface_ms_scalar(c, D, K)
             else:
                 work = c["b"] * D + c["c"] * K
                 decode = L * (c["a"] + work if c["form"] == "linear" else max(c["a"], work))
@@ -545,6 +544,12 @@ class MeasuredBatchTimeModel:
                 "prefill": dict(self.prefill), "provenance": self.provenance}
 
 
+def _surface_ms_scalar(c: dict, D: float, K: float) -> float:
+    from kvlib.serving.decode_grid import surface_ms_scalar
+
+    return surface_ms_scalar(c, D, K)
+
+
 def _scalars(*values) -> bool:
     """Whether every value is a scalar (``None`` included): ``np.ndim(v) == 0``, with plain ``int`` / ``float``
     / ``None`` answered without NumPy's per-call overhead (the real-time simulator asks once per round)."""
@@ -560,33 +565,19 @@ def _check_hardware(hardware) -> str:
     return hardware.strip().lower()
 
 
-def _from_entry(hardware: str, entry: dict, attention: str = "measured", kind: str = "") -> MeasuredBatchTimeModel:
+def _from_entry(hardware: str, entry: dict, attention: str = "measured") -> MeasuredBatchTimeModel:
     b = dict(entry["base"])
     base = BatchTimeModel(**{k: b[k] for k in ("layer_c0", "layer_c1", "layer_c2", "layer_knee", "emb_e0", "emb_e1",
                                                "allreduce_d0", "allreduce_d1")},
                           provenance=dict(entry["provenance"]))
     decode = entry.get("decode_grid") if attention == "measured" and entry.get("decode_grid") else entry["decode"]
     return MeasuredBatchTimeModel(hardware, base, dict(decode), dict(entry["prefill"]), attention,
-                                  dict(entry["provenance"]), kind)
-
-
-#: Each configuration :func:`measured_model` knows: (the GPU whose attention it uses, the kind of its
-#: non-attention times).  The plain GPU names compare like with like (kind family ``vidur``); the ``-pytorch``
-#: configurations are the sensitivity of the other kind (no PyTorch timing exists for the A100).
-CONFIGS: dict[str, tuple[str, str]] = {
-    "a100": ("a100", "vidur"), "h100": ("h100", "vidur"), "h200": ("h200", "vidur-derived"),
-    "h100-pytorch": ("h100", "pytorch"), "h200-pytorch": ("h200", "pytorch"),
-}
-
-#: The kinds of non-attention times, and the family each belongs to (a comparison uses one family).
-KINDS: dict[str, str] = {"vidur": "vidur", "vidur-derived": "vidur", "pytorch": "pytorch"}
-
-#: The attention models: ``measured`` (the surface through the measured decode grid, the default), ``line`` (the
-#: straight-line or roofline fit of earlier versions), ``derived`` (batchtime.py's A100 assumption).
-ATTENTION = ("measured", "line", "derived")
+                                  dict(entry["provenance"]))
 
 
 def _check_config(name) -> str:
+    from kvlib.serving.likeforlike import CONFIGS
+
     if not isinstance(name, str) or name.strip().lower() not in CONFIGS:
         raise ParameterError(f"hardware: unknown hardware {name!r}; known: {', '.join(CONFIGS)}")
     return name.strip().lower()
@@ -596,13 +587,16 @@ def measured_model(hardware: str = "a100", *, kernels_csv: str | os.PathLike | N
                    data_dir: str | os.PathLike | None = None, attention: str = "measured") -> MeasuredBatchTimeModel:
     """The batch-time model of one GPU.
 
-    ``hardware``: a configuration of :data:`CONFIGS` (``a100``, ``h100``, ``h200``; ``h100-pytorch``,
+    ``hardware``: a configuration of :data:`kvlib.serving.likeforlike.CONFIGS` (``a100``, ``h100``, ``h200``; ``h100-pytorch``,
     ``h200-pytorch``), from embedded coefficients, no file access; ``data_dir``: refit it from the profile files
     there instead; ``kernels_csv``: a kernel-timing file of your own GPU (``kvlib profile --out``), see
-    :func:`fit_kernels`.  ``attention`` (:data:`ATTENTION`): ``measured`` decodes on the surface through the
+    :func:`fit_kernels`.  ``attention`` (:data:`kvlib.serving.likeforlike.ATTENTION`): ``measured`` decodes on the surface through the
     measured grid (:mod:`kvlib.serving.decode_grid`), ``line`` on the straight-line fit, ``derived`` keeps
     batchtime.py's assumed attention (the documented fallback when no attention rows exist; A100 only, since its
     constants are the A100's).  Prefill attention is the fitted curve in every case."""
+    from kvlib.serving.decode_grid import EMBEDDED_GRID
+    from kvlib.serving.likeforlike import ATTENTION, CONFIGS, LIKE_FOR_LIKE
+
     if attention not in ATTENTION:
         raise ParameterError(f"attention: must be 'measured', 'line' or 'derived', got {attention!r}")
     if attention == "derived" and (kernels_csv is not None or _check_config(hardware) != "a100"):
@@ -611,17 +605,17 @@ def measured_model(hardware: str = "a100", *, kernels_csv: str | os.PathLike | N
     if kernels_csv is not None:
         m = fit_kernels(kernels_csv)
         decode = m.provenance["decode_grid"] if attention == "measured" else m.decode
-        return MeasuredBatchTimeModel(m.hardware, m.base, decode, m.prefill, attention, m.provenance, "pytorch")
+        return MeasuredBatchTimeModel(m.hardware, m.base, decode, m.prefill, attention, m.provenance)
     name = _check_config(hardware)
     gpu, kind = CONFIGS[name]
     if data_dir is not None:
         entry = fit_hardware(gpu, data_dir)
-        entry["decode_grid"] = _grid.fit_grid(gpu, data_dir, entry["decode"])
+        entry["decode_grid"] = fit_grid(gpu, data_dir, entry["decode"])
         if name in LIKE_FOR_LIKE:
             entry["base"] = {k: v for k, v in fit_like_for_like(name, data_dir)["base"].items()}
         entry["provenance"]["origin"] = f"fitted from {data_dir}"
     else:
-        entry = dict(EMBEDDED[gpu], decode_grid=_grid.EMBEDDED_GRID[gpu])
+        entry = dict(EMBEDDED[gpu], decode_grid=EMBEDDED_GRID[gpu])
         if name in LIKE_FOR_LIKE:
             entry["base"] = LIKE_FOR_LIKE[name]["base"]
         entry = dict(entry, provenance=dict(entry["provenance"], origin="embedded coefficients"))
@@ -629,18 +623,12 @@ def measured_model(hardware: str = "a100", *, kernels_csv: str | os.PathLike | N
     if name in LIKE_FOR_LIKE:
         prov["non_attention"] = (LIKE_FOR_LIKE[name] if data_dir is None else fit_like_for_like(name, data_dir))[
             "provenance"]
-    return _from_entry(gpu, dict(entry, provenance=prov), attention, kind)
+    return _from_entry(gpu, dict(entry, provenance=prov), attention)
 
 
-# --------------------------------------------------------------------------- like for like
-
-
-#: Vidur's per-layer operators and the PyTorch operator whose H200/H100 ratio scales each (``attn_rope`` and the
-#: second layer norm have no timing of their own: the whole layer's ratio and the first layer norm's stand in).
-VIDUR_TO_KERNEL = {"input_layernorm": "input_layernorm", "attn_pre_proj": "attn_pre_proj",
-                   "attn_rope": "layer_without_attention", "attn_post_proj": "attn_post_proj",
-                   "post_attention_layernorm": "input_layernorm", "mlp_up_proj": "mlp_up_proj",
-                   "mlp_act": "mlp_act", "mlp_down_proj": "mlp_down_proj", "add": "add"}
+# --------------------------------------------------------------------------- like for like, the decode grid
+# (functions only: the data live in kvlib.serving.likeforlike and kvlib.serving.decode_grid, which import nothing
+# of this module)
 
 
 def _op_ratio(h100, h200, op: str, T) -> np.ndarray:
@@ -657,9 +645,11 @@ def _op_ratio(h100, h200, op: str, T) -> np.ndarray:
 
 def derived_layer_rows(data_dir: str | os.PathLike):
     """Vidur's H100 per-layer non-attention rows scaled operator by operator to the H200: ``(T, H100 ms, H200 ms)``
-    with ``H200 = sum over operators of Vidur's H100 time x our measured H200/H100 ratio`` (:data:`VIDUR_TO_KERNEL`;
+    with ``H200 = sum over operators of Vidur's H100 time x our measured H200/H100 ratio`` (:data:`kvlib.serving.likeforlike.VIDUR_TO_KERNEL`;
     both GPUs timed with the same PyTorch code, so the ratio compares like with like)."""
     import pandas as pd
+
+    from kvlib.serving.likeforlike import VIDUR_TO_KERNEL
 
     data_dir = Path(data_dir)
     d = pd.read_csv(data_dir / HARDWARE["h100"]["mlp_csv"])
@@ -677,7 +667,7 @@ def derived_layer_rows(data_dir: str | os.PathLike):
 
 
 def fit_like_for_like(name: str, data_dir: str | os.PathLike) -> dict:
-    """The non-attention layer of configuration ``name`` of :data:`LIKE_FOR_LIKE` refitted from ``data_dir``:
+    """The non-attention layer of configuration ``name`` of :data:`kvlib.serving.likeforlike.LIKE_FOR_LIKE` refitted from ``data_dir``:
     ``h200`` from :func:`derived_layer_rows` (kind ``vidur-derived``), ``h100-pytorch`` from the H100 kernel
     file's ``layer_without_attention`` rows (kind ``pytorch``); embedding and all-reduce: H100's (Vidur)."""
     if name not in ("h200", "h100-pytorch"):
@@ -706,47 +696,102 @@ def fit_like_for_like(name: str, data_dir: str | os.PathLike) -> dict:
 
 
 def like_for_like_literal(data_dir: str | os.PathLike) -> str:
-    """The :data:`LIKE_FOR_LIKE` literal refitted from ``data_dir`` (to paste below after a data change)."""
+    """The :data:`kvlib.serving.likeforlike.LIKE_FOR_LIKE` literal refitted from ``data_dir`` (to paste there after
+    a data change)."""
     import pprint
 
     return "LIKE_FOR_LIKE: dict = " + pprint.pformat({n: fit_like_for_like(n, data_dir) for n in ("h200", "h100-pytorch")},
                                                      width=116, sort_dicts=False)
 
 
-#: Non-attention layers of the like-for-like configurations, fitted by :func:`fit_like_for_like` from
-#: ``../shared/data`` (:func:`like_for_like_literal`); the other configurations use :data:`EMBEDDED`'s.
-LIKE_FOR_LIKE: dict = {'h200': {'base': {'layer_c0': 0.21219626879945336,
-                   'layer_c1': 0.000841821929094978,
-                   'layer_c2': 0.0005020452115925901,
-                   'layer_knee': 192,
-                   'emb_e0': -0.0010881639020846683,
-                   'emb_e1': 5.690541569155341e-05,
-                   'allreduce_d0': 0.017114653079721005,
-                   'allreduce_d1': 5.061210278444812e-09},
-          'provenance': {'how': "Vidur's H100 non-attention operators, each scaled by its H200/H100 ratio in our "
-                                'PyTorch timings of both GPUs',
-                         'files': {'h100_llama2_70b_tp2_kernels.csv': '80fc0acaa238ede7e788b1d4a4d1e711b2f3dc2d0498b2b4b749e93b5a3b31d1',
-                                   'h100_llama2_70b_mlp.csv': 'fb3581ade7c02caab8a0f7d1ca1ad06a7b0fbac3d9f32a9ed46ae55d95fd6bb3',
-                                   'h200_llama2_70b_tp2_kernels.csv': '9e597c04746bcc139dcf949ab09ed47f420a67f71ecda64b4db5da63fd1f02df'},
-                         'quality': {'r2': 0.99276, 'median_rel_err': 0.0418, 'max_rel_err': 0.3276, 'n_rows': 261},
-                         'layer_ms_at_64_tokens': 0.266073,
-                         'stand_ins': "embedding and all-reduce: H100's (Vidur)"}},
- 'h100-pytorch': {'base': {'layer_c0': 0.48049531074756485,
-                           'layer_c1': -0.0003143229757656007,
-                           'layer_c2': 0.0018144563053103953,
-                           'layer_knee': 192,
-                           'emb_e0': -0.0010881639020846683,
-                           'emb_e1': 5.690541569155341e-05,
-                           'allreduce_d0': 0.017114653079721005,
-                           'allreduce_d1': 5.061210278444812e-09},
-                  'provenance': {'how': 'our PyTorch timing of the whole non-attention layer on one H100',
-                                 'files': {'h100_llama2_70b_tp2_kernels.csv': '80fc0acaa238ede7e788b1d4a4d1e711b2f3dc2d0498b2b4b749e93b5a3b31d1'},
-                                 'quality': {'r2': 0.99889,
-                                             'median_rel_err': 0.049,
-                                             'max_rel_err': 0.1978,
-                                             'n_rows': 24},
-                                 'layer_ms_at_64_tokens': 0.460379,
-                                 'stand_ins': "embedding and all-reduce: H100's (Vidur)"}}}
+def decode_rows(hardware: str, data_dir: str | os.PathLike):
+    """The measured decode-attention rows of ``hardware`` (``a100``: Vidur's profile, ``attn_decode`` plus its
+    two reshapes, tensor parallel 2; ``h100`` / ``h200``: the ``attn_decode`` rows of the kernel file):
+    a DataFrame with ``batch``, ``kv`` (cached tokens per request) and ``ms`` (median, per layer)."""
+    import pandas as pd
+
+    from kvlib.serving.decode_grid import GRID_FILES
+
+    if hardware not in GRID_FILES:
+        raise ParameterError(f"hardware: unknown hardware {hardware!r}; known: {', '.join(GRID_FILES)}")
+    path = Path(data_dir) / GRID_FILES[hardware]
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file (decode attention of {hardware})")
+    if hardware == "a100":
+        a = pd.read_csv(path)
+        a = a[(a.num_tensor_parallel_workers == _bt.TP) & ~a.is_prefill.astype(bool)]
+        ms = (a["time_stats.attn_decode.median"] + a["time_stats.attn_input_reshape.median"]
+              + a["time_stats.attn_output_reshape.median"]).to_numpy(float)
+        return pd.DataFrame({"batch": a.batch_size.to_numpy(float), "kv": a.kv_cache_size.to_numpy(float), "ms": ms})
+    k = read_kernels(path)
+    k = k[k.op == "attn_decode"]
+    return pd.DataFrame({"batch": k.batch_size.to_numpy(float), "kv": k.kv_len.to_numpy(float),
+                         "ms": k.time_ms_median.to_numpy(float)})
+
+
+def fit_grid(hardware: str, data_dir: str | os.PathLike, line: dict | None = None) -> dict:
+    """Fit the surface of ``hardware`` from ``data_dir``: a :data:`kvlib.serving.decode_grid.EMBEDDED_GRID` entry, with the error of the
+    surface (and, given ``line``, the straight-line fit's decode dict) on every measured row."""
+    from kvlib.serving.decode_grid import (A100_BATCH_KNOTS, A100_KV_KNOTS, GRID_FILES, error_stats, fit_surface,
+                                           held_out_errors, surface_ms)
+
+    rows = decode_rows(hardware, data_dir)
+    if hardware == "a100":
+        bk, kk = A100_BATCH_KNOTS, A100_KV_KNOTS
+    else:
+        bk, kk = tuple(sorted({int(b) for b in rows.batch})), tuple(sorted({int(k) for k in rows.kv}))
+    c = fit_surface(rows.batch, rows.kv, rows.ms, bk, kk)
+    quality = {}
+    for name, pred in (("grid", surface_ms(c, rows.batch, rows.batch * rows.kv)),
+                       ("line", None if line is None else
+                        attention_curve(line["form"], line, rows.batch, rows.batch * rows.kv))):
+        if pred is None:
+            continue
+        s = error_stats(pred, rows.ms)
+        w = rows.iloc[s.pop("worst_index")]
+        s["worst"] = {"batch": int(w.batch), "kv": int(w.kv), "measured_ms": round(float(w.ms), 5),
+                      "model_ms": round(float(pred[int(np.flatnonzero((rows.batch == w.batch) & (rows.kv == w.kv)
+                                                                       & (rows.ms == w.ms))[0])]), 5)}
+        quality[name] = s
+    h = held_out_errors(rows, bk, kk, c)
+    quality["held_out"] = {"n_points": int(len(h)), "median_abs_rel_err": round(float(np.median(h)), 4),
+                           "p95_abs_rel_err": round(float(np.quantile(h, 0.95)), 4),
+                           "max_abs_rel_err": round(float(h.max()), 4)}
+    path = Path(data_dir) / GRID_FILES[hardware]
+    sums = _sums(Path(data_dir))
+    return dict(c, provenance={"file": GRID_FILES[hardware], "sha256": _sha(path, sums) if sums else sha256_file(path),
+                               "knots": "a subset of the measured grid" if hardware == "a100" else
+                               "the measured grid", "quality": quality})
+
+
+def embedded_grid_literal(data_dir: str | os.PathLike) -> str:
+    """The :data:`kvlib.serving.decode_grid.EMBEDDED_GRID` literal refitted from ``data_dir`` (to paste below after a data change): the
+    knot values one batch knot to a line, everything else as :mod:`pprint` writes it."""
+    import pprint
+
+    from kvlib.serving.decode_grid import GRID_FILES
+
+    out = ["EMBEDDED_GRID: dict = {"]
+    for hw in GRID_FILES:
+        e = fit_grid(hw, data_dir, EMBEDDED[hw]["decode"])
+        out.append(f"    {hw!r}: {{")
+        import textwrap
+
+        out.append("        'form': 'grid',")
+        out += textwrap.wrap(f"'batch': {e['batch']!r},", 112, initial_indent=" " * 8, subsequent_indent=" " * 18)
+        out.append(f"        'kv': {e['kv']!r},")
+        out.append("        'log_ms': [")
+        for row in e["log_ms"]:
+            vals = [f"{v:.6f}" for v in row]
+            for k in range(0, len(vals), 9):
+                out.append("            " + ("[" if k == 0 else " ") + ", ".join(vals[k:k + 9])
+                           + ("]," if k + 9 >= len(vals) else ","))
+        out.append("        ],")
+        prov = pprint.pformat(e["provenance"], width=100, sort_dicts=False).replace("\n", "\n" + " " * 22)
+        out.append(f"        'provenance': {prov},")
+        out.append("    },")
+    out.append("}")
+    return "\n".join(out)
 
 
 # --------------------------------------------------------------------------- derived vs measured

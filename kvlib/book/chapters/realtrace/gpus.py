@@ -155,10 +155,10 @@ _OPERATORS = (("layer", "non-attention layer"), ("allreduce", "all-reduce"),
 def fit_quality_table(embedded: dict) -> pd.DataFrame:
     """Per GPU and operator: the fit's R², median and largest relative error and the measured rows it rests on
     (from :data:`kvlib.serving.measured.EMBEDDED`'s provenance; H200's layer from
-    :data:`~kvlib.serving.measured.LIKE_FOR_LIKE`, decode attention from the surface of
+    :data:`~kvlib.serving.likeforlike.LIKE_FOR_LIKE`, decode attention from the surface of
     :mod:`kvlib.serving.decode_grid`, which has no R²)."""
     from kvlib.serving.decode_grid import EMBEDDED_GRID
-    from kvlib.serving.measured import LIKE_FOR_LIKE
+    from kvlib.serving.likeforlike import LIKE_FOR_LIKE
 
     rows = []
     for hw, entry in embedded.items():
@@ -332,7 +332,7 @@ def like_for_like_values(cap: pd.DataFrame | None, lm_label: str) -> dict:
     from kvlib.book.tables import styled
     from kvlib.serving.decode_grid import EMBEDDED_GRID
     from kvlib.serving.gpus import reference_round_ms
-    from kvlib.serving.measured import CONFIGS
+    from kvlib.serving.likeforlike import CONFIGS
 
     out = {f"rt_lfl_ref_{n.replace('-', '_')}": reference_round_ms(n) for n in CONFIGS}
     for kind, (h1, h2) in (("vidur", ("h100", "h200")), ("pytorch", ("h100-pytorch", "h200-pytorch"))):
