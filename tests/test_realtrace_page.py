@@ -174,8 +174,8 @@ def test_experiment_keys_on_a_tiny_plan():
     every = keys["allpolicies"]
     assert all(k["n"] == 50 for k in every)
     assert sum(k["policy"] == "a-min" and k["pred"] == 0.5 for k in every) == 1
-    assert set(keys) | {"gpu_table1", "gpu_alpha", "gpu_mixed002", "gpu_intervals003", "gpu_splitwise"} == \
-        set(RP.PLAN_ORDER)
+    assert set(keys) | {"gpu_table1", "gpu_alpha", "gpu_mixed002", "gpu_intervals003", "gpu_splitwise"} | \
+        set(RP.SHAREGPT_TABLES) == set(RP.PLAN_ORDER)
 
 
 CAP = pd.DataFrame({"workload": ["lmsys", "lmsys", "splitwise-code", "splitwise-code"],
@@ -185,8 +185,11 @@ CAP = pd.DataFrame({"workload": ["lmsys", "lmsys", "splitwise-code", "splitwise-
 
 def test_capacity_keys_and_comparison_rates():
     P = _tiny_parameters(gpus=["h100", "a100", "h100"])
-    keys = RP.capacity_keys(P, 0, {"workload": "lmsys"}, {"data": "x"})
-    assert [k["hardware"] for k in keys] == ["a100", "h100"] * 3  # A100 first, no GPU twice
+    keys = RP.capacity_keys(P, 0, {"workload": "lmsys"}, {"data": "x", "user_csv": "u.csv"})
+    assert [k["hardware"] for k in keys] == ["a100", "h100"] * 4  # A100 first, no GPU twice
+    sg = [k for k in keys if k["workload"] == "sharegpt"]  # ShareGPT V3 in words, no user CSV (not read)
+    assert len(sg) == 2 and all(k["unit"] == "words" and "user_csv" not in k and k["data"] == "x" for k in sg)
+    assert RP.overloaded(CAP, "lmsys", "h100", 25.5) and not RP.overloaded(CAP, "lmsys", "h100", 25.0)
     assert RP.capacity(CAP, "lmsys", "h100") == 25.0
     with pytest.raises(KeyError, match="splitwise"):
         RP.capacity(CAP, "splitwise", "h100")
@@ -524,7 +527,9 @@ def test_capacity_and_gpu_values():
     g = RR.gpu_values(runs, ["MC-SF", "MC-Benchmark"], tabs)
     assert g["rt_att_t1_sf"] == 20.0
     t = g["rt-tab-gpu-t1"].data
-    assert list(t.columns) == ["configuration", *runs] and t.loc[0, "A100"] == 10.0  # finished runs only
+    assert list(t.columns) == ["configuration", *runs]
+    assert t.loc[0, "A100"] == "10.00 (1 unfinished)"  # the finished runs' mean, and how many it leaves out
+    assert t.loc[0, "H100, 80/s"] == "6.00" and g["rt_gpu_t1_unfinished"] == 1
     assert g["cap_gpu"].data.startswith("`gpu_capacity`: label of gpu_capacity; `gpu_table1`")
     no_att = RR.table1_on_gpus(T1, gpu.drop(columns=["attention"]), rows_on, lambda *a: [], [], 50.0)
     assert len(no_att["A100, assumed attention"]) == 0
