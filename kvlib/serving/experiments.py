@@ -19,7 +19,8 @@ Workloads (``spec["workload"]``):
 ``"sharegpt"``   ``n`` real ShareGPT V3 first turns (``spec["unit"]``: tokens or
                  words), Poisson arrivals at ``rate``; ``"mixed002"`` with
                  ``spec["short"] = "sharegpt"`` takes them as its short 80 %
-                 (:mod:`kvlib.serving.sharegpt`, which :func:`run_spec` builds through).
+                 (:mod:`kvlib.serving.sharegpt`; :func:`build_any_workload`, which
+                 :func:`run_spec` builds through, sends such specs there).
 
 ``spec["at_zero"]`` moves every arrival to ``t = 0``.
 
@@ -96,6 +97,14 @@ def build_workload(spec: dict):
     raise ValueError(f"unknown workload {kind!r}")
 
 
+def build_any_workload(spec: dict):
+    """The workload of ``spec``: :func:`kvlib.serving.sharegpt.build_sharegpt_workload` for the specs that read
+    ShareGPT V3 (``"sharegpt"``, or ``"mixed002"`` with ``short = "sharegpt"``), else :func:`build_workload`."""
+    from kvlib.serving.sharegpt import build_sharegpt_workload, is_sharegpt_spec
+
+    return build_sharegpt_workload(spec) if is_sharegpt_spec(spec) else build_workload(spec)
+
+
 def intervals(o: np.ndarray, pred) -> tuple[np.ndarray, np.ndarray]:
     o = np.asarray(o, dtype=np.int64)
     if pred == "wide":
@@ -115,9 +124,7 @@ def run_spec(spec: dict) -> dict:
     every request's latency (``latency_s``) and its source (``"arXiv"`` or ``"LMSYS-like"``
     for ``mixed002``).
     """
-    from kvlib.serving.sharegpt import build_spec_workload
-
-    w = build_spec_workload(spec)  # build_workload's, and the ShareGPT V3 workloads
+    w = build_any_workload(spec)  # build_workload's, and the ShareGPT V3 workloads
     model = batch_model(spec.get("hardware") or "a100", spec.get("attention") or "measured")
     pol = make_policy(spec["policy"], **spec.get("opts", {}))
     kw = {}

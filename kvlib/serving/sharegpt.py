@@ -20,11 +20,11 @@ picks which lengths the requests get.  Without the file, ``fallback=True`` draws
 stand-in (:data:`kvlib.serving.workloads.FALLBACK_LABEL`) from single clipped log-normals fitted to the
 filtered file's range, median and mean (:data:`FALLBACK_FIT`); no data is copied into the repository.
 
-:func:`build_spec_workload` builds the workload of an experiment spec
-(:func:`kvlib.serving.experiments.run_spec`): ``"sharegpt"`` (``n`` conversations drawn without
-replacement, Poisson arrivals at ``rate`` or all at ``t = 0``) and ``"mixed002"`` with
-``short = "sharegpt"`` (002 Section 7's mixture with ShareGPT, in tokens, as its short 80 %); every
-other spec goes to :func:`kvlib.serving.experiments.build_workload` unchanged.
+:func:`build_sharegpt_workload` builds the workload of an experiment spec that reads the file
+(:func:`is_sharegpt_spec`; :func:`kvlib.serving.experiments.build_any_workload` sends it here and every other
+spec to :func:`kvlib.serving.experiments.build_workload`): ``"sharegpt"`` (``n`` conversations drawn without
+replacement, Poisson arrivals at ``rate`` or all at ``t = 0``) and ``"mixed002"`` with ``short = "sharegpt"``
+(002 Section 7's mixture with ShareGPT, in tokens, as its short 80 %).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from kvlib.core.model import InstanceError
 from kvlib.serving.workloads import FALLBACK_LABEL, Workload
 
 __all__ = ["SHAREGPT_CSV", "UNITS", "VLLM_FILTER", "REAL_CONVERSATIONS", "SHORT_SOURCES", "FALLBACK_FIT",
-           "load_sharegpt", "vllm_keep", "is_sharegpt_spec", "build_spec_workload"]
+           "load_sharegpt", "vllm_keep", "is_sharegpt_spec", "build_sharegpt_workload"]
 
 SHAREGPT_CSV = "sharegpt_v3_llama2_lengths.csv"
 #: The length units of the file: Llama-2 tokens (002, 003) and whitespace-separated words (001 Section 5.2).
@@ -77,17 +77,33 @@ def _stand_in(unit: str, rng: np.random.Generator, n: int) -> Workload:
                     f"synthetic stand-in from the statistics of the filtered ShareGPT V3 file ({unit})")
 
 
+def _sharegpt_path(shared_dir, fallback: bool):
+    """The ShareGPT file in ``shared_dir`` (found as the other traces are, and also in a directory holding only
+    this file, or its ``data`` subdirectory); ``None`` when absent and ``fallback`` is allowed, else an error."""
+    from pathlib import Path
+
+    from kvlib.serving.workloads import _shared_file
+
+    path = _shared_file(shared_dir, SHAREGPT_CSV, True)
+    if path is None and shared_dir is not None:
+        path = next((p for p in (Path(shared_dir) / SHAREGPT_CSV, Path(shared_dir) / "data" / SHAREGPT_CSV)
+                     if p.is_file()), None)
+    if path is None and not fallback:
+        raise InstanceError(f"{shared_dir}/{SHAREGPT_CSV}: no such file (pass fallback=True for the embedded stand-in)")
+    return path
+
+
 def load_sharegpt(shared_dir, *, unit: str = "tokens", fallback: bool = False, fallback_n: int = 9774,
                   seed: int = 0) -> Workload:
     """The ShareGPT V3 first turns kept by :func:`vllm_keep`, lengths in ``unit`` (``tokens`` or ``words``),
     all at ``t = 0``, with the file's SHA-256.  Zero counts are allowed in the file (an empty first message;
     the filter drops them); a missing column, a value that is not a non-negative integer or an empty file is
     an :class:`~kvlib.core.model.InstanceError` naming the file, the column and the line."""
-    from kvlib.serving.workloads import _read_columns, _sha256, _shared_file
+    from kvlib.serving.workloads import _read_columns, _sha256
 
     if unit not in UNITS:
         raise ValueError(f"load_sharegpt: unit must be one of {', '.join(UNITS)}, got {unit!r}")
-    path = _shared_file(shared_dir, SHAREGPT_CSV, fallback)
+    path = _sharegpt_path(shared_dir, fallback)
     if path is None:
         return _stand_in(unit, np.random.default_rng(seed), fallback_n)
     c = _read_columns(path, {k: "float" for k in _COLUMNS})  # numbers >= 0, errors with file, column, line
@@ -113,17 +129,17 @@ def is_sharegpt_spec(spec: dict) -> bool:
     return spec.get("workload") == "sharegpt" or (spec.get("workload") == "mixed002" and short == "sharegpt")
 
 
-def build_spec_workload(spec: dict) -> Workload:
-    """The workload of an experiment spec: the ShareGPT ones here (module docstring), every other one by
-    :func:`kvlib.serving.experiments.build_workload`.  With a shared directory the file must be there (an
-    error otherwise); without one (``shared_dir`` None) the labelled stand-in is used."""
-    from kvlib.serving.experiments import build_workload
+def build_sharegpt_workload(spec: dict) -> Workload:
+    """The workload of an experiment spec that reads the ShareGPT file (:func:`is_sharegpt_spec`; module
+    docstring).  With a shared directory the file must be there (an error otherwise); without one
+    (``shared_dir`` None) the labelled stand-in is used."""
     from kvlib.serving.workloads import load_arxiv, mixed_002, poisson_arrivals, sample
 
     if not is_sharegpt_spec(spec):
-        return build_workload(spec)
+        raise ValueError(f"build_sharegpt_workload: the spec does not read ShareGPT V3 (workload "
+                         f"{spec.get('workload')!r}, short {spec.get('short')!r})")
     if spec.get("at_zero"):
-        w = build_spec_workload({k: v for k, v in spec.items() if k != "at_zero"})
+        w = build_sharegpt_workload({k: v for k, v in spec.items() if k != "at_zero"})
         w.arrival_s = np.zeros(w.n)
         w.notes.append("all arrivals moved to t = 0")
         return w

@@ -252,10 +252,11 @@ def realtrace_row(*, workload: str, policy: str, n: int, seed: int, rate: float 
         spec["max_rounds"] = ROUND_CAP * int(ref["rounds"]) + 1000
     mixed = workload == "mixed002"
     spec["keep_latency"] = mixed
-    from kvlib.serving.sharegpt import SHORT_SOURCES, build_spec_workload
+    from kvlib.serving.experiments import build_any_workload
+    from kvlib.serving.sharegpt import SHORT_SOURCES
 
     r = run_spec(spec)
-    w = build_spec_workload(spec)
+    w = build_any_workload(spec)
     out = {
         "n_requests": int(w.n), "instance": workload_hash(w, memory), "data_sha256": w.sha256 or "",
         "avg_latency": float(r["avg_latency"]), "completed": bool(r["completed"]),
@@ -291,12 +292,12 @@ def capacity_row(*, workload: str, n: int, seed: int, hardware: str = "a100", me
     sd = default_shared_dir() if data == "shared" else None
     if data == "shared" and sd is None:
         raise FileNotFoundError("capacity_row: data='shared' but no shared data directory was found")
-    from kvlib.serving.sharegpt import build_spec_workload
+    from kvlib.serving.experiments import build_any_workload
 
     spec = {"workload": workload, "n": int(n), "rate": None, "seed": int(seed), "memory": int(memory),
             "shared_dir": str(sd) if sd else None, "user_csv": user_csv, **({"unit": unit} if unit else {})}
     cap = saturation_throughput(spec, hardware)
-    w = build_spec_workload(spec)
+    w = build_any_workload(spec)
     return {"n_requests": int(w.n), "instance": workload_hash(w, memory), "data_sha256": w.sha256 or "",
             "throughput": float(cap["throughput"]), "makespan": cap["makespan"],
             "mean_round_ms": cap["mean_round_ms"], "rounds": cap["rounds"]}
