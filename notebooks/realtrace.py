@@ -151,6 +151,7 @@ gpu_runs = None  # runs per configuration of 001 Table 1 on H100 and H200; None:
 gpu_sizes = None  # numbers of requests of the 002 and 003 runs on each GPU; None: the mode's default
 code_rates = None  # mean arrival rates (per second) of the Splitwise code-trace runs; None: [0.25, 0.5, 1]
 sg_table1_runs = None  # runs per configuration of 001 Table 1 on ShareGPT V3, per GPU; None: the mode's default
+sg_alpha_grid = None  # grid of alpha on ShareGPT V3 (its threshold lies higher); None: the mode's default
 
 # %%
 import functools
@@ -1057,8 +1058,10 @@ glue_all(RR.sharegpt_values(SG, ORDER1, SG_CELLS, cells, GPUS_, tab1, {nm: TABS[
                             RATE_HI))
 offer_csv(RR.sharegpt_verdict_table(SG_CELLS, cells, GPUS_), "realtrace", "sharegpt-verdicts")
 g("rt_sg_load", RR.load_text(CAP, "sharegpt", "a100", P["rates"]))
+g("rt_sg_alpha_grid_txt", ", ".join(map(str, P["sg_alpha_grid"][:2])) + ", ..., " + str(P["sg_alpha_grid"][-1]))
 g("rt_sg_kept", int(next(r["n"] for r in _tr if r["trace"] == "sharegpt-words")))
 g("rt_sg_out_median", float(next(r["output_median"] for r in _tr if r["trace"] == "sharegpt-tokens")))
+g("rt_sg_source", RR.sharegpt_source_note(next(r["label"] for r in _tr if r["trace"] == "sharegpt-tokens")))
 
 # %% [markdown]
 # (sec-rt-sharegpt)=
@@ -1070,18 +1073,20 @@ g("rt_sg_out_median", float(next(r["output_median"] for r in _tr if r["trace"] =
 # their first turns (first question, first reply) in Llama-2 tokens and in words. We keep the
 # {glue:text}`rt_sg_kept:,d` conversations that pass vLLM's benchmark filter (prompt and reply at least 4
 # tokens, prompt at most 1,024, both together at most 2,048; SHA-256 of the file
-# {glue:text}`rt_sg_sha`…) and re-run three experiments on them, on each GPU, beside the synthetic rows:
+# {glue:text}`rt_sg_sha`) and re-run three experiments on them, on each GPU, beside the synthetic rows:
 # 001 Table 1 and the smallest loop-free α at both demands on **word** counts (001 Section 5.2 takes each
 # word as a token), 002's mixed workload with ShareGPT as its short 80 % and arXiv as its long 20 %, and
 # 003 Experiment 1 (every interval [1, 1000]) on tokens. These are {glue:text}`rt_sg_label`: their replies are
 # far longer (median {glue:text}`rt_sg_out_median:.0f` tokens against 43 in 003's LMSYS sample), so a verdict here says how a claim fares on
 # another real workload of the same kind, not whether the paper's numbers are right. On the A100, 001's rates
-# are {glue:text}`rt_sg_load`.
+# are {glue:text}`rt_sg_load`. {glue:text}`rt_sg_source`
 #
 # On the A100 with ShareGPT lengths: MC-SF {glue:text}`rt_sg_t1_sf`, MC-Benchmark
 # {glue:text}`rt_sg_t1_mb` and Benchmark α = 0.3 {glue:text}`rt_sg_t1_a3` (mean latency) over
-# {glue:text}`rt_sg_t1_runs:d` runs ({glue:text}`rt_sg_t1_unfinished:d` unfinished); the smallest loop-free α:
-# {glue:text}`rt_sg_alpha_hi` and {glue:text}`rt_sg_alpha_lo`; 002: {glue:text}`rt_sg_mixed`; 003 Experiment 1,
+# {glue:text}`rt_sg_t1_runs:d` runs ({glue:text}`rt_sg_t1_unfinished:d` unfinished); the smallest loop-free α
+# (over α = {glue:text}`rt_sg_alpha_grid_txt`, which reaches further than the LMSYS-like grid because the longer
+# replies loop up to larger α, {glue:text}`rt_alpha_seeds:d` seeds per point): {glue:text}`rt_sg_alpha_hi` and
+# {glue:text}`rt_sg_alpha_lo`; 002: {glue:text}`rt_sg_mixed`; 003 Experiment 1,
 # A_min against A_max: {glue:text}`rt_sg_amin_amax`, against H-SF: {glue:text}`rt_sg_amin_hsf`.
 #
 # :::{glue:figure} rt-tab-sg-verdict

@@ -3,7 +3,7 @@
 What the chapter runs, before anything is run: the parameter defaults of each mode (:func:`defaults`),
 the configurations (:func:`cfg`, :func:`paper_configs`, :func:`policy_sets`) and the keys of each of
 its stored tables, one :func:`kvlib.book.chapters.realtrace.rows.realtrace_row` per key (:func:`experiment_keys`,
-:func:`capacity_keys`, :func:`gpu_keys`), listed in the order of :data:`PLAN_ORDER`.  Within a table
+:func:`capacity_keys`, :func:`gpu_keys`, :func:`sharegpt_keys` for the real conversations of ShareGPT V3), listed in the order of :data:`PLAN_ORDER`.  Within a table
 the keys are ordered so that an incomplete table already holds whole runs at the high rate and the
 smaller sizes.  :func:`stored` reads (or computes) one table with the paper's names of the
 configurations, :func:`plan_table` summarises every table, :func:`data_files_frame` lists the data
@@ -19,7 +19,7 @@ import numpy as np
 
 __all__ = ["SWEEP_FIX", "PREDICTIONS", "SPLITWISE_CONFIGS", "PLAN_ORDER", "SHAREGPT_TABLES", "defaults", "cfg",
            "optional_column", "paper_configs", "Policies", "policy_sets", "splitwise_rates", "experiment_keys",
-           "capacity_keys", "capacity", "comparison_rates", "gpu_keys", "sharegpt_keys", "overloaded", "stored", "rows_on_gpu", "plan_table", "data_file_names",
+           "capacity_keys", "capacity", "comparison_rates", "gpu_keys", "sharegpt_keys", "overloaded", "unique_keys", "stored", "rows_on_gpu", "plan_table", "data_file_names",
            "data_files_frame", "data_note", "parameter_values"]
 
 #: 001 Figures 7/10 fix beta at 0.1 and 0.2; Figures 8/11 fix alpha at 0.1 and 0.2.
@@ -71,6 +71,8 @@ def defaults(quick: bool) -> dict:
         # ShareGPT V3 (real conversations): runs per configuration of 001 Table 1 on each GPU; the alpha
         # grid, the 002 and 003 sizes and the GPUs are those of the LMSYS-like experiments
         "sg_table1_runs": 1 if Q else 20,
+        # ShareGPT V3's longer replies loop up to larger alpha at 50/s (about 0.4 on A100): its grid reaches 0.6
+        "sg_alpha_grid": [0.15, 0.3, 0.45, 0.6] if Q else [round(a, 2) for a in np.arange(0.0, 0.601, 0.01)],
     }
 
 
@@ -242,13 +244,13 @@ def gpu_keys(P: dict, seed: int, lmk: dict, datak: dict, pol: Policies, rates_on
                               "hardware": h}
                              for wl in sw_rates for h in gpus if not (wl == "splitwise" and h == "a100")  # A100: table splitwise
                              for _, r in rates_on(wl, h, sw_rates[wl]) for c in SPLITWISE_CONFIGS]
-    return keys
+    return {name: unique_keys(ks) for name, ks in keys.items()}
 
 
 def sharegpt_keys(P: dict, seed: int, datak: dict, pol: Policies, rates_on) -> dict:
     """The keys of the ShareGPT V3 tables (:data:`SHAREGPT_TABLES`; real conversations, not the papers' LMSYS
     sample), each on A100 and every GPU of ``P["gpus"]`` (column ``hardware``): 001 Table 1 and the alpha grid
-    on word counts (001 Section 5.2 counts words) at the papers' rates and, off A100, the same-utilisation
+    (``P["sg_alpha_grid"]``, seeds and requests per run as the LMSYS-like grid's) on word counts (001 Section 5.2 counts words) at the papers' rates and, off A100, the same-utilisation
     rates (``rates_on``, :func:`comparison_rates`); 002's mixture with ShareGPT as its short 80 % and 003's
     Experiment 1 (interval [1, 1000]) on tokens, all at ``t = 0``, at the LMSYS-like sizes on A100 and
     ``P["gpu_sizes"]`` elsewhere."""
@@ -263,7 +265,7 @@ def sharegpt_keys(P: dict, seed: int, datak: dict, pol: Policies, rates_on) -> d
     keys["sg_alpha"] = [{**words, **cfg("alpha-greedy", a), "n": P["alpha_grid_n"], "rate": r, "seed": seed + k,
                          "hardware": h}
                         for k in range(P["alpha_grid_seeds"]) for h in gpus
-                        for _, r in rates_on("sharegpt", h, P["rates"]) for a in P["alpha_grid"]]
+                        for _, r in rates_on("sharegpt", h, P["rates"]) for a in P["sg_alpha_grid"]]
     keys["sg_mixed002"] = [{**base, "workload": "mixed002", "short": "sharegpt", "n": n, "seed": seed, "policy": p,
                             **o, "hardware": h}
                            for h in gpus for n in (P["sizes_002"] if h == "a100" else P["gpu_sizes"])
@@ -272,7 +274,15 @@ def sharegpt_keys(P: dict, seed: int, datak: dict, pol: Policies, rates_on) -> d
                                 "pred": "wide", "hardware": h}
                                for h in gpus for n in (P["sizes_003"] if h == "a100" else P["gpu_sizes"])
                                for p in pol.p003]
-    return keys
+    return {name: unique_keys(ks) for name, ks in keys.items()}
+
+
+def unique_keys(keys: list[dict]) -> list[dict]:
+    """``keys`` without repeats, in order: a same-utilisation rate can equal one of the papers' rates (e.g. 0.25/s
+    on a GPU of twice the A100's capacity is 0.5/s), and one run then serves both comparisons."""
+    from kvlib.book.store import key_json
+
+    return list({key_json(k): k for k in keys}.values())
 
 
 def stored(store, name: str, keys, jobs: int):

@@ -27,7 +27,7 @@ __all__ = ["refit_note", "PROVENANCE_KEYS", "provenance_frame", "batchtime_value
            "intervals003_frame", "largest_full_size", "intervals003_values", "splitwise_values",
            "all_policies_values", "capacity_values", "table1_on_gpus", "gpu_values", "unfinished_note", "alpha_spread",
            "alpha_spread_text", "alpha_spread_verdict", "alpha_spread_cell", "alpha_spread_cells",
-           "merge_cells", "steady_splitwise_cells", "load_text", "sharegpt_frames", "sharegpt_cells", "sharegpt_verdict_table",
+           "merge_cells", "steady_splitwise_cells", "load_text", "sharegpt_frames", "sharegpt_cells", "sharegpt_verdict_table", "sharegpt_source_note",
            "sharegpt_values"]
 
 
@@ -812,6 +812,17 @@ def sharegpt_verdict_table(cells: dict, lm_cells: dict, gpus) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def sharegpt_source_note(trace_label: str) -> str:
+    """What the ShareGPT section says about its source: that the rows read the file; when it is absent
+    (quick mode without the shared data), that the rows run on the labelled synthetic stand-in."""
+    from kvlib.serving.workloads import FALLBACK_LABEL
+
+    if str(trace_label) != FALLBACK_LABEL:
+        return "Every ShareGPT row below was computed from the file itself."
+    return (f"In this build the file is absent: the ShareGPT rows below run on a synthetic stand-in drawn from its "
+            f"statistics ({FALLBACK_LABEL}), not on the conversations.")
+
+
 def _seconds(v) -> str:
     """A mean latency as the prose writes it: "36.9 s", or "no finished run" (NaN)."""
     return "no finished run" if pd.isna(v) else f"{float(v):.1f} s"
@@ -832,8 +843,9 @@ def sharegpt_values(fr: dict, order, cells: dict, lm_cells: dict, gpus, tab1_lm:
     t1 = t1[np.isclose(t1.rate.astype(float), rate_hi)] if len(t1) else t1
     out = {"rt_sg_label": REAL_CONVERSATIONS, "rt_sg_cells": n_cells, "rt_sg_held": n_held,
            "cap_sharegpt": markdown("; ".join(f"`{nm}`: {lab}" for nm, lab in labels.items())),
-           "rt_sg_sha": next((str(h)[:12] for df in fr.values() if len(df) and "sharegpt_sha256" in df
-                              for h in df["sharegpt_sha256"] if isinstance(h, str) and h), "not recorded")}
+           "rt_sg_sha": next((str(h)[:12] + "…" for df in fr.values() if len(df) and "sharegpt_sha256" in df
+                              for h in df["sharegpt_sha256"] if isinstance(h, str) and h),
+                             "not recorded: the file is absent from this build")}
     for key in ("t1_sf", "t1_mb", "alpha_hi", "alpha_lo", "mixed", "amin_amax", "amin_hsf"):
         comp = "zero" if key in ("mixed", "amin_amax", "amin_hsf") else "rate"
         out[f"rt_sg_{key}"] = cells.get((key, comp), {}).get("a100", "no runs")
