@@ -49,7 +49,7 @@
 #   units, {term}`GPU`s): of the {glue:text}`rt_gpu_cells:d` verdicts on A100, H100 and H200 below,
 #   {glue:text}`rt_gpu_held:d` hold or match ({ref}`three GPUs <sec-rt-gpus>`).
 # - **Real conversations** (001 Table 1 and its α thresholds, 002's mixed workload, 003 Experiment 1 re-run on
-#   ShareGPT V3, {glue:text}`rt_sg_label`): of {glue:text}`rt_sg_cells:d` verdicts on the three GPUs,
+#   {term}`ShareGPT V3`, {glue:text}`rt_sg_label`): of {glue:text}`rt_sg_cells:d` verdicts on the three GPUs,
 #   {glue:text}`rt_sg_held:d` hold or match ({ref}`ShareGPT V3 <sec-rt-sharegpt>`).
 # :::
 #
@@ -1068,8 +1068,9 @@ g("rt_sg_source", RR.sharegpt_source_note(next(r["label"] for r in _tr if r["tra
 # ## Real conversations: ShareGPT V3
 #
 # The papers' random samples of LMSYS conversations are not available, so every experiment above runs on
-# synthetic lengths fitted to three published statistics. ShareGPT V3 is a public set of real user-chatbot
-# conversations (the data set of vLLM's serving benchmark): the shared data directory holds the lengths of
+# synthetic lengths fitted to three published statistics. {term}`ShareGPT V3` is a public set of real user-chatbot
+# conversations (the data set of the serving benchmark of {term}`vLLM`, an LLM serving engine): the shared data
+# directory holds the lengths of
 # their first turns (first question, first reply) in Llama-2 tokens and in words. We keep the
 # {glue:text}`rt_sg_kept:,d` conversations that pass vLLM's benchmark filter (prompt and reply at least 4
 # tokens, prompt at most 1,024, both together at most 2,048; SHA-256 of the file
@@ -1144,8 +1145,8 @@ g("rt_sg_source", RR.sharegpt_source_note(next(r["label"] for r in _tr if r["tra
 #   our batch-time model is a stand-in for Vidur's predictor (fitted to the same operator and
 #   attention profiles, but without CPU or scheduling overheads).
 # * **The α threshold** depends on the same two inputs and on our definition of an
-#   endless clearing loop (a round budget), so it is compared with the paper's only as
-#   an order of magnitude.
+#   endless clearing loop (a round budget), and it moves from seed to seed, so the verdict asks only
+#   whether the paper's value lies within the range of our seeds' thresholds.
 # * **Figure 3 slopes** at low demand: when the system keeps up with the arrivals the
 #   average latency barely grows with the number of requests, and the fitted slope is
 #   dominated by noise (the paper's 1/800 and 1/100 are small slopes too).
@@ -1181,5 +1182,6 @@ g("rt_scale_note", "Quick mode runs far fewer and smaller instances than the pap
 # regression over the same profiles, not run here); that the H100 and H200 kernel timings (plain PyTorch calls
 # on one GPU) match a serving engine's kernels; that the synthetic
 # LMSYS-like lengths behave like the real ones beyond the four published statistics
-# (a reader with the data can pass `user_csv`). {glue:text}`rt_scale_note`
+# (a reader with the data can pass `user_csv`); that the real ShareGPT V3 conversations, whose replies are
+# longer, behave like the papers' LMSYS samples. {glue:text}`rt_scale_note`
 # ::::

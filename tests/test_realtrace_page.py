@@ -694,6 +694,9 @@ def test_sharegpt_cells_and_values():
     assert cells[("alpha_hi", "load")]["a100"] == "the reference"
     assert cells[("mixed", "zero")]["a100"].startswith("holds") and cells[("amin_hsf", "zero")]["a100"].startswith("fails")
     assert cells[("mixed", "zero")]["h100"] == "no runs"
+    empty = {k: pd.DataFrame() for k in fr}  # nothing stored yet: every cell says so
+    none = RR.sharegpt_cells(["a100"], rates_on, empty, 50.0, 10.0)
+    assert {none[(k, c)]["a100"] for k, c in none if c != "load"} == {"no runs"}
     lm = {("t1_sf", "rate"): {"a100": "lmsys verdict"}}
     tab1_lm = pd.DataFrame({"mean": [1.0] * len(names)}, index=names)
     v = RR.sharegpt_values(fr, names, cells, lm, ["a100", "h100"], tab1_lm, {"sg_table1": "lab"}, 50.0)

@@ -782,9 +782,10 @@ def sharegpt_cells(gpus, rates_on, fr: dict, rate_hi: float, rate_lo: float) -> 
             d = RG.at_rates(_on(fr["table1"], h), [r])
             for key in ("t1_sf", "t1_mb"):
                 put(key, comp, h, RG.table1_cell(d, key))
-        put("mixed", "zero", h, RG.mixed_cell(_on(fr["mixed"], h)))
+        m2, m3 = _on(fr["mixed"], h), _on(fr["intervals"], h)  # no stored run yet: "no runs"
+        put("mixed", "zero", h, RG.mixed_cell(m2) if len(m2) else "no runs")
         for key in ("amin_amax", "amin_hsf"):
-            put(key, "zero", h, RG.intervals_cell(_on(fr["intervals"], h), key))
+            put(key, "zero", h, RG.intervals_cell(m3, key) if len(m3) else "no runs")
     merge_cells(cells, alpha_spread_cells(gpus, rates_on, lambda h: _on(fr["alpha"], h), "sharegpt", rate_hi, rate_lo))
     for key in ("t1_sf", "t1_mb", "alpha_hi", "alpha_lo"):
         put(key, "load", "a100", "the reference")
