@@ -646,7 +646,7 @@ def test_overloaded_splitwise_rates_are_left_out_of_the_verdict():
 def test_unfinished_note():
     df = pd.DataFrame({"name": ["a", "a", "b", "b"], "rate": [50.0, 10.0, 50.0, 50.0],
                        "completed": [True, False, False, False]})
-    assert RR.unfinished_note(df, ("name", "rate")) == "3 of 4 (a, 10.0: 1; b, 50.0: 2)"
+    assert RR.unfinished_note(df, ("name", "rate")) == "3 of 4 (a, 10/s: 1; b, 50/s: 2)"
     assert RR.unfinished_note(df[df.completed]) == "none" and RR.unfinished_note(df.iloc[:0]) == "none"
 
 

@@ -27,8 +27,8 @@ __all__ = ["refit_note", "PROVENANCE_KEYS", "provenance_frame", "batchtime_value
            "intervals003_frame", "largest_full_size", "intervals003_values", "splitwise_values",
            "all_policies_values", "capacity_values", "table1_on_gpus", "gpu_values", "unfinished_note", "alpha_spread",
            "alpha_spread_text", "alpha_spread_verdict", "alpha_spread_cell", "alpha_spread_cells",
-           "merge_cells", "steady_splitwise_cells", "load_text", "sharegpt_frames", "sharegpt_cells", "sharegpt_verdict_table", "sharegpt_source_note",
-           "sharegpt_values"]
+           "merge_cells", "steady_splitwise_cells", "load_text", "sharegpt_frames", "sharegpt_cells",
+           "sharegpt_verdict_table", "sharegpt_source_note", "sharegpt_values"]
 
 
 # ----------------------------------------------------------------------------------------------- batch time
@@ -632,8 +632,10 @@ def unfinished_note(df: pd.DataFrame, by=("name",)) -> str:
     if not len(bad):
         return "none"
     cols = [c for c in by if c in bad]
-    parts = [f"{', '.join(str(v) for v in (k if isinstance(k, tuple) else (k,)))}: {int(n)}"
-             for k, n in bad.groupby(cols).size().items()] if cols else []
+    def group(k) -> str:  # a rate written "50/s"
+        return ", ".join(f"{v:g}/s" if isinstance(v, float) else str(v) for v in (k if isinstance(k, tuple) else (k,)))
+
+    parts = [f"{group(k)}: {int(n)}" for k, n in bad.groupby(cols).size().items()] if cols else []
     return f"{len(bad)} of {len(df)}" + (f" ({'; '.join(parts)})" if parts else "")
 
 
