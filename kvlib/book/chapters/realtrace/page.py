@@ -126,7 +126,9 @@ def policy_display(name: str) -> str:
 
 #: Workload names of ``kvlib.serving.workloads`` as a reader knows them.
 WORKLOAD_NAMES = {"lmsys-like": "LMSYS-like", "arxiv": "arXiv summarization", "splitwise-conv": "Splitwise conversation",
-                  "splitwise": "Splitwise conversation", "splitwise-code": "Splitwise code"}
+                  "splitwise": "Splitwise conversation", "splitwise-code": "Splitwise code",
+                  "sharegpt-words": "ShareGPT V3 first turns (words)", "sharegpt-tokens": "ShareGPT V3 first turns (tokens)",
+                  "sharegpt": "ShareGPT V3 first turns (words)"}
 
 
 def workload_table(summaries, lm_label: str):
