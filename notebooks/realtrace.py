@@ -19,15 +19,17 @@
 #
 # :::{admonition} Findings
 # :class: kvbook-findings
-# - **001 Section 5.2** (smallest α for which {term}`α-protection <alpha-beta clearing>` avoids
-#   endless clearing loops: 0.21 at high, 0.24 at low demand): **{glue:text}`rt_alpha_verdict`**; ours
-#   {glue:text}`rt_alpha_spread_hi` and {glue:text}`rt_alpha_spread_lo` over the seeds ({ref}`α grid <sec-rt-alpha>`,
+# - **001 Section 5.2, smallest loop-free α** (the smallest α for which
+#   {term}`α-protection <alpha-beta clearing>` avoids endless clearing loops, the paper's 0.21 at high and
+#   0.24 at low demand): **{glue:text}`rt_alpha_status`**; ours {glue:text}`rt_alpha_spread_hi` and
+#   {glue:text}`rt_alpha_spread_lo` over the seeds ({ref}`α grid <sec-rt-alpha>`,
 #   {ref}`errata <errata-001-real-data>`).
-# - **001 Table 1** ({term}`MC-SF` (Memory-Constrained Shortest-First) 32.112 s,
-#   {term}`MC-Benchmark` 46.472 s, α = 0.3 51.933 s): **not reproduced**; ours
+# - **001 Table 1** (the paper's {term}`MC-SF` (Memory-Constrained Shortest-First)
+#   {glue:text}`rt_paper_t1_sf:.3f` s, {term}`MC-Benchmark` {glue:text}`rt_paper_t1_mb:.3f` s and
+#   Benchmark $\alpha = 0.3$ {glue:text}`rt_paper_t1_a3:.3f` s): **not reproduced**; ours
 #   {glue:text}`rt_t1_sf:.2f` s, {glue:text}`rt_t1_mb:.2f` s and {glue:text}`rt_t1_a3:.2f` s,
 #   {glue:text}`rt_t1_order_short`, at {glue:text}`rt_t1_ratio:.2f` times the paper's level
-#   ({ref}`Table 1 <sec-rt-table1>`).
+#   ({ref}`Table 1 <sec-rt-table1>`, {ref}`errata <errata-001-real-data>`).
 # - **001 Figure 3** (latency slope 1/6 for MC-SF against 1/2 for the best benchmark at high
 #   demand): **not reproduced**; ours 1/{glue:text}`rt_s_sf_hi:.1f` against
 #   1/{glue:text}`rt_s_b_hi:.1f` ({ref}`Figure 3 <sec-rt-fig3>`).
@@ -38,19 +40,23 @@
 # - **002 Relax-LP, eqs. (8)-(11)** (the linear program, {term}`LP`, of Sorted-LP and LP-Swap):
 #   **reproduced**; its coarse time grid moves Sorted-LP's total end-to-end latency ({term}`TEL`)
 #   by at most {glue:text}`rt_lpx_dslp_max:.2f` % ({ref}`LP check <sec-rt-lp>`).
-# - **003 Algorithm 5** (multi-interval {term}`A_min`): **reproduced**. **003 Section 6, Experiment 1**
-#   (interval [1, 1000]): A_min beats A_max (**holds** on all three GPUs) but is not "nearly identical"
-#   to H-SF (**not reproduced**: {glue:text}`rt_003_wide_ratio:.2f` times H-SF's latency at
-#   {glue:text}`rt_003_n` requests); the curves of 003 Figures 5-7 are not compared ({ref}`003 <sec-rt-003>`).
+# - **003 Algorithm 5** (multi-interval $\mathcal{A}_{\min}$ ({term}`see the glossary <A-min>`)): **reproduced**.
+# - **003 Section 6, Experiment 1** (interval [1, 1000]: $\mathcal{A}_{\min}$ nearly identical to H-SF):
+#   **not reproduced**: $\mathcal{A}_{\min}$ beats $\mathcal{A}_{\max}$ ({term}`see the glossary <A-max>`), as 003
+#   reports, but takes {glue:text}`rt_003_wide_ratio:.2f` times H-SF's latency at {glue:text}`rt_003_n` requests
+#   (verdicts on all three GPUs in {numref}`tbl-rt-gpu-verdict`); the curves of 003 Figures 5-7 are not
+#   compared ({ref}`003 <sec-rt-003>`).
 # - **001 Figure 5, 003 Figure 4** (LMSYS lengths) and **004 Section 7**: **not checked** (the
 #   papers' random samples of conversations are not available; the book runs 001's version); our mean prompt is
 #   {glue:text}`rt_len_prompt_mean:.1f` tokens, 003's 41 ({ref}`workloads <sec-rt-workloads>`).
 # - **The hardware** (the papers ran on two NVIDIA {term}`A100 <A100, H100, H200>` graphics processing
-#   units, {term}`GPU`s): of the {glue:text}`rt_gpu_cells:d` verdicts on A100, H100 and H200 below,
-#   {glue:text}`rt_gpu_held:d` hold or match ({ref}`three GPUs <sec-rt-gpus>`).
+#   units, {term}`GPU`s; the claims below re-run on A100, H100 and H200): **{glue:text}`rt_gpu_status`**:
+#   of the {glue:text}`rt_gpu_cells:d` verdicts, {glue:text}`rt_gpu_held:d` hold or match
+#   ({ref}`three GPUs <sec-rt-gpus>`).
 # - **Real conversations** (001 Table 1 and its α thresholds, 002's mixed workload, 003 Experiment 1 re-run on
-#   {term}`ShareGPT V3`, {glue:text}`rt_sg_label`): of {glue:text}`rt_sg_cells:d` verdicts on the three GPUs,
-#   {glue:text}`rt_sg_held:d` hold or match ({ref}`ShareGPT V3 <sec-rt-sharegpt>`).
+#   {term}`ShareGPT V3`, {glue:text}`rt_sg_label`): **{glue:text}`rt_sg_status`**: of
+#   {glue:text}`rt_sg_cells:d` verdicts on the three GPUs, {glue:text}`rt_sg_held:d` hold or match
+#   ({ref}`ShareGPT V3 <sec-rt-sharegpt>`).
 # :::
 #
 # :::{glue:figure} rt-tab-gpu-verdict
@@ -93,7 +99,7 @@
 # :figclass: kvbook-table
 #
 # The data files the chapter reads: the three traces, Vidur's A100 and H100 profiles and the H100 and
-# H200 kernel timings, with the first 12 hex digits of each SHA-256 checksum (full checksums:
+# H200 kernel timings, with the first {glue:text}`rt_sha_digits:d` hex digits of each SHA-256 checksum (full checksums:
 # {download}`CSV </chapters/tables/realtrace-files.csv>`); in full mode the checksums recorded when the
 # stored rows were computed from the files, which need not be present when the page is built.
 # :::
@@ -106,11 +112,11 @@
 # under the paper's names.
 #
 # Every simulation is one row of a stored table: one (configuration, rate, number of requests,
-# seed) run of `kvlib.book.chapters.realtrace.rows.realtrace_row`, with the number of requests, a hash of the
+# seed) run of the chapter's row function, with the number of requests, a hash of the
 # instance and the average latency as columns that a recomputation must reproduce exactly, and
 # the scheduler's and simulator's seconds as timings. Each caption states how many rows it rests
 # on and where they were computed; the keys are ordered so that an incomplete table holds every
-# configuration at 50 requests per second first.
+# configuration at {glue:text}`rt_t1_rate:g` requests per second first.
 #
 # :::{glue:figure} rt-tab-plan
 # :name: tbl-rt-plan
@@ -175,6 +181,7 @@ from kvlib.book.chapters.realtrace import data as RD
 from kvlib.book.chapters.realtrace import figures as RF
 from kvlib.book.chapters.realtrace import gpus as RG
 from kvlib.book.chapters.realtrace import plan as RP
+from kvlib.book.chapters.realtrace import prose as RX
 from kvlib.book.chapters.realtrace import values as RR
 from kvlib.book.gluing import glue_all, glue_figure
 from kvlib.book.gluing import glue_value as g
@@ -201,6 +208,8 @@ DATA = "shared" if (SHARED or not Q) else "embedded"
 print(RP.data_note(SHARED, Q, user_csv))
 LM_LABEL = f"user CSV {Path(user_csv).name}" if user_csv else SYNTHETIC_LABEL
 glue_all(RP.parameter_values(mode, LM_LABEL, P))
+glue_all(RX.setting_values())  # the settings and constants the prose restates
+glue_all(RX.paper_table1_values())  # 001 Table 1's averages (the paper's), for the findings
 
 # The simulations behind the tables and figures below are rows of stored tables (kvlib.book.store):
 # one row = one (configuration, rate, size, seed) run of kvlib.book.chapters.realtrace.rows.realtrace_row.
@@ -252,7 +261,7 @@ glue("rt-tab-plan", styled(RP.plan_table(TABS, [("gpu_capacity", CAP_KEYS), *PLA
 # $\tau(P, D, K)$, in ms, is given by {eq}`eq-rt-batchtime` below,
 # with $L = 80$ layers and $h = 8192$: $f$ is the per-layer time of the non-attention
 # operators (piecewise linear with one knee, fitted to Vidur's profile with the model split over
-# the two GPUs, tensor parallelism 2), $g$ the time of an all-reduce (summing a message over
+# the two GPUs, tensor parallelism {glue:text}`rt_tp:d`), $g$ the time of an all-reduce (summing a message over
 # both GPUs) through NVLink, the GPU-to-GPU link, of a message of $2h(P+D)$ bytes
 # (linear fit), $e$ the embedding, and the attention terms are **fitted to measured attention
 # times**: decode $A_{\mathrm{dec}}(D, K)$ interpolated on the measured grid ({ref}`sec-rt-gpus`) and prefill
@@ -273,10 +282,9 @@ glue("rt-tab-plan", styled(RP.plan_table(TABS, [("gpu_capacity", CAP_KEYS), *PLA
 # terms (details folded below). {glue:md}`rt_att_text` ({numref}`tbl-rt-attcheck`). The assumption made
 # MC-SF's 001 Table 1 latency {glue:text}`rt_att_t1_sf:.2f` s instead of {glue:text}`rt_t1_sf:.2f` s.
 #
-# The coefficients are embedded in `kvlib.serving.measured.EMBEDDED` (non-attention parts:
-# `kvlib.serving.batchtime.EMBEDDED`) with their provenance; when Vidur's profile files are present
-# the chapter refits the non-attention parts and checks they agree (`tests/test_measured.py` refits
-# all of them).
+# The coefficients are embedded in the library's module of measured models (the non-attention parts in
+# its batch-time module) with their provenance; when Vidur's profile files are present the chapter refits
+# the non-attention parts and checks they agree (a test refits all of them).
 
 # %% tags=["teach"]
 model = model_for("a100")  # every input measured (Vidur's A100 profiles)
@@ -310,16 +318,16 @@ glue_all(RR.hardware_values(MEASURED))
 # %% [markdown]
 # The fit of the per-layer operators ({numref}`fig-rt-batchtime`, folded) has $R^2 =$ {glue:text}`rt_r2:.4f` and a median
 # relative error of {glue:text}`rt_relerr:.1f` %. A single decode token takes
-# {glue:text}`rt_ms1:.1f` ms (weight-bound), 200 decoding requests holding 16,000
-# tokens {glue:text}`rt_ms200:.1f` ms, and a batch with one 2,000-token prompt
-# {glue:text}`rt_ms_pre:.0f` ms.
+# {glue:text}`rt_ms1:.1f` ms (weight-bound), {glue:text}`rt_ex_decode_n:d` decoding requests holding
+# {glue:text}`rt_ex_decode_kv:,d` tokens {glue:text}`rt_ms200:.1f` ms, and a batch with one prompt of
+# {glue:text}`rt_ex_prefill:,d` tokens {glue:text}`rt_ms_pre:.0f` ms.
 #
 # ::::{dropdown} Fit details: the model's curves, coefficients and provenance
 # :::{glue:figure} rt-batchtime
 # :name: fig-rt-batchtime
 #
 # The batch-time model of {prf:ref}`rt-batchtime` (Llama-2-70B on two A100s, tensor
-# parallelism 2, measured attention; the same in quick and full mode): per-layer time of the non-attention operators
+# parallelism {glue:text}`rt_tp:d`, measured attention; the same in quick and full mode): per-layer time of the non-attention operators
 # (fit $f$, with Vidur's profile points when the profile files are present), decode-only batches,
 # and batches with one prefill.
 # :::
@@ -336,16 +344,17 @@ glue_all(RR.hardware_values(MEASURED))
 # :name: tbl-rt-prov
 # :figclass: kvbook-table
 #
-# Provenance of the embedded fit of the non-attention operators (first 12 hex digits of each checksum; full record:
+# Provenance of the embedded fit of the non-attention operators (first {glue:text}`rt_sha_digits:d` hex digits of each
+# checksum; full record:
 # {download}`CSV </chapters/tables/realtrace-batchtime-provenance.csv>`).
 # :::
 # ::::
 #
 # ::::{dropdown} Assumed against measured attention, and the fit quality on each GPU
-# The assumption: decode reads 4,096 bytes of K and V per cached token per layer at 2.0 TB/s of the
-# A100's high-bandwidth memory ({term}`HBM`); prefill runs at 156 TFLOP/s, half the A100's fp16
-# peak. It stays only as the documented fallback for a GPU without attention measurements
-# (`kvlib.serving.measured`, `attention="derived"`).
+# The assumption: decode reads {glue:text}`rt_kv_bytes:,d` bytes of K and V per cached token per layer at
+# {glue:text}`rt_hbm_tbs:.1f` TB/s of the A100's high-bandwidth memory ({term}`HBM`); prefill runs at
+# {glue:text}`rt_attn_tflops:.0f` TFLOP/s, half the A100's fp16 peak. It stays only as the documented fallback
+# for a GPU without attention measurements (the measured models' "derived" attention).
 #
 # :::{glue:figure} rt-tab-attcheck
 # :name: tbl-rt-attcheck
@@ -369,7 +378,7 @@ glue_all(RR.hardware_values(MEASURED))
 # :name: tbl-rt-hwfiles
 # :figclass: kvbook-table
 #
-# The measured files behind each GPU's model and their SHA-256 (first 12 hex digits). H200 lacks an
+# The measured files behind each GPU's model and their SHA-256 (first {glue:text}`rt_sha_digits:d` hex digits). H200 lacks an
 # all-reduce and an embedding measurement: H100's NVLink all-reduce (the same fourth-generation
 # NVLink at 900 GB/s) and embedding stand in.
 # :::
@@ -381,7 +390,7 @@ glue_all(RR.hardware_values(MEASURED))
 # The LMSYS-like generator is a two-component mixture of discretised log-normals per
 # length, fitted to the published statistics of the 2,000 LMSYS conversations of 003
 # (a single log-normal cannot match mean, median and variance on the published range;
-# see `kvlib.serving.workloads`; {numref}`tbl-rt-fit`). Prompt and output lengths are drawn
+# {numref}`tbl-rt-fit`). Prompt and output lengths are drawn
 # independently.
 #
 # ::::{dropdown} The fit of the LMSYS-like generator
@@ -405,7 +414,9 @@ glue_all(RR.hardware_values(MEASURED))
 fit = lmsys_fit_table(refit=not Q)
 glue("rt-tab-fit", styled(fit_statistics_table(fit)), display=False)
 glue("rt-tab-mix", styled(fit_mixture_table(fit), precision=5), display=False)
-_lm = build_workload({"workload": "lmsys", "n": 2000, "seed": seed, "user_csv": user_csv})
+LM_N = 2000  # requests of the LMSYS-like generator whose lengths the workload table summarises
+g("rt_lm_n", LM_N)
+_lm = build_workload({"workload": "lmsys", "n": LM_N, "seed": seed, "user_csv": user_csv})
 _tk = [{"workload": t, "seed": seed, "data": DATA} for t in ("arxiv", "splitwise", "splitwise-code")]
 _tk += [{"workload": "sharegpt", "unit": u, "seed": seed, "data": DATA} for u in ("words", "tokens")]
 _tr = store.table("traces", RD.trace_summary_row, _tk).frame.to_dict("records")  # the traces' length statistics
@@ -417,7 +428,7 @@ glue_all(RR.workload_values(_lm, LM_LABEL, _tr, seed))
 # :name: tbl-rt-workloads
 # :figclass: kvbook-table
 #
-# The workloads: requests and lengths in tokens, ShareGPT V3 also in words (2,000 requests of the
+# The workloads: requests and lengths in tokens, ShareGPT V3 also in words ({glue:text}`rt_lm_n:,d` requests of the
 # LMSYS-like generator; the real traces are the files of {numref}`tbl-rt-files`, read whole, ShareGPT V3's
 # conversations as kept by the filter of vLLM's serving benchmark). The Splitwise code trace (long prompts,
 # short outputs) is used in the three-GPU comparison, ShareGPT V3 in {ref}`sec-rt-sharegpt`.
@@ -449,7 +460,7 @@ glue_all(RR.workload_values(_lm, LM_LABEL, _tr, seed))
 #
 # All results of this section are on {glue:text}`rt_lmlabel` lengths.
 # Requests arrive by a Poisson process ($\lambda = 50$ per second, "high demand", and
-# $\lambda = 10$, "low demand"), $M = 16{,}492$ tokens. MC-SF and MC-Benchmark use the
+# $\lambda = 10$, "low demand"), $M =$ {glue:text}`rt_memory:,d` tokens. MC-SF and MC-Benchmark use the
 # look-ahead test; MC-Benchmark is 001 Algorithm 2 as written (arrival order, stopping at the
 # first request that fails the test), the same policy as first come, first served
 # ({term}`FCFS`) in the 002 section below. The
@@ -522,7 +533,7 @@ glue_all(RR.fig3_values(S, ORDER1, RATE_HI, RATE_LO, Q))
 #
 # 001 Figure 3 setting: average latency against the number of requests at $\lambda = 50$/s
 # (left) and $10$/s (right) for MC-SF, MC-Benchmark and the six benchmark configurations of
-# 001 Section 5.2; {glue:text}`rt_lmlabel` lengths, $M = 16{,}492$, sizes
+# 001 Section 5.2; {glue:text}`rt_lmlabel` lengths, $M =$ {glue:text}`rt_memory:,d`, sizes
 # {glue:text}`rt_fig3_sizes` ({glue:text}`rt_fig3_sizes_note`), up to {glue:text}`rt_fig3_runs` run(s) per point,
 # averaged over the runs that finished (unfinished runs: {glue:text}`rt_fig3_unfinished`); {glue:text}`cap_fig3`.
 # ```
@@ -607,7 +618,7 @@ glue_all(RR.memory_values(MEM, memory, RATE_HI))
 # KV tokens held over time (001 Figures 6 and 9 show MC-SF at high and low demand; we add
 # MC-Benchmark and Benchmark $\alpha = 0.1, \beta = 0.1$ at high demand),
 # {glue:text}`rt_table1_n` {glue:text}`rt_lmlabel` requests, one run each, computed live;
-# dotted: $M = 16{,}492$ ({glue:text}`rt_mode` mode).
+# dotted: $M =$ {glue:text}`rt_memory:,d` ({glue:text}`rt_mode` mode).
 # ```
 # ::::
 #
@@ -682,8 +693,9 @@ glue_all(RR.sweep_values(SW, P["rates"], {"alpha": SA, "beta": SB}, RP.SWEEP_FIX
 # (sec-rt-002)=
 # ## 002 Section 7: mixed LMSYS-like and arXiv requests at $t = 0$
 #
-# 80 % {glue:text}`rt_lmlabel` and 20 % arXiv ({glue:md}`rt_ax_label`) requests,
-# mixed at random, all present at $t = 0$, $M = 16{,}492$; the paper's experiment has
+# {glue:text}`rt_mix_short_pct:d` % {glue:text}`rt_lmlabel` and {glue:text}`rt_mix_long_pct:d` % arXiv
+# ({glue:md}`rt_ax_label`) requests, mixed at random as in 002, all present at $t = 0$,
+# $M =$ {glue:text}`rt_memory:,d`; the paper's experiment has
 # 2,000 requests (1,600 + 400). Latency is in seconds; "scheduler time" is the
 # policy's own computation (planning at reset plus all decisions), measured on a
 # shared 2-core machine (contention from other processes inflates it).
@@ -700,10 +712,11 @@ glue_all(RR.sweep_values(SW, P["rates"], {"alpha": SA, "beta": SB}, RP.SWEEP_FIX
 # The LP relaxation is time-indexed: one start variable per request and {term}`round` of the
 # horizon (at {glue:text}`rt_002_n:d` requests the horizon is {glue:text}`rt_lp_H:d` rounds,
 # i.e. about {glue:text}`rt_lp_mvars:.1f` million start variables, far beyond the exact LP's
-# reach here of about 100 requests). We therefore solve **our coarse
-# approximation** of 002's Relax-LP (`kvlib.policies.wyz_lp`, `formulation="bucket"`): start times on
+# reach here: the check below solves it for {glue:text}`rt_lpx_n:d` requests). We therefore solve **our coarse
+# approximation** of 002's Relax-LP (the library's bucket formulation): start times on
 # a grid of step $D$ and the memory constraint averaged over each $D$-bucket, with $D$
-# chosen automatically (`kvlib.policies.wyz_lp.auto_time_step`: about $750 n$ nonzeros, at most 1.5 million); with $D = 1$ it is the exact
+# chosen automatically (the smallest step whose LP has about $750 n$ nonzeros, at most
+# {glue:text}`rt_lp_nnz_max_m:.1f` million); with $D = 1$ it is the exact
 # relaxation. The check after the figures measures, at a size where the exact LP is
 # solvable, how much this moves the LP order and the resulting TEL.
 # ::::
@@ -727,7 +740,8 @@ glue_all(RR.per_source_values(RR.per_source_table(big)))
 # :name: fig-rt-002-fig8
 #
 # 002 Figure 8 (our reading): average latency against the number of requests, mixed workload
-# (80 % {glue:text}`rt_lmlabel`, 20 % arXiv) all at $t = 0$, $M = 16{,}492$, sizes
+# ({glue:text}`rt_mix_short_pct:d` % {glue:text}`rt_lmlabel`, {glue:text}`rt_mix_long_pct:d` % arXiv) all at
+# $t = 0$, $M =$ {glue:text}`rt_memory:,d`, sizes
 # {glue:text}`rt_sizes_002` ({glue:text}`rt_sizes_002_note`); {glue:text}`cap_mixed002`.
 # ```
 #
@@ -854,7 +868,7 @@ glue_all(RR.lp_check_values(RD.lp_orders_frame(_xr), _xr["label"], STEP_MAX, P["
 # {glue:text}`rt_lpx_dlps_max:.2f` % (at the step used for {glue:text}`rt_002_n:d`
 # requests: {glue:text}`rt_lpx_dslp_big:.2f` % and {glue:text}`rt_lpx_dlps_big:.2f` %).
 # The check is on a small instance (horizon {glue:text}`rt_lpx_H:d` rounds; the exact LP
-# is out of reach beyond about 100 requests here), so that the step used at
+# is out of reach at larger sizes here), so that the step used at
 # {glue:text}`rt_002_n:d` requests is equally harmless there is an extrapolation, not a
 # measurement.
 #
@@ -887,27 +901,28 @@ glue_all(RR.all_policies_values(C, nC, memory, tab_c.label))
 # ```{glue:figure} rt-003
 # :name: fig-rt-003
 #
-# 003 Figures 5-7 setting: average latency of A_max, A_min and H-SF against the number of
+# 003 Figures 5-7 setting: average latency of $\mathcal{A}_{\max}$, $\mathcal{A}_{\min}$ and H-SF against the number of
 # requests (sizes {glue:text}`rt_sizes_003`, {glue:text}`rt_lmlabel`, all at $t = 0$) for each
 # interval prediction; {glue:text}`cap_intervals003`.
 # ```
 # ::::
 #
-# 003 Section 6 gives each request a predicted interval of output lengths. {term}`A_max` plans
-# with the upper end of each interval, {term}`A_min` (003 Algorithms 2 and 5) starts from the
+# 003 Section 6 gives each request a predicted interval of output lengths. $\mathcal{A}_{\max}$
+# ({term}`see the glossary <A-max>`) plans with the upper end of each interval, $\mathcal{A}_{\min}$
+# ({term}`see the glossary <A-min>`; 003 Algorithms 2 and 5) starts from the
 # lower end and raises it as a request keeps producing tokens, and {term}`H-SF` (hindsight
 # shortest-first) knows the true lengths. The predictions are the uninformative $[1, 1000]$,
 # 10 length buckets, and intervals $[(1-x)o, (1+x)o]$ around the true length $o$.
 #
 # At {glue:text}`rt_003_n` requests ({glue:text}`rt_lmlabel`; {ref}`figure <fig-rt-003>`): with the uninformative
-# prediction $[1, 1000]$, A_max {glue:text}`rt_003_wide_amax:.1f` s, A_min
+# prediction $[1, 1000]$, $\mathcal{A}_{\max}$ {glue:text}`rt_003_wide_amax:.1f` s, $\mathcal{A}_{\min}$
 # {glue:text}`rt_003_wide_amin:.1f` s, H-SF {glue:text}`rt_003_wide_hsf:.1f` s; with
 # $x = 0.1$: {glue:text}`rt_003_x01_amax:.1f`, {glue:text}`rt_003_x01_amin:.1f`,
 # {glue:text}`rt_003_x01_hsf:.1f` s; with $x = 0.99$: {glue:text}`rt_003_x099_amax:.1f`,
 # {glue:text}`rt_003_x099_amin:.1f`, {glue:text}`rt_003_x099_hsf:.1f` s; with 10 buckets:
 # {glue:text}`rt_003_buckets_amax:.1f`, {glue:text}`rt_003_buckets_amin:.1f`,
-# {glue:text}`rt_003_buckets_hsf:.1f` s (A_max, A_min, H-SF). A_min beats
-# A_max at this size for the predictions: {glue:text}`rt_003_amin_better`.
+# {glue:text}`rt_003_buckets_hsf:.1f` s ($\mathcal{A}_{\max}$, $\mathcal{A}_{\min}$, H-SF). $\mathcal{A}_{\min}$ beats
+# $\mathcal{A}_{\max}$ at this size for the predictions: {glue:text}`rt_003_amin_better`.
 #
 # ::::{dropdown} The average latencies of every prediction as a table
 # :::{glue:figure} rt-tab-003
@@ -925,7 +940,7 @@ glue_all(RR.all_policies_values(C, nC, memory, tab_c.label))
 # The first requests of the Splitwise production trace ({glue:md}`rt_sw_label`) keep their real arrival pattern,
 # rescaled to several mean rates. With prompts of about 1,150 tokens, far fewer
 # requests fit in $M$ than with LMSYS-like lengths, so the sustainable rate is around
-# one request per second. MC-Benchmark (001 Algorithm 2) is also the FCFS baseline here: `fcfs`
+# one request per second. MC-Benchmark (001 Algorithm 2) is also the FCFS baseline here: FCFS
 # names the same policy. The Splitwise code trace ({glue:md}`rt_code_label`: prompts of about 2,050
 # tokens, outputs of about 28) is a second production workload; it runs on all three GPUs in
 # {ref}`sec-rt-gpus` (verdicts at the top of the page).
@@ -946,8 +961,9 @@ glue_all(RR.all_policies_values(C, nC, memory, tab_c.label))
 # (sec-rt-all)=
 # ## Every policy on one workload
 #
-# One table: all policies of the four papers available in `kvlib` on the same instance,
-# the mixed workload of 002 (80 % {glue:text}`rt_lmlabel`, 20 % arXiv), all requests
+# One table: all policies of the four papers available in the library on the same instance,
+# the mixed workload of 002 ({glue:text}`rt_mix_short_pct:d` % {glue:text}`rt_lmlabel`,
+# {glue:text}`rt_mix_long_pct:d` % arXiv), all requests
 # at $t = 0$ (the only setting in which the offline 002 planners apply; with
 # LMSYS-like lengths alone a few hundred requests fit in $M$ at once and every policy
 # coincides); the 003 policies receive intervals $[(1-x)o, (1+x)o]$ with $x = 0.5$
@@ -979,7 +995,8 @@ glue_all(RR.all_policies_values(C, nC, memory, tab_c.label))
 # and embedding stand in). Plain PyTorch operators are slower than Vidur's serving kernels at small
 # batches, so taking H200's layer from PyTorch and H100's from Vidur would favour the H100. Decode
 # attention is interpolated on the measured grid (Vidur's A100 profile, our H100 and H200 timings;
-# {numref}`tbl-rt-atterr`). The decode-only reference round (16 requests holding 16,492 cached tokens)
+# {numref}`tbl-rt-atterr`). The decode-only reference round ({glue:text}`rt_ref_batch:d` requests holding
+# {glue:text}`rt_ref_tokens:,d` cached tokens)
 # takes {glue:text}`rt_ref_a100:.1f` ms on A100, {glue:text}`rt_ref_h100:.1f` ms on H100 and
 # {glue:text}`rt_ref_h200:.1f` ms on H200; on our PyTorch timings alone (the sensitivity, no A100 timing
 # of that kind) {glue:text}`rt_lfl_ref_h100_pytorch:.1f` ms on H100 and
@@ -1013,6 +1030,7 @@ glue("rt-tab-gpu-numbers", styled(VERDICT).set_properties(subset=["claim"], **_l
 _n_cells, _n_held = RG.decided(VERDICT, GPUS_)
 g("rt_gpu_cells", _n_cells)
 g("rt_gpu_held", _n_held)
+g("rt_gpu_status", RX.share_status(_n_held, _n_cells))
 g("rt_gpu_runs", P["gpu_runs"])
 for h in ("a100", "h100", "h200"):
     g(f"rt_ref_{h}", reference_round_ms(h))
@@ -1032,7 +1050,7 @@ glue_all(RR.gpu_values(_t1g, ORDER1, TABS))
 # :figclass: kvbook-table
 #
 # The verdicts of {numref}`tbl-rt-gpu-verdict` with the numbers that decide them: average latencies
-# (s) of the two compared policies or configurations (001 Table 1: over the finished runs, 50 on A100,
+# (s) of the two compared policies or configurations (001 Table 1: over the finished runs, {glue:text}`rt_t1_runs:d` on A100,
 # {glue:text}`rt_gpu_runs:d` on H100 and H200), the range over the seeds of the smallest loop-free α with its
 # arrival rate ("matches" when 001's value lies in it), latency ratios at the largest size of 002 and 003, and
 # the range of MC-SF's latency over the next best policy's across the steady-state Splitwise rates (rates above
@@ -1052,7 +1070,7 @@ glue_all(RR.gpu_values(_t1g, ORDER1, TABS))
 # :figclass: kvbook-table
 #
 # 001 Table 1's configurations on each GPU (average latency in seconds over the finished runs at
-# {glue:text}`rt_t1_n:d` requests; A100 at 50 requests per second; H100 and H200 at the papers' rate and
+# {glue:text}`rt_t1_n:d` requests; A100 at {glue:text}`rt_t1_rate:g` requests per second; H100 and H200 at the papers' rate and
 # at the same-utilisation rate), and on A100 with the assumed attention of earlier versions; a mean that
 # leaves out unfinished runs says how many ({glue:text}`rt_gpu_t1_unfinished:d` in all).
 # :::
@@ -1065,7 +1083,8 @@ glue_all(RR.gpu_values(_t1g, ORDER1, TABS))
 # :name: tbl-rt-lfl
 # :figclass: kvbook-table
 #
-# Reference round (16 requests holding 16,492 cached tokens) and capacity per GPU, within each
+# Reference round ({glue:text}`rt_ref_batch:d` requests holding {glue:text}`rt_ref_tokens:,d` cached tokens) and
+# capacity per GPU, within each
 # comparison relative to its first GPU. Like for like: every GPU's non-attention times from Vidur's
 # profiles (H200: Vidur's H100 scaled by our measured H200/H100 operator ratios); H200 serves
 # {glue:text}`rt_lfl_vidur_lm:.2f` times as many LMSYS-like requests per second as H100 and
@@ -1094,8 +1113,10 @@ glue_all(RR.gpu_values(_t1g, ORDER1, TABS))
 # %%
 SG = RR.sharegpt_frames(TABS)  # the ShareGPT V3 runs of every GPU
 SG_CELLS = RR.sharegpt_cells(GPUS_, rates_on, SG, RATE_HI, RATE_LO)
-glue_all(RR.sharegpt_values(SG, ORDER1, SG_CELLS, cells, GPUS_, tab1, {nm: TABS[nm][0].label for nm in RP.SHAREGPT_TABLES},
-                            RATE_HI))
+_sg = RR.sharegpt_values(SG, ORDER1, SG_CELLS, cells, GPUS_, tab1, {nm: TABS[nm][0].label for nm in RP.SHAREGPT_TABLES},
+                         RATE_HI)
+glue_all(_sg)
+g("rt_sg_status", RX.share_status(_sg["rt_sg_held"], _sg["rt_sg_cells"]))
 offer_csv(RR.sharegpt_verdict_table(SG_CELLS, cells, GPUS_), "realtrace", "sharegpt-verdicts")
 g("rt_sg_load", RR.load_text(CAP, "sharegpt", "a100", P["rates"]))
 g("rt_sg_alpha_grid_txt", ", ".join(map(str, P["sg_alpha_grid"][:2])) + ", ..., " + str(P["sg_alpha_grid"][-1]))
@@ -1112,8 +1133,9 @@ g("rt_sg_source", RR.sharegpt_source_note(next(r["label"] for r in _tr if r["tra
 # conversations (the data set of the serving benchmark of {term}`vLLM`, an LLM serving engine): the shared data
 # directory holds the lengths of
 # their first turns (first question, first reply) in Llama-2 tokens and in words. We keep the
-# {glue:text}`rt_sg_kept:,d` conversations that pass vLLM's benchmark filter (prompt and reply at least 4
-# tokens, prompt at most 1,024, both together at most 2,048; SHA-256 of the file
+# {glue:text}`rt_sg_kept:,d` conversations that pass vLLM's benchmark filter (prompt and reply at least
+# {glue:text}`rt_sg_min_tokens:d` tokens, prompt at most {glue:text}`rt_sg_max_prompt:,d`, both together at most
+# {glue:text}`rt_sg_max_total:,d`; SHA-256 of the file
 # {glue:text}`rt_sg_sha`) and re-run three experiments on them, on each GPU, beside the synthetic rows:
 # 001 Table 1 and the smallest loop-free α at both demands on **word** counts (001 Section 5.2 takes each
 # word as a token), 002's mixed workload with ShareGPT as its short 80 % and arXiv as its long 20 %, and
@@ -1123,12 +1145,12 @@ g("rt_sg_source", RR.sharegpt_source_note(next(r["label"] for r in _tr if r["tra
 # are {glue:text}`rt_sg_load`. {glue:text}`rt_sg_source`
 #
 # On the A100 with ShareGPT lengths: MC-SF {glue:text}`rt_sg_t1_sf`, MC-Benchmark
-# {glue:text}`rt_sg_t1_mb` and Benchmark α = 0.3 {glue:text}`rt_sg_t1_a3` (mean latency) over
+# {glue:text}`rt_sg_t1_mb` and Benchmark $\alpha = 0.3$ {glue:text}`rt_sg_t1_a3` (mean latency) over
 # {glue:text}`rt_sg_t1_runs:d` runs ({glue:text}`rt_sg_t1_unfinished:d` unfinished); the smallest loop-free α
 # (over α = {glue:text}`rt_sg_alpha_grid_txt`, which reaches further than the LMSYS-like grid because the longer
 # replies loop up to larger α, {glue:text}`rt_alpha_seeds:d` seeds per point): {glue:text}`rt_sg_alpha_hi` and
 # {glue:text}`rt_sg_alpha_lo`; 002: {glue:text}`rt_sg_mixed`; 003 Experiment 1,
-# A_min against A_max: {glue:text}`rt_sg_amin_amax`, against H-SF: {glue:text}`rt_sg_amin_hsf`.
+# $\mathcal{A}_{\min}$ against $\mathcal{A}_{\max}$: {glue:text}`rt_sg_amin_amax`, against H-SF: {glue:text}`rt_sg_amin_hsf`.
 #
 # :::{glue:figure} rt-tab-sg-verdict
 # :name: tbl-rt-sg-verdict
@@ -1145,7 +1167,7 @@ g("rt_sg_source", RR.sharegpt_source_note(next(r["label"] for r in _tr if r["tra
 # :figclass: kvbook-table
 #
 # 001 Table 1's configurations on ShareGPT V3 word counts (A100, {glue:text}`rt_t1_n:d` requests per run at
-# 50 requests per second; mean and standard deviation over the finished runs, unfinished runs counted) beside
+# {glue:text}`rt_t1_rate:g` requests per second; mean and standard deviation over the finished runs, unfinished runs counted) beside
 # our mean on the synthetic LMSYS-like lengths and 001's mean on its LMSYS sample.
 # :::
 #
@@ -1162,7 +1184,7 @@ g("rt_sg_source", RR.sharegpt_source_note(next(r["label"] for r in _tr if r["tra
 # :figclass: kvbook-table
 #
 # 003 Experiment 1 on ShareGPT V3 (tokens), every request's interval [1, 1000], all at $t = 0$, A100: average
-# latency (s) of A_max, A_min and H-SF against the number of requests.
+# latency (s) of $\mathcal{A}_{\max}$, $\mathcal{A}_{\min}$ and H-SF against the number of requests.
 # :::
 #
 # Where the rows come from: {glue:md}`cap_sharegpt`.
@@ -1181,7 +1203,7 @@ g("rt_sg_source", RR.sharegpt_source_note(next(r["label"] for r in _tr if r["tra
 #   three ways we cannot remove: the LMSYS lengths are synthetic (matched only in range,
 #   mean, median and variance of 003's *token* counts), while 001's lengths are *word* counts
 #   (its Section 5.2 takes each word of a response as an output token), so the two workloads
-#   measure the same conversations in different units against the same $M = 16{,}492$; and
+#   measure the same conversations in different units against the same $M$; and
 #   our batch-time model is a stand-in for Vidur's predictor (fitted to the same operator and
 #   attention profiles, but without CPU or scheduling overheads).
 # * **The α threshold** depends on the same two inputs and on our definition of an
@@ -1203,11 +1225,12 @@ g("rt_scale_note", "Quick mode runs far fewer and smaller instances than the pap
 
 # %% [markdown]
 # This run ({glue:text}`rt_mode` mode) took {glue:text}`rt_elapsed:.0f` s: the cells ran live at
-# the build's commit, and each caption names where the rows of its stored table come from. Throughput of the simulator alone: `python benchmarks/realtime_throughput.py` (MC-SF,
-# 10,000 requests, $M = 16{,}492$).
+# the build's commit, and each caption names where the rows of its stored table come from. Throughput of the
+# simulator alone: `python benchmarks/realtime_throughput.py` (MC-SF, 10,000 requests by default,
+# $M =$ {glue:text}`rt_memory:,d`).
 #
 # ::::{dropdown} What was verified and what was not
-# *Verified:* the three LP models of `kvlib.policies.wyz_lp` coincide at time step 1 (tests), and the
+# *Verified:* the library's three LP models coincide at time step 1 (tests), and the
 # bucket approximation's effect on the LP order and TEL was measured against the exact LP
 # above; every schedule behind every number above (except runs declared endless
 # and the sweeps marked unchecked for speed) passed the independent checker at round

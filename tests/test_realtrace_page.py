@@ -507,10 +507,10 @@ def test_splitwise_and_every_policy():
                       "completed": [True] * 3, "valid": [True] * 3, "avg_latency": [5.0, 4.0, 7.0],
                       "makespan": [1.0] * 3, "evictions": [0] * 3, "scheduler_s": [0.1] * 3})
     v = RR.all_policies_values(C, 200, 16492, "lab")
-    assert list(C["name"]) == ["MC-SF", "Sorted-F (swap)", "A_min"]
-    assert v["rt_all_best"] == "Sorted-F (swap)'s, 4.0 s" and v["rt_all_worst"] == "A_min's, 7.0 s"
+    assert list(C["name"]) == ["MC-SF", "Sorted-F (swap)", "Aₘᵢₙ"]
+    assert v["rt_all_best"] == "Sorted-F (swap)'s, 4.0 s" and v["rt_all_worst"] == "Aₘᵢₙ's, 7.0 s"
     t = v["rt-tab-all"].data  # sorted by average latency; x only for the 003 policies
-    assert list(t["policy"]) == ["Sorted-F (swap)", "MC-SF", "A_min"]
+    assert list(t["policy"]) == ["Sorted-F (swap)", "MC-SF", "Aₘᵢₙ"]
     assert list(t["x"].fillna(-1)) == [-1, -1, 0.5]
 
 
@@ -553,7 +553,7 @@ def test_figures_draw_one_curve_per_configuration():
     order = ["MC-SF", "MC-Benchmark", "Benchmark α = 0.3"]
     fig = RF.fig3_figure(_fig3_rows(), [50.0, 10.0], order)
     assert [len(a.lines) for a in fig.axes] == [3, 1]
-    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == order
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == order  # one legend below both panels
     plt.close(fig)
     sw = _sweep_rows()
     curve = RF.sweep_curve(sw[sw.rate == 50.0], "alpha", 0.1, [0.1, 0.2, 0.3])
@@ -718,3 +718,92 @@ def test_sharegpt_source_note_names_the_stand_in():
 
     assert FALLBACK_LABEL in RR.sharegpt_source_note(FALLBACK_LABEL)
     assert "file itself" in RR.sharegpt_source_note("real trace: sharegpt_v3_llama2_lengths.csv (tokens)")
+
+
+def test_policy_names_write_003_policies_as_the_book_does():
+    """Tables and verdict text say Aₘᵢₙ and Aₘₐₓ (subscripts, no code name), figure legends the book's
+    mathtext; no label of the page carries an underscore."""
+    from kvlib.book.chapters.realtrace.gpus import CLAIMS, intervals_cell
+    from kvlib.book.chapters.realtrace.page import POLICY_NAMES, policy_math
+
+    assert policy_display("a-min") == "Aₘᵢₙ" and policy_display("a-max") == "Aₘₐₓ"
+    assert policy_math("a-min") == r"$\mathcal{A}_{\min}$" and policy_math("mc-sf") == "MC-SF"
+    assert not [v for v in POLICY_NAMES.values() if "_" in v]
+    assert not [c for _, c, _ in CLAIMS if "_" in c]
+    df = pd.DataFrame({"policy": ["a-min", "a-max", "h-sf"], "n": [100] * 3, "avg_latency": [2.0, 4.0, 1.0]})
+    assert intervals_cell(df, "amin_amax") == "holds: 0.50 × Aₘₐₓ at 100"
+
+
+def test_round_budget_as_the_page_states_it():
+    """The page says an α-protection run is stopped after ten times MC-Benchmark's rounds plus 1,000
+    (book/typed_numbers.yml allows the typed 1,000): the row code must say the same."""
+    import inspect
+
+    from kvlib.book.chapters.realtrace import rows
+
+    assert rows.ROUND_CAP == 10
+    assert 'ROUND_CAP * int(ref["rounds"]) + 1000' in inspect.getsource(rows.realtrace_row)
+
+
+def test_setting_values_follow_the_code():
+    """The settings the prose restates are read from the modules that use them."""
+    from kvlib.book.chapters.realtrace.prose import BATCH_EXAMPLES, paper_table1_values, setting_values
+    from kvlib.serving.sharegpt import VLLM_FILTER
+
+    v = setting_values()
+    assert (v["rt_sg_min_tokens"], v["rt_sg_max_prompt"], v["rt_sg_max_total"]) == (
+        VLLM_FILTER["min_tokens"], VLLM_FILTER["max_prompt_tokens"], VLLM_FILTER["max_total_tokens"])
+    assert v["rt_mix_short_pct"] + v["rt_mix_long_pct"] == 100 and v["rt_mix_short_pct"] == 80
+    assert v["rt_ref_batch"] == 16 and v["rt_ref_tokens"] == 16492 and v["rt_sha_digits"] == 12
+    assert v["rt_lp_nnz_max_m"] == 1.5 and v["rt_kv_bytes"] == 4096
+    assert paper_table1_values() == {"rt_paper_t1_sf": 32.112, "rt_paper_t1_mb": 46.472, "rt_paper_t1_a3": 51.933}
+
+    class Model:  # records the batches timed
+        def __init__(self):
+            self.calls = []
+
+        def batch_ms(self, *a):
+            self.calls.append(a)
+            return 1.0
+
+    m = Model()
+    RR.batchtime_values(m, {"layer_r2": 1.0, "layer_median_rel_err": 0.0})
+    assert (0, BATCH_EXAMPLES["decode_n"], BATCH_EXAMPLES["decode_kv"]) in m.calls
+    assert m.calls[-1][0] == BATCH_EXAMPLES["prefill_tokens"]
+
+
+def test_share_status_is_the_findings_verdict():
+    from kvlib.book.chapters.realtrace.prose import share_status
+
+    assert share_status(5, 5) == "reproduced" and share_status(0, 5) == "not reproduced"
+    assert share_status(3, 5) == "partly reproduced" and share_status(0, 0) == "not checked"
+    with pytest.raises(ValueError, match="held = 6"):
+        share_status(6, 5)
+
+
+def test_figures_write_legends_at_a_readable_size():
+    """Every legend and tick label of the chapter's figures is at least 10 pt (about 8 px or more once the
+    page scales a 10-inch figure to its column), and Figure 3 draws MC-SF above the other curves."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from kvlib.book import figtext
+    from kvlib.book.chapters.realtrace import figures as RF
+
+    rows = [{"name": nm, "rate": r, "n": n, "avg_latency": float(n) / (2 if nm == "MC-SF" else 1)}
+            for nm in ("MC-SF", "MC-Benchmark") for r in (50, 10) for n in (100, 200)]
+    fig = RF.fig3_figure(pd.DataFrame(rows), [50, 10], ["MC-SF", "MC-Benchmark"])
+    rec = figtext.smallest_text(fig)
+    assert rec["px"] >= 10 * fig.dpi / 72 - 1e-9, rec
+    sf = [ln for ln in fig.axes[0].get_lines() if ln.get_label() == "MC-SF"][0]
+    assert sf.get_zorder() > max(ln.get_zorder() for ln in fig.axes[0].get_lines() if ln is not sf)
+    plt.close(fig)
+    M3 = pd.DataFrame([{"pred": p, "policy": pol, "n": n, "avg_latency": 1.0 + n}
+                       for p in ("[1,1000]", "x=0.1") for pol in ("a-min", "a-max", "h-sf") for n in (10, 20)])
+    fig = RF.intervals003_figure(M3)
+    assert figtext.smallest_text(fig)["px"] >= 10 * fig.dpi / 72 - 1e-9
+    labels = [t.get_text() for t in fig.axes[-1].get_legend().get_texts()]
+    assert r"$\mathcal{A}_{\min}$" in labels and not [x for x in labels if "_" in x and "$" not in x]
+    plt.close(fig)

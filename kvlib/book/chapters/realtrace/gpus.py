@@ -26,7 +26,7 @@ __all__ = ["CLAIMS", "NEAR_HSF", "GPU_NAMES", "table1_cell", "alpha_cell", "mixe
 
 GPU_NAMES = {"a100": "A100", "h100": "H100", "h200": "H200"}
 
-#: "Nearly identical" (003 Section 6, A_min against H-SF with [1, 1000]) read as: within this factor.
+#: "Nearly identical" (003 Section 6, Aₘᵢₙ against H-SF with [1, 1000]) read as: within this factor.
 NEAR_HSF = 1.10
 
 #: (key, the claim as the verdict table states it, whether it depends on an arrival rate)
@@ -36,8 +36,8 @@ CLAIMS = [
     ("alpha_hi", "001 Section 5.2: smallest loop-free α, high demand (paper: 0.21)", True),
     ("alpha_lo", "001 Section 5.2: smallest loop-free α, low demand (paper: 0.24)", True),
     ("mixed", "002 Section 7: Sorted-F (swap) beats MC-SF and FCFS at every size", False),
-    ("amin_amax", "003 Section 6, Experiment 1 ([1, 1000]): A_min beats A_max at every size", False),
-    ("amin_hsf", "003 Section 6, Experiment 1: A_min nearly identical to H-SF (within 10 %)", False),
+    ("amin_amax", "003 Section 6, Experiment 1 ([1, 1000]): Aₘᵢₙ beats Aₘₐₓ at every size", False),
+    ("amin_hsf", "003 Section 6, Experiment 1: Aₘᵢₙ nearly identical to H-SF (within 10 %)", False),
     ("sw_conv", "Splitwise conversation trace (ours): MC-SF beats MC-Benchmark and α = 0.3", True),
     ("sw_code", "Splitwise code trace (ours): the same", True),
 ]
@@ -107,7 +107,7 @@ def intervals_cell(df: pd.DataFrame, which: str) -> str:
     n = int(t.index.max())
     if which == "amin_amax":
         ok = bool((t["a-min"] < t["a-max"]).all())
-        return f"{_ok(ok)}: {t.loc[n, 'a-min'] / t.loc[n, 'a-max']:.2f} × A_max at {n:,}"
+        return f"{_ok(ok)}: {t.loc[n, 'a-min'] / t.loc[n, 'a-max']:.2f} × Aₘₐₓ at {n:,}"
     r = float(t.loc[n, "a-min"] / t.loc[n, "h-sf"])
     return f"{_ok(r <= NEAR_HSF)}: {r:.2f} × H-SF at {n:,}"
 
