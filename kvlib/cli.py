@@ -448,9 +448,10 @@ def _add_batchtime(sub) -> None:
         "batchtime",
         help="time of one batch of Llama-2-70B (tensor parallel 2) on a100, h100 or h200, with its breakdown",
         description="Print the time of one batch under kvlib's measured batch-time model (kvlib.serving.measured): "
-        "non-attention operators, all-reduce and embedding fitted from Vidur's profiles (a100, h100) or from "
-        "kernel timings (h200, with the H100 all-reduce standing in), attention fitted from measured times "
-        "(Vidur's A100 attention profile; H100 and H200 kernel timings). A batch prefills --prefill prompt tokens "
+        "non-attention operators, all-reduce and embedding fitted from Vidur's profiles (a100, h100; h200: Vidur's "
+        "H100 operators scaled by the H200/H100 ratios of our kernel timings, with the H100 all-reduce standing "
+        "in), attention fitted from measured times (Vidur's A100 attention profile; H100 and H200 kernel timings; "
+        "decode attention interpolated on the measured grid). A batch prefills --prefill prompt tokens "
         "(one prompt) and decodes one token for each of --decode requests, which attend to --kv cached tokens in "
         "all.",
         epilog=_exit_lines(),
@@ -468,9 +469,11 @@ def _add_batchtime(sub) -> None:
                     "--decode is positive, 0 when it is 0)")
     bt.add_argument("--prefill", type=NONNEG_INT, default=0, metavar="TOKENS",
                     help="prompt tokens prefilled in the batch, as one prompt (default 0)")
-    bt.add_argument("--attention", choices=("measured", "derived"), default="measured",
-                    help="measured (default): the fitted attention; derived: kvlib.serving.batchtime's assumed "
-                    "attention (KV cache read at 2.0e12 bytes/s, prefill at 156e12 FLOP/s; a100 only)")
+    bt.add_argument("--attention", choices=("measured", "line", "derived"), default="measured",
+                    help="measured (default): decode attention on the surface through the measured grid "
+                    "(kvlib.serving.decode_grid), prefill on its fitted curve; line: the straight-line (or roofline) "
+                    "decode fit of earlier versions; derived: kvlib.serving.batchtime's assumed attention (KV cache "
+                    "read at 2.0e12 bytes/s, prefill at 156e12 FLOP/s; a100 only)")
     bt.add_argument("--json", action="store_true",
                     help="print one JSON object on stdout (hardware, attention, the batch, breakdown_ms, total_ms, "
                     "origin)")

@@ -179,7 +179,7 @@ def test_mixed_intervals_and_splitwise_cells():
     m.loc[(m.n == 400) & (m.name == "fcfs"), "avg_latency"] = 1.0
     assert mixed_cell(m).startswith("fails")
     i = pd.DataFrame([{"n": 400, "policy": p, "avg_latency": v} for p, v in (("a-min", 11.0), ("a-max", 30.0), ("h-sf", 10.0))])
-    assert intervals_cell(i, "amin_amax") == "holds: 0.37 × A_max at 400"
+    assert intervals_cell(i, "amin_amax") == "holds: 0.37 × Aₘₐₓ at 400"
     assert intervals_cell(i, "amin_hsf") == "holds: 1.10 × H-SF at 400"
     i.loc[i.policy == "a-min", "avg_latency"] = 11.5
     assert intervals_cell(i, "amin_hsf").startswith("fails: 1.15")

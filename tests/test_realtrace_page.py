@@ -174,8 +174,8 @@ def test_experiment_keys_on_a_tiny_plan():
     every = keys["allpolicies"]
     assert all(k["n"] == 50 for k in every)
     assert sum(k["policy"] == "a-min" and k["pred"] == 0.5 for k in every) == 1
-    assert set(keys) | {"gpu_table1", "gpu_alpha", "gpu_mixed002", "gpu_intervals003", "gpu_splitwise"} == \
-        set(RP.PLAN_ORDER)
+    assert set(keys) | {"gpu_table1", "gpu_alpha", "gpu_mixed002", "gpu_intervals003", "gpu_splitwise"} | \
+        set(RP.SHAREGPT_TABLES) == set(RP.PLAN_ORDER)
 
 
 CAP = pd.DataFrame({"workload": ["lmsys", "lmsys", "splitwise-code", "splitwise-code"],
@@ -185,8 +185,11 @@ CAP = pd.DataFrame({"workload": ["lmsys", "lmsys", "splitwise-code", "splitwise-
 
 def test_capacity_keys_and_comparison_rates():
     P = _tiny_parameters(gpus=["h100", "a100", "h100"])
-    keys = RP.capacity_keys(P, 0, {"workload": "lmsys"}, {"data": "x"})
-    assert [k["hardware"] for k in keys] == ["a100", "h100"] * 3  # A100 first, no GPU twice
+    keys = RP.capacity_keys(P, 0, {"workload": "lmsys"}, {"data": "x", "user_csv": "u.csv"})
+    assert [k["hardware"] for k in keys] == ["a100", "h100"] * 4  # A100 first, no GPU twice
+    sg = [k for k in keys if k["workload"] == "sharegpt"]  # ShareGPT V3 in words, no user CSV (not read)
+    assert len(sg) == 2 and all(k["unit"] == "words" and "user_csv" not in k and k["data"] == "x" for k in sg)
+    assert RP.overloaded(CAP, "lmsys", "h100", 25.5) and not RP.overloaded(CAP, "lmsys", "h100", 25.0)
     assert RP.capacity(CAP, "lmsys", "h100") == 25.0
     with pytest.raises(KeyError, match="splitwise"):
         RP.capacity(CAP, "splitwise", "h100")
@@ -212,6 +215,11 @@ def test_gpu_keys_skip_the_a100_conversation_trace():
     assert {k["rate"] for k in t1 if k.get("hardware") == "h100"} == {50.0, 100.0}
     assert all(k["hardware"] == "h100" for k in keys["gpu_alpha"] + keys["gpu_mixed002"] + keys["gpu_intervals003"])
     assert {k["pred"] for k in keys["gpu_intervals003"]} == {"wide"}
+    # a same-load rate equal to one of the papers' rates is one run, not two (the store refuses a repeated key)
+    twice = RP.gpu_keys(_tiny_parameters(splitwise_rates=[0.25, 0.5], code_rates=[0.5]), 0, {"workload": "lmsys"},
+                        {"data": "x"}, pol, rates_on)["gpu_splitwise"]
+    conv = [k["rate"] for k in twice if k["workload"] == "splitwise" and k["policy"] == "mc-sf"]
+    assert sorted(conv) == [0.25, 0.5, 1.0]  # 0.25 and 0.5, and the loads 0.5 (already there) and 1.0
 
 
 def test_stored_names_configurations_as_the_paper():
@@ -499,10 +507,10 @@ def test_splitwise_and_every_policy():
                       "completed": [True] * 3, "valid": [True] * 3, "avg_latency": [5.0, 4.0, 7.0],
                       "makespan": [1.0] * 3, "evictions": [0] * 3, "scheduler_s": [0.1] * 3})
     v = RR.all_policies_values(C, 200, 16492, "lab")
-    assert list(C["name"]) == ["MC-SF", "Sorted-F (swap)", "A_min"]
-    assert v["rt_all_best"] == "Sorted-F (swap)'s, 4.0 s" and v["rt_all_worst"] == "A_min's, 7.0 s"
+    assert list(C["name"]) == ["MC-SF", "Sorted-F (swap)", "Aₘᵢₙ"]
+    assert v["rt_all_best"] == "Sorted-F (swap)'s, 4.0 s" and v["rt_all_worst"] == "Aₘᵢₙ's, 7.0 s"
     t = v["rt-tab-all"].data  # sorted by average latency; x only for the 003 policies
-    assert list(t["policy"]) == ["Sorted-F (swap)", "MC-SF", "A_min"]
+    assert list(t["policy"]) == ["Sorted-F (swap)", "MC-SF", "Aₘᵢₙ"]
     assert list(t["x"].fillna(-1)) == [-1, -1, 0.5]
 
 
@@ -524,7 +532,9 @@ def test_capacity_and_gpu_values():
     g = RR.gpu_values(runs, ["MC-SF", "MC-Benchmark"], tabs)
     assert g["rt_att_t1_sf"] == 20.0
     t = g["rt-tab-gpu-t1"].data
-    assert list(t.columns) == ["configuration", *runs] and t.loc[0, "A100"] == 10.0  # finished runs only
+    assert list(t.columns) == ["configuration", *runs]
+    assert t.loc[0, "A100"] == "10.00 (1 unfinished)"  # the finished runs' mean, and how many it leaves out
+    assert t.loc[0, "H100, 80/s"] == "6.00" and g["rt_gpu_t1_unfinished"] == 1
     assert g["cap_gpu"].data.startswith("`gpu_capacity`: label of gpu_capacity; `gpu_table1`")
     no_att = RR.table1_on_gpus(T1, gpu.drop(columns=["attention"]), rows_on, lambda *a: [], [], 50.0)
     assert len(no_att["A100, assumed attention"]) == 0
@@ -543,7 +553,7 @@ def test_figures_draw_one_curve_per_configuration():
     order = ["MC-SF", "MC-Benchmark", "Benchmark α = 0.3"]
     fig = RF.fig3_figure(_fig3_rows(), [50.0, 10.0], order)
     assert [len(a.lines) for a in fig.axes] == [3, 1]
-    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == order
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == order  # one legend below both panels
     plt.close(fig)
     sw = _sweep_rows()
     curve = RF.sweep_curve(sw[sw.rate == 50.0], "alpha", 0.1, [0.1, 0.2, 0.3])
@@ -565,4 +575,235 @@ def test_figures_draw_one_curve_per_configuration():
                          "trace": ([0, 1], [9, 0])}])
     fig = RF.memory_figure(mem, 10)
     assert fig.axes[1].get_title() == "Benchmark α = 0.3, λ = 50/s\nendless clearing: stopped"
+    plt.close(fig)
+
+
+# ------------------------------------------------- seeds, overloaded runs and ShareGPT V3 (values and plan)
+def _seed_grid(thresholds, rate=50.0, grid=(0.1, 0.2, 0.3, 0.4)):
+    """Runs of one rate: seed k loops below thresholds[k] (None: at every alpha) and finishes from it on."""
+    return pd.DataFrame([{"rate": rate, "alpha": a, "seed": k, "completed": t is not None and a >= t - 1e-12}
+                         for k, t in enumerate(thresholds) for a in grid])
+
+
+def test_alpha_spread_and_its_verdict():
+    sp = RR.alpha_spread(_seed_grid([0.2, 0.3, 0.2]), 50.0)
+    assert (sp["seeds"], sp["values"], sp["lo"], sp["hi"]) == (3, [0.2, 0.3, 0.2], 0.2, 0.3)
+    assert RR.alpha_spread_text(sp) == "0.2 to 0.3 (3 seeds)"
+    assert RR.alpha_spread_verdict(sp, 0.21) == "matches" and RR.alpha_spread_verdict(sp, 0.3) == "matches"
+    assert RR.alpha_spread_verdict(sp, 0.31) == "differs" and RR.alpha_spread_verdict(sp, 0.19) == "differs"
+    one = RR.alpha_spread(_seed_grid([0.2, 0.2, 0.2]), 50.0)  # no spread: the paper's value must be ours
+    assert RR.alpha_spread_text(one) == "0.2 (3 seeds)" and RR.alpha_spread_verdict(one, 0.21) == "differs"
+    low = RR.alpha_spread(_seed_grid([0.1, 0.2]), 50.0)  # a threshold at the grid's start may lie below it
+    assert RR.alpha_spread_text(low) == "≤ 0.1 to 0.2 (2 seeds)" and RR.alpha_spread_verdict(low, 0.05) == "matches"
+    never = RR.alpha_spread(_seed_grid([0.3, None]), 50.0)  # a seed that loops at every alpha: above the grid
+    assert never["hi"] == float("inf") and RR.alpha_spread_text(never) == "0.3 to > 0.4 (2 seeds)"
+    assert RR.alpha_spread_verdict(never, 0.5) == "matches" and RR.alpha_spread_verdict(never, 0.25) == "differs"
+    assert RR.alpha_spread_verdict(RR.alpha_spread(_seed_grid([0.2]).iloc[:0], 50.0), 0.2) is None
+    assert RR.alpha_spread_cell(_seed_grid([0.2, 0.3]), 0.24) == "matches: 0.2 to 0.3 (2 seeds) at 50/s"
+    v = RR.alpha_values(pd.concat([_seed_grid([0.2, 0.3]), _seed_grid([0.1, 0.1], rate=10.0)]), [0.1, 0.2, 0.3, 0.4],
+                        100, 50.0, 10.0, "lab", load=lambda rs: f"load {rs[0]:g}")
+    # low demand: both seeds finish from the grid's start (≤ 0.1), so 001's 0.24 lies above our range
+    assert (v["rt_alpha_verdict_hi"], v["rt_alpha_verdict_lo"]) == ("matches", "differs")
+    assert v["rt_alpha_verdict"] == "reproduced at high demand only" and v["rt_alpha_seeds"] == 2
+    assert list(v["rt-tab-alpha"].data["load"]) == ["load 50", "load 10"]
+
+
+def test_alpha_spread_cells_and_merge():
+    G = pd.concat([_seed_grid([0.2, 0.2]), _seed_grid([0.3, 0.3], rate=10.0)])
+    G["hardware"] = "h100"
+    rates_on = lambda wl, h, rates: [("rate", float(r)) for r in rates]  # noqa: E731
+    cells = RR.alpha_spread_cells(["h100"], rates_on, lambda h: G[G.hardware == h], "lmsys", 50.0, 10.0)
+    assert cells[("alpha_hi", "rate")]["h100"].startswith("differs: 0.2 (2 seeds)")  # 0.21 outside [0.2, 0.2]
+    assert cells[("alpha_lo", "rate")]["h100"].startswith("differs: 0.3")
+    old = {("alpha_hi", "rate"): {"a100": "kept", "h100": "replaced"}}
+    RR.merge_cells(old, cells)
+    assert old[("alpha_hi", "rate")]["a100"] == "kept" and old[("alpha_hi", "rate")]["h100"].startswith("differs")
+
+
+def test_overloaded_splitwise_rates_are_left_out_of_the_verdict():
+    cap = pd.DataFrame({"workload": ["splitwise", "splitwise-code"], "hardware": ["a100", "a100"],
+                        "throughput": [0.6, 1.0]})
+    rows = []
+    for r, sf, mb in ((0.25, 10.0, 11.0), (0.5, 20.0, 21.0), (1.0, 90.0, 80.0)):  # MC-SF loses only when overloaded
+        rows += [{"workload": wl, "rate": r, "name": nm, "avg_latency": x} for wl in ("splitwise", "splitwise-code")
+                 for nm, x in (("MC-SF", sf), ("MC-Benchmark", mb))]
+    SP = pd.DataFrame(rows)
+    rates_on = lambda wl, h, rates: [("rate", float(r)) for r in rates]  # noqa: E731
+    cells = RR.steady_splitwise_cells(["a100"], rates_on, SP, lambda t, h: SP, {"splitwise": [0.25, 0.5, 1.0],
+                                                                                 "splitwise-code": [0.25, 1.0]}, cap)
+    conv = cells[("sw_conv", "rate")]["a100"]
+    assert conv.startswith("holds") and conv.endswith("overloaded, left out: 1/s")
+    assert cells[("sw_code", "rate")]["a100"].startswith("fails")  # 1.0/s is not above the code trace's capacity
+    assert cells[("sw_conv", "load")]["a100"] == "the reference"
+    only_over = RR.steady_splitwise_cells(["a100"], rates_on, SP, lambda t, h: SP,
+                                          {"splitwise": [1.0], "splitwise-code": [0.25]}, cap)
+    assert only_over[("sw_conv", "rate")]["a100"] == "no steady-state rate; overloaded, left out: 1/s"
+    t = RR.splitwise_values(SP[SP.workload == "splitwise"], "lab", cap)
+    assert list(t["rt-tab-splitwise"].data["overloaded"]) == ["no", "no", "yes"] and t["rt_sw_overloaded"].startswith("1 ")
+    assert RR.load_text(cap, "splitwise", "a100", [0.3, 1.2]) == "0.3/s = 0.50 × capacity; 1.2/s = 2.00 × capacity, overloaded"
+
+
+def test_unfinished_note():
+    df = pd.DataFrame({"name": ["a", "a", "b", "b"], "rate": [50.0, 10.0, 50.0, 50.0],
+                       "completed": [True, False, False, False]})
+    assert RR.unfinished_note(df, ("name", "rate")) == "3 of 4 (a, 10/s: 1; b, 50/s: 2)"
+    assert RR.unfinished_note(df[df.completed]) == "none" and RR.unfinished_note(df.iloc[:0]) == "none"
+
+
+def test_sharegpt_keys():
+    P = _tiny_parameters(sg_table1_runs=2, alpha_grid_seeds=3, sg_alpha_grid=[0.2, 0.5])
+    pol = RP.policy_sets({"fcfs", "mc-sf", "sorted-f", "a-max", "a-min", "h-sf"})
+    rates_on = lambda wl, h, rates: [("rate", float(r)) for r in rates] + (  # noqa: E731
+        [("load", 2.0 * r) for r in rates] if h != "a100" else [])
+    keys = RP.sharegpt_keys(P, 0, {"memory": 100, "data": "shared", "user_csv": "u.csv"}, pol, rates_on)
+    assert set(keys) == set(RP.SHAREGPT_TABLES)
+    assert all("user_csv" not in k and k["data"] == "shared" for ks in keys.values() for k in ks)
+    t1 = keys["sg_table1"]  # 2 runs x (A100 at 50/s + H100 at 50 and 100/s) x 8 configurations
+    assert len(t1) == 2 * 3 * 8 and {k["unit"] for k in t1} == {"words"} and {k["rate"] for k in t1} == {50.0, 100.0}
+    al = keys["sg_alpha"]  # 3 seeds x (A100: 2 rates, H100: 4) x 2 alphas
+    assert len(al) == 3 * 6 * 2 and sorted({k["seed"] for k in al}) == [0, 1, 2]
+    assert {k["hardware"] for k in al} == {"a100", "h100"} and {k["alpha"] for k in al} == {0.2, 0.5}
+    m2 = keys["sg_mixed002"]
+    assert {(k["hardware"], k["n"]) for k in m2} == {("a100", 20), ("a100", 40), ("h100", 40)}
+    assert all(k["short"] == "sharegpt" and k["workload"] == "mixed002" for k in m2) and len(m2) == 3 * 4
+    m3 = keys["sg_intervals003"]
+    assert {k["pred"] for k in m3} == {"wide"} and {k["unit"] for k in m3} == {"tokens"} and len(m3) == 2 * 3
+    gk = RP.gpu_keys(P, 0, {"workload": "lmsys"}, {"data": "x"}, pol, rates_on)["gpu_alpha"]
+    assert sorted({k["seed"] for k in gk}) == [0, 1, 2] and len(gk) == 3 * 4 * 2  # three seeds on every GPU
+
+
+def test_sharegpt_cells_and_values():
+    from kvlib.serving.sharegpt import REAL_CONVERSATIONS
+
+    names = RP.paper_configs()[1]
+    t1 = pd.DataFrame([{"hardware": h, "rate": 50.0, "name": nm, "avg_latency": 10.0 + j, "completed": True}
+                       for h in ("a100", "h100") for j, nm in enumerate(names)])
+    al = _seed_grid([0.2, 0.3])
+    al["hardware"] = "a100"
+    mixed = pd.DataFrame([{"hardware": "a100", "n": 40, "policy": p, "selector": s, "avg_latency": x}
+                          for p, s, x in (("fcfs", None, 9.0), ("mc-sf", None, 8.0), ("sorted-f", "swap", 5.0))])
+    inter = pd.DataFrame([{"hardware": "a100", "n": 40, "policy": p, "avg_latency": x}
+                          for p, x in (("a-max", 9.0), ("a-min", 6.0), ("h-sf", 5.0))])
+    tabs = {f"sg_{t}": (SimpleNamespace(label=t), df) for t, df in
+            (("table1", t1), ("alpha", al), ("mixed002", mixed), ("intervals003", inter))}
+    fr = RR.sharegpt_frames(tabs)
+    rates_on = lambda wl, h, rates: [("rate", float(r)) for r in rates]  # noqa: E731
+    cells = RR.sharegpt_cells(["a100", "h100"], rates_on, fr, 50.0, 10.0)
+    assert cells[("t1_sf", "rate")]["a100"].startswith("holds: 10.0 vs 11.0 s")
+    assert cells[("alpha_hi", "rate")]["a100"].startswith("matches: 0.2 to 0.3")
+    assert cells[("alpha_hi", "load")]["a100"] == "the reference"
+    assert cells[("mixed", "zero")]["a100"].startswith("holds") and cells[("amin_hsf", "zero")]["a100"].startswith("fails")
+    assert cells[("mixed", "zero")]["h100"] == "no runs"
+    empty = {k: pd.DataFrame() for k in fr}  # nothing stored yet: every cell says so
+    none = RR.sharegpt_cells(["a100"], rates_on, empty, 50.0, 10.0)
+    assert {none[(k, c)]["a100"] for k, c in none if c != "load"} == {"no runs"}
+    lm = {("t1_sf", "rate"): {"a100": "lmsys verdict"}}
+    tab1_lm = pd.DataFrame({"mean": [1.0] * len(names)}, index=names)
+    v = RR.sharegpt_values(fr, names, cells, lm, ["a100", "h100"], tab1_lm, {"sg_table1": "lab"}, 50.0)
+    verdict = v["rt-tab-sg-verdict"].data
+    assert verdict.loc[0, "A100, synthetic (LMSYS-like)"] == "lmsys verdict" and "H100" in verdict
+    assert v["rt_sg_label"] == REAL_CONVERSATIONS and v["rt_sg_t1_sf"] == "10.0 s"
+    assert (v["rt_sg_cells"], v["rt_sg_held"]) == _decided(verdict)
+    assert list(v["rt-tab-sg-table1"].data["LMSYS-like mean (s)"]) == [1.0] * len(names)
+
+
+def _decided(verdict):
+    from kvlib.book.chapters.realtrace import gpus as RG
+
+    return RG.decided(verdict, ["a100", "h100"])
+
+
+def test_sharegpt_source_note_names_the_stand_in():
+    from kvlib.serving.workloads import FALLBACK_LABEL
+
+    assert FALLBACK_LABEL in RR.sharegpt_source_note(FALLBACK_LABEL)
+    assert "file itself" in RR.sharegpt_source_note("real trace: sharegpt_v3_llama2_lengths.csv (tokens)")
+
+
+def test_policy_names_write_003_policies_as_the_book_does():
+    """Tables and verdict text say Aₘᵢₙ and Aₘₐₓ (subscripts, no code name), figure legends the book's
+    mathtext; no label of the page carries an underscore."""
+    from kvlib.book.chapters.realtrace.gpus import CLAIMS, intervals_cell
+    from kvlib.book.chapters.realtrace.page import POLICY_NAMES, policy_math
+
+    assert policy_display("a-min") == "Aₘᵢₙ" and policy_display("a-max") == "Aₘₐₓ"
+    assert policy_math("a-min") == r"$\mathcal{A}_{\min}$" and policy_math("mc-sf") == "MC-SF"
+    assert not [v for v in POLICY_NAMES.values() if "_" in v]
+    assert not [c for _, c, _ in CLAIMS if "_" in c]
+    df = pd.DataFrame({"policy": ["a-min", "a-max", "h-sf"], "n": [100] * 3, "avg_latency": [2.0, 4.0, 1.0]})
+    assert intervals_cell(df, "amin_amax") == "holds: 0.50 × Aₘₐₓ at 100"
+
+
+def test_round_budget_as_the_page_states_it():
+    """The page says an α-protection run is stopped after ten times MC-Benchmark's rounds plus 1,000
+    (book/typed_numbers.yml allows the typed 1,000): the row code must say the same."""
+    import inspect
+
+    from kvlib.book.chapters.realtrace import rows
+
+    assert rows.ROUND_CAP == 10
+    assert 'ROUND_CAP * int(ref["rounds"]) + 1000' in inspect.getsource(rows.realtrace_row)
+
+
+def test_setting_values_follow_the_code():
+    """The settings the prose restates are read from the modules that use them."""
+    from kvlib.book.chapters.realtrace.prose import BATCH_EXAMPLES, paper_table1_values, setting_values
+    from kvlib.serving.sharegpt import VLLM_FILTER
+
+    v = setting_values()
+    assert (v["rt_sg_min_tokens"], v["rt_sg_max_prompt"], v["rt_sg_max_total"]) == (
+        VLLM_FILTER["min_tokens"], VLLM_FILTER["max_prompt_tokens"], VLLM_FILTER["max_total_tokens"])
+    assert v["rt_mix_short_pct"] + v["rt_mix_long_pct"] == 100 and v["rt_mix_short_pct"] == 80
+    assert v["rt_ref_batch"] == 16 and v["rt_ref_tokens"] == 16492 and v["rt_sha_digits"] == 12
+    assert v["rt_lp_nnz_max_m"] == 1.5 and v["rt_kv_bytes"] == 4096
+    assert paper_table1_values() == {"rt_paper_t1_sf": 32.112, "rt_paper_t1_mb": 46.472, "rt_paper_t1_a3": 51.933}
+
+    class Model:  # records the batches timed
+        def __init__(self):
+            self.calls = []
+
+        def batch_ms(self, *a):
+            self.calls.append(a)
+            return 1.0
+
+    m = Model()
+    RR.batchtime_values(m, {"layer_r2": 1.0, "layer_median_rel_err": 0.0})
+    assert (0, BATCH_EXAMPLES["decode_n"], BATCH_EXAMPLES["decode_kv"]) in m.calls
+    assert m.calls[-1][0] == BATCH_EXAMPLES["prefill_tokens"]
+
+
+def test_share_status_is_the_findings_verdict():
+    from kvlib.book.chapters.realtrace.prose import share_status
+
+    assert share_status(5, 5) == "reproduced" and share_status(0, 5) == "not reproduced"
+    assert share_status(3, 5) == "partly reproduced" and share_status(0, 0) == "not checked"
+    with pytest.raises(ValueError, match="held = 6"):
+        share_status(6, 5)
+
+
+def test_figures_write_legends_at_a_readable_size():
+    """Every legend and tick label of the chapter's figures is at least 10 pt (about 8 px or more once the
+    page scales a 10-inch figure to its column), and Figure 3 draws MC-SF above the other curves."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from kvlib.book import figtext
+    from kvlib.book.chapters.realtrace import figures as RF
+
+    rows = [{"name": nm, "rate": r, "n": n, "avg_latency": float(n) / (2 if nm == "MC-SF" else 1)}
+            for nm in ("MC-SF", "MC-Benchmark") for r in (50, 10) for n in (100, 200)]
+    fig = RF.fig3_figure(pd.DataFrame(rows), [50, 10], ["MC-SF", "MC-Benchmark"])
+    rec = figtext.smallest_text(fig)
+    assert rec["px"] >= 10 * fig.dpi / 72 - 1e-9, rec
+    sf = [ln for ln in fig.axes[0].get_lines() if ln.get_label() == "MC-SF"][0]
+    assert sf.get_zorder() > max(ln.get_zorder() for ln in fig.axes[0].get_lines() if ln is not sf)
+    plt.close(fig)
+    M3 = pd.DataFrame([{"pred": p, "policy": pol, "n": n, "avg_latency": 1.0 + n}
+                       for p in ("[1,1000]", "x=0.1") for pol in ("a-min", "a-max", "h-sf") for n in (10, 20)])
+    fig = RF.intervals003_figure(M3)
+    assert figtext.smallest_text(fig)["px"] >= 10 * fig.dpi / 72 - 1e-9
+    labels = [t.get_text() for t in fig.axes[-1].get_legend().get_texts()]
+    assert r"$\mathcal{A}_{\min}$" in labels and not [x for x in labels if "_" in x and "$" not in x]
     plt.close(fig)

@@ -16,6 +16,11 @@ Workloads (``spec["workload"]``):
                  their real arrival times, rescaled to mean ``rate`` per second
                  (native times if ``rate`` is None).
 ``"splitwise-code"``  the same for the Splitwise code-completion trace.
+``"sharegpt"``   ``n`` real ShareGPT V3 first turns (``spec["unit"]``: tokens or
+                 words), Poisson arrivals at ``rate``; ``"mixed002"`` with
+                 ``spec["short"] = "sharegpt"`` takes them as its short 80 %
+                 (:mod:`kvlib.serving.sharegpt`; :func:`build_any_workload`, which
+                 :func:`run_spec` builds through, sends such specs there).
 
 ``spec["at_zero"]`` moves every arrival to ``t = 0``.
 
@@ -92,6 +97,14 @@ def build_workload(spec: dict):
     raise ValueError(f"unknown workload {kind!r}")
 
 
+def build_any_workload(spec: dict):
+    """The workload of ``spec``: :func:`kvlib.serving.sharegpt.build_sharegpt_workload` for the specs that read
+    ShareGPT V3 (``"sharegpt"``, or ``"mixed002"`` with ``short = "sharegpt"``), else :func:`build_workload`."""
+    from kvlib.serving.sharegpt import build_sharegpt_workload, is_sharegpt_spec
+
+    return build_sharegpt_workload(spec) if is_sharegpt_spec(spec) else build_workload(spec)
+
+
 def intervals(o: np.ndarray, pred) -> tuple[np.ndarray, np.ndarray]:
     o = np.asarray(o, dtype=np.int64)
     if pred == "wide":
@@ -111,7 +124,7 @@ def run_spec(spec: dict) -> dict:
     every request's latency (``latency_s``) and its source (``"arXiv"`` or ``"LMSYS-like"``
     for ``mixed002``).
     """
-    w = build_workload(spec)
+    w = build_any_workload(spec)  # build_workload's, and the ShareGPT V3 workloads
     model = batch_model(spec.get("hardware") or "a100", spec.get("attention") or "measured")
     pol = make_policy(spec["policy"], **spec.get("opts", {}))
     kw = {}
@@ -139,7 +152,8 @@ def run_spec(spec: dict) -> dict:
     if spec.get("keep_latency"):
         out["latency_s"] = np.asarray(r.latency_s, dtype=float)
         src = getattr(w, "is_arxiv", None)
-        out["source"] = (np.where(np.asarray(src) == 1, "arXiv", "LMSYS-like") if src is not None
+        out["source"] = (np.where(np.asarray(src) == 1, "arXiv", getattr(w, "short_source", "LMSYS-like"))
+                         if src is not None
                          else np.full(w.n, w.label, dtype=object))
     return out
 

@@ -52,10 +52,28 @@ Hardware configurations (:data:`HARDWARE`):
 * ``h100``: Vidur's H100 profiles for the non-attention operators and the
   all-reduce; attention from ``h100_llama2_70b_tp2_kernels.csv`` (PyTorch's
   scaled-dot-product attention measured on one H100).
-* ``h200``: everything per layer from ``h200_llama2_70b_tp2_kernels.csv``.  No
+* ``h200``: attention from ``h200_llama2_70b_tp2_kernels.csv``.  No
   all-reduce was measured on H200s: **the H100 NVLink all-reduce stands in**
   (H100 SXM and H200 SXM share fourth-generation NVLink at 900 GB/s), and so
-  does the H100 embedding fit (at most about 0.4 ms per batch).
+  does the H100 embedding fit (at most about 0.4 ms per batch).  :data:`EMBEDDED`
+  fits its non-attention layer to the kernel file's ``layer_without_attention``
+  rows (our PyTorch timing); :func:`measured_model` uses that only for
+  ``h200-pytorch``.
+
+**Like for like** (:data:`kvlib.serving.likeforlike.CONFIGS` and ``KINDS``).  Plain PyTorch operators are
+slower than Vidur's serving kernels at small batches (launch gaps), so a
+comparison of an H100 timed by Vidur with an H200 timed by PyTorch favours the
+H100.  The model of ``h200`` therefore takes Vidur's H100 operators and scales
+each by its H200/H100 ratio in our PyTorch timings of both GPUs
+(:mod:`kvlib.serving.likeforlike`, kind ``vidur-derived``), so
+that ``a100``, ``h100`` and ``h200`` all rest on Vidur's profiles; ``h100-pytorch``
+and ``h200-pytorch`` rest on our PyTorch timings alone (kind ``pytorch``, the
+sensitivity).  Each model carries its ``kind``.
+
+**Decode attention** of the default model (``attention="measured"``) is the
+surface through the measured grid of :mod:`kvlib.serving.decode_grid` (within a
+few per cent of every measured row; the straight-line fit below missed the middle
+of the grid by 8-14 %); ``attention="line"`` keeps the fit described above.
 
 The coefficients are embedded (:data:`EMBEDDED`, with file names, SHA-256 from
 ``SHA256SUMS``, fit date and fit quality) so that the library works without
@@ -402,7 +420,13 @@ def fit_kernels(kernels_csv: str | os.PathLike, *, all_reduce_from: str = "h100"
         "stand_ins": {"allreduce": f"embedded {all_reduce_from} all-reduce", "embedding": f"embedded {all_reduce_from} embedding"},
         "origin": f"fitted from {path}",
     }
-    return _from_entry(f"kernels:{gpu}", {"base": base, "decode": d, "prefill": p, "provenance": prov})
+    from kvlib.serving.decode_grid import fit_surface
+
+    dec = k[k.op == "attn_decode"]
+    prov["decode_grid"] = fit_surface(dec.batch_size, dec.kv_len, dec.time_ms_median,
+                                      sorted({int(b) for b in dec.batch_size}), sorted({int(v) for v in dec.kv_len}))
+    prov["kind"] = "pytorch"
+    return _from_entry(f"kernels:{gpu}", {"base": base, "decode": d, "prefill": p, "provenance": prov}, "line")
 
 
 # --------------------------------------------------------------------------- the model
@@ -422,12 +446,24 @@ class MeasuredBatchTimeModel:
     attention: str = "measured"
     provenance: dict = field(default_factory=dict, compare=False)
 
+    @property
+    def kind(self) -> str:
+        """Where the per-layer non-attention times come from (:data:`kvlib.serving.likeforlike.KINDS`, recorded in
+        the provenance): ``vidur`` (Vidur's profile of this GPU), ``vidur-derived`` (Vidur's H100 profile scaled
+        by measured H200/H100 ratios) or ``pytorch`` (our PyTorch timings); empty when not recorded."""
+        return str(self.provenance.get("kind", ""))
+
     def decode_attention_ms(self, decode_requests, kv_tokens):
-        """Decode attention of one layer (ms): :func:`attention_curve` at ``(D, K)``; 0 without decoding requests."""
+        """Decode attention of one layer (ms): the measured surface (:mod:`kvlib.serving.decode_grid`, form
+        ``grid``) or :func:`attention_curve` at ``(D, K)``; 0 without decoding requests."""
         D = np.asarray(decode_requests, dtype=float)
         K = np.asarray(kv_tokens, dtype=float)
         if self.attention == "derived":
             return np.where(D > 0, self.base.decode_attention_ms(K), 0.0)
+        if self.decode["form"] == "grid":
+            from kvlib.serving.decode_grid import surface_ms
+
+            return surface_ms(self.decode, D, K)
         return np.where(D > 0, attention_curve(self.decode["form"], self.decode, D, K), 0.0)
 
     def prefill_attention_ms(self, prefill_tokens, sum_sq_prompt=None, n_prompts=None):
@@ -469,7 +505,7 @@ class MeasuredBatchTimeModel:
         :class:`BatchTimeModel` in :func:`kvlib.serving.realtime.simulate_realtime`, which passes no prompt count:
         there a round that starts several requests counts one prompt's fixed prefill cost (the A100 fit's
         ``prefill["a"]``, under 0.01 ms per layer), not one per prompt."""
-        if self.attention == "measured" and _scalars(prefill_tokens, decode_requests, kv_tokens, sum_sq_prompt,
+        if self.attention != "derived" and _scalars(prefill_tokens, decode_requests, kv_tokens, sum_sq_prompt,
                                                      n_prompts):
             return self._scalar_ms(float(prefill_tokens), float(decode_requests), float(kv_tokens),
                                    sum_sq_prompt, n_prompts)
@@ -489,8 +525,11 @@ class MeasuredBatchTimeModel:
         decode = prefill = 0.0
         if D > 0:
             c = self.decode
-            work = c["b"] * D + c["c"] * K
-            decode = L * (c["a"] + work if c["form"] == "linear" else max(c["a"], work))
+            if c["form"] == "grid":
+                decode = L * _surface_ms_scalar(c, D, K)
+            else:
+                work = c["b"] * D + c["c"] * K
+                decode = L * (c["a"] + work if c["form"] == "linear" else max(c["a"], work))
         if P > 0:
             c = self.prefill
             S = P * P if sum_sq_prompt is None else float(sum_sq_prompt)
@@ -501,8 +540,14 @@ class MeasuredBatchTimeModel:
         return 0 + non_attention + allreduce + decode + prefill + embedding
 
     def describe(self) -> dict:
-        return {"hardware": self.hardware, "attention": self.attention, "decode": dict(self.decode),
+        return {"hardware": self.hardware, "attention": self.attention, "kind": self.kind, "decode": dict(self.decode),
                 "prefill": dict(self.prefill), "provenance": self.provenance}
+
+
+def _surface_ms_scalar(c: dict, D: float, K: float) -> float:
+    from kvlib.serving.decode_grid import surface_ms_scalar
+
+    return surface_ms_scalar(c, D, K)
 
 
 def _scalars(*values) -> bool:
@@ -525,34 +570,228 @@ def _from_entry(hardware: str, entry: dict, attention: str = "measured") -> Meas
     base = BatchTimeModel(**{k: b[k] for k in ("layer_c0", "layer_c1", "layer_c2", "layer_knee", "emb_e0", "emb_e1",
                                                "allreduce_d0", "allreduce_d1")},
                           provenance=dict(entry["provenance"]))
-    return MeasuredBatchTimeModel(hardware, base, dict(entry["decode"]), dict(entry["prefill"]), attention,
+    decode = entry.get("decode_grid") if attention == "measured" and entry.get("decode_grid") else entry["decode"]
+    return MeasuredBatchTimeModel(hardware, base, dict(decode), dict(entry["prefill"]), attention,
                                   dict(entry["provenance"]))
+
+
+def _check_config(name) -> str:
+    from kvlib.serving.likeforlike import CONFIGS
+
+    if not isinstance(name, str) or name.strip().lower() not in CONFIGS:
+        raise ParameterError(f"hardware: unknown hardware {name!r}; known: {', '.join(CONFIGS)}")
+    return name.strip().lower()
 
 
 def measured_model(hardware: str = "a100", *, kernels_csv: str | os.PathLike | None = None,
                    data_dir: str | os.PathLike | None = None, attention: str = "measured") -> MeasuredBatchTimeModel:
     """The batch-time model of one GPU.
 
-    ``hardware``: ``a100``, ``h100`` or ``h200`` (embedded coefficients, no file access); ``data_dir``: refit it
-    from the profile files there instead; ``kernels_csv``: a kernel-timing file of your own GPU (``kvlib profile
-    --out``), see :func:`fit_kernels`.  ``attention="derived"`` keeps batchtime.py's assumed attention (the
-    documented fallback when no attention rows exist; A100 only, since its constants are the A100's)."""
-    if attention not in ("measured", "derived"):
-        raise ParameterError(f"attention: must be 'measured' or 'derived', got {attention!r}")
-    if attention == "derived" and (kernels_csv is not None or _check_hardware(hardware) != "a100"):
+    ``hardware``: a configuration of :data:`kvlib.serving.likeforlike.CONFIGS` (``a100``, ``h100``, ``h200``; ``h100-pytorch``,
+    ``h200-pytorch``), from embedded coefficients, no file access; ``data_dir``: refit it from the profile files
+    there instead; ``kernels_csv``: a kernel-timing file of your own GPU (``kvlib profile --out``), see
+    :func:`fit_kernels`.  ``attention`` (:data:`kvlib.serving.likeforlike.ATTENTION`): ``measured`` decodes on the surface through the
+    measured grid (:mod:`kvlib.serving.decode_grid`), ``line`` on the straight-line fit, ``derived`` keeps
+    batchtime.py's assumed attention (the documented fallback when no attention rows exist; A100 only, since its
+    constants are the A100's).  Prefill attention is the fitted curve in every case."""
+    from kvlib.serving.decode_grid import EMBEDDED_GRID
+    from kvlib.serving.likeforlike import ATTENTION, CONFIGS, LIKE_FOR_LIKE
+
+    if attention not in ATTENTION:
+        raise ParameterError(f"attention: must be 'measured', 'line' or 'derived', got {attention!r}")
+    if attention == "derived" and (kernels_csv is not None or _check_config(hardware) != "a100"):
         raise ParameterError("attention='derived' is batchtime.py's A100 assumption (2.0e12 bytes/s, 156e12 FLOP/s) "
                              "and exists only for hardware 'a100'")
     if kernels_csv is not None:
         m = fit_kernels(kernels_csv)
-        return MeasuredBatchTimeModel(m.hardware, m.base, m.decode, m.prefill, attention, m.provenance)
-    hw = _check_hardware(hardware)
+        decode = m.provenance["decode_grid"] if attention == "measured" else m.decode
+        return MeasuredBatchTimeModel(m.hardware, m.base, decode, m.prefill, attention, m.provenance)
+    name = _check_config(hardware)
+    gpu, kind = CONFIGS[name]
     if data_dir is not None:
-        entry = fit_hardware(hw, data_dir)
+        entry = fit_hardware(gpu, data_dir)
+        entry["decode_grid"] = fit_grid(gpu, data_dir, entry["decode"])
+        if name in LIKE_FOR_LIKE:
+            entry["base"] = {k: v for k, v in fit_like_for_like(name, data_dir)["base"].items()}
         entry["provenance"]["origin"] = f"fitted from {data_dir}"
     else:
-        entry = EMBEDDED[hw]
+        entry = dict(EMBEDDED[gpu], decode_grid=EMBEDDED_GRID[gpu])
+        if name in LIKE_FOR_LIKE:
+            entry["base"] = LIKE_FOR_LIKE[name]["base"]
         entry = dict(entry, provenance=dict(entry["provenance"], origin="embedded coefficients"))
-    return _from_entry(hw, entry, attention)
+    prov = dict(entry["provenance"], kind=kind, config=name)
+    if name in LIKE_FOR_LIKE:
+        prov["non_attention"] = (LIKE_FOR_LIKE[name] if data_dir is None else fit_like_for_like(name, data_dir))[
+            "provenance"]
+    return _from_entry(gpu, dict(entry, provenance=prov), attention)
+
+
+# --------------------------------------------------------------------------- like for like, the decode grid
+# (functions only: the data live in kvlib.serving.likeforlike and kvlib.serving.decode_grid, which import nothing
+# of this module)
+
+
+def _op_ratio(h100, h200, op: str, T) -> np.ndarray:
+    """H200/H100 ratio of one kernel-file operator at token counts ``T`` (linear in log T between the measured
+    sizes, the end values beyond them)."""
+    a = h100[h100.op == op].groupby("num_tokens").time_ms_median.median()
+    b = h200[h200.op == op].groupby("num_tokens").time_ms_median.median()
+    common = a.index.intersection(b.index)
+    if len(common) < 2:
+        raise InstanceError(f"operator {op}: fewer than two token counts timed on both GPUs")
+    r = (b.loc[common] / a.loc[common]).to_numpy(float)
+    return np.interp(np.log(np.asarray(T, float)), np.log(common.to_numpy(float)), r)
+
+
+def derived_layer_rows(data_dir: str | os.PathLike):
+    """Vidur's H100 per-layer non-attention rows scaled operator by operator to the H200: ``(T, H100 ms, H200 ms)``
+    with ``H200 = sum over operators of Vidur's H100 time x our measured H200/H100 ratio`` (:data:`kvlib.serving.likeforlike.VIDUR_TO_KERNEL`;
+    both GPUs timed with the same PyTorch code, so the ratio compares like with like)."""
+    import pandas as pd
+
+    from kvlib.serving.likeforlike import VIDUR_TO_KERNEL
+
+    data_dir = Path(data_dir)
+    d = pd.read_csv(data_dir / HARDWARE["h100"]["mlp_csv"])
+    d = d[d.num_tensor_parallel_workers == _bt.TP]
+    k1 = read_kernels(data_dir / HARDWARE["h100"]["kernels_csv"])
+    k2 = read_kernels(data_dir / HARDWARE["h200"]["kernels_csv"])
+    T = d.num_tokens.to_numpy(float)
+    h100 = np.zeros_like(T)
+    h200 = np.zeros_like(T)
+    for op in _bt._LAYER_OPS:  # "add" twice, as batchtime.py counts it
+        t = d[f"time_stats.{op}.median"].to_numpy(float)
+        h100 += t
+        h200 += t * _op_ratio(k1, k2, VIDUR_TO_KERNEL[op], T)
+    return T, h100, h200
+
+
+def fit_like_for_like(name: str, data_dir: str | os.PathLike) -> dict:
+    """The non-attention layer of configuration ``name`` of :data:`kvlib.serving.likeforlike.LIKE_FOR_LIKE` refitted from ``data_dir``:
+    ``h200`` from :func:`derived_layer_rows` (kind ``vidur-derived``), ``h100-pytorch`` from the H100 kernel
+    file's ``layer_without_attention`` rows (kind ``pytorch``); embedding and all-reduce: H100's (Vidur)."""
+    if name not in ("h200", "h100-pytorch"):
+        raise ParameterError(f"fit_like_for_like: {name!r} is not one of h200, h100-pytorch")
+    data_dir = Path(data_dir)
+    sums = _sums(data_dir)
+    donor = dict(EMBEDDED["h100"]["base"])
+    files = [HARDWARE["h100"]["kernels_csv"]]
+    if name == "h200":
+        T, _, y = derived_layer_rows(data_dir)
+        files += [HARDWARE["h100"]["mlp_csv"], HARDWARE["h200"]["kernels_csv"]]
+        how = ("Vidur's H100 non-attention operators, each scaled by its H200/H100 ratio in our PyTorch timings of "
+               "both GPUs")
+    else:
+        k = read_kernels(data_dir / HARDWARE["h100"]["kernels_csv"])
+        lay = k[k.op == "layer_without_attention"]
+        T, y = lay.num_tokens.to_numpy(float), lay.time_ms_median.to_numpy(float)
+        how = "our PyTorch timing of the whole non-attention layer on one H100"
+    coef, q = fit_knee(T, y)
+    base = dict(donor, **coef)
+    prov = {"how": how, "files": {f: _sha(data_dir / f, sums) for f in files}, "quality": q,
+            "layer_ms_at_64_tokens": round(float(_bt.BatchTimeModel(**{**base, "provenance": {}}).layer_linear_ms(64.0)),
+                                           6),
+            "stand_ins": "embedding and all-reduce: H100's (Vidur)"}
+    return {"base": base, "provenance": prov}
+
+
+def like_for_like_literal(data_dir: str | os.PathLike) -> str:
+    """The :data:`kvlib.serving.likeforlike.LIKE_FOR_LIKE` literal refitted from ``data_dir`` (to paste there after
+    a data change)."""
+    import pprint
+
+    return "LIKE_FOR_LIKE: dict = " + pprint.pformat({n: fit_like_for_like(n, data_dir) for n in ("h200", "h100-pytorch")},
+                                                     width=116, sort_dicts=False)
+
+
+def decode_rows(hardware: str, data_dir: str | os.PathLike):
+    """The measured decode-attention rows of ``hardware`` (``a100``: Vidur's profile, ``attn_decode`` plus its
+    two reshapes, tensor parallel 2; ``h100`` / ``h200``: the ``attn_decode`` rows of the kernel file):
+    a DataFrame with ``batch``, ``kv`` (cached tokens per request) and ``ms`` (median, per layer)."""
+    import pandas as pd
+
+    from kvlib.serving.decode_grid import GRID_FILES
+
+    if hardware not in GRID_FILES:
+        raise ParameterError(f"hardware: unknown hardware {hardware!r}; known: {', '.join(GRID_FILES)}")
+    path = Path(data_dir) / GRID_FILES[hardware]
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file (decode attention of {hardware})")
+    if hardware == "a100":
+        a = pd.read_csv(path)
+        a = a[(a.num_tensor_parallel_workers == _bt.TP) & ~a.is_prefill.astype(bool)]
+        ms = (a["time_stats.attn_decode.median"] + a["time_stats.attn_input_reshape.median"]
+              + a["time_stats.attn_output_reshape.median"]).to_numpy(float)
+        return pd.DataFrame({"batch": a.batch_size.to_numpy(float), "kv": a.kv_cache_size.to_numpy(float), "ms": ms})
+    k = read_kernels(path)
+    k = k[k.op == "attn_decode"]
+    return pd.DataFrame({"batch": k.batch_size.to_numpy(float), "kv": k.kv_len.to_numpy(float),
+                         "ms": k.time_ms_median.to_numpy(float)})
+
+
+def fit_grid(hardware: str, data_dir: str | os.PathLike, line: dict | None = None) -> dict:
+    """Fit the surface of ``hardware`` from ``data_dir``: a :data:`kvlib.serving.decode_grid.EMBEDDED_GRID` entry, with the error of the
+    surface (and, given ``line``, the straight-line fit's decode dict) on every measured row."""
+    from kvlib.serving.decode_grid import (A100_BATCH_KNOTS, A100_KV_KNOTS, GRID_FILES, error_stats, fit_surface,
+                                           held_out_errors, surface_ms)
+
+    rows = decode_rows(hardware, data_dir)
+    if hardware == "a100":
+        bk, kk = A100_BATCH_KNOTS, A100_KV_KNOTS
+    else:
+        bk, kk = tuple(sorted({int(b) for b in rows.batch})), tuple(sorted({int(k) for k in rows.kv}))
+    c = fit_surface(rows.batch, rows.kv, rows.ms, bk, kk)
+    quality = {}
+    for name, pred in (("grid", surface_ms(c, rows.batch, rows.batch * rows.kv)),
+                       ("line", None if line is None else
+                        attention_curve(line["form"], line, rows.batch, rows.batch * rows.kv))):
+        if pred is None:
+            continue
+        s = error_stats(pred, rows.ms)
+        w = rows.iloc[s.pop("worst_index")]
+        s["worst"] = {"batch": int(w.batch), "kv": int(w.kv), "measured_ms": round(float(w.ms), 5),
+                      "model_ms": round(float(pred[int(np.flatnonzero((rows.batch == w.batch) & (rows.kv == w.kv)
+                                                                       & (rows.ms == w.ms))[0])]), 5)}
+        quality[name] = s
+    h = held_out_errors(rows, bk, kk, c)
+    quality["held_out"] = {"n_points": int(len(h)), "median_abs_rel_err": round(float(np.median(h)), 4),
+                           "p95_abs_rel_err": round(float(np.quantile(h, 0.95)), 4),
+                           "max_abs_rel_err": round(float(h.max()), 4)}
+    path = Path(data_dir) / GRID_FILES[hardware]
+    sums = _sums(Path(data_dir))
+    return dict(c, provenance={"file": GRID_FILES[hardware], "sha256": _sha(path, sums) if sums else sha256_file(path),
+                               "knots": "a subset of the measured grid" if hardware == "a100" else
+                               "the measured grid", "quality": quality})
+
+
+def embedded_grid_literal(data_dir: str | os.PathLike) -> str:
+    """The :data:`kvlib.serving.decode_grid.EMBEDDED_GRID` literal refitted from ``data_dir`` (to paste below after a data change): the
+    knot values one batch knot to a line, everything else as :mod:`pprint` writes it."""
+    import pprint
+
+    from kvlib.serving.decode_grid import GRID_FILES
+
+    out = ["EMBEDDED_GRID: dict = {"]
+    for hw in GRID_FILES:
+        e = fit_grid(hw, data_dir, EMBEDDED[hw]["decode"])
+        out.append(f"    {hw!r}: {{")
+        import textwrap
+
+        out.append("        'form': 'grid',")
+        out += textwrap.wrap(f"'batch': {e['batch']!r},", 112, initial_indent=" " * 8, subsequent_indent=" " * 18)
+        out.append(f"        'kv': {e['kv']!r},")
+        out.append("        'log_ms': [")
+        for row in e["log_ms"]:
+            vals = [f"{v:.6f}" for v in row]
+            for k in range(0, len(vals), 9):
+                out.append("            " + ("[" if k == 0 else " ") + ", ".join(vals[k:k + 9])
+                           + ("]," if k + 9 >= len(vals) else ","))
+        out.append("        ],")
+        prov = pprint.pformat(e["provenance"], width=100, sort_dicts=False).replace("\n", "\n" + " " * 22)
+        out.append(f"        'provenance': {prov},")
+        out.append("    },")
+    out.append("}")
+    return "\n".join(out)
 
 
 # --------------------------------------------------------------------------- derived vs measured

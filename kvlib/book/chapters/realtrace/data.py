@@ -50,20 +50,25 @@ def data_file_row(file: str, data: str = "shared") -> dict:
     return {"bytes": p.stat().st_size, "sha256": file_sha256(p)}
 
 
-def trace_summary_row(workload: str, seed: int, data: str = "shared") -> dict:
-    """Length statistics of one trace (``arxiv`` or ``splitwise``), as ``Workload.summary()``."""
-    from kvlib.serving.workloads import load_arxiv, load_splitwise
+def trace_summary_row(workload: str, seed: int, data: str = "shared", unit: str | None = None) -> dict:
+    """Length statistics of one trace (``arxiv``, ``splitwise``, ``splitwise-code``, or ``sharegpt`` with ``unit``
+    ``tokens`` or ``words``: the ShareGPT V3 first turns kept by vLLM's filter), as ``Workload.summary()``."""
+    from functools import partial
 
-    from kvlib.serving.workloads import load_splitwise_code
+    from kvlib.serving.sharegpt import load_sharegpt
+    from kvlib.serving.workloads import load_arxiv, load_splitwise, load_splitwise_code
 
-    loaders = {"arxiv": load_arxiv, "splitwise": load_splitwise, "splitwise-code": load_splitwise_code}
+    loaders = {"arxiv": load_arxiv, "splitwise": load_splitwise, "splitwise-code": load_splitwise_code,
+               "sharegpt": partial(load_sharegpt, unit=unit or "tokens")}
     if workload not in loaders:
         raise ValueError(f"workload must be one of {sorted(loaders)}, got {workload!r}")
+    if unit is not None and workload != "sharegpt":
+        raise ValueError(f"unit applies to the sharegpt workload only, got unit={unit!r} for {workload!r}")
     d = _shared(data)
     w = loaders[workload](d, fallback=d is None, seed=seed)
     out = w.summary()
     out["data_sha256"] = out.pop("sha256") or ""
-    out["trace"] = out.pop("name")
+    out["trace"] = out.pop("name") + (f"-{unit or 'tokens'}" if workload == "sharegpt" else "")
     return out
 
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+#: Legend and tick-label size (pt): at least 8 px once the page scales a figure to its column.
+FONT = 10
+
 __all__ = ["batchtime_figure", "fig3_curves", "fig3_figure", "memory_figure", "sweep_curve", "sweeps_figure",
            "mixed002_figure", "SOURCES", "STATISTICS", "per_source_figure", "intervals003_figure"]
 
@@ -22,25 +25,27 @@ def batchtime_figure(model, shared=None):
 
     from kvlib.serving.batchtime import profile_points
 
-    fig, ax = plt.subplots(1, 3, figsize=(11, 3.4))
+    fig, ax = plt.subplots(1, 3, figsize=(10, 3.8))
     T = np.arange(1, 4097)
     if shared and (shared / "a100_llama2_70b_mlp.csv").exists():
         Tm, ym = profile_points(shared)
-        ax[0].plot(Tm, ym, ".", ms=3, label="Vidur profile (median, TP=2)")
+        ax[0].plot(Tm, ym, ".", ms=3, label="Vidur profile (median)")
     ax[0].plot(T, model.base.layer_linear_ms(T), "-", label="fit f(T)")
     ax[0].set(xscale="log", yscale="log", xlabel="tokens in batch T", ylabel="ms per layer",
               title="non-attention operators")
-    ax[0].legend(fontsize=7)
+    ax[0].legend(fontsize=FONT)
     D = np.arange(1, 401)
     for kv_per in (100, 500, 2000):
-        ax[1].plot(D, model.batch_ms(0, D, D * kv_per), label=f"{kv_per} cached tokens / request")
+        ax[1].plot(D, model.batch_ms(0, D, D * kv_per), label=f"{kv_per} cached / request")
     ax[1].set(xlabel="decode requests D", ylabel="ms per batch", title="decode-only batches")
-    ax[1].legend(fontsize=7)
+    ax[1].legend(fontsize=FONT)
     Pp = np.arange(0, 4001, 50)
     for d in (0, 50, 150):
-        ax[2].plot(Pp, model.batch_ms(Pp, d, d * 200, Pp**2), label=f"prompt of P tokens + {d} decodes")
+        ax[2].plot(Pp, model.batch_ms(Pp, d, d * 200, Pp**2), label=f"P + {d} decodes")
     ax[2].set(xlabel="prefill tokens P", ylabel="ms per batch", title="batches with a prefill")
-    ax[2].legend(fontsize=7)
+    ax[2].legend(fontsize=FONT)
+    for a_ in ax:
+        a_.tick_params(labelsize=FONT)
     fig.tight_layout()
     return fig
 
@@ -56,15 +61,23 @@ def fig3_figure(F3, rates, order):
     """001 Figure 3: average latency against the number of requests, one panel per rate."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(1, 2, figsize=(9, 3.3), sharey=False)
+    fig, ax = plt.subplots(1, 2, figsize=(9, 4.2), sharey=False)
     for j, r in enumerate(rates):
         sub = fig3_curves(F3, r, order)
         for c in sub.columns:
             y = sub[c].dropna()
-            ax[j].plot(y.index, y.values, "o-", label=c)
+            top = c == "MC-SF"  # drawn last and thicker: the benchmarks' curves lie on it at small sizes
+            ax[j].plot(y.index, y.values, "o-", label=c, zorder=4 if top else 2, lw=2.4 if top else 1.2,
+                       ms=5 if top else 3.5, color="k" if top else None)
         ax[j].set(title=f"λ = {r:g}/s", xlabel="number of requests", ylabel="average latency (s)")
-        ax[j].legend(fontsize=6)
-    fig.tight_layout()
+        ax[j].tick_params(labelsize=FONT)
+    seen = {}  # one legend for both panels, every configuration drawn in either, in ``order``
+    for a_ in ax:
+        for h, lab in zip(*a_.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    labels = [c for c in order if c in seen]
+    fig.legend([seen[c] for c in labels], labels, loc="lower center", ncol=4, fontsize=FONT, frameon=False)
+    fig.tight_layout(rect=(0, 0.17, 1, 1))
     return fig
 
 
@@ -86,6 +99,8 @@ def memory_figure(mem, memory: int):
                xlabel="time (s)")
     ax[0].set_ylabel("KV tokens held")
     ax[2].set_ylabel("KV tokens held")
+    for a_ in ax:
+        a_.tick_params(labelsize=FONT)
     fig.tight_layout()
     return fig
 
@@ -107,7 +122,7 @@ def sweeps_figure(SW, rates, alphas, betas, fixed):
     (right), one row per rate, one curve per ``fixed`` value of the other parameter."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(2, 2, figsize=(9, 4.6))
+    fig, ax = plt.subplots(2, 2, figsize=(9, 6.0))
     for j, r in enumerate(rates):
         d = SW[SW.rate == r] if len(SW) else SW
         for b in fixed:
@@ -121,7 +136,8 @@ def sweeps_figure(SW, rates, alphas, betas, fixed):
         ax[j, 1].set(xlabel="β", ylabel="average latency (s)",
                      title=f"β sweep, λ = {r:g}/s (001 Fig. {8 if j == 0 else 11})")
     for a_ in ax.ravel():
-        a_.legend(fontsize=7)
+        a_.legend(fontsize=FONT)
+        a_.tick_params(labelsize=FONT)
     fig.tight_layout()
     return fig
 
@@ -141,7 +157,8 @@ def mixed002_figure(M2, order, column: str, ylabel: str, *, height: float = 3.2,
         ax.set(xlabel="number of requests", ylabel=ylabel, yscale="log")
     else:
         ax.set(xlabel="number of requests", ylabel=ylabel)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=FONT, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    ax.tick_params(labelsize=FONT)
     fig.tight_layout()
     return fig
 
@@ -167,8 +184,9 @@ def per_source_figure(big, n: int):
             ax[j].bar(xs + i * wd, [r[f"{tag}_{st}"] for st in STATISTICS], wd, label=policy_display(nm))
         ax[j].set_xticks(xs + 0.4 - wd / 2, STATISTICS)
         ax[j].set(title=f"{src} requests ({int(big.iloc[0][f'{tag}_count'])} of {n})")
-        ax[j].legend(fontsize=6)
+        ax[j].tick_params(labelsize=FONT)
     ax[0].set_ylabel("latency (s)")
+    ax[1].legend(fontsize=FONT, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     return fig
 
@@ -178,15 +196,17 @@ def intervals003_figure(M3):
     prediction (``M3`` with ``pred`` as shown)."""
     import matplotlib.pyplot as plt
 
-    from kvlib.book.chapters.realtrace.page import policy_display
+    from kvlib.book.chapters.realtrace.page import policy_math
 
-    fig, axs = plt.subplots(2, 3, figsize=(11, 5.0))
+    fig, axs = plt.subplots(2, 3, figsize=(10, 5.6))
     ax = axs.ravel()
     ax[-1].axis("off")
     for a_, (pr, d) in zip(ax, M3.groupby("pred", sort=False)):
         for p, e in d.groupby("policy"):
-            a_.plot(e.n, e.avg_latency, "o-", label=policy_display(p))
+            a_.plot(e.n, e.avg_latency, "o-", label=policy_math(p))
         a_.set(title=f"prediction {pr}", xlabel="requests", ylabel="average latency (s)")
-    ax[0].legend(fontsize=7)
+        a_.tick_params(labelsize=FONT)
+    handles, labels = ax[0].get_legend_handles_labels()
+    ax[-1].legend(handles, labels, loc="center", fontsize=FONT + 1, title="policy")
     fig.tight_layout()
     return fig

@@ -21,11 +21,12 @@ import pandas as pd
 
 __all__ = ["CLAIMS", "NEAR_HSF", "GPU_NAMES", "table1_cell", "alpha_cell", "mixed_cell", "intervals_cell",
            "splitwise_cell", "verdict_rows", "capacity_frame", "fit_quality_table", "files_table", "at_rates",
-           "verdict_cells", "decided", "summary_table"]
+           "verdict_cells", "decided", "summary_table", "sensitivity_capacity_keys", "like_for_like_frame",
+           "attention_error_frame", "like_for_like_values"]
 
 GPU_NAMES = {"a100": "A100", "h100": "H100", "h200": "H200"}
 
-#: "Nearly identical" (003 Section 6, A_min against H-SF with [1, 1000]) read as: within this factor.
+#: "Nearly identical" (003 Section 6, Aₘᵢₙ against H-SF with [1, 1000]) read as: within this factor.
 NEAR_HSF = 1.10
 
 #: (key, the claim as the verdict table states it, whether it depends on an arrival rate)
@@ -35,8 +36,8 @@ CLAIMS = [
     ("alpha_hi", "001 Section 5.2: smallest loop-free α, high demand (paper: 0.21)", True),
     ("alpha_lo", "001 Section 5.2: smallest loop-free α, low demand (paper: 0.24)", True),
     ("mixed", "002 Section 7: Sorted-F (swap) beats MC-SF and FCFS at every size", False),
-    ("amin_amax", "003 Section 6, Experiment 1 ([1, 1000]): A_min beats A_max at every size", False),
-    ("amin_hsf", "003 Section 6, Experiment 1: A_min nearly identical to H-SF (within 10 %)", False),
+    ("amin_amax", "003 Section 6, Experiment 1 ([1, 1000]): Aₘᵢₙ beats Aₘₐₓ at every size", False),
+    ("amin_hsf", "003 Section 6, Experiment 1: Aₘᵢₙ nearly identical to H-SF (within 10 %)", False),
     ("sw_conv", "Splitwise conversation trace (ours): MC-SF beats MC-Benchmark and α = 0.3", True),
     ("sw_code", "Splitwise code trace (ours): the same", True),
 ]
@@ -106,7 +107,7 @@ def intervals_cell(df: pd.DataFrame, which: str) -> str:
     n = int(t.index.max())
     if which == "amin_amax":
         ok = bool((t["a-min"] < t["a-max"]).all())
-        return f"{_ok(ok)}: {t.loc[n, 'a-min'] / t.loc[n, 'a-max']:.2f} × A_max at {n:,}"
+        return f"{_ok(ok)}: {t.loc[n, 'a-min'] / t.loc[n, 'a-max']:.2f} × Aₘₐₓ at {n:,}"
     r = float(t.loc[n, "a-min"] / t.loc[n, "h-sf"])
     return f"{_ok(r <= NEAR_HSF)}: {r:.2f} × H-SF at {n:,}"
 
@@ -153,10 +154,21 @@ _OPERATORS = (("layer", "non-attention layer"), ("allreduce", "all-reduce"),
 
 def fit_quality_table(embedded: dict) -> pd.DataFrame:
     """Per GPU and operator: the fit's R², median and largest relative error and the measured rows it rests on
-    (from :data:`kvlib.serving.measured.EMBEDDED`'s provenance)."""
+    (from :data:`kvlib.serving.measured.EMBEDDED`'s provenance; H200's layer from
+    :data:`~kvlib.serving.likeforlike.LIKE_FOR_LIKE`, decode attention from the surface of
+    :mod:`kvlib.serving.decode_grid`, which has no R²)."""
+    from kvlib.serving.decode_grid import EMBEDDED_GRID
+    from kvlib.serving.likeforlike import LIKE_FOR_LIKE
+
     rows = []
     for hw, entry in embedded.items():
-        q = entry["provenance"]["quality"]
+        q = dict(entry["provenance"]["quality"])
+        if hw in LIKE_FOR_LIKE:  # the layer the model uses (H200: Vidur's H100 scaled by measured ratios)
+            q["layer"] = LIKE_FOR_LIKE[hw]["provenance"]["quality"]
+        if hw in EMBEDDED_GRID:  # decode attention: the surface through the measured grid
+            g = EMBEDDED_GRID[hw]["provenance"]["quality"]["grid"]
+            q["decode_attention"] = {"median_rel_err": g["median_abs_rel_err"], "max_rel_err": g["max_abs_rel_err"],
+                                     "n_rows": g["n_rows"]}
         for key, name in _OPERATORS:
             d = q.get(key, {})
             rows.append({"GPU": GPU_NAMES.get(hw, hw), "operator": name, "R²": d.get("r2", np.nan),
@@ -169,7 +181,7 @@ def files_table(embedded: dict, digits: int = 12) -> pd.DataFrame:
     """Per GPU: each input file of its batch-time model, its role and SHA-256 (first ``digits`` hex digits);
     H200's stand-ins are named as such."""
     roles = {"mlp": "non-attention operators", "allreduce": "all-reduce", "attention": "attention",
-             "kernels": "attention (and H200's layer)"}
+             "kernels": "attention and H200/H100 operator ratios"}
     rows = []
     for hw, entry in embedded.items():
         p = entry["provenance"]
@@ -179,7 +191,7 @@ def files_table(embedded: dict, digits: int = 12) -> pd.DataFrame:
             if not f:
                 continue
             if hw == "h200" and key == "mlp":
-                role = "embedding (H100 stand-in)"
+                role = "non-attention operators (H100's, scaled) and embedding (H100 stand-in)"
             if hw == "h200" and key == "allreduce":
                 role = "all-reduce (H100 stand-in)" if stand else role
             rows.append({"GPU": GPU_NAMES.get(hw, hw), "role": role, "file": f,
@@ -266,3 +278,78 @@ def summary_table(cells: dict, gpus) -> pd.DataFrame:
                 row["A100" if h == "a100" else f"{GPU_NAMES[h]}, {w}"] = v
         rows.append(row)
     return pd.DataFrame(rows)[["claim", *[c for c in cols if c in rows[0]]]]
+
+
+# ------------------------------------------------------------------------------- like for like
+
+
+def sensitivity_capacity_keys(cap_keys: list[dict]) -> list[dict]:
+    """The capacity keys of the sensitivity kind: each H100 and H200 key of ``cap_keys`` on the configuration
+    timed by our PyTorch code alone (``h100-pytorch``, ``h200-pytorch``; no A100 was timed so)."""
+    return [{**k, "hardware": f"{k['hardware']}-pytorch"} for k in cap_keys if k.get("hardware") in ("h100", "h200")]
+
+
+_KIND_NAMES = {"vidur": "Vidur", "vidur-derived": "Vidur (H100 scaled)", "pytorch": "PyTorch"}
+
+
+def like_for_like_frame(cap: pd.DataFrame | None, lm_label: str = "LMSYS-like") -> pd.DataFrame:
+    """The capacity and round-time table of the two comparisons (:data:`kvlib.serving.gpus.COMPARISONS`, one
+    kind of measurement each, checked): per configuration its kind, where its non-attention and attention times
+    come from, the reference round (ms) and, from the capacity rows ``cap`` (both kinds), the capacity relative
+    to the comparison's first GPU on each workload."""
+    from kvlib.book.chapters.realtrace.page import WORKLOAD_NAMES
+    from kvlib.serving.gpus import like_for_like_table
+
+    t = like_for_like_table(cap)
+    t["comparison"] = [c.split(":")[0] for c in t.comparison]
+    t["kind"] = t.kind.map(_KIND_NAMES)
+    cols = {"reference round (ms)": "reference round (ms)", "round relative": "round relative to the first"}
+    for c in t.columns:
+        if c.startswith("capacity x "):
+            wl = c.removeprefix("capacity x ")
+            cols[c] = f"capacity relative, {lm_label if wl == 'lmsys' else WORKLOAD_NAMES.get(wl, wl)}"
+    keep = ["comparison", "GPU", "kind", "non-attention from", "attention from", *cols]
+    return t[keep].rename(columns=cols)
+
+
+def attention_error_frame() -> pd.DataFrame:
+    """Decode attention, model against measured, per GPU (:func:`kvlib.serving.decode_grid.error_table`): the
+    straight-line fit of earlier versions and the surface through the measured grid, |relative error| in %."""
+    from kvlib.serving.decode_grid import error_table
+
+    t = error_table()
+    for c in t.columns:
+        if c.endswith(("median", "pct.", "worst")):
+            t[c] = 100 * t[c]
+    return t.rename(columns={c: f"{c} (%)" for c in t.columns if c.endswith(("median", "pct.", "worst"))})
+
+
+def like_for_like_values(cap: pd.DataFrame | None, lm_label: str) -> dict:
+    """Glue values of the like-for-like section: the two tables (``rt-tab-lfl``, ``rt-tab-atterr``), each
+    configuration's reference round (``rt_lfl_ref_<config>``, ms), H200 over H100 capacity in each kind
+    (``rt_lfl_<kind>_<lm|code>``) and the decode-attention errors (``rt_atterr_<gpu>_<line|grid>_<median|p95>``,
+    %)."""
+    from kvlib.book.tables import styled
+    from kvlib.serving.decode_grid import EMBEDDED_GRID
+    from kvlib.serving.gpus import reference_round_ms
+    from kvlib.serving.likeforlike import CONFIGS
+
+    out = {f"rt_lfl_ref_{n.replace('-', '_')}": reference_round_ms(n) for n in CONFIGS}
+    for kind, (h1, h2) in (("vidur", ("h100", "h200")), ("pytorch", ("h100-pytorch", "h200-pytorch"))):
+        for wl, tag in (("lmsys", "lm"), ("splitwise-code", "code")):
+            v = np.nan
+            if cap is not None and len(cap):
+                a = cap[(cap.workload == wl) & (cap.hardware == h1)].throughput
+                b = cap[(cap.workload == wl) & (cap.hardware == h2)].throughput
+                v = float(b.iloc[0] / a.iloc[0]) if len(a) and len(b) else np.nan
+            out[f"rt_lfl_{kind}_{tag}"] = v
+    for hw, c in EMBEDDED_GRID.items():
+        q = c["provenance"]["quality"]
+        for name in ("line", "grid"):
+            out[f"rt_atterr_{hw}_{name}_median"] = 100 * q[name]["median_abs_rel_err"]
+            out[f"rt_atterr_{hw}_{name}_p95"] = 100 * q[name]["p95_abs_rel_err"]
+        out[f"rt_atterr_{hw}_grid_max"] = 100 * q["grid"]["max_abs_rel_err"]
+    frame = like_for_like_frame(cap, lm_label)
+    out["rt-tab-lfl"] = styled(frame, precision=2)
+    out["rt-tab-atterr"] = styled(attention_error_frame(), precision=1)
+    return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["FILE_RE", "files_as_code", "short_hash", "data_files_display", "COEFFICIENTS", "coefficient_table",
-           "PROVENANCE", "provenance_table", "POLICY_NAMES", "policy_display", "WORKLOAD_NAMES",
+           "PROVENANCE", "provenance_table", "POLICY_NAMES", "policy_display", "POLICY_MATH", "policy_math", "WORKLOAD_NAMES",
            "workload_table", "fit_statistics_table", "fit_mixture_table", "compress_points", "sweep_table"]
 
 #: A data file name as it appears in the labels of ``kvlib.serving.workloads`` ("real trace: FILE").
@@ -113,8 +113,8 @@ POLICY_NAMES = {
     "sorted-f(selector=quantile)": "Sorted-F (quantile)",
     "sorted-lp": "Sorted-LP",
     "lp-swap": "LP-Swap",
-    "a-max": "A_max",
-    "a-min": "A_min",
+    "a-max": "Aₘₐₓ",
+    "a-min": "Aₘᵢₙ",
     "h-sf": "H-SF",
 }
 
@@ -124,9 +124,21 @@ def policy_display(name: str) -> str:
     return POLICY_NAMES.get(name, name)
 
 
+#: 003's policies as the book writes them in figures (Matplotlib mathtext, as in the prose).
+POLICY_MATH = {"a-max": r"$\mathcal{A}_{\max}$", "a-min": r"$\mathcal{A}_{\min}$"}
+
+
+def policy_math(name: str) -> str:
+    """A figure legend's name of a policy label: 003's policies in the book's notation, others as
+    :func:`policy_display` names them."""
+    return POLICY_MATH.get(name, policy_display(name))
+
+
 #: Workload names of ``kvlib.serving.workloads`` as a reader knows them.
 WORKLOAD_NAMES = {"lmsys-like": "LMSYS-like", "arxiv": "arXiv summarization", "splitwise-conv": "Splitwise conversation",
-                  "splitwise": "Splitwise conversation", "splitwise-code": "Splitwise code"}
+                  "splitwise": "Splitwise conversation", "splitwise-code": "Splitwise code",
+                  "sharegpt-words": "ShareGPT V3 first turns (words)", "sharegpt-tokens": "ShareGPT V3 first turns (tokens)",
+                  "sharegpt": "ShareGPT V3 first turns (words)"}
 
 
 def workload_table(summaries, lm_label: str):

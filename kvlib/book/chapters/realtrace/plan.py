@@ -3,7 +3,7 @@
 What the chapter runs, before anything is run: the parameter defaults of each mode (:func:`defaults`),
 the configurations (:func:`cfg`, :func:`paper_configs`, :func:`policy_sets`) and the keys of each of
 its stored tables, one :func:`kvlib.book.chapters.realtrace.rows.realtrace_row` per key (:func:`experiment_keys`,
-:func:`capacity_keys`, :func:`gpu_keys`), listed in the order of :data:`PLAN_ORDER`.  Within a table
+:func:`capacity_keys`, :func:`gpu_keys`, :func:`sharegpt_keys` for the real conversations of ShareGPT V3), listed in the order of :data:`PLAN_ORDER`.  Within a table
 the keys are ordered so that an incomplete table already holds whole runs at the high rate and the
 smaller sizes.  :func:`stored` reads (or computes) one table with the paper's names of the
 configurations, :func:`plan_table` summarises every table, :func:`data_files_frame` lists the data
@@ -17,9 +17,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["SWEEP_FIX", "PREDICTIONS", "SPLITWISE_CONFIGS", "PLAN_ORDER", "defaults", "cfg", "optional_column",
-           "paper_configs", "Policies", "policy_sets", "splitwise_rates", "experiment_keys", "capacity_keys",
-           "capacity", "comparison_rates", "gpu_keys", "stored", "rows_on_gpu", "plan_table", "data_file_names",
+__all__ = ["SWEEP_FIX", "PREDICTIONS", "SPLITWISE_CONFIGS", "PLAN_ORDER", "SHAREGPT_TABLES", "defaults", "cfg",
+           "optional_column", "paper_configs", "Policies", "policy_sets", "splitwise_rates", "experiment_keys",
+           "capacity_keys", "capacity", "comparison_rates", "gpu_keys", "sharegpt_keys", "overloaded", "unique_keys", "stored", "rows_on_gpu", "plan_table", "data_file_names",
            "data_files_frame", "data_note", "parameter_values"]
 
 #: 001 Figures 7/10 fix beta at 0.1 and 0.2; Figures 8/11 fix alpha at 0.1 and 0.2.
@@ -30,7 +30,11 @@ PREDICTIONS = ["wide", "buckets", 0.1, 0.95, 0.99]
 
 #: The stored tables in the order they are built (001 Table 1 and Figure 3 first).
 PLAN_ORDER = ("table1", "fig3", "mixed002", "intervals003", "splitwise", "gpu_table1", "gpu_mixed002",
-              "gpu_intervals003", "gpu_splitwise", "allpolicies", "alpha_grid", "gpu_alpha", "sweeps")
+              "gpu_intervals003", "gpu_splitwise", "allpolicies", "alpha_grid", "gpu_alpha", "sg_table1",
+              "sg_mixed002", "sg_intervals003", "sg_alpha", "sweeps")
+
+#: The tables of the ShareGPT V3 experiments (real conversations; every GPU in one table, column ``hardware``).
+SHAREGPT_TABLES = ("sg_table1", "sg_alpha", "sg_mixed002", "sg_intervals003")
 
 
 def defaults(quick: bool) -> dict:
@@ -45,7 +49,8 @@ def defaults(quick: bool) -> dict:
         "table1_runs": 4 if Q else 50,
         "alpha_grid": [0.1, 0.2, 0.3, 0.4] if Q else [round(a, 2) for a in np.arange(0.0, 0.401, 0.01)],
         "alpha_grid_n": 500 if Q else 1000,
-        "alpha_grid_seeds": 1 if Q else 3,
+        # three seeds per grid point on every GPU (two in quick mode), so that each threshold has a spread
+        "alpha_grid_seeds": 2 if Q else 3,
         # 001 Appendix C Figures 7-8 and 10-11: beta-clearing against alpha (beta = 0.1, 0.2) and
         # against beta (alpha = 0.1, 0.2); 10,000 requests as in 001 Section 5.2's setup
         "sweep_n": 500 if Q else 10000,
@@ -56,12 +61,18 @@ def defaults(quick: bool) -> dict:
         "lp_sizes_002": [200, 400] if Q else list(range(200, 2001, 200)),
         "lp_exact_n": 60 if Q else 100,
         "sizes_003": [400, 800] if Q else list(range(200, 2001, 200)),
-        "splitwise_rates": [0.5, 1.0, 2.0],
+        # 0.25 and 0.5 lie below the A100's capacity for this trace (about 0.6/s): steady states; 1 and 2 overload it
+        "splitwise_rates": [0.25, 0.5, 1.0, 2.0],
         "splitwise_n": 200 if Q else 2000,
         "gpus": ["a100", "h100", "h200"],
         "gpu_runs": 2 if Q else 20,
         "gpu_sizes": [400] if Q else [400, 1200, 2000],
         "code_rates": [0.25, 0.5, 1.0],
+        # ShareGPT V3 (real conversations): runs per configuration of 001 Table 1 on each GPU; the alpha
+        # grid, the 002 and 003 sizes and the GPUs are those of the LMSYS-like experiments
+        "sg_table1_runs": 1 if Q else 20,
+        # ShareGPT V3's longer replies loop up to larger alpha at 50/s (about 0.4 on A100): its grid reaches 0.6
+        "sg_alpha_grid": [0.15, 0.3, 0.45, 0.6] if Q else [round(a, 2) for a in np.arange(0.0, 0.601, 0.01)],
     }
 
 
@@ -167,7 +178,15 @@ def capacity_keys(P: dict, seed: int, lmk: dict, datak: dict) -> list[dict]:
     keys = [{**lmk, "n": P["table1_n"], "seed": seed, "hardware": h} for h in gpus]
     keys += [{**datak, "workload": wl, "n": P["splitwise_n"], "seed": seed, "hardware": h}
              for wl in ("splitwise", "splitwise-code") for h in gpus]
+    # ShareGPT V3 in words (001 Section 5.2's unit), the workload of its 001 runs
+    keys += [{**_sharegpt_base(datak), "workload": "sharegpt", "unit": "words", "n": P["table1_n"], "seed": seed,
+              "hardware": h} for h in gpus]
     return keys
+
+
+def _sharegpt_base(datak: dict) -> dict:
+    """The key entries of a ShareGPT V3 row: those of a data-file row without a user CSV (not read)."""
+    return {k: v for k, v in datak.items() if k != "user_csv"}
 
 
 def capacity(cap, workload: str, gpu: str) -> float:
@@ -176,6 +195,13 @@ def capacity(cap, workload: str, gpu: str) -> float:
     if not len(rows):
         raise KeyError(f"no capacity row for workload {workload!r} on {gpu!r}")
     return float(rows.throughput.iloc[0])
+
+
+def overloaded(cap, workload: str, gpu: str, rate) -> bool:
+    """Whether arrivals at ``rate`` per second exceed ``gpu``'s capacity for ``workload`` (the capacity frame
+    ``cap``): the queue then grows for as long as requests arrive, so the run measures a burst, not a steady
+    state."""
+    return float(rate) > capacity(cap, workload, gpu)
 
 
 def comparison_rates(cap, workload: str, gpu: str, rates) -> list[tuple[str, float]]:
@@ -204,9 +230,11 @@ def gpu_keys(P: dict, seed: int, lmk: dict, datak: dict, pol: Policies, rates_on
     # the A100 with the assumed attention, for comparison
     keys["gpu_table1"] += [{**lmk, **c, "n": P["table1_n"], "rate": rate_hi, "seed": seed + 1000 + k,
                             "attention": "derived"} for k in range(P["gpu_runs"]) for c in configs]
-    keys["gpu_alpha"] = [{**lmk, **cfg("alpha-greedy", a), "n": P["alpha_grid_n"], "rate": r, "seed": seed,
+    # seed-major like the A100's grid: a partial table holds whole grids of the first seed
+    keys["gpu_alpha"] = [{**lmk, **cfg("alpha-greedy", a), "n": P["alpha_grid_n"], "rate": r, "seed": seed + k,
                           "hardware": h}
-                         for h in other for _, r in rates_on("lmsys", h, P["rates"]) for a in P["alpha_grid"]]
+                         for k in range(P["alpha_grid_seeds"]) for h in other
+                         for _, r in rates_on("lmsys", h, P["rates"]) for a in P["alpha_grid"]]
     keys["gpu_mixed002"] = [{**datak, "workload": "mixed002", "n": n, "seed": seed, "policy": p, **o, "hardware": h}
                             for h in other for n in P["gpu_sizes"] for p, o in pol.p002]
     keys["gpu_intervals003"] = [{**lmk, "n": n, "seed": seed, "policy": p, "pred": "wide", "hardware": h}
@@ -216,7 +244,45 @@ def gpu_keys(P: dict, seed: int, lmk: dict, datak: dict, pol: Policies, rates_on
                               "hardware": h}
                              for wl in sw_rates for h in gpus if not (wl == "splitwise" and h == "a100")  # A100: table splitwise
                              for _, r in rates_on(wl, h, sw_rates[wl]) for c in SPLITWISE_CONFIGS]
-    return keys
+    return {name: unique_keys(ks) for name, ks in keys.items()}
+
+
+def sharegpt_keys(P: dict, seed: int, datak: dict, pol: Policies, rates_on) -> dict:
+    """The keys of the ShareGPT V3 tables (:data:`SHAREGPT_TABLES`; real conversations, not the papers' LMSYS
+    sample), each on A100 and every GPU of ``P["gpus"]`` (column ``hardware``): 001 Table 1 and the alpha grid
+    (``P["sg_alpha_grid"]``, seeds and requests per run as the LMSYS-like grid's) on word counts (001 Section 5.2 counts words) at the papers' rates and, off A100, the same-utilisation
+    rates (``rates_on``, :func:`comparison_rates`); 002's mixture with ShareGPT as its short 80 % and 003's
+    Experiment 1 (interval [1, 1000]) on tokens, all at ``t = 0``, at the LMSYS-like sizes on A100 and
+    ``P["gpu_sizes"]`` elsewhere."""
+    base = _sharegpt_base(datak)
+    words = {**base, "workload": "sharegpt", "unit": "words"}
+    configs, _ = paper_configs()
+    gpus = list(dict.fromkeys(["a100", *P["gpus"]]))
+    keys = {}
+    keys["sg_table1"] = [{**words, **c, "n": P["table1_n"], "rate": r, "seed": seed + 1000 + k, "hardware": h}
+                         for k in range(P["sg_table1_runs"]) for h in gpus
+                         for _, r in rates_on("sharegpt", h, [P["rates"][0]]) for c in configs]
+    keys["sg_alpha"] = [{**words, **cfg("alpha-greedy", a), "n": P["alpha_grid_n"], "rate": r, "seed": seed + k,
+                         "hardware": h}
+                        for k in range(P["alpha_grid_seeds"]) for h in gpus
+                        for _, r in rates_on("sharegpt", h, P["rates"]) for a in P["sg_alpha_grid"]]
+    keys["sg_mixed002"] = [{**base, "workload": "mixed002", "short": "sharegpt", "n": n, "seed": seed, "policy": p,
+                            **o, "hardware": h}
+                           for h in gpus for n in (P["sizes_002"] if h == "a100" else P["gpu_sizes"])
+                           for p, o in pol.p002]
+    keys["sg_intervals003"] = [{**base, "workload": "sharegpt", "unit": "tokens", "n": n, "seed": seed, "policy": p,
+                                "pred": "wide", "hardware": h}
+                               for h in gpus for n in (P["sizes_003"] if h == "a100" else P["gpu_sizes"])
+                               for p in pol.p003]
+    return {name: unique_keys(ks) for name, ks in keys.items()}
+
+
+def unique_keys(keys: list[dict]) -> list[dict]:
+    """``keys`` without repeats, in order: a same-utilisation rate can equal one of the papers' rates (e.g. 0.25/s
+    on a GPU of twice the A100's capacity is 0.5/s), and one run then serves both comparisons."""
+    from kvlib.book.store import key_json
+
+    return list({key_json(k): k for k in keys}.values())
 
 
 def stored(store, name: str, keys, jobs: int):
@@ -250,11 +316,12 @@ def plan_table(tabs: dict, plan):
 
 
 def data_file_names() -> tuple:
-    """The data files the chapter reads: the three traces and each GPU's measured files (once each)."""
+    """The data files the chapter reads: the four traces and each GPU's measured files (once each)."""
     from kvlib.serving.measured import HARDWARE
+    from kvlib.serving.sharegpt import SHAREGPT_CSV
     from kvlib.serving.workloads import ARXIV_CSV, CODE_CSV, SPLITWISE_CSV
 
-    return (ARXIV_CSV, SPLITWISE_CSV, CODE_CSV, *dict.fromkeys(f for h in HARDWARE.values() for f in h.values()))
+    return (ARXIV_CSV, SPLITWISE_CSV, CODE_CSV, SHAREGPT_CSV, *dict.fromkeys(f for h in HARDWARE.values() for f in h.values()))
 
 
 def data_files_frame(store, shared, quick: bool, user_csv=None):

@@ -30,10 +30,10 @@ import os
 
 import numpy as np
 
-from kvlib.serving.experiments import build_workload, run_spec
+from kvlib.serving.experiments import run_spec
 from kvlib.serving.realtime import PAPER_MEMORY
 
-__all__ = ["ROUND_CAP", "PAPER_CONFIGS", "PAPER_TABLE1", "PAPER_LENGTHS_001", "paper_name", "config_opts",
+__all__ = ["ROUND_CAP", "PAPER_CONFIGS", "PAPER_TABLE1", "PAPER_LENGTHS_001", "PAPER_ALPHA_001", "paper_name", "config_opts",
            "workload_hash", "realtrace_row", "capacity_row", "TIMING_COLUMNS", "IGNORE_COLUMNS",
            "PAPER_SWEEP_RANGES_001", "sweep_point_latency", "sweep_verdicts", "memory_profile_stats"]
 
@@ -69,6 +69,10 @@ PAPER_TABLE1: dict[str, tuple[float, float, float, float]] = {
 # Figure 5 plots word counts), not tokenizer tokens.
 PAPER_LENGTHS_001 = {"unit": "words", "prompt_mean": 40.62, "prompt_median": 11.0,
                      "output_mean": 85.32, "output_median": 45.0}
+
+# 001 Section 5.2 (the paper's numbers): the smallest alpha for which alpha-protection greedy avoids endless
+# clearing loops, at high (lambda = 50/s) and low (lambda = 10/s) demand.
+PAPER_ALPHA_001 = {"high": 0.21, "low": 0.24}
 
 # 001 Appendix C, text beside Figures 7, 8 (high demand, lambda = 50/s) and 10, 11 (low demand,
 # lambda = 10/s): the ranges of the swept parameter that the paper reports as minimising (alpha) or
@@ -201,7 +205,8 @@ def workload_hash(w, memory: int) -> str:
 def realtrace_row(*, workload: str, policy: str, n: int, seed: int, rate: float | None = None,
                   alpha: float | None = None, beta: float | None = None, selector: str | None = None,
                   pred=None, memory: int = PAPER_MEMORY, data: str | None = None,
-                  user_csv: str | None = None, hardware: str = "a100", attention: str = "measured") -> dict:
+                  user_csv: str | None = None, hardware: str = "a100", attention: str = "measured",
+                  unit: str | None = None, short: str | None = None) -> dict:
     """One continuous-time simulation (see the module docstring); deterministic in its arguments.
 
     ``workload``, ``n``, ``rate``, ``seed`` and ``user_csv`` are those of
@@ -214,6 +219,12 @@ def realtrace_row(*, workload: str, policy: str, n: int, seed: int, rate: float 
     labelled synthetic stand-ins.  The key holds no path, so stored rows do not depend on where
     the repository lies; the ``data_sha256`` column records which file was read.  For the mixed 002 workload the row also reports the mean, median and
     90th percentile of the latency of the LMSYS-like and of the arXiv requests.
+
+    ShareGPT V3 (:mod:`kvlib.serving.sharegpt`, real conversations, not the papers' LMSYS sample):
+    ``workload="sharegpt"`` with ``unit`` ``"words"`` (001 Section 5.2 counts words) or ``"tokens"``, and
+    ``workload="mixed002"`` with ``short="sharegpt"`` (ShareGPT as the short 80 %; its per-source columns are
+    ``sharegpt_*`` instead of ``lmsys_*``).  Such a row also records the file's SHA-256 (``sharegpt_sha256``;
+    ``data_sha256`` stays the arXiv file's in the mixture).  With ``data="shared"`` the file must be present.
     """
     from kvlib.serving.workloads import default_shared_dir
 
@@ -231,6 +242,9 @@ def realtrace_row(*, workload: str, policy: str, n: int, seed: int, rate: float 
             "shared_dir": str(sd) if sd else None, "user_csv": user_csv}
     if pred is not None:
         spec["pred"] = pred
+    for k, v in (("unit", unit), ("short", short)):
+        if v is not None:
+            spec[k] = v
     if policy in CLEARING:
         ref = run_spec(dict(spec, policy="mc-benchmark", opts={}, pred=None, check=False))
         if not ref["completed"]:
@@ -238,8 +252,11 @@ def realtrace_row(*, workload: str, policy: str, n: int, seed: int, rate: float 
         spec["max_rounds"] = ROUND_CAP * int(ref["rounds"]) + 1000
     mixed = workload == "mixed002"
     spec["keep_latency"] = mixed
+    from kvlib.serving.experiments import build_any_workload
+    from kvlib.serving.sharegpt import SHORT_SOURCES
+
     r = run_spec(spec)
-    w = build_workload(spec)
+    w = build_any_workload(spec)
     out = {
         "n_requests": int(w.n), "instance": workload_hash(w, memory), "data_sha256": w.sha256 or "",
         "avg_latency": float(r["avg_latency"]), "completed": bool(r["completed"]),
@@ -249,9 +266,12 @@ def realtrace_row(*, workload: str, policy: str, n: int, seed: int, rate: float 
         "max_rounds": int(spec.get("max_rounds") or 0),
         "scheduler_s": float(r["reset_s"] + r["decision_s"]), "sim_s": float(r["wall_s"]),
     }
+    if getattr(w, "sharegpt_sha256", None) is not None or workload == "sharegpt" or short == "sharegpt":
+        out["sharegpt_sha256"] = getattr(w, "sharegpt_sha256", None) or ""
     if mixed:
         lat, src = np.asarray(r["latency_s"], dtype=float), np.asarray(r["source"])
-        for tag, name in (("lmsys", "LMSYS-like"), ("arxiv", "arXiv")):
+        tag0 = short or "lmsys"
+        for tag, name in ((tag0, SHORT_SOURCES[tag0]), ("arxiv", "arXiv")):
             v = lat[src == name]
             out[f"{tag}_count"] = int(v.size)
             for stat, f in (("mean", np.mean), ("median", np.median), ("p90", lambda x: np.quantile(x, 0.9))):
@@ -260,7 +280,7 @@ def realtrace_row(*, workload: str, policy: str, n: int, seed: int, rate: float 
 
 
 def capacity_row(*, workload: str, n: int, seed: int, hardware: str = "a100", memory: int = PAPER_MEMORY,
-                 data: str | None = None, user_csv: str | None = None) -> dict:
+                 data: str | None = None, user_csv: str | None = None, unit: str | None = None) -> dict:
     """A GPU's capacity for a workload (:func:`kvlib.serving.gpus.saturation_throughput`): the requests per
     second MC-SF serves on ``hardware`` when the first ``n`` requests of ``workload`` (drawn as in
     :func:`realtrace_row`) all wait at ``t = 0``; with the makespan (s), the mean round (ms) and the rounds."""
@@ -272,10 +292,12 @@ def capacity_row(*, workload: str, n: int, seed: int, hardware: str = "a100", me
     sd = default_shared_dir() if data == "shared" else None
     if data == "shared" and sd is None:
         raise FileNotFoundError("capacity_row: data='shared' but no shared data directory was found")
+    from kvlib.serving.experiments import build_any_workload
+
     spec = {"workload": workload, "n": int(n), "rate": None, "seed": int(seed), "memory": int(memory),
-            "shared_dir": str(sd) if sd else None, "user_csv": user_csv}
+            "shared_dir": str(sd) if sd else None, "user_csv": user_csv, **({"unit": unit} if unit else {})}
     cap = saturation_throughput(spec, hardware)
-    w = build_workload(spec)
+    w = build_any_workload(spec)
     return {"n_requests": int(w.n), "instance": workload_hash(w, memory), "data_sha256": w.sha256 or "",
             "throughput": float(cap["throughput"]), "makespan": cap["makespan"],
             "mean_round_ms": cap["mean_round_ms"], "rounds": cap["rounds"]}

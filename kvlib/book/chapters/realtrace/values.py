@@ -25,7 +25,10 @@ __all__ = ["refit_note", "PROVENANCE_KEYS", "provenance_frame", "batchtime_value
            "mixed002_frame", "schedulers002", "rows_at_size", "largest_complete_size", "mixed002_values", "per_source_table", "per_source_values",
            "largest_lp_size", "lp_size_values", "LPX_COLUMNS", "lp_check_values", "PREDICTION_NAMES",
            "intervals003_frame", "largest_full_size", "intervals003_values", "splitwise_values",
-           "all_policies_values", "capacity_values", "table1_on_gpus", "gpu_values"]
+           "all_policies_values", "capacity_values", "table1_on_gpus", "gpu_values", "unfinished_note", "alpha_spread",
+           "alpha_spread_text", "alpha_spread_verdict", "alpha_spread_cell", "alpha_spread_cells",
+           "merge_cells", "steady_splitwise_cells", "load_text", "sharegpt_frames", "sharegpt_cells",
+           "sharegpt_verdict_table", "sharegpt_source_note", "sharegpt_values"]
 
 
 # ----------------------------------------------------------------------------------------------- batch time
@@ -50,9 +53,12 @@ def provenance_frame(prov: dict, keys=PROVENANCE_KEYS) -> pd.DataFrame:
 
 def batchtime_values(model, prov: dict) -> dict:
     """The fit quality (R², median relative error in %) and three example batch times (ms) of ``model``."""
+    from kvlib.book.chapters.realtrace.prose import BATCH_EXAMPLES as ex
+
+    pre = ex["prefill_tokens"]
     return {"rt_r2": prov["layer_r2"], "rt_relerr": 100 * prov["layer_median_rel_err"],
-            "rt_ms1": model.batch_ms(0, 1, 100), "rt_ms200": model.batch_ms(0, 200, 16000),
-            "rt_ms_pre": model.batch_ms(2000, 0, 0, 2000**2)}
+            "rt_ms1": model.batch_ms(0, 1, 100), "rt_ms200": model.batch_ms(0, ex["decode_n"], ex["decode_kv"]),
+            "rt_ms_pre": model.batch_ms(pre, 0, 0, pre**2)}
 
 
 #: What the page says when the attention profile is absent (quick mode without the data).
@@ -168,16 +174,34 @@ def alpha_text(G: pd.DataFrame, grid, rate: float) -> str:
     return "not reached on the grid" if np.isnan(a) else format_alpha(a, grid).replace("<=", "≤")
 
 
-def alpha_values(G: pd.DataFrame, grid, n: int, rate_hi: float, rate_lo: float, label: str) -> dict:
-    """The smallest loop-free alpha at both rates, ours against 001's 0.21 and 0.24, and its table."""
+def alpha_values(G: pd.DataFrame, grid, n: int, rate_hi: float, rate_lo: float, label: str, load=None) -> dict:
+    """The smallest loop-free alpha at both rates, ours against 001's 0.21 and 0.24, and its table: the
+    threshold of all seeds together (every run at and above it finished), its range over the seeds, and the
+    verdict of :func:`alpha_spread_verdict` (``rt_alpha_verdict_hi``/``_lo``); ``load(rate)`` (optional) says how
+    each rate loads the GPU (:func:`load_text`)."""
+    from kvlib.book.chapters.realtrace.rows import PAPER_ALPHA_001
+
     hi, lo = alpha_text(G, grid, rate_hi), alpha_text(G, grid, rate_lo)
+    sps = [alpha_spread(G, r) for r in (rate_hi, rate_lo)]
+    verdicts = [alpha_spread_verdict(sp, PAPER_ALPHA_001[d]) or "no runs" for sp, d in zip(sps, ("high", "low"))]
     table = pd.DataFrame({
         "rate (requests/s)": [rate_hi, rate_lo], "smallest α, ours": [hi, lo],
-        "smallest α, 001": [0.21, 0.24], "grid of α": [f"{grid[0]} to {grid[-1]}"] * 2, "requests per run": [n] * 2,
+        "range over the seeds": [alpha_spread_text(sp) for sp in sps],
+        "smallest α, 001": [PAPER_ALPHA_001["high"], PAPER_ALPHA_001["low"]], "001 in our range": verdicts,
+        "grid of α": [f"{grid[0]} to {grid[-1]}"] * 2, "requests per run": [n] * 2,
         "runs": [int((G.rate == r).sum()) if len(G) else 0 for r in (rate_hi, rate_lo)]})
+    if load is not None:
+        table["load"] = [load([r]) for r in (rate_hi, rate_lo)]
+    both = set(verdicts)
+    verdict = ("reproduced" if both == {"matches"} else "not reproduced" if both == {"differs"}
+               else "reproduced at high demand only" if verdicts[0] == "matches"
+               else "reproduced at low demand only" if verdicts[1] == "matches" else "not decided")
     return {"rt_alpha_hi": hi, "rt_alpha_lo": lo, "cap_alpha_grid": label,
+            "rt_alpha_spread_hi": alpha_spread_text(sps[0]), "rt_alpha_spread_lo": alpha_spread_text(sps[1]),
+            "rt_alpha_verdict_hi": verdicts[0], "rt_alpha_verdict_lo": verdicts[1],
+            "rt_alpha_verdict": verdict, "rt_alpha_status": verdict,  # the findings' verdict (the box reads status)
             "rt_alpha_grid_txt": f"{grid[0]}, {grid[1]}, ..., {grid[-1]}" if len(grid) > 2 else ", ".join(map(str, grid)),
-            "rt_alpha_grid_n": n,
+            "rt_alpha_grid_n": n, "rt_alpha_seeds": max((sp["seeds"] for sp in sps), default=0),
             "rt-tab-alpha": styled(table, formats={"smallest α, 001": "{:.2f}"})}
 
 
@@ -505,11 +529,22 @@ def intervals003_values(T3: pd.DataFrame, n: int) -> dict:
     return out
 
 
-def splitwise_values(SP: pd.DataFrame, label: str) -> dict:
-    """The Splitwise table: average latency per mean arrival rate and configuration."""
-    return {"cap_splitwise": label,
-            "rt-tab-splitwise": styled(SP.pivot_table(index="rate", columns="name", values="avg_latency").reset_index()
-                                       .rename(columns={"rate": "rate (requests/s)"}), precision=2)}
+def splitwise_values(SP: pd.DataFrame, label: str, cap=None) -> dict:
+    """The Splitwise table: average latency per mean arrival rate and configuration; with the capacity frame
+    ``cap``, each rate's load on the A100 and whether it is overloaded (above capacity: no steady state)."""
+    from kvlib.book.chapters.realtrace.plan import capacity
+
+    t = SP.pivot_table(index="rate", columns="name", values="avg_latency").reset_index()
+    out = {"cap_splitwise": label}
+    if cap is not None and len(t):
+        c = capacity(cap, "splitwise", "a100")
+        t.insert(1, "load (rate ÷ capacity)", t["rate"] / c)
+        t.insert(2, "overloaded", ["yes" if r > c else "no" for r in t["rate"]])
+        out["rt_sw_capacity"] = c
+        over = [f"{r:g}" for r in t["rate"] if r > c]
+        out["rt_sw_overloaded"] = (f"{', '.join(over)} requests per second" if over else "none")
+    out["rt-tab-splitwise"] = styled(t.rename(columns={"rate": "rate (requests/s)"}), precision=2)
+    return out
 
 
 def all_policies_values(C: pd.DataFrame, n: int, memory: int, label: str) -> dict:
@@ -577,9 +612,269 @@ def gpu_values(runs: dict, order, tabs: dict) -> dict:
     name -> (table, frame))."""
     t1g = pd.DataFrame({k: d[d.completed.astype(bool)].groupby("name")["avg_latency"].mean() if len(d)
                         else pd.Series(dtype=float) for k, d in runs.items()}).reindex(order)
+    # the runs each mean leaves out: "3 unfinished" beside it
+    gone = pd.DataFrame({k: (~d.completed.astype(bool)).groupby(d["name"]).sum() if len(d) else pd.Series(dtype=float)
+                         for k, d in runs.items()}).reindex(order).fillna(0).astype(int)
+    shown = t1g.map(lambda v: "-" if pd.isna(v) else f"{v:.2f}")
+    shown = shown.where(gone == 0, shown + gone.map(lambda k: f" ({k} unfinished)"))
     d = runs["A100, assumed attention"]
     names = ("gpu_capacity", "gpu_table1", "gpu_mixed002", "gpu_intervals003", "gpu_splitwise", "gpu_alpha")
     return {"cap_gpu": markdown("; ".join(f"`{nm}`: {tabs[nm][0].label}" for nm in names)),
             "rt_att_t1_sf": float(d[(d.name == "MC-SF") & d.completed.astype(bool)].avg_latency.mean()) if len(d)
             else float("nan"),
-            "rt-tab-gpu-t1": styled(t1g.rename_axis("configuration").reset_index(), precision=2)}
+            "rt_gpu_t1_unfinished": int(gone.to_numpy().sum()),
+            "rt-tab-gpu-t1": styled(shown.rename_axis("configuration").reset_index())}
+
+
+# ------------------------------------------------------------------ unfinished and overloaded runs, α spreads
+def unfinished_note(df: pd.DataFrame, by=("name",)) -> str:
+    """How many runs of ``df`` (column ``completed``) were stopped unfinished, in all and per group of the
+    columns ``by`` ("none" when every run finished); tables that average over the finished runs say it."""
+    if not len(df) or "completed" not in df:
+        return "none"
+    bad = df[~df.completed.astype(bool)]
+    if not len(bad):
+        return "none"
+    cols = [c for c in by if c in bad]
+    def group(k) -> str:  # a rate written "50/s"
+        return ", ".join(f"{v:g}/s" if isinstance(v, float) else str(v) for v in (k if isinstance(k, tuple) else (k,)))
+
+    parts = [f"{group(k)}: {int(n)}" for k, n in bad.groupby(cols).size().items()] if cols else []
+    return f"{len(bad)} of {len(df)}" + (f" ({'; '.join(parts)})" if parts else "")
+
+
+def alpha_spread(G: pd.DataFrame, rate: float) -> dict:
+    """The smallest loop-free α of each seed's grid at ``rate`` (rows ``G``: ``rate``, ``alpha``, ``seed``,
+    ``completed``; :func:`kvlib.serving.experiments.smallest_stable_alpha` per seed).  ``values``: one per
+    seed (NaN: loops at every α of the grid); ``lo``/``hi``: their range, ``hi`` infinite when a seed never
+    stops looping; ``grid_min``/``grid_max``: the grid's ends."""
+    from kvlib.serving.experiments import smallest_stable_alpha
+
+    d = G[np.isclose(G.rate.astype(float), float(rate))] if len(G) else G
+    if not len(d):
+        return {"seeds": 0, "values": [], "lo": float("nan"), "hi": float("nan"), "grid_min": float("nan"),
+                "grid_max": float("nan")}
+    vals = []
+    for _, ds in (d.groupby("seed") if "seed" in d else [(None, d)]):
+        vals.append(float(smallest_stable_alpha(ds, ds.rate.iloc[0])))
+    fin = [v for v in vals if not np.isnan(v)]
+    return {"seeds": len(vals), "values": vals, "lo": min(fin) if fin else float("inf"),
+            "hi": float("inf") if len(fin) < len(vals) else max(fin),
+            "grid_min": float(d.alpha.min()), "grid_max": float(d.alpha.max())}
+
+
+def _alpha_point(v: float, sp: dict) -> str:
+    if np.isnan(v) or np.isinf(v):
+        return f"> {sp['grid_max']:g}"
+    return (("0" if v == 0 else f"≤ {v:g}") if v == sp["grid_min"] else f"{v:g}")
+
+
+def alpha_spread_text(sp: dict) -> str:
+    """The thresholds of :func:`alpha_spread` as a range over the seeds: "0.19 to 0.23 (3 seeds)"."""
+    if not sp["seeds"]:
+        return "no stored run"
+    lo, hi = _alpha_point(sp["lo"], sp), _alpha_point(sp["hi"], sp)
+    rng = lo if lo == hi else f"{lo} to {hi}"
+    return f"{rng} ({sp['seeds']} seed{'s' if sp['seeds'] > 1 else ''})"
+
+
+def alpha_spread_verdict(sp: dict, paper: float) -> str | None:
+    """"matches" when the paper's threshold lies within the range of our thresholds over the seeds (a seed's
+    threshold at the grid's smallest value may lie anywhere below it), else "differs"; None without runs."""
+    if not sp["seeds"]:
+        return None
+    lo = -np.inf if sp["lo"] == sp["grid_min"] and sp["grid_min"] > 0 else sp["lo"]
+    return "matches" if lo - 1e-9 <= paper <= sp["hi"] + 1e-9 else "differs"
+
+
+def alpha_spread_cell(d: pd.DataFrame, paper: float) -> str:
+    """A verdict cell of the smallest loop-free α: verdict, range over the seeds, rate (``d``: one rate's runs)."""
+    if not len(d):
+        return "no runs"
+    sp = alpha_spread(d, float(d.rate.iloc[0]))
+    return f"{alpha_spread_verdict(sp, paper)}: {alpha_spread_text(sp)} at {float(d.rate.iloc[0]):g}/s"
+
+
+def merge_cells(cells: dict, new: dict) -> dict:
+    """``cells`` (``{(claim key, comparison): {gpu: text}}``) with each GPU's text of ``new`` replacing its own;
+    the GPUs ``new`` does not name keep theirs.  Returns ``cells`` (changed in place)."""
+    for k, by_gpu in new.items():
+        cells.setdefault(k, {}).update(by_gpu)
+    return cells
+
+
+def alpha_spread_cells(gpus, rates_on, frame_of, workload: str, rate_hi: float, rate_lo: float) -> dict:
+    """The cells ``{("alpha_hi" | "alpha_lo", comparison): {gpu: text}}`` of the verdict table with the
+    seed-spread rule (:func:`alpha_spread_cell`); ``frame_of(gpu)`` the α-grid runs on that GPU,
+    ``rates_on(workload, gpu, rates)`` the (comparison, rate) pairs run there."""
+    from kvlib.book.chapters.realtrace import gpus as RG
+    from kvlib.book.chapters.realtrace.rows import PAPER_ALPHA_001
+
+    cells: dict = {}
+    for h in gpus:
+        for key, r0, paper in (("alpha_hi", rate_hi, PAPER_ALPHA_001["high"]),
+                               ("alpha_lo", rate_lo, PAPER_ALPHA_001["low"])):
+            for comp, r in rates_on(workload, h, [r0]):
+                cells.setdefault((key, comp), {})[h] = alpha_spread_cell(RG.at_rates(frame_of(h), [r]), paper)
+    return cells
+
+
+def steady_splitwise_cells(gpus, rates_on, sw_a100: pd.DataFrame, rows_on, sw_rates: dict, cap) -> dict:
+    """The Splitwise cells of the verdict table from steady-state runs only: a rate above the GPU's capacity
+    for the trace (:func:`kvlib.book.chapters.realtrace.plan.overloaded`) is left out and named.  ``sw_a100``: the
+    A100 conversation-trace runs; ``rows_on(table, gpu)`` the ``gpu_splitwise`` rows of a GPU."""
+    from kvlib.book.chapters.realtrace import gpus as RG
+    from kvlib.book.chapters.realtrace.plan import overloaded
+
+    cells: dict = {}
+    for key, wl in (("sw_conv", "splitwise"), ("sw_code", "splitwise-code")):
+        for h in gpus:
+            src = sw_a100 if (wl == "splitwise" and h == "a100") else rows_on("gpu_splitwise", h)
+            src = src[src.workload == wl] if len(src) else src
+            for comp in ("rate", "load"):
+                rs = [r for c, r in rates_on(wl, h, sw_rates[wl]) if c == comp]
+                if not rs:
+                    cells.setdefault((key, comp), {})[h] = "the reference"
+                    continue
+                over = [r for r in rs if overloaded(cap, wl, h, r)]
+                steady = [r for r in rs if r not in over]
+                text = RG.splitwise_cell(RG.at_rates(src, steady)) if steady else "no steady-state rate"
+                if over:
+                    text += f"; overloaded, left out: {', '.join(f'{r:g}' for r in over)}/s"
+                cells.setdefault((key, comp), {})[h] = text
+    return cells
+
+
+def load_text(cap, workload: str, gpu: str, rates) -> str:
+    """Each rate over ``gpu``'s capacity for ``workload`` ("50/s = 5.2 × capacity, overloaded")."""
+    from kvlib.book.chapters.realtrace.plan import capacity
+
+    c = capacity(cap, workload, gpu)
+    return "; ".join(f"{float(r):g}/s = {float(r) / c:.2f} × capacity" + (", overloaded" if r > c else "")
+                     for r in rates)
+
+
+# ------------------------------------------------------------------------- ShareGPT V3 (real conversations)
+def sharegpt_frames(tabs: dict) -> dict:
+    """The ShareGPT V3 runs by experiment (``tabs``: name -> (table, frame), the tables of
+    :data:`kvlib.book.chapters.realtrace.plan.SHAREGPT_TABLES`): ``table1``, ``alpha`` (configurations named as
+    001 does), ``mixed`` (schedulers named by :func:`mixed002_frame`) and ``intervals``."""
+    fr = {k: tabs[f"sg_{t}"][1].copy() for k, t in (("table1", "table1"), ("alpha", "alpha"),
+                                                      ("mixed", "mixed002"), ("intervals", "intervals003"))}
+    if len(fr["mixed"]):
+        fr["mixed"] = mixed002_frame(fr["mixed"])
+    return fr
+
+
+def _on(df: pd.DataFrame, gpu: str) -> pd.DataFrame:
+    return df[df["hardware"] == gpu] if len(df) and "hardware" in df else df.iloc[:0]
+
+
+def sharegpt_cells(gpus, rates_on, fr: dict, rate_hi: float, rate_lo: float) -> dict:
+    """The verdict cells of the papers' claims re-run on ShareGPT V3 (``fr`` of :func:`sharegpt_frames`), in the
+    format of :func:`kvlib.book.chapters.realtrace.gpus.verdict_cells` and decided by its cell functions
+    (001 Table 1, 002, 003) and :func:`alpha_spread_cell` (the α thresholds); ``rates_on`` gives the
+    (comparison, rate) pairs of the ``sharegpt`` workload on a GPU.  On A100 the 002 and 003 verdicts cover
+    every stored size."""
+    from kvlib.book.chapters.realtrace import gpus as RG
+
+    cells: dict = {}
+
+    def put(key, comp, h, text):
+        cells.setdefault((key, comp), {})[h] = text
+
+    for h in gpus:
+        for comp, r in rates_on("sharegpt", h, [rate_hi]):
+            d = RG.at_rates(_on(fr["table1"], h), [r])
+            for key in ("t1_sf", "t1_mb"):
+                put(key, comp, h, RG.table1_cell(d, key))
+        m2, m3 = _on(fr["mixed"], h), _on(fr["intervals"], h)  # no stored run yet: "no runs"
+        put("mixed", "zero", h, RG.mixed_cell(m2) if len(m2) else "no runs")
+        for key in ("amin_amax", "amin_hsf"):
+            put(key, "zero", h, RG.intervals_cell(m3, key) if len(m3) else "no runs")
+    merge_cells(cells, alpha_spread_cells(gpus, rates_on, lambda h: _on(fr["alpha"], h), "sharegpt", rate_hi, rate_lo))
+    for key in ("t1_sf", "t1_mb", "alpha_hi", "alpha_lo"):
+        put(key, "load", "a100", "the reference")
+    return cells
+
+
+#: The claims re-run on ShareGPT V3 (keys of :data:`kvlib.book.chapters.realtrace.gpus.CLAIMS`).
+SHAREGPT_CLAIMS = ("t1_sf", "t1_mb", "alpha_hi", "alpha_lo", "mixed", "amin_amax", "amin_hsf")
+
+
+def sharegpt_verdict_table(cells: dict, lm_cells: dict, gpus) -> pd.DataFrame:
+    """One row per claim and comparison: the verdict on the synthetic LMSYS-like lengths on A100 (``lm_cells``,
+    the chapter's verdict cells) beside the verdicts on ShareGPT V3 on each GPU (``cells``)."""
+    from kvlib.book.chapters.realtrace import gpus as RG
+
+    names = {"rate": "same rate", "load": "same load", "zero": "all at t = 0"}
+    rows = []
+    for key, text, rated in RG.CLAIMS:
+        if key not in SHAREGPT_CLAIMS:
+            continue
+        for comp in (("rate", "load") if rated else ("zero",)):
+            rows.append({"claim": text if comp != "load" else "", "comparison": names[comp],
+                         "A100, synthetic (LMSYS-like)": lm_cells.get((key, comp), {}).get("a100", "-"),
+                         **{RG.GPU_NAMES[h]: cells.get((key, comp), {}).get(h, "-") for h in gpus}})
+    return pd.DataFrame(rows)
+
+
+def sharegpt_source_note(trace_label: str) -> str:
+    """What the ShareGPT section says about its source: that the rows read the file; when it is absent
+    (quick mode without the shared data), that the rows run on the labelled synthetic stand-in."""
+    from kvlib.serving.workloads import FALLBACK_LABEL
+
+    if str(trace_label) != FALLBACK_LABEL:
+        return "Every ShareGPT row below was computed from the file itself."
+    return (f"In this build the file is absent: the ShareGPT rows below run on a synthetic stand-in drawn from its "
+            f"statistics ({FALLBACK_LABEL}), not on the conversations.")
+
+
+def _seconds(v) -> str:
+    """A mean latency as the prose writes it: "36.9 s", or "no finished run" (NaN)."""
+    return "no finished run" if pd.isna(v) else f"{float(v):.1f} s"
+
+
+def sharegpt_values(fr: dict, order, cells: dict, lm_cells: dict, gpus, tab1_lm: pd.DataFrame, labels: dict,
+                    rate_hi: float) -> dict:
+    """The ShareGPT V3 section: its verdict table beside the LMSYS-like A100 verdicts, 001 Table 1 on A100 (ours on
+    ShareGPT, ours on LMSYS-like lengths ``tab1_lm`` of :func:`table1_frame`, 001's), the 002 and 003 latencies
+    on A100, the numbers the prose quotes, the verdict counts and where the rows come from (``labels``: table
+    name -> label)."""
+    from kvlib.book.chapters.realtrace import gpus as RG
+    from kvlib.serving.sharegpt import REAL_CONVERSATIONS
+
+    verdict = sharegpt_verdict_table(cells, lm_cells, gpus)
+    n_cells, n_held = RG.decided(verdict, gpus)
+    t1 = _on(fr["table1"], "a100")
+    t1 = t1[np.isclose(t1.rate.astype(float), rate_hi)] if len(t1) else t1
+    out = {"rt_sg_label": REAL_CONVERSATIONS, "rt_sg_cells": n_cells, "rt_sg_held": n_held,
+           "cap_sharegpt": markdown("; ".join(f"`{nm}`: {lab}" for nm, lab in labels.items())),
+           "rt_sg_sha": next((str(h)[:12] + "…" for df in fr.values() if len(df) and "sharegpt_sha256" in df
+                              for h in df["sharegpt_sha256"] if isinstance(h, str) and h),
+                             "not recorded: the file is absent from this build")}
+    for key in ("t1_sf", "t1_mb", "alpha_hi", "alpha_lo", "mixed", "amin_amax", "amin_hsf"):
+        comp = "zero" if key in ("mixed", "amin_amax", "amin_hsf") else "rate"
+        out[f"rt_sg_{key}"] = cells.get((key, comp), {}).get("a100", "no runs")
+    if len(t1):
+        sg1 = table1_frame(t1, order)
+        out.update({f"rt_sg_t1_{k}": _seconds(sg1.loc[nm, "mean"]) for k, nm in
+                    (("sf", "MC-SF"), ("mb", "MC-Benchmark"), ("a3", "Benchmark α = 0.3"))})
+        out.update({"rt_sg_t1_runs": int(sg1["runs"].min()), "rt_sg_t1_unfinished": int(sg1["unfinished runs"].sum())})
+        tab = pd.DataFrame({"ShareGPT V3 mean (s)": sg1["mean"], "std (s)": sg1["std"], "runs": sg1["runs"],
+                            "unfinished": sg1["unfinished runs"], "LMSYS-like mean (s)": tab1_lm["mean"].reindex(order),
+                            "001 mean (s), its LMSYS sample": sg1["paper mean"]})
+    else:
+        out.update({k: "no stored run" for k in ("rt_sg_t1_sf", "rt_sg_t1_mb", "rt_sg_t1_a3")})
+        out.update({"rt_sg_t1_runs": 0, "rt_sg_t1_unfinished": 0})
+        tab = pd.DataFrame({"ShareGPT V3 mean (s)": []})
+    out["rt-tab-sg-table1"] = styled(tab.rename_axis("configuration").reset_index(), precision=2)
+    m2 = _on(fr["mixed"], "a100")
+    t2 = m2.pivot_table(index="n", columns="name", values="avg_latency") if len(m2) else pd.DataFrame()
+    out["rt-tab-sg-002"] = styled(t2.rename(columns=policy_display).rename_axis("requests").reset_index(), precision=1)
+    m3 = _on(fr["intervals"], "a100")
+    t3 = m3.pivot_table(index="n", columns="policy", values="avg_latency") if len(m3) else pd.DataFrame()
+    out["rt-tab-sg-003"] = styled(t3.rename(columns=policy_display).rename_axis("requests").reset_index(), precision=1)
+    left = {"text-align": "left"}
+    out["rt-tab-sg-verdict"] = styled(verdict).set_properties(subset=["claim"], **left)
+    return out
