@@ -121,8 +121,11 @@ def test_regeneration_in_two_pieces_records_the_sum_of_their_wall_times(demo_rep
     assert again["status"] == "failed" and "already complete" in again["error"]["evalue"]
 
 
-def test_resume_refuses_after_a_code_change_and_without_a_regeneration(demo_repo):
+def test_resume_refuses_after_a_code_change_and_without_a_regeneration(demo_repo, monkeypatch):
+    """Tables without a record of the code their rows ran: the files of their import closure and the
+    chapter's source, compared with git, decide."""
     repo, rc, interrupt = demo_repo
+    monkeypatch.setattr(regeneration, "recorded_changes", lambda *a: None)  # as for tables computed before records
     rec = _run(rc, resume_regeneration=True)
     assert rec["status"] == "failed" and "no regeneration to resume" in rec["error"]["evalue"]
     interrupt.write_text("")
@@ -138,6 +141,31 @@ def test_resume_refuses_after_a_code_change_and_without_a_regeneration(demo_repo
     (repo / "notebooks" / "demo.py").write_text(DEMO.replace("seed = 5", "seed = 6"))
     rec = _run(rc, resume_regeneration=True)
     assert rec["status"] == "failed" and "(notebooks/demo.py)" in rec["error"]["evalue"]
+
+
+def test_resume_follows_the_code_the_rows_ran(demo_repo, monkeypatch):
+    """Tables that record the code their rows executed: a change to a file they import but did not run
+    (here the demo's stand-in module; the rows run this checkout's kvlib) no longer forces --fresh; a change
+    to code they ran does, naming the table and the function."""
+    repo, rc, interrupt = demo_repo
+    results = repo / "results"
+    interrupt.write_text("")
+    assert _run(rc, fresh=True)["status"] == "failed"
+    ledger = regeneration.read_ledger(results, "demo")
+    assert regeneration.recorded_changes(results, "demo", ledger) == []  # table a records the code it ran
+    (repo / "kvlib" / "book" / "rows.py").write_text("x = 2\n")  # imported by the tables, not run by their rows
+    real = regeneration.recorded_changes
+    monkeypatch.setattr(regeneration, "recorded_changes",
+                        lambda *a: ["a: kvlib/core/simulate.py::simulate changed"])
+    interrupt.unlink()
+    rec = _run(rc, resume_regeneration=True)
+    assert rec["status"] == "failed"
+    assert "code that rows of this regeneration ran changed since they were computed" in rec["error"]["evalue"]
+    assert "a: kvlib/core/simulate.py::simulate changed" in rec["error"]["evalue"]
+    monkeypatch.setattr(regeneration, "recorded_changes", real)
+    rec = _run(rc, resume_regeneration=True)
+    assert rec["status"] == "ok", rec.get("error")
+    assert regeneration.read_ledger(results, "demo")["status"] == "complete"
 
 
 def test_resume_goes_on_after_changes_outside_the_tables_import_closure(demo_repo):
