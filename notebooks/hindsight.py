@@ -267,10 +267,13 @@ glue_all(page.size_values(size_table))
 # ::::
 #
 # The LP value is between {glue:text}`hs-lp-ratio-min:s` and {glue:text}`hs-lp-ratio-max:s` of the best
-# schedule's TEL on these instances. The relaxation is weak because a fractional solution can start
-# a small fraction of every request early: the memory rows (3) only limit the *sum* of fractional
-# profiles, and each request's profile grows linearly, so spreading a request over many start times
-# costs little memory at any one time.
+# schedule's TEL on these instances: a fractional solution can start a small fraction of every request
+# early, at little memory cost at any one time (why, folded).
+#
+# ::::{dropdown} Why the relaxation is weak
+# The memory rows (3) only limit the *sum* of fractional profiles, and each request's profile grows
+# linearly, so spreading a request over many start times costs little memory at any one time.
+# ::::
 #
 # The model is also large: at $n = 60$ it has {glue:text}`hs-size-cols60:s` binary columns and
 # {glue:text}`hs-size-nnz60:s` non-zeros in rows (3).
@@ -707,11 +710,13 @@ glue_all(bench.pipeline_budget_values())
 # ({glue:text}`hs-mode:s` mode, seed {glue:text}`hs-seed:d`). The rows of the tables below were
 # {glue:text}`hs-rows-source:s`; each caption names the commit and date of its rows.
 #
-# **Solver settings differ from the paper's.** 001 Section 5.1 solves the IP of Section 3 with Gurobi
+# ::::{dropdown} Solver settings differ from the paper's
+# 001 Section 5.1 solves the IP of Section 3 with Gurobi
 # and states neither a time limit nor an optimality gap for those solves, so its ratios are presented
 # as exact. Here every solve is open-source and stops after {glue:text}`hs-timelimit:s` s on
 # {glue:text}`hs-threads:d` threads, a setting the paper does not fix: our solver results are
 # therefore reported as certified intervals, never as optima unless proved.
+# ::::
 #
 # (hindsight-scan)=
 # ### A certified lower end at the paper's scale, without a solver

@@ -59,6 +59,7 @@
 #   ({ref}`ShareGPT V3 <sec-rt-sharegpt>`).
 # :::
 #
+# ::::{dropdown} Every claim on each GPU: the verdicts
 # :::{glue:figure} rt-tab-gpu-verdict
 # :name: tbl-rt-gpu-verdict
 # :figclass: kvbook-table
@@ -69,6 +70,7 @@
 # difference under 0.1 % counts as a tie (at light load no queue forms). Numbers:
 # {numref}`tbl-rt-gpu-numbers` ({ref}`how <sec-rt-gpus>`; {download}`CSV </chapters/tables/realtrace-gpu-verdicts.csv>`).
 # :::
+# ::::
 #
 # *Reading guide.* The chapter re-runs the papers' real-data experiments in a continuous-time
 # simulator. A hurried reader reads {ref}`001 Section 5.2 <sec-rt-001>` and
@@ -949,6 +951,7 @@ glue_all(RR.all_policies_values(C, nC, memory, tab_c.label))
 # ({glue:text}`rt_sw_overloaded`) the queue grows for as long as requests arrive, so those runs are
 # **overloaded**, shown but kept out of the verdicts, which rest on the steady-state rates only.
 #
+# ::::{dropdown} The Splitwise runs: average latency at each rate
 # :::{glue:figure} rt-tab-splitwise
 # :name: tbl-rt-splitwise
 # :figclass: kvbook-table
@@ -957,6 +960,7 @@ glue_all(RR.all_policies_values(C, nC, memory, tab_c.label))
 # {glue:md}`rt_sw_label` at each mean arrival rate, with the rate over the A100's capacity for the trace and
 # whether the run is overloaded; {glue:text}`cap_splitwise`.
 # :::
+# ::::
 #
 # (sec-rt-all)=
 # ## Every policy on one workload
@@ -1152,6 +1156,7 @@ g("rt_sg_source", RR.sharegpt_source_note(next(r["label"] for r in _tr if r["tra
 # {glue:text}`rt_sg_alpha_lo`; 002: {glue:text}`rt_sg_mixed`; 003 Experiment 1,
 # $\mathcal{A}_{\min}$ against $\mathcal{A}_{\max}$: {glue:text}`rt_sg_amin_amax`, against H-SF: {glue:text}`rt_sg_amin_hsf`.
 #
+# ::::{dropdown} Every claim on ShareGPT V3, on each GPU: the verdicts
 # :::{glue:figure} rt-tab-sg-verdict
 # :name: tbl-rt-sg-verdict
 # :figclass: kvbook-table
@@ -1160,6 +1165,7 @@ g("rt_sg_source", RR.sharegpt_source_note(next(r["label"] for r in _tr if r["tra
 # {numref}`tbl-rt-gpu-verdict`), beside the verdict on the synthetic LMSYS-like lengths on A100; the same rules
 # decide every cell ({download}`CSV </chapters/tables/realtrace-sharegpt-verdicts.csv>`).
 # :::
+# ::::
 #
 # ::::{dropdown} 001 Table 1, 002 and 003 on ShareGPT V3: the numbers
 # :::{glue:figure} rt-tab-sg-table1

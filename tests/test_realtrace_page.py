@@ -327,7 +327,8 @@ def test_alpha_text_and_values():
     assert (v["rt_alpha_hi"], v["rt_alpha_lo"], v["rt_alpha_grid_txt"]) == ("0.2", "not reached on the grid",
                                                                               "0.1, 0.2, ..., 0.3")
     assert RR.alpha_values(G, [0.1, 0.2], 100, 50.0, 10.0, "lab")["rt_alpha_grid_txt"] == "0.1, 0.2"
-    assert list(v["rt-tab-alpha"].data["runs"]) == [4, 3]
+    tab = v["rt-tab-alpha"].data.set_index("")  # one column per rate
+    assert list(tab.loc["runs"]) == ["4", "3"]
 
 
 def _fig3_rows():
@@ -605,7 +606,7 @@ def test_alpha_spread_and_its_verdict():
     # low demand: both seeds finish from the grid's start (≤ 0.1), so 001's 0.24 lies above our range
     assert (v["rt_alpha_verdict_hi"], v["rt_alpha_verdict_lo"]) == ("matches", "differs")
     assert v["rt_alpha_verdict"] == "reproduced at high demand only" and v["rt_alpha_seeds"] == 2
-    assert list(v["rt-tab-alpha"].data["load"]) == ["load 50", "load 10"]
+    assert list(v["rt-tab-alpha"].data.set_index("").loc["load"]) == ["load 50", "load 10"]
 
 
 def test_alpha_spread_cells_and_merge():

@@ -22,7 +22,7 @@ import pandas as pd
 __all__ = ["CLAIMS", "NEAR_HSF", "GPU_NAMES", "table1_cell", "alpha_cell", "mixed_cell", "intervals_cell",
            "splitwise_cell", "verdict_rows", "capacity_frame", "fit_quality_table", "files_table", "at_rates",
            "verdict_cells", "decided", "summary_table", "sensitivity_capacity_keys", "like_for_like_frame",
-           "attention_error_frame", "like_for_like_values"]
+           "attention_error_frame", "like_for_like_values", "transposed"]
 
 GPU_NAMES = {"a100": "A100", "h100": "H100", "h200": "H200"}
 
@@ -350,6 +350,17 @@ def like_for_like_values(cap: pd.DataFrame | None, lm_label: str) -> dict:
             out[f"rt_atterr_{hw}_{name}_p95"] = 100 * q[name]["p95_abs_rel_err"]
         out[f"rt_atterr_{hw}_grid_max"] = 100 * q["grid"]["max_abs_rel_err"]
     frame = like_for_like_frame(cap, lm_label)
-    out["rt-tab-lfl"] = styled(frame, precision=2)
-    out["rt-tab-atterr"] = styled(attention_error_frame(), precision=1)
+    out["rt-tab-lfl"] = styled(transposed(frame, ["comparison", "GPU"], 2))
+    out["rt-tab-atterr"] = styled(transposed(attention_error_frame(), ["GPU"], 1))
     return out
+
+
+def transposed(frame: pd.DataFrame, keys: list[str], precision: int) -> pd.DataFrame:
+    """``frame`` with one column per row (named by its ``keys`` values) and one row per other column, numbers
+    formatted to ``precision`` decimals (a missing value as "-"): a wide table that fits the page's column."""
+    f = frame.copy()
+    for c in f.columns:
+        if c not in keys and pd.api.types.is_float_dtype(f[c]):
+            f[c] = f[c].map(lambda v: "-" if pd.isna(v) else f"{v:,.{precision}f}")
+    f.index = [" ".join(str(x) for x in r) for r in f[keys].itertuples(index=False)]
+    return f.drop(columns=keys).T.rename_axis("").reset_index().astype(str)

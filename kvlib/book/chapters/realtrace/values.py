@@ -202,7 +202,16 @@ def alpha_values(G: pd.DataFrame, grid, n: int, rate_hi: float, rate_lo: float, 
             "rt_alpha_verdict": verdict, "rt_alpha_status": verdict,  # the findings' verdict (the box reads status)
             "rt_alpha_grid_txt": f"{grid[0]}, {grid[1]}, ..., {grid[-1]}" if len(grid) > 2 else ", ".join(map(str, grid)),
             "rt_alpha_grid_n": n, "rt_alpha_seeds": max((sp["seeds"] for sp in sps), default=0),
-            "rt-tab-alpha": styled(table, formats={"smallest α, 001": "{:.2f}"})}
+            "rt-tab-alpha": _alpha_table(table)}
+
+
+def _alpha_table(table: pd.DataFrame):
+    """The α table with one column per rate (it is too wide the other way round)."""
+    from kvlib.book.chapters.realtrace.gpus import transposed
+
+    t = table.assign(**{"rate (requests/s)": [f"{r:g} requests/s" for r in table["rate (requests/s)"]],
+                        "smallest α, 001": [f"{v:.2f}" for v in table["smallest α, 001"]]})
+    return styled(transposed(t.rename(columns={"rate (requests/s)": "rate"}), ["rate"], 2))
 
 
 def slope_table(F3: pd.DataFrame, rates, order) -> pd.DataFrame:
