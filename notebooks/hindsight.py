@@ -747,23 +747,26 @@ glue_all(page.scan_values(scan, scan_summary, scan_tab))
 # an average of {glue:text}`hs-paper-am1-avg:s` and exact matches in {glue:text}`hs-paper-am1-matches:s`
 # trials, i.e. MC-SF not optimal in {glue:text}`hs-paper-am1-notopt-pct:.0f`% (the paper's numbers). Our
 # MC-SF is not optimal in clearly more trials than the paper's allows, and our certified average lower end
-# exceeds the paper's average. MC-SF itself has the smallest TEL of the four policies in
-# {glue:text}`scan-AM1-mcsf-best:d` of these trials (a tie would count as MC-SF's; there are
-# {glue:text}`scan-AM1-mcsf-ties:d`; the counts per policy are folded below); the model chapter draws its random
-# instances with the same seeds, so its full build counts the same trials
-# ({ref}`model-random`). These are our random draws of the paper's
-# distribution, not the paper's instances, and the order of ties in Algorithm 1 is not fixed by the
-# text; the next section shows that neither the draws nor the tie order explains the difference
-# (see {ref}`errata-001-am1`). Our MC-SF and our IP use the same memory convention, that of eq. (5)
-# and constraint (3) (a request started at $p$ holds $s_i + t - p$ tokens at $t \in [p + 1, p + o_i]$;
-# the other reading of 001 Section 3 is redone in {ref}`hindsight-readings`); we did not run the paper's code. On Arrival Model 2 the certified lower end averages
+# exceeds the paper's average; the next section shows that neither our draws nor the order of ties
+# explains the difference ({ref}`errata-001-am1`; what the scan assumes, folded below). On Arrival Model 2 the
+# certified lower end averages
 # {glue:text}`scan-AM2-avg:.4f` over {glue:text}`scan-AM2-trials:d` trials (worst
 # {glue:text}`scan-AM2-worst:.4f`; the paper's average is {glue:text}`hs-paper-am2-avg:s`), which
 # {glue:text}`scan-AM2-against-paper:s` ({ref}`hindsight-solver`: the paper's average lies
 # {glue:text}`hs-am2-verdict:s`). Rows: {glue:text}`scan-label:s`; computing them took
 # {glue:text}`scan-seconds:s` s in all.
 #
-# ::::{dropdown} Which policy has the smallest TEL (Arrival Model 1)
+# ::::{dropdown} Which policy has the smallest TEL (Arrival Model 1), and what the scan assumes
+# MC-SF itself has the smallest TEL of the four policies in
+# {glue:text}`scan-AM1-mcsf-best:d` of these trials (a tie would count as MC-SF's; there are
+# {glue:text}`scan-AM1-mcsf-ties:d`); the model chapter draws its random
+# instances with the same seeds, so its full build counts the same trials
+# ({ref}`model-random`). These are our random draws of the paper's
+# distribution, not the paper's instances, and the order of ties in Algorithm 1 is not fixed by the
+# text. Our MC-SF and our IP use the same memory convention, that of eq. (5)
+# and constraint (3) (a request started at $p$ holds $s_i + t - p$ tokens at $t \in [p + 1, p + o_i]$;
+# the other reading of 001 Section 3 is redone in {ref}`hindsight-readings`); we did not run the paper's code.
+#
 # ```{glue:} scan-best-table
 # ```
 # ::::

@@ -1134,8 +1134,11 @@ g("rt_sg_source", RR.sharegpt_source_note(next(r["label"] for r in _tr if r["tra
 #
 # The papers' random samples of LMSYS conversations are not available, so every experiment above runs on
 # synthetic lengths fitted to three published statistics. {term}`ShareGPT V3` is a public set of real user-chatbot
-# conversations (the data set of the serving benchmark of {term}`vLLM`, an LLM serving engine): the shared data
-# directory holds the lengths of
+# conversations (the data set of the serving benchmark of {term}`vLLM`, an LLM serving engine); we re-run three
+# experiments on the lengths of their first turns (details folded).
+#
+# ::::{dropdown} The conversations, the filter and the three experiments
+# The shared data directory holds the lengths of
 # their first turns (first question, first reply) in Llama-2 tokens and in words. We keep the
 # {glue:text}`rt_sg_kept:,d` conversations that pass vLLM's benchmark filter (prompt and reply at least
 # {glue:text}`rt_sg_min_tokens:d` tokens, prompt at most {glue:text}`rt_sg_max_prompt:,d`, both together at most
@@ -1147,6 +1150,7 @@ g("rt_sg_source", RR.sharegpt_source_note(next(r["label"] for r in _tr if r["tra
 # far longer (median {glue:text}`rt_sg_out_median:.0f` tokens against 43 in 003's LMSYS sample), so a verdict here says how a claim fares on
 # another real workload of the same kind, not whether the paper's numbers are right. On the A100, 001's rates
 # are {glue:text}`rt_sg_load`. {glue:text}`rt_sg_source`
+# ::::
 #
 # On the A100 with ShareGPT lengths: MC-SF {glue:text}`rt_sg_t1_sf`, MC-Benchmark
 # {glue:text}`rt_sg_t1_mb` and Benchmark $\alpha = 0.3$ {glue:text}`rt_sg_t1_a3` (mean latency) over
