@@ -10,6 +10,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from _helpers import layout_tree
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "import_graph.py"
 
@@ -176,22 +178,7 @@ def test_every_stored_manifest_names_a_function_that_imports():
 # ------------------------------------------------------------------ CONTRIBUTING.md's tree
 
 
-def contributing_tree(text: str) -> list[str]:
-    """The folders of the first code block after '## Layout': one line per folder, two spaces of
-    indent per level, the folder's name (ending in '/') first."""
-    block = text.split("## Layout", 1)[1].split("```", 2)[1]
-    stack: list[tuple[int, str]] = []
-    out = []
-    for line in block.splitlines():
-        name = line.strip().split(" ", 1)[0] if line.strip() else ""
-        if not name.endswith("/"):
-            continue
-        depth = (len(line) - len(line.lstrip(" "))) // 2
-        stack = [s for s in stack if s[0] < depth]
-        path = "/".join([s[1] for s in stack] + [name.rstrip("/")])
-        stack.append((depth, name.rstrip("/")))
-        out.append(path)
-    return out
+contributing_tree = layout_tree
 
 
 def test_contributing_tree_matches_the_repository():

@@ -7,25 +7,14 @@ import re
 import subprocess
 from pathlib import Path
 
+from _helpers import layout_tree
+
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def tree(text: str) -> list[str]:
-    """The folders of the first code block after '## Layout' (two spaces of indent per level)."""
-    block = text.split("## Layout", 1)[1].split("```", 2)[1]
-    stack: list[tuple[int, str]] = []
-    out = []
-    for line in block.splitlines():
-        name = line.strip().split(" ", 1)[0] if line.strip() else ""
-        if not name.endswith("/"):
-            continue
-        depth = (len(line) - len(line.lstrip(" "))) // 2
-        stack = [s for s in stack if s[0] < depth]
-        out.append("/".join([s[1] for s in stack] + [name.rstrip("/")]))
-        stack.append((depth, name.rstrip("/")))
-    return out
+tree = layout_tree
 
 
 def _tracked_dirs() -> set[str]:

@@ -5,19 +5,14 @@ book's run (also those the chapter does not hand to its store), a re-run's banne
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
+
+from _helpers import load_module
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+_load = load_module
 
 
 rc = _load("kvbook_run_chapters_labels", ROOT / "book" / "run_chapters.py")

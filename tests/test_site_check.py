@@ -7,23 +7,18 @@ Chromium, chromedriver or selenium is missing.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import shutil
 import sys
 from pathlib import Path
+
+from _helpers import load_module
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+_load = load_module
 
 
 check_site = _load("kvbook_check_site", ROOT / "book" / "check_site.py")
