@@ -31,3 +31,16 @@ def layout_tree(text: str) -> list[str]:
         out.append("/".join([s[1] for s in stack] + [name.rstrip("/")]))
         stack.append((depth, name.rstrip("/")))
     return out
+
+
+def have_browser(check_site) -> bool:
+    """Whether ``check_site`` (book/check_site.py, loaded) can drive a headless Chromium here."""
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return False
+    try:
+        check_site.find_chromium()
+    except check_site.SiteCheckError:
+        return False
+    return True

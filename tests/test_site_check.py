@@ -11,7 +11,7 @@ import re
 import sys
 from pathlib import Path
 
-from _helpers import load_module
+from _helpers import have_browser, load_module
 
 import pytest
 
@@ -106,19 +106,7 @@ MORE_DEFECTS = {
 }
 
 
-def _have_browser() -> bool:
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return False
-    try:
-        check_site.find_chromium()
-    except check_site.SiteCheckError:
-        return False
-    return True
-
-
-browser = pytest.mark.skipif(not _have_browser(), reason="chromium/chromedriver/selenium missing")
+browser = pytest.mark.skipif(not have_browser(check_site), reason="chromium/chromedriver/selenium missing")
 
 
 @pytest.fixture(scope="module")

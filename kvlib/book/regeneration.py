@@ -148,6 +148,7 @@ def recorded_changes(results: Path, chapter: str, ledger: dict) -> list[str] | N
 
 
 def _manifest(path: Path) -> dict:
+    """The manifest at ``path``, or ``{}`` when it cannot be read (never made by a regeneration, then)."""
     try:
         return json.loads(Path(path).read_text(encoding="utf8"))
     except (OSError, ValueError):
@@ -268,11 +269,7 @@ def _drop_unmade(results: Path, chapter: str, regeneration_id: str | None, made:
         name = man.name[: -len(".manifest.json")]
         if name in made:
             continue
-        try:
-            mine = json.loads(man.read_text(encoding="utf8")).get("regeneration") == regeneration_id
-        except (OSError, ValueError):
-            mine = False
-        if not mine:
+        if _manifest(man).get("regeneration") != regeneration_id:
             man.unlink()
             (man.parent / f"{name}.csv").unlink(missing_ok=True)
 

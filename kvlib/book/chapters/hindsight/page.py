@@ -508,10 +508,10 @@ def inclusive_missing_values(res: pd.DataFrame, command: str) -> dict:
            "hs-upper-checked": _upper_checked_text(res)}
     for m in ("am1", "am2"):
         p = f"hs-incl-{m}-"
-        out.update({p + "avg-lo": "-", p + "avg-hi": "-", p + "verdict": why, p + "worst-verdict": why,
+        out.update({p + "avg-lo": "-", p + "avg-hi": "-", p + "verdict": "not computed yet (rows not stored)",
+                    p + "worst-verdict": "not computed yet (rows not stored)",
                     p + "broken": 0, p + "mcsf-rise": "-", p + "trials": 0, p + "n": 0,
                     f"hs-readings-{m}": f"the verdict under the other reading of the memory rule is {why}"})
-        out[p + "verdict"] = out[p + "worst-verdict"] = "not computed yet (rows not stored)"
     return out
 
 
