@@ -164,6 +164,14 @@ def test_hindsight_page_without_the_start_inclusive_rows(tmp_path):
     assert "not computed at the paper's scale yet" in missing["hs-readings-am1"]
     assert missing["hs-incl-label"] == "not stored; CMD computes them"
     # the same keys as when the rows are there (the pages glue every one of them)
+    rows = _tiny_section51_rows()
+    full = page.section51_rows(rows["p"], rows["s"])
+    assert set(page.inclusive_values(full, rows["i"], "L")) == set(missing)
+
+
+def _tiny_section51_rows() -> dict:
+    """One tiny Section 5.1 trial per arrival model, as the three stored tables hold it: the pipeline's rows
+    (``p``), the primal search's (``s``) and the start-inclusive ones (``i``)."""
     from kvlib.book.chapters.hindsight.inclusive import inclusive_trial
     from kvlib.book.chapters.hindsight.rows import certified_trial
     from kvlib.book.chapters.hindsight.search import search_trial
@@ -175,5 +183,38 @@ def test_hindsight_page_without_the_start_inclusive_rows(tmp_path):
         rows["p"].append({**st, **certified_trial(**key, time_limit=3, threads=1)})
         rows["s"].append({**st, **search_trial(**key, evaluations=100, windows=1)})
         rows["i"].append({**st, **inclusive_trial(**key, evaluations=100, windows=1)})
-    full = page.section51_rows(pd.DataFrame(rows["p"]), pd.DataFrame(rows["s"]))
-    assert set(page.inclusive_values(full, pd.DataFrame(rows["i"]), "L")) == set(missing)
+    return {k: pd.DataFrame(v) for k, v in rows.items()}
+
+
+def test_the_mission_table_states_the_verdict_under_both_readings(tmp_path):
+    """The status page's rows for 001 Section 5.1 end with a computed sentence on the memory rule's two
+    readings: "not computed yet" while the start-inclusive table is not stored complete, then the same
+    sentence as the hindsight page's."""
+    from kvlib.book import mission
+    from kvlib.book.chapters.hindsight import page
+
+    rows = _tiny_section51_rows()
+    base = tmp_path / "results" / "hindsight"
+    base.mkdir(parents=True)
+    rows["p"].to_csv(base / "section51.csv", index=False)
+    rows["s"].to_csv(base / "section51_search.csv", index=False)
+    written = mission.load()
+    ours = [r for r in written if r.verdict]
+    assert len(ours) == 2
+    applied, _ = mission.apply_verdicts(written, tmp_path)
+    for r in (r for r in applied if r.verdict):
+        assert r.note.endswith("the verdict under the start-inclusive reading is not computed yet.")
+    rows["i"].to_csv(base / "section51_inclusive.csv", index=False)
+    (base / "section51_inclusive.manifest.json").write_text('{"status": "running"}')
+    applied, _ = mission.apply_verdicts(written, tmp_path)
+    assert all(r.note.endswith("not computed yet.") for r in applied if r.verdict)
+    (base / "section51_inclusive.manifest.json").write_text('{"status": "complete"}')
+    applied, _ = mission.apply_verdicts(written, tmp_path)
+    values = page.inclusive_values(page.section51_rows(rows["p"], rows["s"]), rows["i"], "L")
+    for before, r in zip(written, applied):
+        if not r.verdict:
+            assert r.note == before.note
+            continue
+        key = "hs-readings-" + mission.VERDICTS[r.verdict].lower()
+        assert r.note.startswith(before.note) and r.note.endswith(values[key] + ".")
+        assert "001 Section 3 reads two ways" in r.note

@@ -197,13 +197,15 @@ def apply_verdicts(rows: Sequence[MissionRow], root: str | Path) -> tuple[list[M
     wanted = [r for r in rows if r.verdict]
     if not wanted or not (Path(root) / "results" / "hindsight" / "section51_search.csv").exists():
         return list(rows), []
-    from kvlib.book.section51_verdict import load_stored, mission_verdict
+    from kvlib.book.section51_verdict import load_stored, load_stored_inclusive, mission_verdict
 
     res = load_stored(root)
+    incl = load_stored_inclusive(res, root)
     out, changed = [], []
     for r in rows:
         if r.verdict:
             status, _ = mission_verdict(res, VERDICTS[r.verdict])
+            r = replace(r, note=f"{r.note} {readings_note(res, incl, VERDICTS[r.verdict])}")
             if status == "differs: erratum" and not r.erratum:
                 raise MissionError(f"row {r.paper} {r.item!r}: its stored results give 'differs: erratum', "
                                    "but the row has no 'erratum' label")
@@ -212,6 +214,19 @@ def apply_verdicts(rows: Sequence[MissionRow], root: str | Path) -> tuple[list[M
             r = replace(r, status=status)
         out.append(r)
     return out, changed
+
+
+def readings_note(res, incl, model: str) -> str:
+    """The sentence a Section 5.1 row's note ends with: whether its verdict depends on the reading of 001
+    Section 3's memory rule, computed from the stored rows (``res``: the book's reading; ``incl``: the
+    start-inclusive one, ``None`` while not stored)."""
+    from kvlib.book.section51_verdict import readings_sentence, verdicts
+
+    head = ("001 Section 3 reads two ways (memory held from the round after a request starts, as in constraint "
+            "(3), or from its start round)")
+    if incl is None:
+        return f"{head}; the verdict under the start-inclusive reading is not computed yet."
+    return f"{head}; {readings_sentence(verdicts(res, model), verdicts(incl, model))}."
 
 
 def load(path: str | Path | None = None, *, chapters: Iterable[str] | None = None) -> list[MissionRow]:

@@ -32,7 +32,8 @@ import numpy as np
 
 from kvlib.optimum.exact import PAPER_SECTION51
 
-__all__ = ["PAPER_TRIALS", "SIGNIFICANCE", "position", "intervals", "load_stored", "verdicts", "mission_verdict"]
+__all__ = ["PAPER_TRIALS", "SIGNIFICANCE", "position", "intervals", "load_stored", "load_stored_inclusive", "verdicts",
+           "mission_verdict", "refuted_words", "readings_sentence"]
 
 #: trials per arrival model in 001 Section 5.1
 PAPER_TRIALS = 200
@@ -64,6 +65,45 @@ def load_stored(root: str | Path = ".", *, check: bool = True):
     search = pd.read_csv(base / "section51_search.csv")
     res = combine_with_pipeline(pipe, search, check=check).assign(model=lambda d: "AM" + d.model.astype(str))
     return intervals(res)
+
+
+def load_stored_inclusive(res, root: str | Path = ".", *, check: bool = True):
+    """The stored rows of 001 Section 5.1 under the start-inclusive reading of the memory rule
+    (``results/hindsight/section51_inclusive.csv`` joined to ``res``, :func:`load_stored`'s rows), as
+    :func:`intervals` returns them; ``None`` while that table is not stored complete."""
+    import json
+
+    import pandas as pd
+
+    from kvlib.book.section51_trials import combine_inclusive
+
+    base = Path(root) / "results" / "hindsight"
+    csv_path, man_path = base / "section51_inclusive.csv", base / "section51_inclusive.manifest.json"
+    if not (csv_path.exists() and man_path.exists()):
+        return None
+    if json.loads(man_path.read_text(encoding="utf-8")).get("status") != "complete":
+        return None
+    incl = pd.read_csv(csv_path).assign(model=lambda d: "AM" + d.model.astype(str))
+    return intervals(combine_inclusive(res, incl, check=check))
+
+
+def refuted_words(v: dict) -> str:
+    """What :func:`verdicts`'s dict ``v`` refutes, in words."""
+    parts = [k for k in ("average", "worst") if v[f"{k}_refuted"]]
+    return ("the average and the worst case refuted" if len(parts) == 2 else
+            f"the {parts[0]} {'case ' if parts[0] == 'worst' else ''}refuted" if parts else "nothing refuted")
+
+
+def readings_sentence(book: dict, inclusive: dict) -> str:
+    """Whether the verdict on one arrival model depends on the reading of 001 Section 3's memory rule:
+    ``book`` and ``inclusive`` are :func:`verdicts`'s dicts under the book's (start-exclusive) reading and the
+    start-inclusive one."""
+    r1, r2 = refuted_words(book), refuted_words(inclusive)
+    same = (book["average_refuted"], book["worst_refuted"]) == (inclusive["average_refuted"],
+                                                                inclusive["worst_refuted"])
+    return (f"the verdict does not depend on which reading of the memory rule is used ({r1} under both)" if same else
+            f"the verdict depends on which reading of the memory rule is used: {r1} under the book's reading, "
+            f"{r2} under the start-inclusive one")
 
 
 def _phi(x: float) -> float:

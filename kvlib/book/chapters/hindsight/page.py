@@ -444,12 +444,6 @@ def ratio_histograms(res: pd.DataFrame):
     return fig
 
 
-def _refuted_words(v: dict) -> str:
-    parts = [k for k in ("average", "worst") if v[f"{k}_refuted"]]
-    return ("the average and the worst case refuted" if len(parts) == 2 else
-            f"the {parts[0]} {'case ' if parts[0] == 'worst' else ''}refuted" if parts else "nothing refuted")
-
-
 def inclusive_values(res: pd.DataFrame, incl_frame: pd.DataFrame, label: str) -> dict:
     """Section 5.1 under both readings of 001 Section 3's memory rule (keys ``hs-incl-*`` and ``hs-readings-*``).
 
@@ -462,7 +456,7 @@ def inclusive_values(res: pd.DataFrame, incl_frame: pd.DataFrame, label: str) ->
     the start-inclusive rule, and one sentence saying whether the verdict depends on the reading.
     """
     from kvlib.book.section51_trials import combine_inclusive
-    from kvlib.book.section51_verdict import intervals, verdicts
+    from kvlib.book.section51_verdict import intervals, readings_sentence, verdicts
 
     incl = incl_frame.assign(model=lambda d: "AM" + d.model.astype(str))
     both = intervals(combine_inclusive(res, incl))
@@ -479,12 +473,7 @@ def inclusive_values(res: pd.DataFrame, incl_frame: pd.DataFrame, label: str) ->
                     p + "broken": int((~d.exclusive_schedule_ok.astype(bool)).sum()),
                     p + "mcsf-rise": f"{100 * float((d.mcsf / d.mcsf_exclusive).mean() - 1):.1f}",
                     p + "trials": int(len(d))})
-        r1, r2 = _refuted_words(v1), _refuted_words(v2)
-        same = (v1["average_refuted"], v1["worst_refuted"]) == (v2["average_refuted"], v2["worst_refuted"])
-        out[f"hs-readings-{m.lower()}"] = (
-            f"the verdict does not depend on which reading of the memory rule is used ({r1} under both)" if same else
-            f"the verdict depends on which reading of the memory rule is used: {r1} under the book's reading, "
-            f"{r2} under the start-inclusive one")
+        out[f"hs-readings-{m.lower()}"] = readings_sentence(v1, v2)
         out[p + "n"] = int(len(d1))
     return out
 
