@@ -7,6 +7,10 @@ Cases (each in a fresh child process, one at a time):
   requests of LMSYS-like lengths (:func:`kvlib.serving.workloads.lmsys_like`, outputs capped at M - s) with
   Poisson arrivals of 1.5 requests per round, seeded (the workload of ``benchmarks/scale.py``).
   Goal at 10^6: under 10 s and under 300 MB.
+* ``mcsf-fast-1e5``, ``mcsf-fast-1e6``: the same instances with
+  :func:`kvlib.policies.fast_mcsf.simulate_mcsf_fast`, MC-SF's specialised simulation.  The script also runs
+  (or reuses from the same invocation) ``mcsf-1e5`` / ``mcsf-1e6`` and prints whether the fingerprints agree.
+  These two cases count the peak memory from just before the call (see below).
 * ``sortedf-1e4``, ``sortedf-1e5``: the same workload with Sorted-F (default selector ``auto``: 002's swap
   search, Algorithm 4, at these sizes).  Goal at 10^5: under 60 s.
 * ``realtime-splitwise``: :func:`kvlib.serving.realtime.simulate_realtime` with MC-SF at M = 16,492 on the
@@ -18,6 +22,11 @@ would include waiting for a core), the peak resident memory of the child (``ru_m
 memory just before the call (Python, NumPy, the instance), and a fingerprint: the SHA-256 of the start
 times and cancelled runs, with TEL (``simulate``) or the rounds and average latency (``simulate_realtime``).
 Equal fingerprints mean identical schedules.
+
+The fast cases (and every case with ``--reset-peak``) collect garbage after building the instance and restart
+the kernel's peak count there (``/proc/self/clear_refs``), so their peak is the call's: building a 10^6
+:class:`~kvlib.Instance` alone peaks at about 380 MB (``Instance.from_arrays`` holds the columns as Python
+lists and builds the 10^6 ``Request`` objects twice), which is all of the 381 MB measured for ``mcsf-1e6``.
 
 ``--baseline DIR`` runs every case a second time with ``DIR`` first on ``PYTHONPATH``: a copy of the
 package at the commit to compare with, e.g. ``mkdir /tmp/base && git archive 40a481c kvlib | tar -x -C
@@ -43,10 +52,34 @@ realtime-splitwise      14.98 - 15.94 s, 165 MB         2.47 s, 166 MB (6.1x)   
 
 .. [1] ``benchmarks/scale.py``'s note; with today's engine and the old swap loop it took 98.6 s.
 
-MC-SF at 10^6 misses both goals: about 17 us of CPU per request is left, spread over the engine's steps,
-the policy's queue and the kept eq. (5) profile (an ``O(C)`` list update per start, ``C`` about 130
-check-points here).  The child peaks at 381 MB, of which 245 MB were resident before the call (Python,
+MC-SF at 10^6 misses both goals on the generic engine: about 17 us of CPU per request is left, spread over
+the engine's steps, the policy's queue and the kept eq. (5) profile (an ``O(C)`` list update per start, ``C``
+about 130 check-points here).  The child peaks at 381 MB, of which 245 MB were resident before the call (Python,
 NumPy, the instance and what loading it left); the call's own allocations peak at 125 MB.
+
+The fast path (:mod:`kvlib.policies.fast_mcsf`: eq. (5) as one slice maximum of the usage over absolute time,
+one slice addition per start, the queue a heap of precomputed ranks), measured on 2026-12-07 on the same
+shared machine (2 cores, one busy with a background regeneration), 10^5 run once and 10^6 twice, the generic
+case in the same invocation; peak RSS counted from just before the call (``*``) or over the child's life:
+
+======================  ==============================  ==============================  =================
+case                    generic engine                  fast path                       goal
+======================  ==============================  ==============================  =================
+1e5 requests            1.26 s, 90 MB (77)              0.32 s, 84 MB* (78)
+1e6 requests            12.7 - 13.3 s, 381 MB (237)     3.23 - 3.25 s, 277 - 280 MB*    10 s, 300 MB
+                                                        (237 - 238)
+  from before the call  13.7 s, 354 MB* (237) [2]_
+======================  ==============================  ==============================  =================
+
+.. [2] a third run of the generic case, with ``--reset-peak``.
+
+Fingerprints identical in both cases (``21b9c4a97feb1705 tel 31148566``, ``6a4ca079907f4531 tel
+2072703227``); the decision rounds are equal too (666,164 at 10^6; ``tests/test_fast_mcsf.py`` compares
+them).  Of the 237 MB resident before the call, about 56 MB are the interpreter with NumPy and SciPy
+(``import kvlib`` pulls SciPy in, not pandas) and about 155 MB the instance (tracemalloc: 23 MB of int64
+columns, the rest the 10^6 ``Request`` objects and their tuple); the workload's generation runs in another
+process (``_instance_file``).  The fast call adds about 40 MB: its compact columns (int32 where values fit)
+and the start times (a list, then the schedule's tuple).
 """
 
 from __future__ import annotations
@@ -66,11 +99,16 @@ RATE = 1.5
 CASES = {
     "mcsf-1e5": ("mc-sf", 100_000),
     "mcsf-1e6": ("mc-sf", 1_000_000),
+    "mcsf-fast-1e5": ("mc-sf-fast", 100_000),
+    "mcsf-fast-1e6": ("mc-sf-fast", 1_000_000),
     "sortedf-1e4": ("sorted-f", 10_000),
     "sortedf-1e5": ("sorted-f", 100_000),
     "realtime-splitwise": ("mc-sf", None),
 }
-GOALS = {"mcsf-1e6": "< 10 s, < 300 MB", "sortedf-1e5": "< 60 s", "realtime-splitwise": ">= 5x faster"}
+GOALS = {"mcsf-1e6": "< 10 s, < 300 MB", "mcsf-fast-1e6": "< 10 s, < 300 MB, the schedules of mcsf-1e6",
+         "sortedf-1e5": "< 60 s", "realtime-splitwise": ">= 5x faster"}
+#: a fast case's fingerprint is compared with this generic-engine case's (run for it when not run already)
+SAME_AS = {"mcsf-fast-1e5": "mcsf-1e5", "mcsf-fast-1e6": "mcsf-1e6"}
 
 
 def _rss_mb() -> float:
@@ -112,7 +150,25 @@ def _instance_file(n: int, folder: Path) -> Path:
     return path
 
 
-def child(case: str, shared: str, instance_file: str | None, traced: bool = False) -> dict:
+def _reset_peak() -> float | None:
+    """Collect garbage and restart the kernel's count of the peak resident memory (``VmHWM``, which
+    ``ru_maxrss`` reads) at the memory resident now; returns the peak before the reset (MB), ``None`` where
+    Linux refuses (``/proc/self/clear_refs``)."""
+    import gc
+    import resource
+
+    gc.collect()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return None
+    return before
+
+
+def child(case: str, shared: str, instance_file: str | None, traced: bool = False,
+          reset_peak: bool = False) -> dict:
     import resource
     import time
     import tracemalloc
@@ -120,6 +176,7 @@ def child(case: str, shared: str, instance_file: str | None, traced: bool = Fals
     from kvlib import make_policy
 
     name, n = CASES[case]
+    build_peak = None
     if n is None:
         from kvlib.serving.realtime import simulate_realtime
         from kvlib.serving.workloads import load_splitwise
@@ -140,25 +197,34 @@ def child(case: str, shared: str, instance_file: str | None, traced: bool = Fals
 
         with np.load(instance_file) as z:
             inst = Instance.from_arrays(z["a"], z["s"], z["o"], MEMORY)
+        if reset_peak or name == "mc-sf-fast":
+            build_peak = _reset_peak()
         rss0 = _rss_mb()
         if traced:
             tracemalloc.start()
         c0 = time.process_time()
-        r = simulate(inst, make_policy(name))
+        if name == "mc-sf-fast":
+            from kvlib.policies.fast_mcsf import simulate_mcsf_fast
+
+            r = simulate_mcsf_fast(inst)
+        else:
+            r = simulate(inst, make_policy(name))
         cpu = time.process_time() - c0
         fp = f"{_digest(r.schedule.starts, r.schedule.cancelled)} tel {r.tel}"
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     traced_mb = tracemalloc.get_traced_memory()[1] / 2**20 if traced else None
     return {"case": case, "n": n, "cpu_s": cpu, "rss_before_mb": rss0, "peak_rss_mb": peak, "fingerprint": fp,
-            "traced_peak_mb": traced_mb}
+            "traced_peak_mb": traced_mb, "build_peak_mb": build_peak}
 
 
 def run_case(case: str, path: str, shared: str, timeout: float, instance_file: Path | None,
-             traced: bool = False) -> dict | None:
+             traced: bool = False, reset_peak: bool = False) -> dict | None:
     env = dict(os.environ, PYTHONPATH=path + os.pathsep + os.environ.get("PYTHONPATH", ""))
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", case, "--shared", shared]
     if traced:
         cmd.append("--tracemalloc")
+    if reset_peak:
+        cmd.append("--reset-peak")
     if instance_file is not None:
         cmd += ["--instance", str(instance_file)]
     try:
@@ -176,6 +242,10 @@ def _row(label: str, r: dict | None, timeout: float) -> str:
     if r.get("traced_peak_mb") is not None:
         return (f"  {label:<10} peak of Python allocations during the call {r['traced_peak_mb']:7.1f} MB "
                 f"(tracemalloc; its CPU time is not the engine's)  {r['fingerprint']}")
+    if r.get("build_peak_mb") is not None:
+        return (f"  {label:<10} {r['cpu_s']:9.2f} CPU s  peak RSS from just before the call {r['peak_rss_mb']:7.0f} MB "
+                f"(before the call {r['rss_before_mb']:5.0f} MB; building the instance peaked at "
+                f"{r['build_peak_mb']:.0f} MB)  {r['fingerprint']}")
     return (f"  {label:<10} {r['cpu_s']:9.2f} CPU s  peak RSS {r['peak_rss_mb']:7.0f} MB "
             f"(before the call {r['rss_before_mb']:5.0f} MB)  {r['fingerprint']}")
 
@@ -194,26 +264,48 @@ def main(argv=None) -> int:
     ap.add_argument("--tracemalloc", action="store_true",
                     help="report the peak of the Python allocations made during the call (tracemalloc, slower) "
                          "instead of timing it: the resident memory also holds what earlier steps freed")
+    ap.add_argument("--reset-peak", action="store_true",
+                    help="also for the generic-engine cases: restart the peak-memory count just before the call, "
+                         "as the fast cases always do (building a 10^6 instance alone peaks near 380 MB)")
     ap.add_argument("--child", metavar="CASE", help=argparse.SUPPRESS)
     ap.add_argument("--instance", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.child:
-        print(json.dumps(child(a.child, a.shared, a.instance, a.tracemalloc)))
+        print(json.dumps(child(a.child, a.shared, a.instance, a.tracemalloc, a.reset_peak)))
         return 0
+    done: dict[str, dict | None] = {}
     for case in a.cases:
         name, n = CASES[case]
         print(f"{case}: {name}, " + (f"n = {n:,}" if n else "Splitwise conversation trace")
               + f", M = {MEMORY}" + (f"; goal {GOALS[case]}" if case in GOALS else ""), flush=True)
         inst = _instance_file(n, Path(a.work)) if n else None
-        new = run_case(case, str(ROOT), a.shared, a.timeout, inst, a.tracemalloc)
+        new = done[case] = run_case(case, str(ROOT), a.shared, a.timeout, inst, a.tracemalloc, a.reset_peak)
         print(_row("today", new, a.timeout), flush=True)
-        if a.baseline and case not in a.skip_baseline:
+        if case in SAME_AS:
+            _compare_fast(case, new, done, a, inst)
+        elif a.baseline and case not in a.skip_baseline:
             old = run_case(case, str(Path(a.baseline).resolve()), a.shared, a.timeout, inst, a.tracemalloc)
             print(_row("baseline", old, a.timeout), flush=True)
             if old is not None and new is not None and not a.tracemalloc:
                 same = "identical schedules" if old["fingerprint"] == new["fingerprint"] else "SCHEDULES DIFFER"
                 print(f"  speed-up {old['cpu_s'] / new['cpu_s']:.1f}x, {same}", flush=True)
     return 0
+
+
+def _compare_fast(case: str, new: dict | None, done: dict, a: argparse.Namespace, inst: Path | None) -> None:
+    """Print whether a fast case's fingerprint equals its generic-engine case's (run now if not run already)."""
+    ref_case = SAME_AS[case]
+    if ref_case not in done:
+        done[ref_case] = run_case(ref_case, str(ROOT), a.shared, a.timeout, inst, a.tracemalloc, a.reset_peak)
+        print(_row(ref_case, done[ref_case], a.timeout), flush=True)
+    ref = done[ref_case]
+    if ref is None or new is None:
+        return
+    same = "identical schedules" if ref["fingerprint"] == new["fingerprint"] else "SCHEDULES DIFFER"
+    line = f"  against {ref_case}: {same}"
+    if not a.tracemalloc:
+        line += f", {ref['cpu_s'] / new['cpu_s']:.1f}x less CPU"
+    print(line, flush=True)
 
 
 if __name__ == "__main__":
