@@ -216,3 +216,82 @@ def test_a_write_run_stores_the_record_and_staleness_follows_the_sources(tmp_pat
     assert state == "yes" and reasons == ["kvlib/core/simulate.py: simulate changed"]
     # a record that covers fewer rows than are stored is no record: judged the old way (git)
     assert table_staleness(man, [], 5, fp.Sources(root)) == ("no", [])
+
+
+_EDIT_UNDER_A_RUN = r"""
+import importlib, json, sys
+from pathlib import Path
+
+root, when = Path(sys.argv[1]), sys.argv[2]
+from kvlib.book import fingerprint as fp
+from kvlib.book.rows import policy_tel_row  # imports kvlib.core.simulate before any recording
+
+key = dict(policy="mc-sf", arrival_model=1, seed=5, trial=0)
+path = root / "kvlib/core/simulate.py"
+text = path.read_text(encoding="utf8")
+# the body of default_stall_rounds changes, no line moves
+edited = text.replace("return 10 * int(instance.output.max()) + 1000", "return 10 * int(instance.output.max()) + 1001")
+assert edited != text
+if when == "before":
+    path.write_text(edited, encoding="utf8")
+    try:
+        with fp.recording():
+            policy_tel_row(**key)
+    except RuntimeError as exc:
+        print(json.dumps({"error": str(exc)}))
+    sys.exit(0)
+with fp.recording() as ran:
+    first = policy_tel_row(**key)
+before = fp.row_record(ran)
+path.write_text(edited, encoding="utf8")
+with fp.recording() as ran:
+    second = policy_tel_row(**key)
+after = fp.row_record(ran)
+print(json.dumps({"same_result": first == second, "same_record": before == after,
+                  "stall": "kvlib/core/simulate.py::default_stall_rounds" in after["functions"],
+                  "changes": fp.changes(after, fp.Sources(root)), "now": fp.changes(after)}))
+"""
+
+
+def _edit_under_a_run(copy, when: str) -> dict:
+    import os
+    import subprocess
+    import sys
+
+    root, _ = copy
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
+    cp = subprocess.run([sys.executable, "-c", _EDIT_UNDER_A_RUN, str(root), when], capture_output=True,
+                        text=True, env=env, cwd=root, timeout=300)
+    assert cp.returncode == 0, cp.stderr[-2000:]
+    return json.loads(cp.stdout.strip().splitlines()[-1])
+
+
+def test_an_edit_after_the_first_recording_leaves_the_record_of_the_code_that_ran(copy):
+    """A source file edited while rows are computed: the next rows' records still describe the code the
+    process runs (the text it compiled), and that record is stale against the edited file."""
+    out = _edit_under_a_run(copy, "after")
+    assert out["stall"] and out["same_result"] and out["same_record"]
+    assert out["changes"] == ["kvlib/core/simulate.py: default_stall_rounds changed"]
+
+
+def test_an_edit_between_import_and_the_first_recording_stops_the_run(copy):
+    """A source file edited after the process imported it but before the first recording (the
+    instrumentation then compiles the file again): refused, naming the file, even though no line moved."""
+    out = _edit_under_a_run(copy, "before")
+    assert "kvlib/core/simulate.py" in out["error"] and "changed on disk after this process imported it" in out["error"]
+    assert "default_stall_rounds" in out["error"] or "simulate.py::" in out["error"]
+
+
+def test_a_write_run_takes_each_row_record_where_the_row_ran(tmp_path, monkeypatch):
+    """The store joins the records its workers took (dicts), and still accepts a list of names."""
+    from kvlib.book import store as st
+
+    man = {}
+    rec = st._CodeRecord(tmp_path / "m.json", man)
+    rec.add({"recorder": fp.RECORDER, "functions": {"kvlib/x.py::f": "1"}, "modules": {}, "dependencies": {},
+             "rows": 1, "conflicts": []})
+    rec.add({"recorder": fp.RECORDER, "functions": {"kvlib/x.py::f": "2"}, "modules": {}, "dependencies": {},
+             "rows": 1, "conflicts": []})
+    assert man["code"]["rows"] == 2 and man["code"]["conflicts"] == ["functions:kvlib/x.py::f"]
+    rec.add(["kvlib/core/simulate.py::simulate"])
+    assert man["code"]["rows"] == 3 and man["code"]["functions"]["kvlib/core/simulate.py::simulate"] != "missing"

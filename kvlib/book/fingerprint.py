@@ -37,6 +37,7 @@ import hashlib
 import importlib.abc
 import importlib.machinery
 import importlib.metadata
+import importlib.util
 import sys
 import threading
 import types
@@ -44,8 +45,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-__all__ = ["NUMERICAL_DISTS", "RECORDER", "install", "recording", "record_of", "merge", "changes",
-           "function_fingerprints", "module_fingerprint", "Sources"]
+__all__ = ["NUMERICAL_DISTS", "RECORDER", "install", "recording", "record_of", "row_record", "merge", "changes",
+           "function_fingerprints", "module_fingerprint", "Sources", "loaded_sources"]
 
 #: libraries whose version is part of a record when a recorded module imports them
 NUMERICAL_DISTS = {"numpy": "numpy", "scipy": "scipy", "highspy": "highspy", "ortools": "ortools",
@@ -62,6 +63,7 @@ _MARK = _SEEN.add  # the one object every nested instrumented function calls
 _PLAIN: dict[Any, Any] = {}  # instrumented code of a module- or class-level function -> its plain code
 _FUNCS: dict[Any, list] = {}  # instrumented code -> the function objects that hold it
 _OFF: list[tuple[Any, Any]] = []  # (function, instrumented code) switched to plain code since the last start
+_LOADED: dict[str, str] = {}  # FILE -> the source text this process compiled that file's kvlib code from
 _LOCK = threading.Lock()
 _installed = False
 
@@ -172,23 +174,30 @@ class Sources:
     """The ``kvlib`` sources under ``root`` (the directory holding ``kvlib/``), parsed once per file
     content: fingerprints of functions and modules, and what each module imports."""
 
-    def __init__(self, root: Path | None = None):
+    def __init__(self, root: Path | None = None, texts: dict[str, str] | None = None):
         self.root = Path(root) if root else SRC_ROOT
+        # ``texts``: FILE -> source text that stands for the file on disk (:func:`loaded_sources`: the
+        # text a process compiled, which a later edit of the file does not change)
+        self.texts = dict(texts or {})
         # one cache for the process, keyed by file and checked against its size and mtime: a page that
         # judges many tables (each through a new Sources) parses each source file once
         self._cache = _PARSED.setdefault(self.root.resolve(), {})
 
     def _info(self, rel: str) -> dict | None:
-        path = self.root / rel
-        try:
-            st = path.stat()
-        except OSError:
-            return None
-        stamp = (st.st_mtime_ns, st.st_size)
+        text = self.texts.get(rel)
+        if text is not None:
+            stamp = ("text", hashlib.sha256(text.encode("utf8")).hexdigest())
+        else:
+            path = self.root / rel
+            try:
+                st = path.stat()
+            except OSError:
+                return None
+            stamp = (st.st_mtime_ns, st.st_size)
         hit = self._cache.get(rel)
         if hit and hit[0] == stamp:
             return hit[1]
-        tree = ast.parse(path.read_text(encoding="utf8"))
+        tree = ast.parse(text if text is not None else (self.root / rel).read_text(encoding="utf8"))
         module = rel[:-3].replace("/", ".")
         is_pkg = rel.endswith("/__init__.py")
         if is_pkg:
@@ -348,7 +357,10 @@ class _Loader(importlib.machinery.SourceFileLoader):
 
     def get_code(self, fullname):
         path = self.get_filename(fullname)
-        return _instrumented_code(path, self.get_data(path))
+        data = self.get_data(path)
+        code = _instrumented_code(path, data)
+        _LOADED[_relative(path)] = importlib.util.decode_source(data)
+        return code
 
     def exec_module(self, module):
         module.__dict__[MARK], module.__dict__[FIRST] = _MARK, _first
@@ -372,7 +384,9 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 def _swap_loaded() -> list[str]:
     """Give every already-created ``kvlib`` function the instrumented code of the same source; returns
-    the functions that could not be matched (``FILE::QUALNAME``)."""
+    the functions that could not be matched (``FILE::QUALNAME``): a function whose file no longer
+    compiles to the code the function has (the file changed on disk since this process imported it) is
+    one of them, so that no row runs code other than the file shows."""
     by_file: dict[str, list] = {}
     for obj in gc.get_objects():
         if isinstance(obj, types.FunctionType):
@@ -384,15 +398,26 @@ def _swap_loaded() -> list[str]:
     missed = []
     for filename, funcs in by_file.items():
         try:
-            new = {(c.co_qualname, c.co_firstlineno): c for c in _code_tree(_instrumented_code(filename))}
-        except (OSError, SyntaxError):  # a source edited into nonsense since it was imported
-            new = {}
+            text = importlib.util.decode_source(Path(filename).read_bytes())
+            plain = {(c.co_qualname, c.co_firstlineno): c
+                     for c in _code_tree(compile(text, filename, "exec", dont_inherit=True))}
+            new = {(c.co_qualname, c.co_firstlineno): c for c in _code_tree(_instrumented_code(filename, text))}
+        except (OSError, SyntaxError, ValueError):  # a source removed or edited into nonsense since it was imported
+            text, plain, new = None, {}, {}
+        bad = []
         for f in funcs:
             co = f.__code__
-            cand = new.get((co.co_qualname, co.co_firstlineno))
-            if cand is None or cand.co_freevars != co.co_freevars:
-                missed.append(f"{_relative(filename)}::{co.co_qualname}")
-                continue
+            place = (co.co_qualname, co.co_firstlineno)
+            cand = new.get(place)
+            if cand is None or cand.co_freevars != co.co_freevars or plain.get(place) != co:
+                bad.append(f"{_relative(filename)}::{co.co_qualname}")
+        if bad:
+            missed += bad
+            continue
+        _LOADED[_relative(filename)] = text
+        for f in funcs:
+            co = f.__code__
+            cand = new[(co.co_qualname, co.co_firstlineno)]
             f.__globals__.setdefault(MARK, _MARK)
             f.__globals__.setdefault(FIRST, _first)
             f.__code__ = cand
@@ -426,8 +451,12 @@ def recording() -> Iterator[set[str]]:
     per process (the store computes one row at a time per process)."""
     missed = install()
     if missed:
-        raise RuntimeError(f"cannot record which code runs: {len(missed)} kvlib function(s) could not be "
-                           f"instrumented, e.g. {missed[:3]}")
+        files = sorted({m.partition("::")[0] for m in missed})
+        raise RuntimeError(f"cannot record which code runs: {len(missed)} kvlib function(s) in {', '.join(files[:4])}"
+                           f"{' and others' if len(files) > 4 else ''} no longer match their source files (e.g. "
+                           f"{missed[0]}): a file changed on disk after this process imported it, so the rows would "
+                           "run code the files do not show. Restart the run, and leave kvlib/ unchanged while it runs "
+                           "(edit in a git worktree instead)")
     out: set[str] = set()
     with _LOCK:  # every function switched to its plain code by its first call gets its marks back
         for f, code in _OFF:
@@ -476,6 +505,19 @@ def record_of(executed: set[str], sources: Sources | None = None,
     deps = {pkg: _version(pkg, versions) for pkg in sorted(ext) if pkg in NUMERICAL_DISTS}
     return {"recorder": RECORDER, "functions": functions, "modules": modules, "dependencies": deps,
             "rows": 1, "conflicts": []}
+
+
+def loaded_sources() -> Sources:
+    """The sources as this process compiled them (:func:`install` on): a file edited after this process
+    imported it still shows the text its running code came from."""
+    return Sources(texts=dict(_LOADED))
+
+
+def row_record(executed: set[str], versions: dict[str, str | None] | None = None) -> dict:
+    """:func:`record_of` from the sources this process runs (:func:`loaded_sources`), to be taken in the
+    process that computed the row: an edit of a file while rows run then leaves the record describing the
+    code that ran, and :func:`changes` calls the table stale."""
+    return record_of(executed, loaded_sources(), versions)
 
 
 def merge(a: dict | None, b: dict) -> dict:

@@ -754,9 +754,13 @@ class _CodeRecord:
         self.fp, self.man_path, self.manifest = fingerprint, man_path, manifest
         self.sources, self.saved = fingerprint.Sources(), time.monotonic()
 
-    def add(self, executed: Iterable[str] | None) -> None:
-        self.manifest["code"] = self.fp.merge(self.manifest.get("code"),
-                                              self.fp.record_of(set(executed or ()), self.sources))
+    def add(self, executed: dict | Iterable[str] | None) -> None:
+        """Join one row's record: a dict (:func:`kvlib.book.fingerprint.row_record`, taken where the row ran,
+        from the sources that process compiled) or the names of the functions it ran (fingerprinted from
+        the files here)."""
+        row = (executed if isinstance(executed, dict) else
+               self.fp.record_of(set(executed or ()), self.sources))
+        self.manifest["code"] = self.fp.merge(self.manifest.get("code"), row)
         if time.monotonic() - self.saved > 1.0:
             _write_json(self.man_path, self.manifest)
             self.saved = time.monotonic()
@@ -829,17 +833,19 @@ def load_manifest(path: Path) -> dict:
 
 def _timed(fn, key, record: bool = False):
     """``fn(**key)`` with its wall time, where it ran (host name and core count of the worker) and, with
-    ``record``, the ``kvlib`` functions it executed (:func:`kvlib.book.fingerprint.recording`; else None)."""
+    ``record``, the record of the ``kvlib`` code it executed (:func:`kvlib.book.fingerprint.recording`,
+    fingerprinted here from the sources this process compiled: :func:`kvlib.book.fingerprint.row_record`;
+    else None)."""
     import socket
 
     if record:
-        from kvlib.book.fingerprint import recording
+        from kvlib.book.fingerprint import recording, row_record
 
         with recording() as executed:
             t0 = time.perf_counter()
             out = fn(**key)
             wall = time.perf_counter() - t0
-        return out, wall, socket.gethostname(), os.cpu_count(), sorted(executed)
+        return out, wall, socket.gethostname(), os.cpu_count(), row_record(executed)
     t0 = time.perf_counter()
     out = fn(**key)
     return out, time.perf_counter() - t0, socket.gethostname(), os.cpu_count(), None
