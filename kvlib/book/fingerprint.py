@@ -167,7 +167,8 @@ def _imports(tree: ast.Module, module: str, is_package: bool) -> tuple[set[str],
     return mods, ext
 
 
-_PARSED: dict[Path, dict[str, tuple[tuple, dict]]] = {}  # root -> {file: ((mtime_ns, size), info)}
+_TEXT_STAMPS: dict[str, tuple[str, str]] = {}  # FILE -> (a source text, its SHA-256)
+_PARSED: dict[Path, dict[tuple, dict]] = {}  # root -> {(file, stamp): info}; stamp: (mtime_ns, size) or ("text", SHA-256)
 
 
 class Sources:
@@ -186,7 +187,10 @@ class Sources:
     def _info(self, rel: str) -> dict | None:
         text = self.texts.get(rel)
         if text is not None:
-            stamp = ("text", hashlib.sha256(text.encode("utf8")).hexdigest())
+            memo = _TEXT_STAMPS.get(rel)
+            if memo is None or memo[0] is not text:  # one hash per text object, not one per look-up
+                memo = _TEXT_STAMPS[rel] = (text, hashlib.sha256(text.encode("utf8")).hexdigest())
+            stamp = ("text", memo[1])
         else:
             path = self.root / rel
             try:
@@ -194,9 +198,9 @@ class Sources:
             except OSError:
                 return None
             stamp = (st.st_mtime_ns, st.st_size)
-        hit = self._cache.get(rel)
-        if hit and hit[0] == stamp:
-            return hit[1]
+        hit = self._cache.get((rel, stamp))
+        if hit is not None:
+            return hit
         tree = ast.parse(text if text is not None else (self.root / rel).read_text(encoding="utf8"))
         module = rel[:-3].replace("/", ".")
         is_pkg = rel.endswith("/__init__.py")
@@ -204,7 +208,7 @@ class Sources:
             module = module[: -len(".__init__")]
         info = {"functions": function_fingerprints(tree), "module": module_fingerprint(tree),
                 "imports": _imports(tree, module, is_pkg)}
-        self._cache[rel] = (stamp, info)
+        self._cache[(rel, stamp)] = info
         return info
 
     def file_of(self, module: str) -> str | None:
