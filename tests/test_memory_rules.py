@@ -218,3 +218,4 @@ def test_the_mission_table_states_the_verdict_under_both_readings(tmp_path):
         key = "hs-readings-" + mission.VERDICTS[r.verdict].lower()
         assert r.note.startswith(before.note) and r.note.endswith(values[key] + ".")
         assert "001 Section 3 reads two ways" in r.note
+        assert "From the stored rows: the paper's average (" in r.note and "exact matches: " in r.note

@@ -164,12 +164,22 @@ def _claims_001_am1():
     d = res[res.model == "AM1"]
     c = _table("hindsight/certified_small.csv").query("model == 1")
     v = verdicts(res, "AM1")
+    # the verdicts themselves are computed into the note (mission.apply_verdicts); the written part states
+    # only what the rows are
     return {f"{d.trial.nunique()} trials": d.trial.nunique() == len(d) == 200 and (d.time_limit == 30).all(),
-            "every trial": bool(d.beaten.all()),  # a checked schedule beats MC-SF
             f"n = {_span(c.n.min(), c.n.max())}": True,
-            # the paper's average (1.005) and worst case (1.074) lie below our certified intervals, beyond sampling
-            "the paper's average and worst case lie below our certified intervals beyond sampling error":
-                v["average_refuted"] and v["worst_refuted"]}
+            "in five seeded random orders (a Fisher test rules out draws)": _tie_orders_rule_out_draws(5)}
+
+
+def _tie_orders_rule_out_draws(draws: int) -> bool:
+    """The tie-break table drew ``draws`` random orders per trial, and the Fisher test of the paper's exact
+    matches against the most favourable reading is below 0.01."""
+    from kvlib.book.chapters.hindsight.page import PAPER_MATCHES, PAPER_TRIALS, tie_summary
+    from kvlib.book.chapters.hindsight.rows import match_count_test
+
+    ties = _table("hindsight/tiebreak.csv")
+    best = int(tie_summary(ties, draws)["equal to the best found"].max())
+    return bool((ties.draws == draws).all()) and match_count_test(PAPER_MATCHES, PAPER_TRIALS, best, len(ties)) < 0.01
 
 
 def _claims_001_am2():
@@ -184,9 +194,7 @@ def _claims_001_am2():
             "T = 40-60 rounds": h == "[40,60]",
             f"{_span(d.n.min(), d.n.max(), ' to ')} requests": True,
             f"T = {_span(c['size'].min(), c['size'].max())} rounds": True,
-            # the paper's average (1.047) lies below the mean certified lower end, beyond sampling error
-            "above the paper's average, beyond sampling error": v["average_refuted"],
-            "the paper's worst case lies inside our certified interval": v["worst"].startswith("inside")}
+            "Certified intervals": v["trials"] == 200}
 
 
 def _claims_001_table1():

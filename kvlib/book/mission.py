@@ -185,7 +185,8 @@ def validate(rows: Sequence[dict], chapter_titles: dict[str, str], *,
 
 
 def apply_verdicts(rows: Sequence[MissionRow], root: str | Path) -> tuple[list[MissionRow], list[str]]:
-    """Rows whose ``verdict`` names stored results get the status computed from them.
+    """Rows whose ``verdict`` names stored results get the status computed from them, and their note ends with
+    the computed verdicts (:func:`kvlib.book.section51_verdict.mission_verdict`) and :func:`readings_note`.
 
     Returns ``(rows, changed)``: the rows (a row without a verdict, or whose results are not stored
     under ``root``, keeps its written status) and one line per row whose written status differs from
@@ -204,8 +205,9 @@ def apply_verdicts(rows: Sequence[MissionRow], root: str | Path) -> tuple[list[M
     out, changed = [], []
     for r in rows:
         if r.verdict:
-            status, _ = mission_verdict(res, VERDICTS[r.verdict])
-            r = replace(r, note=f"{r.note} {readings_note(res, incl, VERDICTS[r.verdict])}")
+            status, sentence = mission_verdict(res, VERDICTS[r.verdict])
+            computed = f"From the stored rows: {sentence[0].lower()}{sentence[1:]}"
+            r = replace(r, note=f"{r.note} {computed} {readings_note(res, incl, VERDICTS[r.verdict])}")
             if status == "differs: erratum" and not r.erratum:
                 raise MissionError(f"row {r.paper} {r.item!r}: its stored results give 'differs: erratum', "
                                    "but the row has no 'erratum' label")

@@ -210,5 +210,5 @@ def mission_verdict(res, model: str) -> tuple[str, str]:
     refuted = [k for k in ("average", "worst") if v[f"{k}_refuted"]]
     status = "differs: erratum" if refuted else "not checked"
     sentence = (f"The paper's average ({v['paper']['average']:.3f}) lies {v['average']}; "
-                f"the paper's worst ({v['paper']['worst']:.3f}): {v['worst']}.")
+                f"the paper's worst ({v['paper']['worst']:.3f}): {v['worst']}; exact matches: {v['matches']}.")
     return status, sentence
