@@ -377,6 +377,8 @@ def _model_values(d: pd.DataFrame, v: dict, paper: dict, key: str) -> dict:
         p + "gap-mean-pipeline": float(100 * ((d.upper_pipeline - d.lower) / d.upper_pipeline).mean()),
         p + "improved": int((d.upper_pipeline < d.heuristic).sum()),
         p + "beaten": int(d.beaten.sum()), p + "not-beaten": int((~d.beaten).sum()),
+        p + "optimal-at-most": ("in none of them" if not (~d.beaten).any() else
+                                f"in at most {int((~d.beaten).sum())} of them"),
         p + "search-better": int((d.search < d.upper_pipeline).sum()),
         p + "search-worse": int((d.search > d.upper_pipeline).sum()),
         p + "search-gain": float(100 * ((d.upper_pipeline - d.upper) / d.upper_pipeline).mean()),
