@@ -313,12 +313,11 @@ def _code_tree(code) -> Iterator[Any]:
             yield from _code_tree(c)
 
 
-def _instrumented_code(path: str, source: str | bytes | None = None):
-    """The module code of ``path`` with the marks; the plain code of each of its marked-first functions is
-    remembered (:data:`_PLAIN`), for :func:`_first` to switch a function back after its first call."""
+def _instrumented_code(path: str, source: str):
+    """``(instrumented, plain)``: the module code of ``path`` with the marks, and without them; the plain code
+    of each of its marked-first functions is remembered (:data:`_PLAIN`), for :func:`_first` to switch a
+    function back after its first call."""
     rel = _relative(path)
-    if source is None:
-        source = Path(path).read_bytes()
     tree = ast.parse(source, filename=path)
     plain = compile(tree, path, "exec", dont_inherit=True)
     code = compile(ast.fix_missing_locations(_Marker(rel).visit(tree)), path, "exec", dont_inherit=True)
@@ -328,7 +327,7 @@ def _instrumented_code(path: str, source: str | bytes | None = None):
             p = by_place.get((c.co_qualname, c.co_firstlineno))
             if p is not None and p.co_freevars == c.co_freevars:
                 _PLAIN[c] = p
-    return code
+    return code, plain
 
 
 def _register(obj: Any, depth: int = 0) -> None:
@@ -361,10 +360,9 @@ class _Loader(importlib.machinery.SourceFileLoader):
 
     def get_code(self, fullname):
         path = self.get_filename(fullname)
-        data = self.get_data(path)
-        code = _instrumented_code(path, data)
-        _LOADED[_relative(path)] = importlib.util.decode_source(data)
-        return code
+        text = importlib.util.decode_source(self.get_data(path))
+        _LOADED[_relative(path)] = text
+        return _instrumented_code(path, text)[0]
 
     def exec_module(self, module):
         module.__dict__[MARK], module.__dict__[FIRST] = _MARK, _first
@@ -403,9 +401,9 @@ def _swap_loaded() -> list[str]:
     for filename, funcs in by_file.items():
         try:
             text = importlib.util.decode_source(Path(filename).read_bytes())
-            plain = {(c.co_qualname, c.co_firstlineno): c
-                     for c in _code_tree(compile(text, filename, "exec", dont_inherit=True))}
-            new = {(c.co_qualname, c.co_firstlineno): c for c in _code_tree(_instrumented_code(filename, text))}
+            code, module_plain = _instrumented_code(filename, text)
+            plain = {(c.co_qualname, c.co_firstlineno): c for c in _code_tree(module_plain)}
+            new = {(c.co_qualname, c.co_firstlineno): c for c in _code_tree(code)}
         except (OSError, SyntaxError, ValueError):  # a source removed or edited into nonsense since it was imported
             text, plain, new = None, {}, {}
         bad = []
@@ -514,7 +512,7 @@ def record_of(executed: set[str], sources: Sources | None = None,
 def loaded_sources() -> Sources:
     """The sources as this process compiled them (:func:`install` on): a file edited after this process
     imported it still shows the text its running code came from."""
-    return Sources(texts=dict(_LOADED))
+    return Sources(texts=_LOADED)  # Sources keeps its own copy
 
 
 def row_record(executed: set[str], versions: dict[str, str | None] | None = None) -> dict:
