@@ -752,14 +752,11 @@ class _CodeRecord:
         from kvlib.book import fingerprint
 
         self.fp, self.man_path, self.manifest = fingerprint, man_path, manifest
-        self.sources, self.saved = fingerprint.Sources(), time.monotonic()
+        self.saved = time.monotonic()
 
-    def add(self, executed: dict | Iterable[str] | None) -> None:
-        """Join one row's record: a dict (:func:`kvlib.book.fingerprint.row_record`, taken where the row ran,
-        from the sources that process compiled) or the names of the functions it ran (fingerprinted from
-        the files here)."""
-        row = (executed if isinstance(executed, dict) else
-               self.fp.record_of(set(executed or ()), self.sources))
+    def add(self, row: dict) -> None:
+        """Join one row's record (:func:`kvlib.book.fingerprint.row_record`, taken where the row ran, from the
+        sources that process compiled)."""
         self.manifest["code"] = self.fp.merge(self.manifest.get("code"), row)
         if time.monotonic() - self.saved > 1.0:
             _write_json(self.man_path, self.manifest)
