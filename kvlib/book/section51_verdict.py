@@ -71,18 +71,15 @@ def load_stored_inclusive(res, root: str | Path = ".", *, check: bool = True):
     """The stored rows of 001 Section 5.1 under the start-inclusive reading of the memory rule
     (``results/hindsight/section51_inclusive.csv`` joined to ``res``, :func:`load_stored`'s rows), as
     :func:`intervals` returns them; ``None`` while that table is not stored complete."""
-    import json
-
     import pandas as pd
 
     from kvlib.book.section51_trials import combine_inclusive
+    from kvlib.book.store import stored_complete, table_paths
 
-    base = Path(root) / "results" / "hindsight"
-    csv_path, man_path = base / "section51_inclusive.csv", base / "section51_inclusive.manifest.json"
-    if not (csv_path.exists() and man_path.exists()):
+    results = Path(root) / "results"
+    if not stored_complete("hindsight", "section51_inclusive", results):
         return None
-    if json.loads(man_path.read_text(encoding="utf-8")).get("status") != "complete":
-        return None
+    csv_path, _ = table_paths("hindsight", "section51_inclusive", results)
     incl = pd.read_csv(csv_path).assign(model=lambda d: "AM" + d.model.astype(str))
     return intervals(combine_inclusive(res, incl, check=check))
 

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-__all__ = ["Store", "Table", "StoreError", "MalformedStore", "Mismatch", "orphan_tables", "table_staleness", "POLICIES", "results_root", "verify_table",
+__all__ = ["Store", "Table", "stored_complete", "StoreError", "MalformedStore", "Mismatch", "orphan_tables", "table_staleness", "POLICIES", "results_root", "verify_table",
            "load_manifest", "table_paths", "list_tables", "key_json", "code_commit_label",
            "store_summary"]
 
@@ -98,6 +98,13 @@ def table_paths(chapter: str, table: str, root: Path | None = None) -> tuple[Pat
     """``(csv, manifest)`` paths of one stored table."""
     d = (root or results_root()) / chapter
     return d / f"{table}.csv", d / f"{table}.manifest.json"
+
+
+def stored_complete(chapter: str, table: str, root: Path | None = None) -> bool:
+    """Whether the table is stored with all its rows: its CSV and manifest exist and the manifest says
+    ``complete`` (``root``: the results folder, default :func:`results_root`)."""
+    csv_path, man_path = table_paths(chapter, table, root)
+    return csv_path.exists() and man_path.exists() and load_manifest(man_path).get("status") == "complete"
 
 
 def _git(*args: str, root: Path | None = None) -> str | None:

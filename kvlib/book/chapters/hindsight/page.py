@@ -483,12 +483,9 @@ def inclusive_values(res: pd.DataFrame, incl_frame: pd.DataFrame, label: str) ->
 def inclusive_available(store, name: str = "section51_inclusive") -> bool:
     """Whether the chapter can show the start-inclusive rows: always when it computes rows (quick mode, a
     write run), and in a read-only build only when the table is stored complete."""
-    from kvlib.book.store import load_manifest, table_paths
+    from kvlib.book.store import stored_complete
 
-    if store.policy != "read":
-        return True
-    csv_path, man_path = table_paths(store.chapter, name, store.root)
-    return csv_path.exists() and man_path.exists() and load_manifest(man_path).get("status") == "complete"
+    return store.policy != "read" or stored_complete(store.chapter, name, store.root)
 
 
 def inclusive_missing_values(res: pd.DataFrame, command: str) -> dict:
