@@ -147,7 +147,7 @@ display(Markdown("\n".join(notes) if notes else
 # row (one too long for a single sitting is continued on the same code, and the wall times of its runs
 # are summed: "in N runs"; "of an earlier set of N rows" when tables or rows were added or recomputed
 # after it), measured on a shared machine (other chapters' runs may have been running at
-# the same time), or "not measured". *Stale* means that code the table's rows ran has changed since they
+# the same time), or "not measured". *Stale* means that code the table's rows ran was edited after they
 # were computed: while a regeneration computes a row, the book records every function of the library the
 # row executes, with a fingerprint of its source (docstrings, comments and layout left out), of the
 # top-level statements of the modules involved and the versions of the numerical libraries; a table is
